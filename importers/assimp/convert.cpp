@@ -1,0 +1,221 @@
+// ra_scene -> aiScene, shared by every format's importer.
+#include <assimp/SkeletonMeshBuilder.h>
+#include <assimp/anim.h>
+#include <assimp/camera.h>
+#include <assimp/metadata.h>
+#include <assimp/scene.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "retroanim/assimp.hpp"
+#include "retroanim/retroanim.h"
+
+namespace retroanim {
+namespace {
+
+aiMatrix4x4 ToAi(const ra_mat4 &m)
+{
+    return aiMatrix4x4(
+        (ai_real)m.m[0][0], (ai_real)m.m[0][1], (ai_real)m.m[0][2], (ai_real)m.m[0][3],
+        (ai_real)m.m[1][0], (ai_real)m.m[1][1], (ai_real)m.m[1][2], (ai_real)m.m[1][3],
+        (ai_real)m.m[2][0], (ai_real)m.m[2][1], (ai_real)m.m[2][2], (ai_real)m.m[2][3],
+        (ai_real)m.m[3][0], (ai_real)m.m[3][1], (ai_real)m.m[3][2], (ai_real)m.m[3][3]);
+}
+
+aiVector3D ToAi(const ra_vec3 &v) { return aiVector3D((ai_real)v.x, (ai_real)v.y, (ai_real)v.z); }
+
+// aiString holds at most MAXLEN-1 bytes; longer text (JSON lists of keys) is
+// split into a nested metadata of "part0", "part1", ... to concatenate.
+constexpr size_t kMaxString = MAXLEN - 1;
+
+void SetString(aiMetadata *md, unsigned idx, const char *key, const char *s)
+{
+    size_t n = std::strlen(s);
+    if (n <= kMaxString) {
+        md->Set(idx, key, aiString(std::string(s, n)));
+        return;
+    }
+    size_t parts = (n + kMaxString - 1) / kMaxString;
+    aiMetadata sub;
+    sub.mNumProperties = (unsigned)parts;
+    sub.mKeys = new aiString[parts];
+    sub.mValues = new aiMetadataEntry[parts];
+    for (size_t i = 0; i < parts; i++) {
+        size_t len = std::min(kMaxString, n - i * kMaxString);
+        sub.Set((unsigned)i, "part" + std::to_string(i), aiString(std::string(s + i * kMaxString, len)));
+    }
+    md->Set(idx, key, sub);
+}
+
+aiMetadata *ToAi(const ra_meta_list &list, const std::vector<std::pair<std::string, std::string>> &extra = {})
+{
+    size_t n = list.count + extra.size();
+    if (!n) return nullptr;
+    aiMetadata *md = aiMetadata::Alloc((unsigned)n);
+    unsigned i = 0;
+    for (size_t k = 0; k < list.count; k++, i++) {
+        const ra_meta &e = list.items[k];
+        switch (e.type) {
+        case RA_META_BOOL: md->Set(i, e.key, e.u.b); break;
+        case RA_META_INT:
+            if (e.u.i >= std::numeric_limits<int32_t>::min() && e.u.i <= std::numeric_limits<int32_t>::max())
+                md->Set(i, e.key, (int32_t)e.u.i);
+            else if (e.u.i >= 0)
+                md->Set(i, e.key, (uint64_t)e.u.i);
+            else
+                md->Set(i, e.key, (double)e.u.i);
+            break;
+        case RA_META_DOUBLE: md->Set(i, e.key, e.u.d); break;
+        case RA_META_STRING: SetString(md, i, e.key, e.u.s); break;
+        case RA_META_VEC3: md->Set(i, e.key, ToAi(e.u.v)); break;
+        }
+    }
+    for (const auto &kv : extra) SetString(md, i++, kv.first.c_str(), kv.second.c_str());
+    return md;
+}
+
+aiAnimBehaviour ToAi(ra_behaviour b)
+{
+    switch (b) {
+    case RA_BEHAVIOUR_CONSTANT: return aiAnimBehaviour_CONSTANT;
+    case RA_BEHAVIOUR_LINEAR: return aiAnimBehaviour_LINEAR;
+    case RA_BEHAVIOUR_REPEAT: return aiAnimBehaviour_REPEAT;
+    default: return aiAnimBehaviour_DEFAULT;
+    }
+}
+
+}  // namespace
+
+void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *out)
+{
+    if (s.node_count == 0) throw std::runtime_error("retroanim: scene has no nodes");
+    if (s.node_count > std::numeric_limits<unsigned>::max() / 2)
+        throw std::runtime_error("retroanim: too many nodes for Assimp");
+    // nodes, in pre-order; parents come before children
+    std::vector<aiNode *> nodes(s.node_count);
+    std::vector<unsigned> child_count(s.node_count, 0);
+    for (size_t i = 1; i < s.node_count; i++) child_count[(size_t)s.nodes[i].parent]++;
+    for (size_t i = 0; i < s.node_count; i++) {
+        aiNode *n = new aiNode(s.nodes[i].name);
+        nodes[i] = n;
+        if (i == 0) out->mRootNode = n;
+        n->mTransformation = ToAi(s.nodes[i].transform);
+        if (child_count[i]) n->mChildren = new aiNode *[child_count[i]];
+        if (i > 0) {
+            aiNode *p = nodes[(size_t)s.nodes[i].parent];
+            n->mParent = p;
+            p->mChildren[p->mNumChildren++] = n;
+        }
+        n->mMetaData = ToAi(s.nodes[i].meta);
+    }
+
+    // scene metadata, with the warnings appended
+    std::vector<std::pair<std::string, std::string>> extra;
+    for (size_t i = 0; i < s.warning_count; i++)
+        extra.emplace_back("retroanim.warning" + std::to_string(i), s.warnings[i].msg);
+    out->mMetaData = ToAi(s.meta, extra);
+
+    // animations
+    if (s.animation_count) {
+        out->mNumAnimations = (unsigned)s.animation_count;
+        out->mAnimations = new aiAnimation *[s.animation_count]();
+        for (size_t a = 0; a < s.animation_count; a++) {
+            const ra_animation &src = s.animations[a];
+            aiAnimation *an = new aiAnimation();
+            out->mAnimations[a] = an;
+            double tps = settings.ticks_native ? src.ticks_per_second : 1.0;
+            an->mName = src.name;
+            an->mTicksPerSecond = tps;
+            an->mDuration = src.duration * tps;
+            an->mNumChannels = (unsigned)src.channel_count;
+            an->mChannels = new aiNodeAnim *[src.channel_count]();
+            for (size_t c = 0; c < src.channel_count; c++) {
+                const ra_channel &ch = src.channels[c];
+                aiNodeAnim *na = new aiNodeAnim();
+                an->mChannels[c] = na;
+                na->mNodeName = s.nodes[ch.node].name;
+                na->mPreState = ToAi(ch.pre_state);
+                na->mPostState = ToAi(ch.post_state);
+                if (ch.position_count) {
+                    na->mNumPositionKeys = (unsigned)ch.position_count;
+                    na->mPositionKeys = new aiVectorKey[ch.position_count];
+                    for (size_t k = 0; k < ch.position_count; k++)
+                        na->mPositionKeys[k] = aiVectorKey(ch.position[k].t * tps, ToAi(ch.position[k].v));
+                }
+                if (ch.rotation_count) {
+                    na->mNumRotationKeys = (unsigned)ch.rotation_count;
+                    na->mRotationKeys = new aiQuatKey[ch.rotation_count];
+                    for (size_t k = 0; k < ch.rotation_count; k++) {
+                        const ra_quat &q = ch.rotation[k].q;
+                        na->mRotationKeys[k] =
+                            aiQuatKey(ch.rotation[k].t * tps, aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
+                    }
+                }
+                if (ch.scaling_count) {
+                    na->mNumScalingKeys = (unsigned)ch.scaling_count;
+                    na->mScalingKeys = new aiVectorKey[ch.scaling_count];
+                    for (size_t k = 0; k < ch.scaling_count; k++)
+                        na->mScalingKeys[k] = aiVectorKey(ch.scaling[k].t * tps, ToAi(ch.scaling[k].v));
+                }
+            }
+        }
+    }
+
+    // cameras
+    if (s.camera_count) {
+        out->mNumCameras = (unsigned)s.camera_count;
+        out->mCameras = new aiCamera *[s.camera_count]();
+        for (size_t c = 0; c < s.camera_count; c++) {
+            const ra_camera &src = s.cameras[c];
+            aiCamera *cam = new aiCamera();
+            out->mCameras[c] = cam;
+            cam->mName = src.name;
+            cam->mHorizontalFOV = (float)src.horizontal_fov;
+            cam->mAspect = (float)src.aspect;
+            cam->mClipPlaneNear = (float)src.clip_near;
+            cam->mClipPlaneFar = (float)src.clip_far;
+            cam->mPosition = ToAi(src.position);
+            cam->mLookAt = ToAi(src.look_at);
+            cam->mUp = ToAi(src.up);
+        }
+    }
+
+    if (!settings.skeleton_mesh) {
+        out->mFlags |= AI_SCENE_FLAGS_INCOMPLETE;
+        return;
+    }
+    // The skeleton mesh hangs on the unanimated root; cameras are kept out of
+    // the skin by detaching them while the builder runs.
+    struct Detached {
+        aiNode *node, *parent;
+        unsigned index;
+    };
+    std::vector<Detached> detached;
+    for (size_t k = s.non_skeleton_count; k-- > 0;) {
+        aiNode *n = nodes[s.non_skeleton[k]];
+        aiNode *p = n->mParent;
+        if (!p) continue;
+        for (unsigned i = 0; i < p->mNumChildren; i++)
+            if (p->mChildren[i] == n) {
+                detached.push_back({n, p, i});
+                for (unsigned j = i; j + 1 < p->mNumChildren; j++) p->mChildren[j] = p->mChildren[j + 1];
+                p->mNumChildren--;
+                break;
+            }
+    }
+    Assimp::SkeletonMeshBuilder builder(out, out->mRootNode);
+    (void)builder;
+    for (size_t k = detached.size(); k-- > 0;) {
+        const Detached &d = detached[k];
+        for (unsigned j = d.parent->mNumChildren; j > d.index; j--) d.parent->mChildren[j] = d.parent->mChildren[j - 1];
+        d.parent->mChildren[d.index] = d.node;
+        d.parent->mNumChildren++;
+    }
+}
+
+}  // namespace retroanim

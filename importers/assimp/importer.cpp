@@ -1,0 +1,131 @@
+// One Assimp::BaseImporter per retroanim format, and their registration.
+#include <assimp/BaseImporter.h>
+#include <assimp/DefaultLogger.hpp>
+#include <assimp/IOStream.hpp>
+#include <assimp/IOSystem.hpp>
+#include <assimp/Importer.hpp>
+#include <assimp/config.h>
+#include <assimp/importerdesc.h>
+#include <assimp/scene.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "retroanim/assimp.hpp"
+#include "retroanim/retroanim.h"
+
+namespace retroanim {
+namespace {
+
+// Descriptors live for the whole program (Assimp keeps the pointers).
+const aiImporterDesc *DescriptorFor(const ra_format *f)
+{
+    static std::mutex mu;
+    static std::vector<std::unique_ptr<aiImporterDesc>> descs;
+    static std::vector<const ra_format *> keys;
+    std::lock_guard<std::mutex> lock(mu);
+    for (size_t i = 0; i < keys.size(); i++)
+        if (keys[i] == f) return descs[i].get();
+    auto d = std::make_unique<aiImporterDesc>();
+    std::memset(d.get(), 0, sizeof *d);
+    d->mName = f->name;
+    d->mAuthor = "retroanim";
+    d->mMaintainer = "retroanim";
+    d->mComments = f->detection;
+    d->mFlags = aiImporterFlags_SupportBinaryFlavour;
+    d->mFileExtensions = f->extensions;
+    keys.push_back(f);
+    descs.push_back(std::move(d));
+    return descs.back().get();
+}
+
+class RetroanimImporter : public Assimp::BaseImporter {
+public:
+    explicit RetroanimImporter(const ra_format *f) : format_(f) {}
+
+    bool CanRead(const std::string &file, Assimp::IOSystem *io, bool checkSig) const override
+    {
+        if (!checkSig) return ra_format_by_extension(file.c_str()) == format_;
+        if (!format_->detect || !io) return false;
+        std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
+        if (!s) return false;
+        uint8_t head[64];
+        size_t n = s->Read(head, 1, sizeof head);
+        return format_->detect(head, n) >= 50;
+    }
+
+    const aiImporterDesc *GetInfo() const override { return DescriptorFor(format_); }
+
+    void SetupProperties(const Assimp::Importer *imp) override
+    {
+        options_.clear();
+        if (const char *env = std::getenv("RETROANIM_OPTIONS")) options_ = env;
+        std::string prop = imp->GetPropertyString(kOptionsProperty, "");
+        if (!prop.empty()) options_ += (options_.empty() ? "" : ";") + prop;
+        no_skeleton_ = imp->GetPropertyInteger(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 0) != 0;
+    }
+
+protected:
+    void InternReadFile(const std::string &file, aiScene *scene, Assimp::IOSystem *io) override
+    {
+        std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
+        if (!s) throw std::runtime_error(std::string(format_->id) + ": cannot open " + file);
+        size_t size = s->FileSize();
+        std::vector<uint8_t> data(size);
+        if (size && s->Read(data.data(), 1, size) != size)
+            throw std::runtime_error(std::string(format_->id) + ": cannot read " + file);
+
+        ra_options opt;
+        ra_options_init(&opt);
+        std::vector<char> store(options_.size() + 1);
+        if (!options_.empty() && !ra_options_parse_list(&opt, options_.c_str(), store.data(), store.size()))
+            throw std::runtime_error("retroanim: malformed options '" + options_ + "' (want key=value;key=value)");
+        if (!ra_options_get(&opt, "format")) ra_options_add(&opt, "format", format_->id);
+        const char *ticks = ra_options_get(&opt, "ticks");
+        if (ticks && std::strcmp(ticks, "native") != 0 && std::strcmp(ticks, "seconds") != 0)
+            throw std::runtime_error(std::string("retroanim: ticks must be 'seconds' or 'native', not '") + ticks + "'");
+
+        ra_error err;
+        ra_error_clear(&err);
+        ra_document *doc = nullptr;
+        if (ra_document_load(data.data(), data.size(), file.c_str(), &opt, &doc, &err) != RA_OK) {
+            char buf[512];
+            ra_error_format(&err, buf, sizeof buf);
+            throw std::runtime_error(buf);
+        }
+        std::unique_ptr<ra_document, void (*)(ra_document *)> guard(doc, ra_document_free);
+        for (size_t i = 0; i < doc->scene.warning_count; i++)
+            Assimp::DefaultLogger::get()->warn((std::string(format_->id) + ": " + doc->scene.warnings[i].msg).c_str());
+        ConvertSettings cs;
+        cs.ticks_native = ticks && std::strcmp(ticks, "native") == 0;
+        cs.skeleton_mesh = !no_skeleton_;
+        ConvertScene(doc->scene, cs, scene);
+    }
+
+private:
+    const ra_format *format_;
+    std::string options_;
+    bool no_skeleton_ = false;
+};
+
+}  // namespace
+
+void RegisterImporters(Assimp::Importer &importer)
+{
+    size_t n = 0;
+    const ra_format *const *f = ra_formats(&n);
+    for (size_t i = 0; i < n; i++) {
+        // a format that is neither detected nor named by an extension (a
+        // body-only LEGO animation) is reached through the option
+        // format=ID, which every retroanim importer honours
+        if (!f[i]->detect && !f[i]->extensions[0]) continue;
+        importer.RegisterLoader(new RetroanimImporter(f[i]));
+    }
+}
+
+}  // namespace retroanim

@@ -1,0 +1,184 @@
+/* Baking a time function (a game's playback rules) into keys that
+ * linear / shortest-arc playback reproduces.  See ra_scene.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retroanim/ra_scene.h"
+
+void ra_bake_params_default(ra_bake_params *p)
+{
+    p->angle_tol = 1e-5;
+    p->value_tol = 1e-6;
+    p->max_key_angle = 150.0 * RA_PI / 180.0;
+    p->max_depth = 16;
+}
+
+typedef struct sample {
+    double t;
+    ra_trs v;
+    bool smooth_after; /* the function is continuous from this key to the next */
+} sample;
+
+typedef struct bake {
+    ra_arena *a;
+    ra_eval_fn eval;
+    const void *ctx;
+    const ra_bake_params *p;
+    sample *s;
+    size_t n, cap;
+    bool failed;
+} bake;
+
+static void push(bake *b, double t, ra_trs v, bool smooth_after)
+{
+    if (b->failed) return;
+    if (b->n && t <= b->s[b->n - 1].t) {
+        /* same instant: the later sample wins */
+        b->s[b->n - 1].v = v;
+        b->s[b->n - 1].smooth_after = smooth_after;
+        return;
+    }
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 32;
+        sample *ns = realloc(b->s, cap * sizeof *ns);
+        if (!ns) {
+            b->failed = true;
+            return;
+        }
+        b->s = ns;
+        b->cap = cap;
+    }
+    b->s[b->n++] = (sample){t, v, smooth_after};
+}
+
+static double vec_err(ra_vec3 a, ra_vec3 b)
+{
+    double e = fabs(a.x - b.x);
+    if (fabs(a.y - b.y) > e) e = fabs(a.y - b.y);
+    if (fabs(a.z - b.z) > e) e = fabs(a.z - b.z);
+    return e;
+}
+
+/* Is the piece [x, y] reproduced by playback within tolerance? */
+static bool piece_ok(bake *b, const sample *x, const sample *y)
+{
+    if (ra_q_angle_between(x->v.r, y->v.r) > b->p->max_key_angle) return false;
+    static const double fr[3] = {0.25, 0.5, 0.75};
+    for (int i = 0; i < 3; i++) {
+        double t = x->t + (y->t - x->t) * fr[i];
+        ra_trs e = b->eval(b->ctx, t);
+        double tv = b->p->value_tol * (1 + fmax(ra_v3_len(e.t), ra_v3_len(e.s)));
+        if (vec_err(ra_v3_lerp(x->v.t, y->v.t, fr[i]), e.t) > tv) return false;
+        if (vec_err(ra_v3_lerp(x->v.s, y->v.s, fr[i]), e.s) > tv) return false;
+        if (ra_q_angle_between(ra_q_slerp_shortest(x->v.r, y->v.r, fr[i]), e.r) > b->p->angle_tol) return false;
+    }
+    return true;
+}
+
+typedef struct samples {
+    sample *s;
+    size_t n, cap;
+} samples;
+
+static bool append(samples *o, sample v)
+{
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 64;
+        sample *ns = realloc(o->s, cap * sizeof *ns);
+        if (!ns) return false;
+        o->s = ns;
+        o->cap = cap;
+    }
+    o->s[o->n++] = v;
+    return true;
+}
+
+/* Appends the interior samples of [x, y] in time order (x and y excluded). */
+static void refine(bake *b, sample x, sample y, int depth, samples *out)
+{
+    if (b->failed) return;
+    if (depth >= b->p->max_depth || piece_ok(b, &x, &y)) return;
+    double tm = 0.5 * (x.t + y.t);
+    if (!(tm > x.t && tm < y.t)) return;
+    sample m = {tm, b->eval(b->ctx, tm), true};
+    refine(b, x, m, depth + 1, out);
+    if (!append(out, m)) b->failed = true;
+    refine(b, m, y, depth + 1, out);
+}
+
+static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_key **out, size_t *count,
+                    double tol)
+{
+    ra_vec_track tr = {0};
+    for (size_t i = 0; i < n; i++)
+        if (!ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t)) return false;
+    ra_vec_track_simplify(&tr, tol);
+    *out = tr.keys;
+    *count = tr.count;
+    return true;
+}
+
+bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
+                     const ra_bake_params *params, ra_channel *ch)
+{
+    ra_bake_params defp;
+    if (!params) {
+        ra_bake_params_default(&defp);
+        params = &defp;
+    }
+    bake b = {a, eval, ctx, params, NULL, 0, 0, false};
+    double t0 = nbreaks ? breaks[0] : 0;
+    if (t0 > 0) {
+        /* constant before the first breakpoint: one key at 0 holds it for consumers */
+        push(&b, 0, eval(ctx, 0), true);
+    }
+    for (size_t i = 0; i < nbreaks; i++) {
+        double t = breaks[i];
+        if (i && t <= breaks[i - 1]) continue;
+        double eps = ra_step_epsilon(t);
+        bool has_next = false;
+        double next = 0;
+        for (size_t j = i + 1; j < nbreaks; j++)
+            if (breaks[j] > t) {
+                has_next = true;
+                next = breaks[j];
+                break;
+            }
+        double prev_key = b.n ? b.s[b.n - 1].t : -INFINITY;
+        if (t - eps > prev_key && t - eps >= 0) push(&b, t - eps, eval(ctx, t - eps), false);
+        push(&b, t, eval(ctx, t), false);
+        if (has_next && t + eps < next - eps) push(&b, t + eps, eval(ctx, t + eps), true);
+    }
+    if (!b.n) push(&b, 0, eval(ctx, 0), false);
+    if (b.failed) {
+        free(b.s);
+        return false;
+    }
+    /* subdivide the smooth pieces */
+    samples fs = {0};
+    for (size_t i = 0; i < b.n && !b.failed; i++) {
+        if (!append(&fs, b.s[i])) b.failed = true;
+        if (i + 1 < b.n && b.s[i].smooth_after) refine(&b, b.s[i], b.s[i + 1], 0, &fs);
+    }
+    free(b.s);
+    sample *fin = fs.s;
+    size_t nfin = fs.n;
+    if (b.failed) {
+        free(fin);
+        return false;
+    }
+    bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
+              dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol);
+    if (ok) {
+        ra_quat_track tr = {0};
+        for (size_t i = 0; i < nfin && ok; i++) ok = ra_quat_track_push(a, &tr, fin[i].t, fin[i].v.r);
+        if (ok) {
+            ra_quat_track_simplify(&tr, params->angle_tol);
+            ch->rotation = tr.keys;
+            ch->rotation_count = tr.count;
+        }
+    }
+    free(fin);
+    return ok;
+}

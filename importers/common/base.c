@@ -1,0 +1,499 @@
+/* Errors, arena, cursor, writer and file helpers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retroanim/ra_base.h"
+
+const char *ra_status_name(ra_status s)
+{
+    switch (s) {
+    case RA_OK: return "ok";
+    case RA_ERR_TRUNCATED: return "truncated";
+    case RA_ERR_BAD_MAGIC: return "bad magic";
+    case RA_ERR_BAD_VALUE: return "bad value";
+    case RA_ERR_LIMIT: return "limit exceeded";
+    case RA_ERR_NO_MEMORY: return "out of memory";
+    case RA_ERR_UNSUPPORTED: return "unsupported";
+    case RA_ERR_IO: return "i/o error";
+    case RA_ERR_USAGE: return "usage";
+    default: return "unknown";
+    }
+}
+
+void ra_error_clear(ra_error *e)
+{
+    memset(e, 0, sizeof *e);
+    e->code = RA_OK;
+    e->offset = RA_NO_OFFSET;
+    e->format = "retroanim";
+}
+
+ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offset, const char *field,
+                  const char *fmt, ...)
+{
+    if (!e || e->code != RA_OK) return e ? e->code : code;
+    e->code = code;
+    e->format = format ? format : "retroanim";
+    e->offset = offset;
+    snprintf(e->field, sizeof e->field, "%s", field ? field : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+size_t ra_error_format(const ra_error *e, char *buf, size_t size)
+{
+    int n;
+    if (e->field[0] && e->offset != RA_NO_OFFSET)
+        n = snprintf(buf, size, "%s: %s (%s) (at byte %llu)", e->format, e->msg, e->field,
+                     (unsigned long long)e->offset);
+    else if (e->field[0])
+        n = snprintf(buf, size, "%s: %s (%s)", e->format, e->msg, e->field);
+    else if (e->offset != RA_NO_OFFSET)
+        n = snprintf(buf, size, "%s: %s (at byte %llu)", e->format, e->msg, (unsigned long long)e->offset);
+    else
+        n = snprintf(buf, size, "%s: %s", e->format, e->msg);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* ---- arena ---------------------------------------------------------------- */
+typedef struct ra_chunk {
+    struct ra_chunk *next;
+    size_t size, used;
+    /* payload follows, 16-byte aligned */
+} ra_chunk;
+
+struct ra_arena {
+    ra_chunk *head;
+    size_t limit, total;
+};
+
+#define RA_CHUNK_HDR ((sizeof(ra_chunk) + 15u) & ~(size_t)15u)
+#define RA_CHUNK_MIN 4096u
+#define RA_CHUNK_MAX (16u << 20)
+
+ra_arena *ra_arena_create(size_t memory_limit)
+{
+    ra_arena *a = calloc(1, sizeof *a);
+    if (a) a->limit = memory_limit;
+    return a;
+}
+
+void ra_arena_destroy(ra_arena *a)
+{
+    if (!a) return;
+    ra_chunk *c = a->head;
+    while (c) {
+        ra_chunk *n = c->next;
+        free(c);
+        c = n;
+    }
+    free(a);
+}
+
+size_t ra_arena_used(const ra_arena *a) { return a ? a->total : 0; }
+
+void *ra_arena_alloc(ra_arena *a, size_t size)
+{
+    if (!a) return NULL;
+    size_t need = (size + 15u) & ~(size_t)15u;
+    if (need < size) return NULL;
+    if (need == 0) need = 16;
+    ra_chunk *c = a->head;
+    if (!c || c->size - c->used < need) {
+        size_t want = c ? c->size * 2 : RA_CHUNK_MIN;
+        if (want > RA_CHUNK_MAX) want = RA_CHUNK_MAX;
+        if (want < need) want = need;
+        if (want > SIZE_MAX - RA_CHUNK_HDR) return NULL;
+        size_t bytes = RA_CHUNK_HDR + want;
+        if (a->limit && (bytes > a->limit || a->total > a->limit - bytes)) return NULL;
+        ra_chunk *nc = malloc(bytes);
+        if (!nc) return NULL;
+        nc->size = want;
+        nc->used = 0;
+        a->total += bytes;
+        /* a large block gets its own chunk behind the head, so the head's
+         * free space is not wasted */
+        if (c && need > RA_CHUNK_MIN && c->size - c->used >= RA_CHUNK_MIN) {
+            nc->next = c->next;
+            c->next = nc;
+        } else {
+            nc->next = c;
+            a->head = nc;
+        }
+        c = nc;
+    }
+    void *p = (uint8_t *)c + RA_CHUNK_HDR + c->used;
+    c->used += need;
+    memset(p, 0, need);
+    return p;
+}
+
+void *ra_arena_array(ra_arena *a, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    return ra_arena_alloc(a, n * size);
+}
+
+void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size)
+{
+    void *p = ra_arena_array(a, new_n, size);
+    if (p && old && old_n) memcpy(p, old, (old_n < new_n ? old_n : new_n) * size);
+    return p;
+}
+
+char *ra_arena_strndup(ra_arena *a, const char *s, size_t n)
+{
+    if (n == SIZE_MAX) return NULL;
+    char *p = ra_arena_alloc(a, n + 1);
+    if (p && n) memcpy(p, s, n);
+    return p;
+}
+
+char *ra_arena_printf(ra_arena *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return NULL;
+    char *p = ra_arena_alloc(a, (size_t)n + 1);
+    if (!p) return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+/* ---- string map -------------------------------------------------------------- */
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+bool ra_strmap_init(ra_strmap *m, ra_arena *a, size_t expected)
+{
+    memset(m, 0, sizeof *m);
+    m->arena = a;
+    size_t cap = 16;
+    while (cap < expected * 2 + 1) {
+        if (cap > SIZE_MAX / 4) return false;
+        cap *= 2;
+    }
+    m->keys = ra_arena_array(a, cap, sizeof *m->keys);
+    m->values = ra_arena_array(a, cap, sizeof *m->values);
+    m->cap = cap;
+    return m->keys && m->values;
+}
+
+static size_t strmap_find(const char *const *keys, size_t cap, const char *key)
+{
+    size_t i = (size_t)str_hash(key) & (cap - 1);
+    while (keys[i] && strcmp(keys[i], key) != 0) i = (i + 1) & (cap - 1);
+    return i;
+}
+
+uint32_t *ra_strmap_slot(ra_strmap *m, const char *key)
+{
+    if ((m->count + 1) * 2 > m->cap) {
+        size_t cap = m->cap * 2;
+        const char **nk = ra_arena_array(m->arena, cap, sizeof *nk);
+        uint32_t *nv = ra_arena_array(m->arena, cap, sizeof *nv);
+        if (!nk || !nv) return NULL;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) {
+                size_t j = strmap_find(nk, cap, m->keys[i]);
+                nk[j] = m->keys[i];
+                nv[j] = m->values[i];
+            }
+        m->keys = nk;
+        m->values = nv;
+        m->cap = cap;
+    }
+    size_t i = strmap_find(m->keys, m->cap, key);
+    if (!m->keys[i]) {
+        m->keys[i] = key;
+        m->values[i] = 0;
+        m->count++;
+    }
+    return &m->values[i];
+}
+
+const uint32_t *ra_strmap_get(const ra_strmap *m, const char *key)
+{
+    if (!m->cap) return NULL;
+    size_t i = strmap_find(m->keys, m->cap, key);
+    return m->keys[i] ? &m->values[i] : NULL;
+}
+
+/* ---- cursor ------------------------------------------------------------------ */
+void ra_cursor_init(ra_cursor *c, const void *data, size_t size, const char *format, ra_error *err)
+{
+    c->data = data;
+    c->size = data ? size : 0;
+    c->pos = 0;
+    c->format = format;
+    c->err = err;
+}
+
+bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *field, const char *msg)
+{
+    ra_fail(c->err, code, c->format, offset, field, "%s", msg);
+    return false;
+}
+
+static bool take(ra_cursor *c, size_t n, const char *field, const uint8_t **p)
+{
+    if (c->err->code != RA_OK) return false;
+    if (n > c->size - c->pos) {
+        ra_fail(c->err, RA_ERR_TRUNCATED, c->format, c->pos, field,
+                "truncated: %zu bytes needed, %zu left", n, c->size - c->pos);
+        return false;
+    }
+    *p = c->data + c->pos;
+    c->pos += n;
+    return true;
+}
+
+static uint64_t rd_le(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static uint64_t rd_be(const uint8_t *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v = (v << 8) | p[i];
+    return v;
+}
+
+bool ra_rd_u8(ra_cursor *c, uint8_t *v, const char *field)
+{
+    const uint8_t *p;
+    if (!take(c, 1, field, &p)) return false;
+    *v = p[0];
+    return true;
+}
+
+#define DEF_RD(name, type, n, fn)                                   \
+    bool name(ra_cursor *c, type *v, const char *field)             \
+    {                                                               \
+        const uint8_t *p;                                           \
+        if (!take(c, n, field, &p)) return false;                   \
+        *v = (type)fn(p, n);                                        \
+        return true;                                                \
+    }
+DEF_RD(ra_rd_u16le, uint16_t, 2, rd_le)
+DEF_RD(ra_rd_u16be, uint16_t, 2, rd_be)
+DEF_RD(ra_rd_u32le, uint32_t, 4, rd_le)
+DEF_RD(ra_rd_u32be, uint32_t, 4, rd_be)
+
+bool ra_rd_s16le(ra_cursor *c, int16_t *v, const char *field)
+{
+    uint16_t u;
+    if (!ra_rd_u16le(c, &u, field)) return false;
+    memcpy(v, &u, 2);
+    return true;
+}
+bool ra_rd_s16be(ra_cursor *c, int16_t *v, const char *field)
+{
+    uint16_t u;
+    if (!ra_rd_u16be(c, &u, field)) return false;
+    memcpy(v, &u, 2);
+    return true;
+}
+bool ra_rd_s32le(ra_cursor *c, int32_t *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32le(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+bool ra_rd_s32be(ra_cursor *c, int32_t *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32be(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+bool ra_rd_f32le(ra_cursor *c, float *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32le(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+bool ra_rd_f32be(ra_cursor *c, float *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32be(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+bool ra_rd_f64le(ra_cursor *c, double *v, const char *field)
+{
+    const uint8_t *p;
+    if (!take(c, 8, field, &p)) return false;
+    uint64_t u = rd_le(p, 8);
+    memcpy(v, &u, 8);
+    return true;
+}
+bool ra_rd_f64be(ra_cursor *c, double *v, const char *field)
+{
+    const uint8_t *p;
+    if (!take(c, 8, field, &p)) return false;
+    uint64_t u = rd_be(p, 8);
+    memcpy(v, &u, 8);
+    return true;
+}
+bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field)
+{
+    const uint8_t *p;
+    if (!take(c, n, field, &p)) return false;
+    if (n) memcpy(out, p, n);
+    return true;
+}
+bool ra_rd_skip(ra_cursor *c, size_t n, const char *field)
+{
+    const uint8_t *p;
+    return take(c, n, field, &p);
+}
+bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *field)
+{
+    const uint8_t *p;
+    size_t at = c->pos;
+    if (!take(c, n, field, &p)) return false;
+    char *s = ra_arena_strndup(a, (const char *)p, n);
+    if (!s) {
+        ra_fail(c->err, RA_ERR_NO_MEMORY, c->format, at, field, "out of memory for a %zu-byte string", n);
+        return false;
+    }
+    *out = s;
+    return true;
+}
+bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field)
+{
+    if (c->err->code != RA_OK) return false;
+    uint64_t left = c->size - c->pos;
+    if (min_item_bytes && count > left / min_item_bytes) {
+        ra_fail(c->err, RA_ERR_TRUNCATED, c->format, c->pos, field,
+                "count %llu needs at least %llu bytes, %llu left", (unsigned long long)count,
+                (unsigned long long)count * min_item_bytes, (unsigned long long)left);
+        return false;
+    }
+    return true;
+}
+
+/* ---- writer ---------------------------------------------------------------------- */
+void ra_writer_init(ra_writer *w) { memset(w, 0, sizeof *w); }
+void ra_writer_free(ra_writer *w)
+{
+    free(w->data);
+    memset(w, 0, sizeof *w);
+}
+bool ra_wr_bytes(ra_writer *w, const void *p, size_t n)
+{
+    if (w->failed) return false;
+    if (n > w->cap - w->size) {
+        size_t cap = w->cap ? w->cap : 256;
+        while (cap - w->size < n) {
+            if (cap > SIZE_MAX / 2) {
+                w->failed = true;
+                return false;
+            }
+            cap *= 2;
+        }
+        uint8_t *d = realloc(w->data, cap);
+        if (!d) {
+            w->failed = true;
+            return false;
+        }
+        w->data = d;
+        w->cap = cap;
+    }
+    if (n) memcpy(w->data + w->size, p, n);
+    w->size += n;
+    return true;
+}
+static bool wr_le(ra_writer *w, uint64_t v, int n)
+{
+    uint8_t b[8];
+    for (int i = 0; i < n; i++) b[i] = (uint8_t)(v >> (8 * i));
+    return ra_wr_bytes(w, b, (size_t)n);
+}
+static bool wr_be(ra_writer *w, uint64_t v, int n)
+{
+    uint8_t b[8];
+    for (int i = 0; i < n; i++) b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+    return ra_wr_bytes(w, b, (size_t)n);
+}
+bool ra_wr_u8(ra_writer *w, uint8_t v) { return ra_wr_bytes(w, &v, 1); }
+bool ra_wr_u16le(ra_writer *w, uint16_t v) { return wr_le(w, v, 2); }
+bool ra_wr_u16be(ra_writer *w, uint16_t v) { return wr_be(w, v, 2); }
+bool ra_wr_u32le(ra_writer *w, uint32_t v) { return wr_le(w, v, 4); }
+bool ra_wr_u32be(ra_writer *w, uint32_t v) { return wr_be(w, v, 4); }
+bool ra_wr_f32le(ra_writer *w, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    return wr_le(w, u, 4);
+}
+bool ra_wr_f32be(ra_writer *w, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    return wr_be(w, u, 4);
+}
+bool ra_wr_f64le(ra_writer *w, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    return wr_le(w, u, 8);
+}
+
+/* ---- files ------------------------------------------------------------------------ */
+ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot open: %s", strerror(errno));
+    ra_writer w;
+    ra_writer_init(&w);
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (!ra_wr_bytes(&w, buf, n)) {
+            fclose(f);
+            ra_writer_free(&w);
+            return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory reading the file");
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        ra_writer_free(&w);
+        return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "read error");
+    }
+    *data = w.data;
+    *size = w.size;
+    return RA_OK;
+}
+
+ra_status ra_write_file(const char *path, const void *data, size_t size, ra_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot create %s: %s", path, strerror(errno));
+    size_t n = size ? fwrite(data, 1, size, f) : 0;
+    int bad = fclose(f) != 0 || n != size;
+    if (bad) return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot write %s", path);
+    return RA_OK;
+}

@@ -1,0 +1,224 @@
+/* Options, the format registry and documents (one arena per load). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retroanim/retroanim.h"
+
+uint32_t ra_version(void) { return RETROANIM_VERSION; }
+
+void ra_options_init(ra_options *o) { memset(o, 0, sizeof *o); }
+
+bool ra_options_add(ra_options *o, const char *key, const char *value)
+{
+    if (!key || !*key || !value) return false;
+    for (size_t i = 0; i < o->count; i++)
+        if (strcmp(o->keys[i], key) == 0) {
+            o->values[i] = value;
+            return true;
+        }
+    if (o->count >= RA_MAX_OPTIONS) return false;
+    o->keys[o->count] = key;
+    o->values[o->count] = value;
+    o->count++;
+    return true;
+}
+
+bool ra_options_parse_list(ra_options *o, const char *list, char *store, size_t store_size)
+{
+    size_t n = strlen(list);
+    if (n + 1 > store_size) return false;
+    memcpy(store, list, n + 1);
+    char *p = store;
+    while (*p) {
+        char *end = p + strcspn(p, ";,");
+        char sep = *end;
+        *end = 0;
+        while (*p == ' ') p++;
+        if (*p) {
+            char *eq = strchr(p, '=');
+            if (!eq || eq == p) return false;
+            *eq = 0;
+            if (!ra_options_add(o, p, eq + 1)) return false;
+        }
+        if (!sep) break;
+        p = end + 1;
+    }
+    return true;
+}
+
+const char *ra_options_get(const ra_options *o, const char *key)
+{
+    if (!o) return NULL;
+    for (size_t i = 0; i < o->count; i++)
+        if (strcmp(o->keys[i], key) == 0) return o->values[i];
+    return NULL;
+}
+
+double ra_options_get_double(const ra_options *o, const char *key, double def)
+{
+    const char *v = ra_options_get(o, key);
+    if (!v || !*v) return def;
+    char *end;
+    double d = strtod(v, &end);
+    return *end ? def : d;
+}
+
+bool ra_options_is(const ra_options *o, const char *key, const char *value)
+{
+    const char *v = ra_options_get(o, key);
+    return v && strcmp(v, value) == 0;
+}
+
+/* ---- registry ---------------------------------------------------------------------- */
+extern const ra_format ra_format_lego_ani;
+extern const ra_format ra_format_lego_ani_body;
+
+static const ra_format *const g_formats[] = {
+    &ra_format_lego_ani,
+    &ra_format_lego_ani_body,
+};
+
+const ra_format *const *ra_formats(size_t *count)
+{
+    *count = sizeof g_formats / sizeof g_formats[0];
+    return g_formats;
+}
+
+const ra_format *ra_format_find(const char *id)
+{
+    for (size_t i = 0; i < sizeof g_formats / sizeof g_formats[0]; i++)
+        if (strcmp(g_formats[i]->id, id) == 0) return g_formats[i];
+    return NULL;
+}
+
+static bool ends_with_ext(const char *name, const char *ext, size_t ext_len)
+{
+    size_t n = strlen(name);
+    if (n < ext_len + 1) return false;
+    const char *tail = name + n - ext_len;
+    if (tail[-1] != '.') return false;
+    for (size_t i = 0; i < ext_len; i++)
+        if (tolower((unsigned char)tail[i]) != ext[i]) return false;
+    return true;
+}
+
+const ra_format *ra_format_by_extension(const char *filename)
+{
+    if (!filename) return NULL;
+    for (size_t i = 0; i < sizeof g_formats / sizeof g_formats[0]; i++) {
+        const char *e = g_formats[i]->extensions;
+        while (e && *e) {
+            size_t len = strcspn(e, " ");
+            if (len && ends_with_ext(filename, e, len)) return g_formats[i];
+            e += len;
+            while (*e == ' ') e++;
+        }
+    }
+    return NULL;
+}
+
+const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *filename)
+{
+    const ra_format *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; i < sizeof g_formats / sizeof g_formats[0]; i++) {
+        if (!g_formats[i]->detect) continue;
+        int s = g_formats[i]->detect(data, size);
+        if (s > best_score) {
+            best_score = s;
+            best = g_formats[i];
+        }
+    }
+    if (best) return best;
+    return ra_format_by_extension(filename);
+}
+
+/* ---- documents ------------------------------------------------------------------------ */
+#define RA_DEFAULT_MEMORY_LIMIT ((size_t)1 << 30)
+
+static ra_status doc_read(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
+                          ra_document **out, ra_error *err)
+{
+    *out = NULL;
+    const char *forced = ra_options_get(opt, "format");
+    const ra_format *f = NULL;
+    if (forced) {
+        f = ra_format_find(forced);
+        if (!f) return ra_fail(err, RA_ERR_USAGE, "retroanim", RA_NO_OFFSET, "format", "unknown format id '%s'", forced);
+    } else {
+        f = ra_format_detect(data, size, filename);
+        if (!f) return ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
+                               "not a file of any supported format");
+    }
+    double lim = ra_options_get_double(opt, "memory_limit", (double)RA_DEFAULT_MEMORY_LIMIT);
+    if (!(lim >= 65536)) lim = 65536;
+    ra_arena *arena = ra_arena_create(lim >= (double)SIZE_MAX ? 0 : (size_t)lim);
+    if (!arena) return ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory");
+    ra_document *d = ra_arena_alloc(arena, sizeof *d);
+    if (!d) {
+        ra_arena_destroy(arena);
+        return ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory");
+    }
+    d->format = f;
+    d->arena = arena;
+    d->source_size = size;
+    ra_options_init(&d->options);
+    if (opt) {
+        /* copy the options into the arena so the document does not borrow them */
+        for (size_t i = 0; i < opt->count; i++) {
+            char *k = ra_arena_strndup(arena, opt->keys[i], strlen(opt->keys[i]));
+            char *v = ra_arena_strndup(arena, opt->values[i], strlen(opt->values[i]));
+            if (!k || !v) {
+                ra_arena_destroy(arena);
+                return ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory");
+            }
+            ra_options_add(&d->options, k, v);
+        }
+    }
+    ra_scene_init(&d->scene, arena, f->id);
+    ra_status st = f->read(d, data, size, err);
+    if (st != RA_OK) {
+        ra_arena_destroy(arena);
+        return st;
+    }
+    *out = d;
+    return RA_OK;
+}
+
+ra_status ra_document_read(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
+                           ra_document **out, ra_error *err)
+{
+    return doc_read(data, size, filename, opt, out, err);
+}
+
+ra_status ra_document_load(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
+                           ra_document **out, ra_error *err)
+{
+    ra_document *d;
+    ra_status st = doc_read(data, size, filename, opt, &d, err);
+    if (st != RA_OK) return st;
+    st = d->format->to_scene(d, err);
+    if (st == RA_OK) st = ra_scene_check(&d->scene, err);
+    if (st != RA_OK) {
+        ra_document_free(d);
+        *out = NULL;
+        return st;
+    }
+    *out = d;
+    return RA_OK;
+}
+
+ra_status ra_document_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
+{
+    if (!doc->format->pose)
+        return ra_fail(err, RA_ERR_UNSUPPORTED, doc->format->id, RA_NO_OFFSET, "", "no reference evaluator");
+    if (doc->scene.animation_count && anim >= doc->scene.animation_count)
+        return ra_fail(err, RA_ERR_USAGE, doc->format->id, RA_NO_OFFSET, "anim", "animation %zu does not exist", anim);
+    return doc->format->pose(doc, anim, t, world, err);
+}
+
+void ra_document_free(ra_document *doc)
+{
+    if (doc) ra_arena_destroy(doc->arena);
+}

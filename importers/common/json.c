@@ -1,0 +1,179 @@
+/* Streaming JSON writer. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "retroanim/ra_json.h"
+
+static void out(ra_json *j, const char *s, size_t n)
+{
+    if (j->failed) return;
+    if (j->fp) {
+        if (fwrite(s, 1, n, j->fp) != n) j->failed = true;
+    } else if (j->buf) {
+        if (!ra_wr_bytes(j->buf, s, n)) j->failed = true;
+    }
+}
+static void outs(ra_json *j, const char *s) { out(j, s, strlen(s)); }
+
+static void newline(ra_json *j)
+{
+    if (!j->pretty) return;
+    outs(j, "\n");
+    for (int i = 0; i < j->depth; i++) outs(j, "  ");
+}
+
+static void before_value(ra_json *j)
+{
+    if (j->after_key) {
+        j->after_key = false;
+        return;
+    }
+    if (j->depth > 0) {
+        if (!j->first[j->depth]) outs(j, ",");
+        j->first[j->depth] = false;
+        newline(j);
+    }
+}
+
+static void init(ra_json *j, bool pretty)
+{
+    j->depth = 0;
+    j->after_key = false;
+    j->pretty = pretty;
+    j->failed = false;
+    memset(j->first, 1, sizeof j->first);
+}
+void ra_json_init_file(ra_json *j, FILE *fp, bool pretty)
+{
+    j->fp = fp;
+    j->buf = NULL;
+    init(j, pretty);
+}
+void ra_json_init_buffer(ra_json *j, ra_writer *w, bool pretty)
+{
+    j->fp = NULL;
+    j->buf = w;
+    init(j, pretty);
+}
+
+static void open_(ra_json *j, const char *c)
+{
+    before_value(j);
+    outs(j, c);
+    if (j->depth + 1 >= RA_JSON_MAX_DEPTH) {
+        j->failed = true;
+        return;
+    }
+    j->depth++;
+    j->first[j->depth] = true;
+}
+static void close_(ra_json *j, const char *c)
+{
+    if (j->depth <= 0) {
+        j->failed = true;
+        return;
+    }
+    bool empty = j->first[j->depth];
+    j->depth--;
+    if (!empty) newline(j);
+    outs(j, c);
+}
+void ra_json_begin_object(ra_json *j) { open_(j, "{"); }
+void ra_json_end_object(ra_json *j) { close_(j, "}"); }
+void ra_json_begin_array(ra_json *j) { open_(j, "["); }
+void ra_json_end_array(ra_json *j) { close_(j, "]"); }
+
+static void str(ra_json *j, const char *s, size_t n)
+{
+    outs(j, "\"");
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        const char *esc = NULL;
+        char tmp[8];
+        if (c == '"') esc = "\\\"";
+        else if (c == '\\') esc = "\\\\";
+        else if (c == '\n') esc = "\\n";
+        else if (c == '\r') esc = "\\r";
+        else if (c == '\t') esc = "\\t";
+        else if (c < 0x20 || c >= 0x7f) {
+            /* bytes outside printable ASCII are written as \u00XX (Latin-1),
+             * so that the output is always valid UTF-8 */
+            snprintf(tmp, sizeof tmp, "\\u%04x", c);
+            esc = tmp;
+        }
+        if (esc) {
+            out(j, s + i - run, run);
+            run = 0;
+            outs(j, esc);
+        } else {
+            run++;
+        }
+    }
+    out(j, s + n - run, run);
+    outs(j, "\"");
+}
+
+void ra_json_key(ra_json *j, const char *key)
+{
+    before_value(j);
+    str(j, key, strlen(key));
+    outs(j, j->pretty ? ": " : ":");
+    j->after_key = true;
+}
+void ra_json_string(ra_json *j, const char *s)
+{
+    before_value(j);
+    str(j, s ? s : "", s ? strlen(s) : 0);
+}
+void ra_json_string_n(ra_json *j, const char *s, size_t n)
+{
+    before_value(j);
+    str(j, s, n);
+}
+void ra_json_number(ra_json *j, double v)
+{
+    before_value(j);
+    if (!isfinite(v)) {
+        outs(j, "null");
+        return;
+    }
+    char b[40];
+    if (v == 0) v = 0; /* no "-0" */
+    snprintf(b, sizeof b, "%.9g", v);
+    /* %.9g keeps float32 exact; use more digits only when the double needs them */
+    double back;
+    if (sscanf(b, "%lf", &back) == 1 && back != v && (double)(float)v != v) snprintf(b, sizeof b, "%.17g", v);
+    outs(j, b);
+}
+void ra_json_int(ra_json *j, int64_t v)
+{
+    before_value(j);
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)v);
+    outs(j, b);
+}
+void ra_json_uint(ra_json *j, uint64_t v)
+{
+    before_value(j);
+    char b[32];
+    snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+    outs(j, b);
+}
+void ra_json_bool(ra_json *j, bool v)
+{
+    before_value(j);
+    outs(j, v ? "true" : "false");
+}
+void ra_json_null(ra_json *j)
+{
+    before_value(j);
+    outs(j, "null");
+}
+void ra_json_raw(ra_json *j, const char *text)
+{
+    before_value(j);
+    outs(j, text);
+}
+void ra_json_finish(ra_json *j) { outs(j, "\n"); }

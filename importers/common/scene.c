@@ -1,0 +1,561 @@
+/* The neutral scene: builders, consumer-style playback, key tracks, checks, JSON. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "retroanim/retroanim.h"
+
+void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format)
+{
+    memset(s, 0, sizeof *s);
+    s->arena = arena;
+    s->format = format;
+}
+
+int32_t ra_scene_add_node(ra_scene *s, const char *name, int32_t parent, const ra_mat4 *transform)
+{
+    if (s->node_count >= (size_t)INT32_MAX) return -1;
+    if (s->node_count == s->node_cap) {
+        size_t cap = s->node_cap ? s->node_cap * 2 : 16;
+        ra_node *n = ra_arena_grow(s->arena, s->nodes, s->node_count, cap, sizeof *n);
+        if (!n) return -1;
+        s->nodes = n;
+        s->node_cap = cap;
+    }
+    ra_node *n = &s->nodes[s->node_count];
+    memset(n, 0, sizeof *n);
+    n->name = ra_arena_strndup(s->arena, name, strlen(name));
+    if (!n->name) return -1;
+    n->parent = parent;
+    n->transform = transform ? *transform : ra_m4_identity();
+    return (int32_t)s->node_count++;
+}
+
+int32_t ra_scene_find_node(const ra_scene *s, const char *name)
+{
+    for (size_t i = 0; i < s->node_count; i++)
+        if (strcmp(s->nodes[i].name, name) == 0) return (int32_t)i;
+    return -1;
+}
+
+static ra_meta *meta_slot(ra_arena *a, ra_meta_list *m, const char *key)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (strcmp(m->items[i].key, key) == 0) return &m->items[i];
+    if (m->count == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 8;
+        ra_meta *n = ra_arena_grow(a, m->items, m->count, cap, sizeof *n);
+        if (!n) return NULL;
+        m->items = n;
+        m->cap = cap;
+    }
+    ra_meta *e = &m->items[m->count];
+    e->key = ra_arena_strndup(a, key, strlen(key));
+    if (!e->key) return NULL;
+    m->count++;
+    return e;
+}
+bool ra_meta_set_bool(ra_arena *a, ra_meta_list *m, const char *key, bool v)
+{
+    ra_meta *e = meta_slot(a, m, key);
+    if (!e) return false;
+    e->type = RA_META_BOOL;
+    e->u.b = v;
+    return true;
+}
+bool ra_meta_set_int(ra_arena *a, ra_meta_list *m, const char *key, int64_t v)
+{
+    ra_meta *e = meta_slot(a, m, key);
+    if (!e) return false;
+    e->type = RA_META_INT;
+    e->u.i = v;
+    return true;
+}
+bool ra_meta_set_double(ra_arena *a, ra_meta_list *m, const char *key, double v)
+{
+    ra_meta *e = meta_slot(a, m, key);
+    if (!e) return false;
+    e->type = RA_META_DOUBLE;
+    e->u.d = v;
+    return true;
+}
+bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
+{
+    ra_meta *e = meta_slot(a, m, key);
+    if (!e) return false;
+    e->type = RA_META_STRING;
+    e->u.s = ra_arena_strndup(a, v, strlen(v));
+    return e->u.s != NULL;
+}
+bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v)
+{
+    ra_meta *e = meta_slot(a, m, key);
+    if (!e) return false;
+    e->type = RA_META_VEC3;
+    e->u.v = v;
+    return true;
+}
+const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (strcmp(m->items[i].key, key) == 0) return &m->items[i];
+    return NULL;
+}
+
+void ra_scene_warn(ra_scene *s, const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < s->warning_count; i++)
+        if (strcmp(s->warnings[i].msg, buf) == 0) {
+            s->warnings[i].count++;
+            return;
+        }
+    if (s->warning_count == s->warning_cap) {
+        size_t cap = s->warning_cap ? s->warning_cap * 2 : 8;
+        ra_warning *w = ra_arena_grow(s->arena, s->warnings, s->warning_count, cap, sizeof *w);
+        if (!w) return; /* a lost warning is not worth failing the load */
+        s->warnings = w;
+        s->warning_cap = cap;
+    }
+    const char *m = ra_arena_strndup(s->arena, buf, strlen(buf));
+    if (!m) return;
+    s->warnings[s->warning_count].msg = m;
+    s->warnings[s->warning_count].count = 1;
+    s->warning_count++;
+}
+
+/* ---- consumer playback -------------------------------------------------------------- */
+static size_t find_key_index(const double *times, size_t stride, size_t n, double t)
+{
+    /* last index i with time[i] <= t (binary search; keys are increasing) */
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        double tm = *(const double *)((const char *)times + mid * stride);
+        if (tm <= t) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static ra_vec3 sample_vec(const ra_vec_key *k, size_t n, double t)
+{
+    if (t <= k[0].t) return k[0].v;
+    if (t >= k[n - 1].t) return k[n - 1].v;
+    size_t i = find_key_index(&k[0].t, sizeof *k, n, t);
+    double dt = k[i + 1].t - k[i].t;
+    double f = dt > 0 ? (t - k[i].t) / dt : 0;
+    return ra_v3_lerp(k[i].v, k[i + 1].v, f);
+}
+static ra_quat sample_quat(const ra_quat_key *k, size_t n, double t)
+{
+    if (t <= k[0].t) return ra_q_normalize(k[0].q);
+    if (t >= k[n - 1].t) return ra_q_normalize(k[n - 1].q);
+    size_t i = find_key_index(&k[0].t, sizeof *k, n, t);
+    double dt = k[i + 1].t - k[i].t;
+    double f = dt > 0 ? (t - k[i].t) / dt : 0;
+    return ra_q_slerp_shortest(k[i].q, k[i + 1].q, f);
+}
+
+ra_mat4 ra_scene_sample_local(const ra_scene *s, size_t anim, uint32_t node, double t)
+{
+    const ra_node *nd = &s->nodes[node];
+    if (anim >= s->animation_count) return nd->transform;
+    const ra_animation *a = &s->animations[anim];
+    const ra_channel *ch = NULL;
+    for (size_t i = 0; i < a->channel_count; i++)
+        if (a->channels[i].node == node) {
+            ch = &a->channels[i];
+            break;
+        }
+    if (!ch) return nd->transform;
+    ra_vec3 T, S;
+    ra_quat R;
+    ra_m4_decompose(&nd->transform, &T, &R, &S);
+    if (ch->position_count) T = sample_vec(ch->position, ch->position_count, t);
+    if (ch->rotation_count) R = sample_quat(ch->rotation, ch->rotation_count, t);
+    if (ch->scaling_count) S = sample_vec(ch->scaling, ch->scaling_count, t);
+    return ra_m4_compose(T, R, S);
+}
+
+void ra_scene_sample_world(const ra_scene *s, size_t anim, double t, ra_mat4 *out)
+{
+    for (size_t i = 0; i < s->node_count; i++) {
+        ra_mat4 l = ra_scene_sample_local(s, anim, (uint32_t)i, t);
+        int32_t p = s->nodes[i].parent;
+        out[i] = p >= 0 ? ra_m4_mul(&out[p], &l) : l;
+    }
+}
+
+/* ---- key tracks ------------------------------------------------------------------------ */
+double ra_step_epsilon(double t)
+{
+    double e = 1e-4;
+    double u = 4 * ra_f32_ulp(t);
+    return u > e ? u : e;
+}
+
+bool ra_vec_track_push(ra_arena *a, ra_vec_track *tr, double t, ra_vec3 v)
+{
+    if (tr->count && t <= tr->keys[tr->count - 1].t) {
+        /* same instant: the later value replaces (callers order jumps with eps) */
+        tr->keys[tr->count - 1].v = v;
+        return true;
+    }
+    if (tr->count == tr->cap) {
+        size_t cap = tr->cap ? tr->cap * 2 : 8;
+        ra_vec_key *k = ra_arena_grow(a, tr->keys, tr->count, cap, sizeof *k);
+        if (!k) return false;
+        tr->keys = k;
+        tr->cap = cap;
+    }
+    tr->keys[tr->count++] = (ra_vec_key){t, v};
+    return true;
+}
+
+bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q)
+{
+    q = ra_q_normalize(q);
+    if (tr->count) {
+        ra_quat prev = tr->keys[tr->count - 1].q;
+        if (t <= tr->keys[tr->count - 1].t) {
+            if (tr->count > 1 && ra_q_dot(tr->keys[tr->count - 2].q, q) < 0) q = ra_q_neg(q);
+            tr->keys[tr->count - 1].q = q;
+            return true;
+        }
+        if (ra_q_dot(prev, q) < 0) q = ra_q_neg(q);
+    }
+    if (tr->count == tr->cap) {
+        size_t cap = tr->cap ? tr->cap * 2 : 8;
+        ra_quat_key *k = ra_arena_grow(a, tr->keys, tr->count, cap, sizeof *k);
+        if (!k) return false;
+        tr->keys = k;
+        tr->cap = cap;
+    }
+    tr->keys[tr->count++] = (ra_quat_key){t, q};
+    return true;
+}
+
+bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
+                       double max_angle)
+{
+    q0 = ra_q_normalize(q0);
+    q1 = ra_q_normalize(q1);
+    double d = ra_q_dot(q0, q1);
+    if (d > 1) d = 1;
+    if (d < -1) d = -1;
+    double arc = acos(d); /* 4D angle of the great-circle path the engine follows */
+    if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
+    size_t pieces = (size_t)ceil(arc / max_angle);
+    if (pieces < 1) pieces = 1;
+    for (size_t k = 1; k <= pieces; k++) {
+        double f = (double)k / (double)pieces;
+        ra_quat q = k == pieces ? q1 : ra_q_slerp_raw(q0, q1, f);
+        if (!ra_quat_track_push(a, tr, t0 + (t1 - t0) * f, q)) return false;
+    }
+    return true;
+}
+
+/* A key is dropped when playback between the last kept key and the next key
+ * reproduces it (and every key dropped since) within tol.  The look-back is
+ * bounded so long constant runs stay linear in time. */
+#define SIMPLIFY_RUN 64
+
+static bool vec_close(ra_vec3 a, ra_vec3 b, double tol)
+{
+    return fabs(a.x - b.x) <= tol && fabs(a.y - b.y) <= tol && fabs(a.z - b.z) <= tol;
+}
+
+void ra_vec_track_simplify(ra_vec_track *tr, double tol)
+{
+    if (tr->count < 3) return;
+    ra_vec_key *k = tr->keys;
+    size_t o = 1;   /* keys kept so far: k[0..o-1] */
+    size_t run = 0; /* keys dropped since the last kept one (they sit in k[i-run..i-1]) */
+    for (size_t i = 1; i + 1 < tr->count; i++) {
+        const ra_vec_key *a = &k[o - 1], *b = &k[i + 1];
+        bool drop = run < SIMPLIFY_RUN;
+        for (size_t j = i - run; drop && j <= i; j++) {
+            double f = (k[j].t - a->t) / (b->t - a->t);
+            double scale = 1 + fmax(fabs(k[j].v.x), fmax(fabs(k[j].v.y), fabs(k[j].v.z)));
+            if (!vec_close(ra_v3_lerp(a->v, b->v, f), k[j].v, tol * scale)) drop = false;
+        }
+        if (drop) {
+            run++;
+            continue;
+        }
+        /* keep k[i]; the dropped keys before it are gone */
+        k[o++] = k[i];
+        run = 0;
+    }
+    k[o++] = k[tr->count - 1];
+    tr->count = o;
+}
+
+void ra_quat_track_simplify(ra_quat_track *tr, double tol)
+{
+    if (tr->count < 3) return;
+    ra_quat_key *k = tr->keys;
+    size_t o = 1, run = 0;
+    for (size_t i = 1; i + 1 < tr->count; i++) {
+        const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
+        bool drop = run < SIMPLIFY_RUN && ra_q_dot(a->q, b->q) > 0.5;
+        for (size_t j = i - run; drop && j <= i; j++) {
+            double f = (k[j].t - a->t) / (b->t - a->t);
+            if (ra_q_angle_between(ra_q_slerp_shortest(a->q, b->q, f), k[j].q) > tol) drop = false;
+        }
+        if (drop) {
+            run++;
+            continue;
+        }
+        k[o++] = k[i];
+        run = 0;
+    }
+    k[o++] = k[tr->count - 1];
+    tr->count = o;
+}
+
+/* ---- invariants ---------------------------------------------------------------------------- */
+static bool finite_v(ra_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
+{
+#define BAD(...) return ra_fail(err, RA_ERR_BAD_VALUE, "retroanim", RA_NO_OFFSET, "scene", __VA_ARGS__)
+    if (s->node_count == 0) BAD("scene has no nodes");
+    ra_strmap names;
+    if (!ra_strmap_init(&names, tmp, s->node_count))
+        return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
+    for (size_t i = 0; i < s->node_count; i++) {
+        uint32_t *u = s->nodes[i].name ? ra_strmap_slot(&names, s->nodes[i].name) : NULL;
+        if (u && (*u)++) BAD("node name %s is not unique", s->nodes[i].name);
+    }
+    for (size_t i = 0; i < s->node_count; i++) {
+        const ra_node *n = &s->nodes[i];
+        if (!n->name || !n->name[0]) BAD("node %zu has no name", i);
+        if (i == 0 ? n->parent != -1 : (n->parent < 0 || (size_t)n->parent >= i))
+            BAD("node %zu (%s) has parent %d", i, n->name, n->parent);
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 4; c++)
+                if (!isfinite(n->transform.m[r][c])) BAD("node %s has a non-finite transform", n->name);
+    }
+    uint8_t *seen = ra_arena_alloc(tmp, s->node_count);
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const ra_animation *an = &s->animations[a];
+        if (seen) memset(seen, 0, s->node_count);
+        if (!an->name) BAD("animation %zu has no name", a);
+        if (!(an->ticks_per_second > 0) || !isfinite(an->duration) || an->duration < 0)
+            BAD("animation %s has bad rate or duration", an->name);
+        if (an->channel_count == 0) BAD("animation %s has no channel", an->name);
+        for (size_t c = 0; c < an->channel_count; c++) {
+            const ra_channel *ch = &an->channels[c];
+            if (ch->node >= s->node_count) BAD("channel %zu of %s names no node", c, an->name);
+            if (seen && seen[ch->node]++) BAD("two channels on node %s", s->nodes[ch->node].name);
+            if (!ch->position_count && !ch->rotation_count && !ch->scaling_count)
+                BAD("channel on %s has no keys", s->nodes[ch->node].name);
+            const char *nm = s->nodes[ch->node].name;
+            for (size_t k = 0; k < ch->position_count; k++) {
+                if (!finite_v(ch->position[k].v) || !isfinite(ch->position[k].t)) BAD("non-finite position key on %s", nm);
+                if (k && !(ch->position[k].t > ch->position[k - 1].t)) BAD("position key times of %s not increasing", nm);
+                if (ch->position[k].t > an->duration + 1e-9 || ch->position[k].t < 0) BAD("position key of %s outside [0, duration]", nm);
+            }
+            for (size_t k = 0; k < ch->scaling_count; k++) {
+                if (!finite_v(ch->scaling[k].v) || !isfinite(ch->scaling[k].t)) BAD("non-finite scaling key on %s", nm);
+                if (k && !(ch->scaling[k].t > ch->scaling[k - 1].t)) BAD("scaling key times of %s not increasing", nm);
+                if (ch->scaling[k].t > an->duration + 1e-9 || ch->scaling[k].t < 0) BAD("scaling key of %s outside [0, duration]", nm);
+            }
+            for (size_t k = 0; k < ch->rotation_count; k++) {
+                ra_quat q = ch->rotation[k].q;
+                if (!isfinite(q.w) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(ch->rotation[k].t))
+                    BAD("non-finite rotation key on %s", nm);
+                if (fabs(ra_q_len(q) - 1) > 1e-3) BAD("rotation key of %s is not a unit quaternion", nm);
+                if (k && !(ch->rotation[k].t > ch->rotation[k - 1].t)) BAD("rotation key times of %s not increasing", nm);
+                if (ch->rotation[k].t > an->duration + 1e-9 || ch->rotation[k].t < 0) BAD("rotation key of %s outside [0, duration]", nm);
+            }
+        }
+    }
+    for (size_t c = 0; c < s->camera_count; c++) {
+        const ra_camera *cam = &s->cameras[c];
+        if (cam->node >= s->node_count || strcmp(s->nodes[cam->node].name, cam->name) != 0)
+            BAD("camera %zu is not placed by a node of its name", c);
+        if (!(cam->clip_far > cam->clip_near)) BAD("camera %s: far <= near", cam->name);
+    }
+    return RA_OK;
+#undef BAD
+}
+
+ra_status ra_scene_check(const ra_scene *s, ra_error *err)
+{
+    ra_arena *tmp = ra_arena_create(0);
+    if (!tmp) return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
+    ra_status st = scene_check(s, tmp, err);
+    ra_arena_destroy(tmp);
+    return st;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+static void json_mat(ra_json *j, const ra_mat4 *m)
+{
+    ra_json_begin_array(j);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) ra_json_number(j, m->m[r][c]);
+    ra_json_end_array(j);
+}
+static void json_v3(ra_json *j, ra_vec3 v)
+{
+    ra_json_begin_array(j);
+    ra_json_number(j, v.x);
+    ra_json_number(j, v.y);
+    ra_json_number(j, v.z);
+    ra_json_end_array(j);
+}
+static const char *behaviour_name(ra_behaviour b)
+{
+    switch (b) {
+    case RA_BEHAVIOUR_CONSTANT: return "constant";
+    case RA_BEHAVIOUR_LINEAR: return "linear";
+    case RA_BEHAVIOUR_REPEAT: return "repeat";
+    default: return "default";
+    }
+}
+static void json_meta(ra_json *j, const ra_meta_list *m)
+{
+    ra_json_begin_object(j);
+    for (size_t i = 0; i < m->count; i++) {
+        const ra_meta *e = &m->items[i];
+        ra_json_key(j, e->key);
+        switch (e->type) {
+        case RA_META_BOOL: ra_json_bool(j, e->u.b); break;
+        case RA_META_INT: ra_json_int(j, e->u.i); break;
+        case RA_META_DOUBLE: ra_json_number(j, e->u.d); break;
+        case RA_META_STRING: ra_json_string(j, e->u.s); break;
+        case RA_META_VEC3: json_v3(j, e->u.v); break;
+        }
+    }
+    ra_json_end_object(j);
+}
+
+void ra_scene_dump_json(const ra_scene *s, ra_json *j)
+{
+    ra_json_begin_object(j);
+    ra_json_key(j, "format");
+    ra_json_string(j, s->format);
+    ra_json_key(j, "nodes");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->node_count; i++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, s->nodes[i].name);
+        ra_json_key(j, "parent");
+        ra_json_int(j, s->nodes[i].parent);
+        ra_json_key(j, "transform");
+        json_mat(j, &s->nodes[i].transform);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "cameras");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->camera_count; i++) {
+        const ra_camera *c = &s->cameras[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, c->name);
+        ra_json_key(j, "horizontal_fov");
+        ra_json_number(j, c->horizontal_fov);
+        ra_json_key(j, "aspect");
+        ra_json_number(j, c->aspect);
+        ra_json_key(j, "near");
+        ra_json_number(j, c->clip_near);
+        ra_json_key(j, "far");
+        ra_json_number(j, c->clip_far);
+        ra_json_key(j, "position");
+        json_v3(j, c->position);
+        ra_json_key(j, "look_at");
+        json_v3(j, c->look_at);
+        ra_json_key(j, "up");
+        json_v3(j, c->up);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "animations");
+    ra_json_begin_array(j);
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const ra_animation *an = &s->animations[a];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, an->name);
+        ra_json_key(j, "ticks_per_second");
+        ra_json_number(j, an->ticks_per_second);
+        ra_json_key(j, "duration");
+        ra_json_number(j, an->duration);
+        ra_json_key(j, "channels");
+        ra_json_begin_array(j);
+        for (size_t c = 0; c < an->channel_count; c++) {
+            const ra_channel *ch = &an->channels[c];
+            ra_json_begin_object(j);
+            ra_json_key(j, "node");
+            ra_json_string(j, s->nodes[ch->node].name);
+            ra_json_key(j, "pre_state");
+            ra_json_string(j, behaviour_name(ch->pre_state));
+            ra_json_key(j, "post_state");
+            ra_json_string(j, behaviour_name(ch->post_state));
+            ra_json_key(j, "position");
+            ra_json_begin_array(j);
+            for (size_t k = 0; k < ch->position_count; k++) {
+                ra_json_begin_array(j);
+                ra_json_number(j, ch->position[k].t);
+                ra_json_number(j, ch->position[k].v.x);
+                ra_json_number(j, ch->position[k].v.y);
+                ra_json_number(j, ch->position[k].v.z);
+                ra_json_end_array(j);
+            }
+            ra_json_end_array(j);
+            ra_json_key(j, "rotation");
+            ra_json_begin_array(j);
+            for (size_t k = 0; k < ch->rotation_count; k++) {
+                ra_json_begin_array(j);
+                ra_json_number(j, ch->rotation[k].t);
+                ra_json_number(j, ch->rotation[k].q.w);
+                ra_json_number(j, ch->rotation[k].q.x);
+                ra_json_number(j, ch->rotation[k].q.y);
+                ra_json_number(j, ch->rotation[k].q.z);
+                ra_json_end_array(j);
+            }
+            ra_json_end_array(j);
+            ra_json_key(j, "scaling");
+            ra_json_begin_array(j);
+            for (size_t k = 0; k < ch->scaling_count; k++) {
+                ra_json_begin_array(j);
+                ra_json_number(j, ch->scaling[k].t);
+                ra_json_number(j, ch->scaling[k].v.x);
+                ra_json_number(j, ch->scaling[k].v.y);
+                ra_json_number(j, ch->scaling[k].v.z);
+                ra_json_end_array(j);
+            }
+            ra_json_end_array(j);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "metadata");
+    json_meta(j, &s->meta);
+    ra_json_key(j, "node_metadata");
+    ra_json_begin_object(j);
+    for (size_t i = 0; i < s->node_count; i++) {
+        if (!s->nodes[i].meta.count) continue;
+        ra_json_key(j, s->nodes[i].name);
+        json_meta(j, &s->nodes[i].meta);
+    }
+    ra_json_end_object(j);
+    ra_json_key(j, "warnings");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->warning_count; i++) ra_json_string(j, s->warnings[i].msg);
+    ra_json_end_array(j);
+    ra_json_end_object(j);
+}

@@ -1,0 +1,796 @@
+/* LEGO Island .ani semantics: the engine's playback rules (pose) and the
+ * scene built from them (to_scene).  Both use the same evaluation functions
+ * below, which follow NOTES §3-§6:
+ *   - FindKeys bracketing: nothing before the first key, hold after the last;
+ *   - translation/scale lerp, rotation by the engine's slerp (no shortest-arc
+ *     flip, 0x02 negates the end quaternion, 0x04 holds the start key);
+ *   - local = S.R + T (row vectors) = T.R(q*).S (column vectors);
+ *   - the camera from position/target look-at, roll as a step.
+ * The native frame is the game's (left-handed, Y up) written with column
+ * vectors; the converted frame mirrors Z into a right-handed frame. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "retroanim/lego_ani.h"
+
+#define FMT "lego_ani"
+
+typedef struct lego_state {
+    const lego_node **scene_node; /* scene node index -> file node (NULL: RootNode / camera) */
+    int32_t camera_node;          /* -1 without camera */
+    int32_t file_root;            /* scene index of the file's root node */
+    bool native;                  /* coords=native */
+} lego_state;
+
+/* ---- engine evaluation (times in ms, values as the file stores them) ------------------- */
+
+/* FindKeys, stateless (a fresh search from key 0).  Returns n (0, 1 or 2) and
+ * the index of the bracketing key in *idx. */
+static int find_keys(const void *keys, size_t stride, uint32_t n, double t, uint32_t *idx)
+{
+#define KT(i) ((double)lego_key_time(*(const uint32_t *)((const char *)keys + (size_t)(i) * stride)))
+    if (n == 0) return 0;
+    if (t < KT(0)) return 0;
+    if (t > KT(n - 1)) {
+        *idx = n - 1;
+        return 1;
+    }
+    uint32_t i = 0;
+    while (i < n - 1 && t >= KT(i + 1)) i++;
+    *idx = i;
+    if (t == KT(i)) return 1;
+    if (i < n - 1) return 2;
+    return 0;
+#undef KT
+}
+
+static double key_time(uint32_t raw) { return (double)lego_key_time(raw); }
+
+static bool trans_active(const lego_trans_key *k)
+{
+    return (lego_key_flags(k->raw) & LEGO_FLAG_ACTIVE) || fabsf(k->x) > 1e-5f || fabsf(k->y) > 1e-5f ||
+           fabsf(k->z) > 1e-5f;
+}
+static bool rot_active(const lego_rot_key *k)
+{
+    return (lego_key_flags(k->raw) & LEGO_FLAG_ACTIVE) || k->w != 1.0f;
+}
+
+static double interp(double t, uint32_t raw1, double v1, uint32_t raw2, double v2)
+{
+    /* the engine's Interpolate, in float in the game; double here */
+    return v1 + (v2 - v1) * (t - key_time(raw1)) / (key_time(raw2) - key_time(raw1));
+}
+
+/* GetTranslation: added to the matrix; zero when nothing contributes. */
+static ra_vec3 eval_trans(const lego_trans_key *k, uint16_t n, double t)
+{
+    uint32_t i = 0;
+    switch (find_keys(k, sizeof *k, n, t, &i)) {
+    case 1:
+        if (!trans_active(&k[i])) return ra_v3(0, 0, 0);
+        return ra_v3(k[i].x, k[i].y, k[i].z);
+    case 2:
+        if (!trans_active(&k[i]) && !trans_active(&k[i + 1])) return ra_v3(0, 0, 0);
+        return ra_v3(interp(t, k[i].raw, k[i].x, k[i + 1].raw, k[i + 1].x),
+                     interp(t, k[i].raw, k[i].y, k[i + 1].raw, k[i + 1].y),
+                     interp(t, k[i].raw, k[i].z, k[i + 1].raw, k[i + 1].z));
+    default: return ra_v3(0, 0, 0);
+    }
+}
+
+/* GetScale: the active flag is ignored; 1 when nothing contributes. */
+static ra_vec3 eval_scale(const lego_trans_key *k, uint16_t n, double t)
+{
+    uint32_t i = 0;
+    switch (find_keys(k, sizeof *k, n, t, &i)) {
+    case 1: return ra_v3(k[i].x, k[i].y, k[i].z);
+    case 2:
+        return ra_v3(interp(t, k[i].raw, k[i].x, k[i + 1].raw, k[i + 1].x),
+                     interp(t, k[i].raw, k[i].y, k[i + 1].raw, k[i + 1].y),
+                     interp(t, k[i].raw, k[i].z, k[i + 1].raw, k[i + 1].z));
+    default: return ra_v3(1, 1, 1);
+    }
+}
+
+/* MxQuaternionTransformer::Interpolate with both ends set.  Quaternions are
+ * (w,x,y,z) here; the engine stores them x,y,z,w. */
+static ra_quat engine_slerp(ra_quat s, ra_quat e, double f)
+{
+    double d = s.x * e.x + s.y * e.y + s.z * e.z + s.w * e.w;
+    if (d + 1.0 > 0.00001) {
+        double a, b;
+        if (1.0 - d > 0.00001) {
+            double th = acos(d), den = sin(th);
+            a = sin((1.0 - f) * th) / den;
+            b = sin(f * th) / den;
+        } else {
+            a = 1.0 - f;
+            b = f;
+        }
+        return ra_q((float)(s.w * a + e.w * b), (float)(s.x * a + e.x * b), (float)(s.y * a + e.y * b),
+                    (float)(s.z * a + e.z * b));
+    }
+    /* near-antipodal: the engine builds a perpendicular quaternion
+     * (x,y,z,w) = (-y, x, -w, z) and interpolates only x, y, z towards it;
+     * w stays the start's z. */
+    double a = sin((1.0 - f) * 1.570796326794895), b = sin(f * 1.570796326794895);
+    double px = -s.y, py = s.x, pz = -s.w, pw = s.z;
+    return ra_q((float)pw, (float)(s.x * a + px * b), (float)(s.y * a + py * b), (float)(s.z * a + pz * b));
+}
+
+/* GetRotation: the quaternion the engine turns into a matrix (not normalised:
+ * FromQuaternion scales by 2/|q|^2, so only the direction matters). */
+static ra_quat eval_rot(const lego_rot_key *k, uint16_t n, double t)
+{
+    uint32_t i = 0;
+    switch (find_keys(k, sizeof *k, n, t, &i)) {
+    case 1:
+        if (!rot_active(&k[i])) return ra_q_identity();
+        return ra_q(k[i].w, k[i].x, k[i].y, k[i].z);
+    case 2: {
+        if (!rot_active(&k[i]) && !rot_active(&k[i + 1])) return ra_q_identity();
+        ra_quat s = ra_q(k[i].w, k[i].x, k[i].y, k[i].z);
+        uint32_t fl = lego_key_flags(k[i + 1].raw);
+        if (fl & LEGO_FLAG_SKIP) return s;
+        ra_quat e = ra_q(k[i + 1].w, k[i + 1].x, k[i + 1].y, k[i + 1].z);
+        if (fl & LEGO_FLAG_NEGATE) e = ra_q_neg(e);
+        double f = (t - key_time(k[i].raw)) / (key_time(k[i + 1].raw) - key_time(k[i].raw));
+        return engine_slerp(s, e, f);
+    }
+    default: return ra_q_identity();
+    }
+}
+
+/* The node's local transform at t ms, column-vector form in the chosen frame. */
+static ra_trs node_local(const lego_node *nd, double t_ms, bool native)
+{
+    ra_trs r;
+    r.t = eval_trans(nd->trans, nd->num_trans, t_ms);
+    r.s = eval_scale(nd->scale, nd->num_scale, t_ms);
+    /* row-vector engine matrix -> column vectors: the conjugate rotation */
+    r.r = ra_q_normalize(ra_q_conj(eval_rot(nd->rot, nd->num_rot, t_ms)));
+    if (!native) {
+        r.t.z = -r.t.z;
+        r.r = ra_q(r.r.w, -r.r.x, -r.r.y, r.r.z);
+    }
+    return r;
+}
+
+/* CalculateCameraTransform with an identity presenter matrix, as a
+ * column-vector world matrix in the native frame. */
+static ra_mat4 camera_native(const lego_camera *cam, double t_ms)
+{
+    ra_vec3 tgt = eval_trans(cam->target, cam->num_target, t_ms);
+    ra_vec3 pos = eval_trans(cam->pos, cam->num_pos, t_ms);
+    ra_vec3 fwd = ra_v3_sub(tgt, pos);
+    double lf = ra_v3_len(fwd);
+    if (!(lf > 0)) return ra_m4_identity(); /* the engine leaves the presenter matrix as it is */
+    fwd = ra_v3_scale(fwd, 1 / lf);
+    ra_vec3 right = ra_v3_cross(ra_v3(0, 1, 0), fwd);
+    double lr = ra_v3_len(right);
+    if (!(lr > 0)) return ra_m4_identity();
+    right = ra_v3_scale(right, 1 / lr);
+    ra_vec3 up = ra_v3_cross(fwd, right);
+    uint32_t i = 0;
+    double roll = 0;
+    if (find_keys(cam->roll, sizeof *cam->roll, cam->num_roll, t_ms, &i) != 0) roll = cam->roll[i].z;
+    double c = cos(roll), s = sin(roll);
+    ra_vec3 r2 = ra_v3_add(ra_v3_scale(right, c), ra_v3_scale(up, s));
+    ra_vec3 u2 = ra_v3_add(ra_v3_scale(right, -s), ra_v3_scale(up, c));
+    ra_mat4 m = ra_m4_identity();
+    ra_vec3 cols[3] = {r2, u2, fwd};
+    for (int k = 0; k < 3; k++) {
+        m.m[0][k] = cols[k].x;
+        m.m[1][k] = cols[k].y;
+        m.m[2][k] = cols[k].z;
+    }
+    m.m[0][3] = pos.x;
+    m.m[1][3] = pos.y;
+    m.m[2][3] = pos.z;
+    return m;
+}
+
+static ra_mat4 camera_world(const lego_camera *cam, double t_ms, bool native)
+{
+    ra_mat4 m = camera_native(cam, t_ms);
+    return native ? m : ra_m4_mirror_z(&m);
+}
+
+/* ---- pose ---------------------------------------------------------------------------- */
+static ra_status lego_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
+{
+    (void)anim;
+    (void)err;
+    const lego_ani *a = doc->model;
+    const lego_state *st = doc->state;
+    double t_ms = t * 1000.0;
+    for (size_t i = 0; i < doc->scene.node_count; i++) {
+        const lego_node *nd = st->scene_node[i];
+        ra_mat4 local;
+        if (nd) {
+            ra_trs l = node_local(nd, t_ms, st->native);
+            local = ra_m4_compose(l.t, l.r, l.s);
+        } else if ((int32_t)i == st->camera_node) {
+            local = camera_world(a->camera, t_ms, st->native);
+        } else {
+            local = ra_m4_identity();
+        }
+        int32_t p = doc->scene.nodes[i].parent;
+        world[i] = p >= 0 ? ra_m4_mul(&world[p], &local) : local;
+    }
+    return RA_OK;
+}
+
+/* ---- names ------------------------------------------------------------------------------ */
+typedef struct flat {
+    const lego_node *node;
+    int32_t parent; /* index in the flat list, -1 for the file root */
+    const char *name;
+} flat;
+
+static bool flatten(const lego_node *n, int32_t parent, flat *out, size_t *count, size_t cap, int depth)
+{
+    if (*count >= cap || depth > 100000) return false;
+    size_t me = (*count)++;
+    out[me] = (flat){n, parent, NULL};
+    for (uint32_t i = 0; i < n->num_children; i++)
+        if (!flatten(&n->children[i], (int32_t)me, out, count, cap, depth + 1)) return false;
+    return true;
+}
+
+static const char *skip_star(const char *s) { return s[0] == '*' ? s + 1 : s; }
+
+static bool is_actor(const lego_ani *a, const char *name)
+{
+    for (uint32_t i = 0; i < a->num_actors; i++)
+        if (a->actors[i].name_len && strcasecmp(skip_star(a->actors[i].name), skip_star(name)) == 0) return true;
+    return false;
+}
+
+/* NOTES §5: unique names.  A raw name shared by several nodes becomes
+ * "<Q>:<name>" on each of them, Q being the nearest ancestor named like an
+ * actor, else the nearest ancestor that is a child of the file's root, else
+ * the parent.  Empty names become node_<pre-order index>; what still collides
+ * (or takes RootNode / Camera) gets #2, #3, ... in pre-order. */
+static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
+{
+    static const char *const reserved[] = {"RootNode", "Camera"};
+    const char **base = ra_arena_array(ar, n, sizeof *base);
+    ra_strmap raw;
+    if (!base || !ra_strmap_init(&raw, ar, n)) return false;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *c = ra_strmap_slot(&raw, f[i].node->name);
+        if (!c) return false;
+        (*c)++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const lego_node *nd = f[i].node;
+        if (nd->name_len == 0 || nd->name[0] == 0) {
+            base[i] = ra_arena_printf(ar, "node_%zu", i);
+            if (!base[i]) return false;
+            continue;
+        }
+        base[i] = nd->name;
+        if (*ra_strmap_get(&raw, nd->name) < 2) continue;
+        const char *q = NULL;
+        for (int32_t p = f[i].parent; p >= 0 && !q; p = f[p].parent)
+            if (f[p].node->name_len && is_actor(a, f[p].node->name)) q = f[p].node->name;
+        for (int32_t p = f[i].parent; p > 0 && !q; p = f[p].parent)
+            if (f[p].parent == 0 && f[p].node->name_len) q = f[p].node->name;
+        if (!q && f[i].parent >= 0 && f[f[i].parent].node->name_len) q = f[f[i].parent].node->name;
+        if (q) {
+            base[i] = ra_arena_printf(ar, "%s:%s", q, nd->name);
+            if (!base[i]) return false;
+        }
+    }
+    ra_strmap used;
+    if (!ra_strmap_init(&used, ar, n + 2)) return false;
+    for (size_t r = 0; r < 2; r++)
+        if (!ra_strmap_slot(&used, reserved[r])) return false;
+    for (size_t i = 0; i < n; i++) {
+        const char *cand = base[i];
+        uint32_t *next = NULL; /* suffix counter kept on the base name: no quadratic search */
+        for (;;) {
+            uint32_t *u = ra_strmap_slot(&used, cand);
+            if (!u) return false;
+            if (*u == 0) {
+                *u = 1;
+                break;
+            }
+            if (!next) {
+                next = ra_strmap_slot(&used, base[i]);
+                if (!next) return false;
+                if (*next < 2) *next = 2; /* value of a used name = next suffix to try */
+            }
+            cand = ra_arena_printf(ar, "%s#%u", base[i], (*next)++);
+            if (!cand) return false;
+        }
+        f[i].name = cand;
+    }
+    return true;
+}
+
+/* ---- to_scene ------------------------------------------------------------------------------ */
+typedef struct node_ctx {
+    const lego_node *node;
+    bool native;
+} node_ctx;
+
+static ra_trs eval_node_cb(const void *ctx, double t)
+{
+    const node_ctx *c = ctx;
+    return node_local(c->node, t * 1000.0, c->native);
+}
+
+typedef struct cam_ctx {
+    const lego_camera *cam;
+    bool native;
+} cam_ctx;
+
+static ra_trs eval_cam_cb(const void *ctx, double t)
+{
+    const cam_ctx *c = ctx;
+    ra_mat4 m = camera_world(c->cam, t * 1000.0, c->native);
+    ra_trs r;
+    ra_m4_decompose(&m, &r.t, &r.r, &r.s);
+    r.s = ra_v3(1, 1, 1);
+    return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* key times (seconds) of a key array, appended to breaks */
+static void add_breaks(double *br, size_t *nb, const void *keys, size_t stride, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        br[(*nb)++] = key_time(*(const uint32_t *)((const char *)keys + (size_t)i * stride)) / 1000.0;
+}
+
+static double max_key_ms(const void *keys, size_t stride, uint32_t n, double m)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        double t = key_time(*(const uint32_t *)((const char *)keys + (size_t)i * stride));
+        if (t > m) m = t;
+    }
+    return m;
+}
+
+static bool keys_sorted(const void *keys, size_t stride, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++)
+        if (key_time(*(const uint32_t *)((const char *)keys + (size_t)i * stride)) <
+            key_time(*(const uint32_t *)((const char *)keys + (size_t)(i - 1) * stride)))
+            return false;
+    return true;
+}
+
+static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory building the scene"); }
+
+static void json_key_list(ra_writer *w, const char *prefix, const void *keys, size_t stride, uint32_t n, int kind)
+{
+    /* kind 0: morph (visible); used for metadata text */
+    (void)prefix;
+    (void)kind;
+    ra_json j;
+    ra_json_init_buffer(&j, w, false);
+    ra_json_begin_array(&j);
+    for (uint32_t i = 0; i < n; i++) {
+        const lego_morph_key *k = (const lego_morph_key *)((const char *)keys + (size_t)i * stride);
+        ra_json_begin_array(&j);
+        ra_json_number(&j, key_time(k->raw) / 1000.0);
+        ra_json_int(&j, k->visible ? 1 : 0);
+        ra_json_end_array(&j);
+    }
+    ra_json_end_array(&j);
+    ra_wr_u8(w, 0);
+}
+
+static ra_status lego_to_scene(ra_document *doc, ra_error *err)
+{
+    const lego_ani *a = doc->model;
+    ra_scene *s = &doc->scene;
+    ra_arena *ar = doc->arena;
+    lego_state *st = ra_arena_alloc(ar, sizeof *st);
+    if (!st) return nomem(err);
+    doc->state = st;
+    st->native = ra_options_is(&doc->options, "coords", "native");
+    st->camera_node = -1;
+    const char *cm = ra_options_get(&doc->options, "coords");
+    if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "coords", "coords must be 'converted' or 'native', not '%s'", cm);
+
+    size_t n = a->node_count;
+    flat *f = ra_arena_array(ar, n, sizeof *f);
+    if (!f) return nomem(err);
+    size_t count = 0;
+    if (!flatten(&a->root, -1, f, &count, n, 0) || count != n)
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "node", "node tree inconsistent");
+    if (!assign_names(a, ar, f, n)) return nomem(err);
+
+    size_t total = n + 1 + (a->camera ? 1 : 0);
+    st->scene_node = ra_arena_array(ar, total, sizeof *st->scene_node);
+    if (!st->scene_node) return nomem(err);
+    if (ra_scene_add_node(s, "RootNode", -1, NULL) != 0) return nomem(err);
+    st->file_root = 1;
+    for (size_t i = 0; i < n; i++) {
+        ra_trs l = node_local(f[i].node, 0, st->native);
+        ra_mat4 m = ra_m4_compose(l.t, l.r, l.s);
+        int32_t idx = ra_scene_add_node(s, f[i].name, f[i].parent < 0 ? 0 : f[i].parent + 1, &m);
+        if (idx < 0) return nomem(err);
+        st->scene_node[idx] = f[i].node;
+        ra_node *sn = &s->nodes[idx];
+        if (!ra_meta_set_string(ar, &sn->meta, "lego.raw_name", f[i].node->name)) return nomem(err);
+        if (f[i].node->num_morph) {
+            ra_writer w;
+            ra_writer_init(&w);
+            json_key_list(&w, "", f[i].node->morph, sizeof(lego_morph_key), f[i].node->num_morph, 0);
+            bool ok = !w.failed && ra_meta_set_string(ar, &sn->meta, "lego.visibility", (const char *)w.data);
+            ra_writer_free(&w);
+            if (!ok) return nomem(err);
+        }
+        const lego_node *nd = f[i].node;
+        if (!keys_sorted(nd->trans, sizeof *nd->trans, nd->num_trans) ||
+            !keys_sorted(nd->rot, sizeof *nd->rot, nd->num_rot) ||
+            !keys_sorted(nd->scale, sizeof *nd->scale, nd->num_scale) ||
+            !keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph))
+            ra_scene_warn(s, "keys of node %s are not in time order; played as the engine's key search finds them", f[i].name);
+        for (uint16_t k = 0; k < nd->num_rot; k++)
+            if (nd->rot[k].w == 0 && nd->rot[k].x == 0 && nd->rot[k].y == 0 && nd->rot[k].z == 0) {
+                ra_scene_warn(s, "node %s has a zero rotation quaternion; identity is used", f[i].name);
+                break;
+            }
+    }
+    if (a->camera) {
+        ra_mat4 m = camera_world(a->camera, 0, st->native);
+        int32_t idx = ra_scene_add_node(s, "Camera", 0, &m);
+        if (idx < 0) return nomem(err);
+        st->camera_node = idx;
+        s->cameras = ra_arena_alloc(ar, sizeof *s->cameras);
+        if (!s->cameras) return nomem(err);
+        s->camera_count = 1;
+        ra_camera *c = &s->cameras[0];
+        c->name = s->nodes[idx].name;
+        c->node = (uint32_t)idx;
+        c->horizontal_fov = RA_PI / 4; /* half of the engine's 90 degrees */
+        c->aspect = 4.0 / 3.0;
+        c->clip_near = 0.1;
+        c->clip_far = 500;
+        c->position = ra_v3(0, 0, 0);
+        c->look_at = ra_v3(0, 0, st->native ? 1 : -1);
+        c->up = ra_v3(0, 1, 0);
+        s->non_skeleton = ra_arena_alloc(ar, sizeof(uint32_t));
+        if (!s->non_skeleton) return nomem(err);
+        s->non_skeleton[0] = (uint32_t)idx;
+        s->non_skeleton_count = 1;
+        if (!a->camera->num_target && a->camera->num_pos)
+            ra_scene_warn(s, "camera has position keys but no target keys; the engine reads an undefined target, the origin is used");
+    }
+
+    /* animation */
+    ra_bake_params bp;
+    ra_bake_params_default(&bp);
+    bp.max_key_angle = ra_options_get_double(&doc->options, "max_key_angle", 150.0) * RA_PI / 180.0;
+    if (!(bp.max_key_angle > 0.001) || bp.max_key_angle > 179.0 * RA_PI / 180.0)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
+    double cam_tol = ra_options_get_double(&doc->options, "camera_tolerance", 0.002); /* degrees */
+    if (!(cam_tol > 0)) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "camera_tolerance", "camera_tolerance must be > 0 degrees");
+
+    size_t animated = 0;
+    for (size_t i = 0; i < n; i++)
+        if (f[i].node->num_trans || f[i].node->num_rot || f[i].node->num_scale) animated++;
+    bool cam_anim = a->camera && (a->camera->num_pos || a->camera->num_target || a->camera->num_roll);
+    double last_ms = 0;
+    for (size_t i = 0; i < n; i++) {
+        const lego_node *nd = f[i].node;
+        last_ms = max_key_ms(nd->trans, sizeof *nd->trans, nd->num_trans, last_ms);
+        last_ms = max_key_ms(nd->rot, sizeof *nd->rot, nd->num_rot, last_ms);
+        last_ms = max_key_ms(nd->scale, sizeof *nd->scale, nd->num_scale, last_ms);
+        last_ms = max_key_ms(nd->morph, sizeof *nd->morph, nd->num_morph, last_ms);
+    }
+    if (a->camera) {
+        last_ms = max_key_ms(a->camera->pos, sizeof(lego_trans_key), a->camera->num_pos, last_ms);
+        last_ms = max_key_ms(a->camera->target, sizeof(lego_trans_key), a->camera->num_target, last_ms);
+        last_ms = max_key_ms(a->camera->roll, sizeof(lego_rotz_key), a->camera->num_roll, last_ms);
+    }
+    double dur_ms = a->duration > last_ms ? a->duration : last_ms;
+
+    if (animated || cam_anim) {
+        s->animations = ra_arena_alloc(ar, sizeof *s->animations);
+        if (!s->animations) return nomem(err);
+        s->animation_count = 1;
+        ra_animation *an = &s->animations[0];
+        an->name = "Animation";
+        an->ticks_per_second = 1000.0;
+        an->duration = dur_ms / 1000.0;
+        an->channel_count = animated + (cam_anim ? 1 : 0);
+        an->channels = ra_arena_array(ar, an->channel_count, sizeof *an->channels);
+        if (!an->channels) return nomem(err);
+        size_t ci = 0;
+        for (size_t i = 0; i < n; i++) {
+            const lego_node *nd = f[i].node;
+            if (!(nd->num_trans || nd->num_rot || nd->num_scale)) continue;
+            size_t nb = 0, cap = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
+            double *br = malloc(cap * sizeof *br);
+            if (!br) return nomem(err);
+            add_breaks(br, &nb, nd->trans, sizeof *nd->trans, nd->num_trans);
+            add_breaks(br, &nb, nd->rot, sizeof *nd->rot, nd->num_rot);
+            add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
+            qsort(br, nb, sizeof *br, cmp_double);
+            node_ctx ctx = {nd, st->native};
+            ra_channel *ch = &an->channels[ci++];
+            ch->node = (uint32_t)(i + 1);
+            bool ok = ra_bake_channel(ar, eval_node_cb, &ctx, br, nb, &bp, ch);
+            free(br);
+            if (!ok) return nomem(err);
+        }
+        if (cam_anim) {
+            const lego_camera *cam = a->camera;
+            size_t nb = 0, cap = (size_t)cam->num_pos + cam->num_target + cam->num_roll;
+            double *br = malloc((cap ? cap : 1) * sizeof *br);
+            if (!br) return nomem(err);
+            add_breaks(br, &nb, cam->pos, sizeof *cam->pos, cam->num_pos);
+            add_breaks(br, &nb, cam->target, sizeof *cam->target, cam->num_target);
+            add_breaks(br, &nb, cam->roll, sizeof *cam->roll, cam->num_roll);
+            qsort(br, nb, sizeof *br, cmp_double);
+            cam_ctx ctx = {cam, st->native};
+            ra_bake_params cp = bp;
+            cp.angle_tol = cam_tol * RA_PI / 180.0;
+            cp.max_depth = 20;
+            ra_channel *ch = &an->channels[ci++];
+            ch->node = (uint32_t)st->camera_node;
+            bool ok = ra_bake_channel(ar, eval_cam_cb, &ctx, br, nb, &cp, ch);
+            free(br);
+            if (!ok) return nomem(err);
+        }
+        /* keys never lie past the duration (Assimp's validator rejects that) */
+        for (size_t c = 0; c < an->channel_count; c++) {
+            ra_channel *ch = &an->channels[c];
+            double m = 0;
+            if (ch->position_count) m = fmax(m, ch->position[ch->position_count - 1].t);
+            if (ch->rotation_count) m = fmax(m, ch->rotation[ch->rotation_count - 1].t);
+            if (ch->scaling_count) m = fmax(m, ch->scaling[ch->scaling_count - 1].t);
+            if (m > an->duration) an->duration = m;
+        }
+    }
+
+    /* metadata */
+    ra_meta_list *md = &s->meta;
+    bool ok = ra_meta_set_string(ar, md, "format", FMT) &&
+              ra_meta_set_double(ar, md, "native_ticks_per_second", 1000.0) &&
+              ra_meta_set_int(ar, md, "lego.duration_ms", a->duration) &&
+              ra_meta_set_bool(ar, md, "lego.has_header", a->has_header) &&
+              ra_meta_set_string(ar, md, "coords", st->native ? "native (left-handed, Y up)" : "converted (right-handed, Y up, Z mirrored)");
+    if (ok && a->has_header) {
+        ok = ra_meta_set_double(ar, md, "lego.bounding_radius", a->bounding_radius) &&
+             ra_meta_set_vec3(ar, md, "lego.bounding_center",
+                              ra_v3(a->center[0], a->center[1], st->native ? a->center[2] : -a->center[2])) &&
+             ra_meta_set_int(ar, md, "lego.val3", a->val3) && ra_meta_set_int(ar, md, "lego.has_camera_anim", a->parse_scene);
+    }
+    if (ok) {
+        ra_writer w;
+        ra_writer_init(&w);
+        ra_json j;
+        ra_json_init_buffer(&j, &w, false);
+        ra_json_begin_array(&j);
+        for (uint32_t i = 0; i < a->num_actors; i++) {
+            ra_json_begin_object(&j);
+            ra_json_key(&j, "name");
+            ra_json_string_n(&j, a->actors[i].name, a->actors[i].name_len);
+            ra_json_key(&j, "type");
+            ra_json_uint(&j, a->actors[i].type);
+            ra_json_end_object(&j);
+        }
+        ra_json_end_array(&j);
+        ra_wr_u8(&w, 0);
+        ok = !w.failed && ra_meta_set_string(ar, md, "lego.actors", (const char *)w.data);
+        ra_writer_free(&w);
+    }
+    if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "lego.trailing_bytes", (int64_t)a->trailing_size);
+    if (!ok) return nomem(err);
+    if (a->duration < last_ms)
+        ra_scene_warn(s, "keys run to %.0f ms, past the duration of %d ms; the scene duration covers them", last_ms, a->duration);
+    return RA_OK;
+}
+
+/* ---- dump --source -------------------------------------------------------------------------- */
+static void dump_keys_head(ra_json *j, uint32_t raw)
+{
+    ra_json_key(j, "time");
+    ra_json_uint(j, lego_key_time(raw));
+    ra_json_key(j, "flags");
+    ra_json_uint(j, lego_key_flags(raw));
+}
+
+static void dump_trans(ra_json *j, const char *key, const lego_trans_key *k, uint16_t n)
+{
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    for (uint16_t i = 0; i < n; i++) {
+        ra_json_begin_object(j);
+        dump_keys_head(j, k[i].raw);
+        ra_json_key(j, "x");
+        ra_json_number(j, k[i].x);
+        ra_json_key(j, "y");
+        ra_json_number(j, k[i].y);
+        ra_json_key(j, "z");
+        ra_json_number(j, k[i].z);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+static void dump_node(ra_json *j, const lego_node *n, int depth)
+{
+    ra_json_begin_object(j);
+    ra_json_key(j, "name");
+    ra_json_string_n(j, n->name, n->name_len);
+    dump_trans(j, "translation_keys", n->trans, n->num_trans);
+    ra_json_key(j, "rotation_keys");
+    ra_json_begin_array(j);
+    for (uint16_t i = 0; i < n->num_rot; i++) {
+        ra_json_begin_object(j);
+        dump_keys_head(j, n->rot[i].raw);
+        ra_json_key(j, "w");
+        ra_json_number(j, n->rot[i].w);
+        ra_json_key(j, "x");
+        ra_json_number(j, n->rot[i].x);
+        ra_json_key(j, "y");
+        ra_json_number(j, n->rot[i].y);
+        ra_json_key(j, "z");
+        ra_json_number(j, n->rot[i].z);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    dump_trans(j, "scale_keys", n->scale, n->num_scale);
+    ra_json_key(j, "morph_keys");
+    ra_json_begin_array(j);
+    for (uint16_t i = 0; i < n->num_morph; i++) {
+        ra_json_begin_object(j);
+        dump_keys_head(j, n->morph[i].raw);
+        ra_json_key(j, "visible");
+        ra_json_uint(j, n->morph[i].visible);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "children");
+    ra_json_begin_array(j);
+    /* the JSON writer nests at most RA_JSON_MAX_DEPTH levels; deeper trees are cut with a marker */
+    if (depth < (RA_JSON_MAX_DEPTH - 8) / 2) {
+        for (uint32_t i = 0; i < n->num_children; i++) dump_node(j, &n->children[i], depth + 1);
+    } else if (n->num_children) {
+        ra_json_string(j, "(deeper levels omitted)");
+    }
+    ra_json_end_array(j);
+    ra_json_end_object(j);
+}
+
+static void lego_dump_source(const ra_document *doc, ra_json *j)
+{
+    const lego_ani *a = doc->model;
+    ra_json_begin_object(j);
+    ra_json_key(j, "format");
+    ra_json_string(j, doc->format->id);
+    if (a->has_header) {
+        ra_json_key(j, "magic");
+        ra_json_int(j, a->magic);
+        ra_json_key(j, "bounding_radius");
+        ra_json_number(j, a->bounding_radius);
+        ra_json_key(j, "center_x");
+        ra_json_number(j, a->center[0]);
+        ra_json_key(j, "center_y");
+        ra_json_number(j, a->center[1]);
+        ra_json_key(j, "center_z");
+        ra_json_number(j, a->center[2]);
+        ra_json_key(j, "has_camera_anim");
+        ra_json_int(j, a->parse_scene);
+        ra_json_key(j, "unused");
+        ra_json_int(j, a->val3);
+    }
+    ra_json_key(j, "num_actors");
+    ra_json_uint(j, a->num_actors);
+    ra_json_key(j, "actors");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < a->num_actors; i++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string_n(j, a->actors[i].name, a->actors[i].name_len);
+        if (a->actors[i].name_len) {
+            ra_json_key(j, "type");
+            ra_json_uint(j, a->actors[i].type);
+        }
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "duration");
+    ra_json_int(j, a->duration);
+    if (a->camera) {
+        ra_json_key(j, "camera_anim");
+        ra_json_begin_object(j);
+        dump_trans(j, "translation_keys", a->camera->pos, a->camera->num_pos);
+        dump_trans(j, "target_keys", a->camera->target, a->camera->num_target);
+        ra_json_key(j, "rotation_keys");
+        ra_json_begin_array(j);
+        for (uint16_t i = 0; i < a->camera->num_roll; i++) {
+            ra_json_begin_object(j);
+            dump_keys_head(j, a->camera->roll[i].raw);
+            ra_json_key(j, "z");
+            ra_json_number(j, a->camera->roll[i].z);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+        ra_json_end_object(j);
+    }
+    ra_json_key(j, "root_node");
+    dump_node(j, &a->root, 0);
+    ra_json_key(j, "trailing_bytes");
+    ra_json_uint(j, a->trailing_size);
+    ra_json_end_object(j);
+}
+
+/* ---- format entries ---------------------------------------------------------------------------- */
+static int lego_detect(const uint8_t *d, size_t n)
+{
+    if (n < 36) return 0;
+    uint32_t magic = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+    if (magic != LEGO_ANI_MAGIC) return 0;
+    /* actor count must fit the file: a cheap plausibility check beyond the magic */
+    uint32_t actors = (uint32_t)d[28] | (uint32_t)d[29] << 8 | (uint32_t)d[30] << 16 | (uint32_t)d[31] << 24;
+    if (actors > (n - 32) / 4) return 10;
+    return 60;
+}
+
+static ra_status read_common(ra_document *doc, const uint8_t *data, size_t size, bool body, ra_error *err)
+{
+    lego_ani *a = ra_arena_alloc(doc->arena, sizeof *a);
+    if (!a) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
+    double md = ra_options_get_double(&doc->options, "max_depth", LEGO_DEFAULT_MAX_DEPTH);
+    if (!(md >= 1) || md > 1e6) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..1000000");
+    ra_status st = lego_ani_read(data, size, body, (uint32_t)md, doc->arena, a, err);
+    if (st == RA_OK) doc->model = a;
+    return st;
+}
+static ra_status lego_read_full(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    return read_common(doc, data, size, false, err);
+}
+static ra_status lego_read_body(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    return read_common(doc, data, size, true, err);
+}
+static ra_status lego_write(const ra_document *doc, ra_writer *w, ra_error *err)
+{
+    return lego_ani_write(doc->model, w, err);
+}
+
+const ra_format ra_format_lego_ani = {
+    "lego_ani",
+    "LEGO Island animation (.ani)",
+    "ani",
+    "s32 magic 0x11 at offset 0 and a plausible actor count at offset 28",
+    lego_detect,
+    lego_read_full,
+    lego_to_scene,
+    lego_pose,
+    lego_dump_source,
+    lego_write,
+};
+
+const ra_format ra_format_lego_ani_body = {
+    "lego_ani_body",
+    "LEGO Island animation body, as embedded in WDB models (no header, no camera)",
+    "",
+    "never detected: select it with --option format=lego_ani_body",
+    NULL,
+    lego_read_body,
+    lego_to_scene,
+    lego_pose,
+    lego_dump_source,
+    lego_write,
+};

@@ -1,0 +1,48 @@
+// retroanim — the Assimp side: importers for every retroanim format and the
+// one converter from ra_scene to aiScene they all share.
+//
+//   Assimp::Importer imp;
+//   retroanim::RegisterImporters(imp);          // the Importer owns them
+//   const aiScene *s = imp.ReadFile("walk.ani", aiProcess_ValidateDataStructure);
+//
+// Importer properties (Importer::SetPropertyString / SetPropertyInteger):
+//   "RETROANIM_OPTIONS"  "key=value;key=value" — retroanim options (README),
+//                        e.g. "coords=native;ticks=native"
+//   AI_CONFIG_IMPORT_NO_SKELETON_MESHES — no skeleton mesh; the scene is then
+//                        flagged AI_SCENE_FLAGS_INCOMPLETE
+// The environment variable RETROANIM_OPTIONS is read too (before the
+// property), so that stock tools can pass options.
+#ifndef RETROANIM_ASSIMP_HPP
+#define RETROANIM_ASSIMP_HPP
+
+#include <string>
+
+struct aiScene;
+namespace Assimp {
+class Importer;
+}
+
+extern "C" {
+struct ra_scene;
+}
+
+namespace retroanim {
+
+constexpr const char *kOptionsProperty = "RETROANIM_OPTIONS";
+
+// Registers one importer per retroanim format on `importer` (which takes
+// ownership of them, as Assimp does for every registered loader).
+void RegisterImporters(Assimp::Importer &importer);
+
+struct ConvertSettings {
+    bool ticks_native = false;   // false: 1 tick = 1 second (mTicksPerSecond = 1)
+    bool skeleton_mesh = true;   // false: no mesh, AI_SCENE_FLAGS_INCOMPLETE set
+};
+
+// Fills an (empty, freshly constructed) aiScene from a retroanim scene.
+// Throws std::runtime_error on failure.
+void ConvertScene(const ra_scene &src, const ConvertSettings &settings, aiScene *out);
+
+}  // namespace retroanim
+
+#endif

@@ -1,0 +1,160 @@
+/* retroanim — base services shared by every format: status and error values,
+ * the per-load arena, the bounds-checked read cursor and the byte writer.
+ *
+ * Every read of file bytes goes through ra_cursor.  A failed read records the
+ * format, the field and the byte offset in the ra_error it points to, and the
+ * error is sticky: every later read on that cursor fails too, so a format
+ * reader can check once at the end of a block. */
+#ifndef RETROANIM_RA_BASE_H
+#define RETROANIM_RA_BASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ra_status {
+    RA_OK = 0,
+    RA_ERR_TRUNCATED,     /* a field runs past the end of the data */
+    RA_ERR_BAD_MAGIC,     /* signature / version not recognised */
+    RA_ERR_BAD_VALUE,     /* a field holds a value the format forbids */
+    RA_ERR_LIMIT,         /* a count, depth or size exceeds a load limit */
+    RA_ERR_NO_MEMORY,     /* an allocation failed or the memory limit was reached */
+    RA_ERR_UNSUPPORTED,   /* valid data this build cannot handle */
+    RA_ERR_IO,            /* the file could not be read or written */
+    RA_ERR_USAGE,         /* the caller passed an invalid argument */
+    RA_STATUS_COUNT
+} ra_status;
+
+const char *ra_status_name(ra_status s);
+
+/* The first failure of an operation.  offset is a byte offset into the input
+ * (or RA_NO_OFFSET when the failure is not tied to a position). */
+#define RA_NO_OFFSET UINT64_MAX
+typedef struct ra_error {
+    ra_status code;
+    const char *format; /* format id ("lego_ani", ...) or "retroanim" */
+    uint64_t offset;
+    char field[64];
+    char msg[192];
+} ra_error;
+
+void ra_error_clear(ra_error *e);
+/* Records the failure unless one is recorded already (the first one wins).
+ * Returns the code, so callers can `return ra_fail(...)`. */
+ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offset,
+                  const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* "FORMAT: what is wrong (field) (at byte N)" */
+size_t ra_error_format(const ra_error *e, char *buf, size_t size);
+
+/* ---- arena: one free releases everything a load produced ---------------- */
+typedef struct ra_arena ra_arena;
+
+/* memory_limit 0 = no limit (bytes of arena memory, chunk overhead included) */
+ra_arena *ra_arena_create(size_t memory_limit);
+void ra_arena_destroy(ra_arena *a);
+/* Zeroed memory, 16-byte aligned.  NULL on failure (limit or malloc). */
+void *ra_arena_alloc(ra_arena *a, size_t size);
+/* n * size with the multiply checked for overflow; n == 0 gives a valid pointer. */
+void *ra_arena_array(ra_arena *a, size_t n, size_t size);
+/* Grows an arena array (copying); the old block stays in the arena. */
+void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size);
+char *ra_arena_strndup(ra_arena *a, const char *s, size_t n);
+char *ra_arena_printf(ra_arena *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+size_t ra_arena_used(const ra_arena *a);
+
+/* ---- string map (open addressing, in an arena): name -> uint32 value ------ */
+typedef struct ra_strmap {
+    ra_arena *arena;
+    const char **keys;
+    uint32_t *values;
+    size_t cap, count;
+} ra_strmap;
+
+bool ra_strmap_init(ra_strmap *m, ra_arena *a, size_t expected);
+/* Pointer to the value of key (inserted with value 0 when missing), NULL when
+ * out of memory.  The key string must outlive the map. */
+uint32_t *ra_strmap_slot(ra_strmap *m, const char *key);
+const uint32_t *ra_strmap_get(const ra_strmap *m, const char *key);
+
+/* ---- bounds-checked cursor ------------------------------------------------ */
+typedef struct ra_cursor {
+    const uint8_t *data;
+    size_t size;
+    size_t pos;
+    const char *format; /* for error messages */
+    ra_error *err;      /* sticky: once err->code != RA_OK every read fails */
+} ra_cursor;
+
+void ra_cursor_init(ra_cursor *c, const void *data, size_t size, const char *format, ra_error *err);
+static inline bool ra_cursor_ok(const ra_cursor *c) { return c->err->code == RA_OK; }
+static inline size_t ra_cursor_left(const ra_cursor *c) { return c->size - c->pos; }
+
+bool ra_rd_u8(ra_cursor *c, uint8_t *v, const char *field);
+bool ra_rd_u16le(ra_cursor *c, uint16_t *v, const char *field);
+bool ra_rd_u16be(ra_cursor *c, uint16_t *v, const char *field);
+bool ra_rd_u32le(ra_cursor *c, uint32_t *v, const char *field);
+bool ra_rd_u32be(ra_cursor *c, uint32_t *v, const char *field);
+bool ra_rd_s16le(ra_cursor *c, int16_t *v, const char *field);
+bool ra_rd_s16be(ra_cursor *c, int16_t *v, const char *field);
+bool ra_rd_s32le(ra_cursor *c, int32_t *v, const char *field);
+bool ra_rd_s32be(ra_cursor *c, int32_t *v, const char *field);
+bool ra_rd_f32le(ra_cursor *c, float *v, const char *field);
+bool ra_rd_f32be(ra_cursor *c, float *v, const char *field);
+bool ra_rd_f64le(ra_cursor *c, double *v, const char *field);
+bool ra_rd_f64be(ra_cursor *c, double *v, const char *field);
+bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field);
+bool ra_rd_skip(ra_cursor *c, size_t n, const char *field);
+/* n bytes copied into the arena with a NUL appended (the bytes may hold NULs). */
+bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *field);
+/* Checks that `count` items of at least `min_item_bytes` each can still fit in
+ * the bytes left, before anything is allocated for them. */
+bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field);
+/* Records an error at the current (or a given) position. */
+bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *field, const char *msg);
+/* Subtraction-form range check: off + len fits in size. */
+static inline bool ra_range_ok(size_t size, uint64_t off, uint64_t len)
+{
+    return off <= size && len <= size - off;
+}
+
+/* ---- byte writer ------------------------------------------------------------ */
+typedef struct ra_writer {
+    uint8_t *data; /* malloc'd; caller frees with ra_writer_free or takes ownership */
+    size_t size;
+    size_t cap;
+    bool failed; /* an allocation failed; data is incomplete */
+} ra_writer;
+
+void ra_writer_init(ra_writer *w);
+void ra_writer_free(ra_writer *w);
+bool ra_wr_bytes(ra_writer *w, const void *p, size_t n);
+bool ra_wr_u8(ra_writer *w, uint8_t v);
+bool ra_wr_u16le(ra_writer *w, uint16_t v);
+bool ra_wr_u16be(ra_writer *w, uint16_t v);
+bool ra_wr_u32le(ra_writer *w, uint32_t v);
+bool ra_wr_u32be(ra_writer *w, uint32_t v);
+bool ra_wr_f32le(ra_writer *w, float v);
+bool ra_wr_f32be(ra_writer *w, float v);
+bool ra_wr_f64le(ra_writer *w, double v);
+
+/* ---- whole-file helpers (C layers only use these in tools and tests) ------ */
+/* Reads a file into malloc'd memory; returns RA_OK or RA_ERR_IO / RA_ERR_NO_MEMORY. */
+ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err);
+ra_status ra_write_file(const char *path, const void *data, size_t size, ra_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

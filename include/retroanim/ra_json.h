@@ -1,0 +1,49 @@
+/* retroanim — a small streaming JSON writer (commas, escaping and nesting
+ * handled here; numbers printed so that float32 values round-trip). */
+#ifndef RETROANIM_RA_JSON_H
+#define RETROANIM_RA_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ra_base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RA_JSON_MAX_DEPTH 64
+
+typedef struct ra_json {
+    FILE *fp;       /* output to a stream, or */
+    ra_writer *buf; /* output to a growable buffer */
+    int depth;
+    bool first[RA_JSON_MAX_DEPTH]; /* no element written yet at this level */
+    bool after_key;
+    bool pretty;
+    bool failed;
+} ra_json;
+
+void ra_json_init_file(ra_json *j, FILE *fp, bool pretty);
+void ra_json_init_buffer(ra_json *j, ra_writer *w, bool pretty);
+void ra_json_begin_object(ra_json *j);
+void ra_json_end_object(ra_json *j);
+void ra_json_begin_array(ra_json *j);
+void ra_json_end_array(ra_json *j);
+void ra_json_key(ra_json *j, const char *key);
+void ra_json_string(ra_json *j, const char *s);
+void ra_json_string_n(ra_json *j, const char *s, size_t n);
+void ra_json_number(ra_json *j, double v); /* NaN/inf are written as null */
+void ra_json_int(ra_json *j, int64_t v);
+void ra_json_uint(ra_json *j, uint64_t v);
+void ra_json_bool(ra_json *j, bool v);
+void ra_json_null(ra_json *j);
+/* Writes a pre-formatted JSON value verbatim (caller guarantees validity). */
+void ra_json_raw(ra_json *j, const char *text);
+void ra_json_finish(ra_json *j); /* trailing newline */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

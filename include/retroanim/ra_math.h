@@ -1,0 +1,77 @@
+/* retroanim — small double-precision math shared by every format.
+ *
+ * Conventions (the same as Assimp's): column vectors, matrices stored
+ * row-major as m[row][col], translation in m[0][3], m[1][3], m[2][3].
+ * Quaternions are (w, x, y, z) and rotate column vectors: v' = q v q*. */
+#ifndef RETROANIM_RA_MATH_H
+#define RETROANIM_RA_MATH_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ra_vec3 { double x, y, z; } ra_vec3;
+typedef struct ra_quat { double w, x, y, z; } ra_quat;
+typedef struct ra_mat4 { double m[4][4]; } ra_mat4;
+
+#define RA_PI 3.14159265358979323846
+
+ra_vec3 ra_v3(double x, double y, double z);
+ra_vec3 ra_v3_add(ra_vec3 a, ra_vec3 b);
+ra_vec3 ra_v3_sub(ra_vec3 a, ra_vec3 b);
+ra_vec3 ra_v3_scale(ra_vec3 a, double s);
+ra_vec3 ra_v3_lerp(ra_vec3 a, ra_vec3 b, double t);
+ra_vec3 ra_v3_cross(ra_vec3 a, ra_vec3 b);
+double ra_v3_dot(ra_vec3 a, ra_vec3 b);
+double ra_v3_len(ra_vec3 a);
+
+ra_quat ra_q_identity(void);
+ra_quat ra_q(double w, double x, double y, double z);
+ra_quat ra_q_mul(ra_quat a, ra_quat b);
+ra_quat ra_q_conj(ra_quat q);
+ra_quat ra_q_neg(ra_quat q);
+ra_quat ra_q_scale(ra_quat q, double s);
+ra_quat ra_q_add(ra_quat a, ra_quat b);
+double ra_q_dot(ra_quat a, ra_quat b);
+double ra_q_len(ra_quat q);
+/* Unit quaternion; the zero quaternion gives identity. */
+ra_quat ra_q_normalize(ra_quat q);
+ra_quat ra_q_axis_angle(ra_vec3 axis, double radians);
+/* Rotation as consumers play it: shortest arc, normalised result
+ * (what aiQuaternion::Interpolate and glTF slerp do). */
+ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t);
+/* Plain slerp along the great circle from a to b, no hemisphere flip
+ * (t may lie outside [0,1]: the circle is continued). */
+ra_quat ra_q_slerp_raw(ra_quat a, ra_quat b, double t);
+/* Angle between two rotations in radians (sign of the quaternions ignored). */
+double ra_q_angle_between(ra_quat a, ra_quat b);
+ra_vec3 ra_q_rotate(ra_quat q, ra_vec3 v);
+/* Euler angles in radians applied in the order X, then Y, then Z
+ * (q = qz * qy * qx). */
+ra_quat ra_q_from_euler_xyz(double x, double y, double z);
+
+ra_mat4 ra_m4_identity(void);
+ra_mat4 ra_m4_mul(const ra_mat4 *a, const ra_mat4 *b);
+ra_mat4 ra_m4_transpose(const ra_mat4 *a);
+/* T * R * S */
+ra_mat4 ra_m4_compose(ra_vec3 t, ra_quat r, ra_vec3 s);
+ra_mat4 ra_m4_from_quat(ra_quat q);
+ra_mat4 ra_m4_translation(ra_vec3 t);
+/* Splits an affine matrix into T, R, S (positive scale unless det < 0, then
+ * x scale is negated).  Returns false if the matrix is singular. */
+bool ra_m4_decompose(const ra_mat4 *m, ra_vec3 *t, ra_quat *r, ra_vec3 *s);
+ra_vec3 ra_m4_apply_point(const ra_mat4 *m, ra_vec3 p);
+double ra_m4_max_abs_diff(const ra_mat4 *a, const ra_mat4 *b);
+/* The mirror F*M*F with F = diag(1,1,-1,1): converts between a left-handed and
+ * a right-handed frame by negating Z. */
+ra_mat4 ra_m4_mirror_z(const ra_mat4 *m);
+
+/* float32 spacing at x (the gap to the next representable float). */
+double ra_f32_ulp(double x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,193 @@
+/* retroanim — the neutral scene every format's to_scene produces and the
+ * Assimp shim turns into an aiScene.
+ *
+ * Times are in SECONDS everywhere in ra_scene.  Keys played back the way
+ * Assimp consumers play them (linear position and scale, shortest-arc slerp,
+ * first/last key held outside the keyed range) reproduce the game's pose.
+ * All memory belongs to the scene's arena. */
+#ifndef RETROANIM_RA_SCENE_H
+#define RETROANIM_RA_SCENE_H
+
+#include "ra_base.h"
+#include "ra_math.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum ra_meta_type {
+    RA_META_BOOL = 1,
+    RA_META_INT,    /* int64 */
+    RA_META_DOUBLE,
+    RA_META_STRING, /* lists and records are stored as JSON text */
+    RA_META_VEC3
+} ra_meta_type;
+
+typedef struct ra_meta {
+    const char *key;
+    ra_meta_type type;
+    union {
+        bool b;
+        int64_t i;
+        double d;
+        const char *s;
+        ra_vec3 v;
+    } u;
+} ra_meta;
+
+typedef struct ra_meta_list {
+    ra_meta *items;
+    size_t count, cap;
+} ra_meta_list;
+
+typedef struct ra_node {
+    const char *name;   /* unique, non-empty */
+    int32_t parent;     /* index into ra_scene.nodes, -1 for the root */
+    ra_mat4 transform;  /* local rest transform */
+    ra_meta_list meta;
+} ra_node;
+
+typedef struct ra_vec_key { double t; ra_vec3 v; } ra_vec_key;
+typedef struct ra_quat_key { double t; ra_quat q; } ra_quat_key;
+
+typedef enum ra_behaviour {
+    RA_BEHAVIOUR_DEFAULT = 0,
+    RA_BEHAVIOUR_CONSTANT = 1,
+    RA_BEHAVIOUR_LINEAR = 2,
+    RA_BEHAVIOUR_REPEAT = 3
+} ra_behaviour;
+
+typedef struct ra_channel {
+    uint32_t node; /* index into ra_scene.nodes */
+    ra_behaviour pre_state, post_state;
+    ra_vec_key *position;
+    size_t position_count;
+    ra_quat_key *rotation;
+    size_t rotation_count;
+    ra_vec_key *scaling;
+    size_t scaling_count;
+} ra_channel;
+
+typedef struct ra_animation {
+    const char *name;
+    double ticks_per_second; /* the format's native rate (key times * this = native ticks) */
+    double duration;         /* seconds; >= every key time */
+    ra_channel *channels;
+    size_t channel_count;
+} ra_animation;
+
+typedef struct ra_camera {
+    const char *name;      /* equals the name of the node that places it */
+    uint32_t node;
+    double horizontal_fov; /* HALF angle in radians, as aiCamera::mHorizontalFOV */
+    double aspect;
+    double clip_near, clip_far;
+    ra_vec3 position, look_at, up; /* in the camera node's local frame */
+} ra_camera;
+
+typedef struct ra_warning {
+    const char *msg;
+    uint32_t count; /* repeats of the same message */
+} ra_warning;
+
+typedef struct ra_scene {
+    const char *format;
+    ra_arena *arena;
+    ra_node *nodes; /* pre-order; nodes[0] is the unanimated root */
+    size_t node_count, node_cap;
+    ra_animation *animations;
+    size_t animation_count;
+    ra_camera *cameras;
+    size_t camera_count;
+    ra_meta_list meta;
+    ra_warning *warnings;
+    size_t warning_count, warning_cap;
+    /* indices of nodes that the skeleton mesh must leave out (cameras) */
+    uint32_t *non_skeleton;
+    size_t non_skeleton_count;
+} ra_scene;
+
+/* Builders.  Each returns false (and records RA_ERR_NO_MEMORY in err) on failure. */
+void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format);
+/* Adds a node; returns its index or -1. */
+int32_t ra_scene_add_node(ra_scene *s, const char *name, int32_t parent, const ra_mat4 *transform);
+int32_t ra_scene_find_node(const ra_scene *s, const char *name);
+bool ra_meta_set_bool(ra_arena *a, ra_meta_list *m, const char *key, bool v);
+bool ra_meta_set_int(ra_arena *a, ra_meta_list *m, const char *key, int64_t v);
+bool ra_meta_set_double(ra_arena *a, ra_meta_list *m, const char *key, double v);
+bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
+bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
+const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key);
+/* Adds a warning (deduplicated by text). */
+void ra_scene_warn(ra_scene *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- consumer-style playback of the baked keys ------------------------------ */
+/* Local transform of a node at time t (seconds) in animation `anim`, as Assimp
+ * consumers play it: a missing track (or a node without channel) uses the
+ * node's rest transform component. */
+ra_mat4 ra_scene_sample_local(const ra_scene *s, size_t anim, uint32_t node, double t);
+/* World transforms of every node at time t into out[node_count]. */
+void ra_scene_sample_world(const ra_scene *s, size_t anim, double t, ra_mat4 *out);
+
+/* ---- key track builder: how formats bake engine rules into keys ------------ */
+/* Keys are appended in increasing time.  A value jump at time t (a step, a
+ * value before a first key, a duplicate time) is written as two keys: the
+ * left value at t - eps and the right value at t, where eps is
+ * ra_step_epsilon(t): 0.1 ms, or more where float32 seconds cannot resolve
+ * that.  Quaternions are made hemisphere-continuous as they are appended. */
+typedef struct ra_vec_track {
+    ra_vec_key *keys;
+    size_t count, cap;
+} ra_vec_track;
+typedef struct ra_quat_track {
+    ra_quat_key *keys;
+    size_t count, cap;
+} ra_quat_track;
+
+double ra_step_epsilon(double t);
+bool ra_vec_track_push(ra_arena *a, ra_vec_track *tr, double t, ra_vec3 v);
+bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q);
+/* Appends the arc from q0 (at t0, already pushed) to q1 at t1 following the
+ * great circle q0 -> q1 without shortest-arc flip, subdivided so that each
+ * piece spans at most max_angle radians of 4D arc (< pi/2), which a
+ * shortest-arc consumer then follows exactly. */
+bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
+                       double max_angle);
+/* Removes keys that repeat both neighbours' value (exact for linear and slerp). */
+void ra_vec_track_simplify(ra_vec_track *tr, double tol);
+void ra_quat_track_simplify(ra_quat_track *tr, double tol);
+
+/* ---- baking a transform function into keys ----------------------------------------
+ * A format describes a node's local transform as a function of time `eval`
+ * (the game's rules) plus its breakpoints: the times where the function may
+ * jump or change from one interpolation piece to the next.  Between two
+ * breakpoints the function must be continuous.  ra_bake_channel samples it at
+ * each breakpoint (with the left value at b - eps and the right value at
+ * b + eps, so steps survive linear playback), then subdivides every piece
+ * until linear/shortest-arc playback of the keys stays within the tolerances,
+ * and finally drops keys that playback reproduces anyway.  Before the first
+ * breakpoint and after the last one the function must be constant. */
+typedef struct ra_trs { ra_vec3 t; ra_quat r; ra_vec3 s; } ra_trs;
+typedef ra_trs (*ra_eval_fn)(const void *ctx, double t_seconds);
+
+typedef struct ra_bake_params {
+    double angle_tol;     /* radians of rotation error allowed between keys (default 1e-5) */
+    double value_tol;     /* absolute position/scale error allowed (default 1e-6) */
+    double max_key_angle; /* largest rotation between two keys, radians (default 150 deg, max < 180) */
+    int max_depth;        /* subdivision depth per piece (default 16) */
+} ra_bake_params;
+
+void ra_bake_params_default(ra_bake_params *p);
+/* breaks: sorted ascending, may hold duplicates.  Fills ch->position/rotation/
+ * scaling (all three tracks) in ch; ch->node is left to the caller. */
+bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
+                     const ra_bake_params *p, ra_channel *ch);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

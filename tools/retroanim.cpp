@@ -1,0 +1,487 @@
+// retroanim — command line (the contract is in DESIGN.md / README.md).
+#include <assimp/Exporter.hpp>
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "retroanim/assimp.hpp"
+#include "retroanim/retroanim.h"
+
+namespace {
+
+const char *kUsage =
+    "usage: retroanim COMMAND [ARGS] [--option KEY=VALUE]... [--quiet]\n"
+    "  formats                          formats, extensions, how each is detected\n"
+    "  info FILE                        summary: format, nodes, animations, key counts, warnings\n"
+    "  dump FILE                        JSON of the scene as Assimp consumers receive it\n"
+    "  dump --source FILE               JSON of the file's own fields\n"
+    "  pose FILE --time T [--anim N]    JSON of every node's world transform at T seconds\n"
+    "  convert IN OUT [--format ID]     import and export through Assimp (ID from OUT's extension)\n"
+    "  batch IN_DIR OUT_DIR --format ID [-j N]   convert every recognised file\n"
+    "exit codes: 0 ok, 1 the input could not be imported, 2 usage\n";
+
+int Usage(const std::string &msg)
+{
+    if (!msg.empty()) std::fprintf(stderr, "retroanim: %s\n", msg.c_str());
+    std::fputs(kUsage, stderr);
+    return 2;
+}
+
+struct Args {
+    std::vector<std::string> pos;
+    std::vector<std::string> option_strings;  // "k=v", kept alive for ra_options
+    bool quiet = false;
+    bool source = false;
+    std::string time, anim, format, jobs;
+};
+
+bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
+{
+    for (int i = 2; i < argc; i++) {
+        std::string s = argv[i];
+        auto value = [&](std::string &out) {
+            if (i + 1 >= argc) {
+                err = s + " needs a value";
+                return false;
+            }
+            out = argv[++i];
+            return true;
+        };
+        if (s == "--quiet" || s == "-q") a.quiet = true;
+        else if (s == "--source") a.source = true;
+        else if (s == "--option" || s == "-o") {
+            std::string v;
+            if (!value(v)) return false;
+            if (v.find('=') == std::string::npos || v[0] == '=') {
+                err = "--option wants KEY=VALUE, got '" + v + "'";
+                return false;
+            }
+            a.option_strings.push_back(v);
+        } else if (s == "--time" || s == "-t") {
+            if (!value(a.time)) return false;
+        } else if (s == "--anim") {
+            if (!value(a.anim)) return false;
+        } else if (s == "--format" || s == "-f") {
+            if (!value(a.format)) return false;
+        } else if (s == "-j" || s == "--jobs") {
+            if (!value(a.jobs)) return false;
+        } else if (s.size() > 2 && s.compare(0, 2, "-j") == 0) {
+            a.jobs = s.substr(2);
+        } else if (s.size() > 1 && s[0] == '-') {
+            err = "unknown option " + s;
+            return false;
+        } else {
+            a.pos.push_back(s);
+        }
+    }
+    return true;
+}
+
+// ra_options over the "k=v" strings (split in place into owned copies)
+struct Options {
+    std::vector<std::string> keys, values;
+    ra_options opt;
+    std::string joined;  // "k=v;k=v" for the Assimp property
+    explicit Options(const std::vector<std::string> &kv)
+    {
+        for (const auto &s : kv) {
+            size_t eq = s.find('=');
+            keys.push_back(s.substr(0, eq));
+            values.push_back(s.substr(eq + 1));
+            joined += (joined.empty() ? "" : ";") + s;
+        }
+        ra_options_init(&opt);
+        for (size_t i = 0; i < keys.size(); i++) ra_options_add(&opt, keys[i].c_str(), values[i].c_str());
+    }
+};
+
+std::string FormatError(const ra_error &e)
+{
+    char buf[512];
+    ra_error_format(&e, buf, sizeof buf);
+    return buf;
+}
+
+int Fail(const std::string &file, const std::string &what)
+{
+    std::fprintf(stderr, "retroanim: %s: %s\n", file.c_str(), what.c_str());
+    return 1;
+}
+
+struct Loaded {
+    std::vector<uint8_t> bytes;
+    ra_document *doc = nullptr;
+    ~Loaded() { ra_document_free(doc); }
+};
+
+// 0 ok; otherwise prints the error line and returns 1
+int Load(const std::string &file, const ra_options &opt, bool scene, Loaded &out)
+{
+    ra_error err;
+    ra_error_clear(&err);
+    uint8_t *data = nullptr;
+    size_t size = 0;
+    if (ra_read_file(file.c_str(), &data, &size, &err) != RA_OK) return Fail(file, FormatError(err));
+    out.bytes.assign(data, data + size);
+    std::free(data);
+    ra_status st = scene ? ra_document_load(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err)
+                         : ra_document_read(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err);
+    if (st != RA_OK) return Fail(file, FormatError(err));
+    return 0;
+}
+
+int CmdFormats()
+{
+    size_t n = 0;
+    const ra_format *const *f = ra_formats(&n);
+    std::printf("%-16s %-12s %s\n", "id", "extensions", "name / detection");
+    for (size_t i = 0; i < n; i++)
+        std::printf("%-16s %-12s %s\n%-29s detected by: %s\n", f[i]->id, f[i]->extensions[0] ? f[i]->extensions : "-",
+                    f[i]->name, "", f[i]->detection);
+    return 0;
+}
+
+size_t KeyCount(const ra_animation &a)
+{
+    size_t k = 0;
+    for (size_t c = 0; c < a.channel_count; c++)
+        k += a.channels[c].position_count + a.channels[c].rotation_count + a.channels[c].scaling_count;
+    return k;
+}
+
+int CmdInfo(const Args &a, const Options &o)
+{
+    if (a.pos.size() != 1) return Usage("info takes one FILE");
+    Loaded l;
+    if (int rc = Load(a.pos[0], o.opt, true, l)) return rc;
+    const ra_scene &s = l.doc->scene;
+    std::printf("file:       %s (%zu bytes)\n", a.pos[0].c_str(), l.bytes.size());
+    std::printf("format:     %s — %s\n", l.doc->format->id, l.doc->format->name);
+    std::printf("nodes:      %zu (including RootNode)\n", s.node_count);
+    std::printf("cameras:    %zu\n", s.camera_count);
+    std::printf("animations: %zu\n", s.animation_count);
+    for (size_t i = 0; i < s.animation_count; i++) {
+        const ra_animation &an = s.animations[i];
+        std::printf("  [%zu] %s: %.3f s, native rate %g ticks/s, %zu channels, %zu keys\n", i, an.name, an.duration,
+                    an.ticks_per_second, an.channel_count, KeyCount(an));
+        for (size_t c = 0; c < an.channel_count; c++) {
+            const ra_channel &ch = an.channels[c];
+            std::printf("      %-24s pos %zu, rot %zu, scale %zu\n", s.nodes[ch.node].name, ch.position_count,
+                        ch.rotation_count, ch.scaling_count);
+        }
+    }
+    std::printf("warnings:   %zu\n", s.warning_count);
+    for (size_t i = 0; i < s.warning_count; i++)
+        std::printf("  - %s%s\n", s.warnings[i].msg,
+                    s.warnings[i].count > 1 ? (" (x" + std::to_string(s.warnings[i].count) + ")").c_str() : "");
+    return 0;
+}
+
+int CmdDump(const Args &a, const Options &o)
+{
+    if (a.pos.size() != 1) return Usage("dump takes one FILE");
+    Loaded l;
+    if (int rc = Load(a.pos[0], o.opt, !a.source, l)) return rc;
+    ra_json j;
+    ra_json_init_file(&j, stdout, true);
+    if (a.source) {
+        if (!l.doc->format->dump_source) return Fail(a.pos[0], "this format has no source dump");
+        l.doc->format->dump_source(l.doc, &j);
+    } else {
+        ra_scene_dump_json(&l.doc->scene, &j);
+    }
+    ra_json_finish(&j);
+    return j.failed ? 1 : 0;
+}
+
+bool ParseNumber(const std::string &s, double &v)
+{
+    char *end = nullptr;
+    v = std::strtod(s.c_str(), &end);
+    return !s.empty() && end && *end == 0 && std::isfinite(v);
+}
+
+int CmdPose(const Args &a, const Options &o)
+{
+    if (a.pos.size() != 1) return Usage("pose takes one FILE");
+    double t = 0, an = 0;
+    if (a.time.empty() || !ParseNumber(a.time, t)) return Usage("pose needs --time T (seconds)");
+    if (!a.anim.empty() && (!ParseNumber(a.anim, an) || an < 0 || an != (double)(size_t)an))
+        return Usage("--anim wants an animation index");
+    Loaded l;
+    if (int rc = Load(a.pos[0], o.opt, true, l)) return rc;
+    const ra_scene &s = l.doc->scene;
+    if (s.animation_count && (size_t)an >= s.animation_count)
+        return Usage("--anim " + a.anim + ": the file has " + std::to_string(s.animation_count) + " animation(s)");
+    std::vector<ra_mat4> world(s.node_count);
+    ra_error err;
+    ra_error_clear(&err);
+    if (ra_document_pose(l.doc, (size_t)an, t, world.data(), &err) != RA_OK) return Fail(a.pos[0], FormatError(err));
+    ra_json j;
+    ra_json_init_file(&j, stdout, false);
+    ra_json_begin_object(&j);
+    ra_json_key(&j, "time");
+    ra_json_number(&j, t);
+    ra_json_key(&j, "nodes");
+    ra_json_begin_array(&j);
+    for (size_t i = 0; i < s.node_count; i++) {
+        ra_json_begin_object(&j);
+        ra_json_key(&j, "name");
+        ra_json_string(&j, s.nodes[i].name);
+        ra_json_key(&j, "world");
+        ra_json_begin_array(&j);
+        for (int r = 0; r < 4; r++)
+            for (int c = 0; c < 4; c++) ra_json_number(&j, world[i].m[r][c]);
+        ra_json_end_array(&j);
+        ra_json_end_object(&j);
+    }
+    ra_json_end_array(&j);
+    ra_json_end_object(&j);
+    ra_json_finish(&j);
+    return 0;
+}
+
+std::string Lower(std::string s)
+{
+    for (auto &c : s) c = (char)std::tolower((unsigned char)c);
+    return s;
+}
+
+std::string ExtensionOf(const std::string &path)
+{
+    size_t slash = path.find_last_of('/');
+    size_t dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+    return Lower(path.substr(dot + 1));
+}
+
+// Exporter id for an output extension (glTF 2 for .gltf/.glb, never glTF 1).
+std::string ExportIdFor(const std::string &ext)
+{
+    if (ext == "gltf") return "gltf2";
+    if (ext == "glb") return "glb2";
+    if (ext == "dae") return "collada";
+    Assimp::Exporter ex;
+    for (size_t i = 0; i < ex.GetExportFormatCount(); i++) {
+        const aiExportFormatDesc *d = ex.GetExportFormatDescription(i);
+        if (Lower(d->fileExtension) == ext) return d->id;
+    }
+    return "";
+}
+
+std::string ExtensionForExportId(const std::string &id)
+{
+    Assimp::Exporter ex;
+    for (size_t i = 0; i < ex.GetExportFormatCount(); i++) {
+        const aiExportFormatDesc *d = ex.GetExportFormatDescription(i);
+        if (id == d->id) return d->fileExtension;
+    }
+    return "";
+}
+
+bool ExportIdKnown(const std::string &id) { return !ExtensionForExportId(id).empty(); }
+
+// Imports through Assimp with our importers; the hint routes files whose
+// extension no importer claims (body-only LEGO data) by their detected format.
+struct Converted {
+    size_t nodes = 0, animations = 0, keys = 0, cameras = 0;
+};
+
+bool ConvertOne(const std::string &in, const std::string &out, const std::string &export_id, const Options &o,
+                std::string &error, Converted &info)
+{
+    ra_error err;
+    ra_error_clear(&err);
+    uint8_t *data = nullptr;
+    size_t size = 0;
+    if (ra_read_file(in.c_str(), &data, &size, &err) != RA_OK) {
+        error = FormatError(err);
+        return false;
+    }
+    std::unique_ptr<uint8_t, void (*)(void *)> guard(data, std::free);
+    std::string opts = o.joined;
+    const char *forced = ra_options_get(&o.opt, "format");
+    const ra_format *f = forced ? ra_format_find(forced) : ra_format_detect(data, size, in.c_str());
+    if (!f) {
+        error = forced ? std::string("retroanim: unknown format id '") + forced + "'"
+                       : "retroanim: not a file of any supported format";
+        return false;
+    }
+    if (!forced) opts += std::string(opts.empty() ? "" : ";") + "format=" + f->id;
+    // every retroanim importer honours format=ID; pick one Assimp will route to
+    std::string hint;
+    size_t n = 0;
+    const ra_format *const *all = ra_formats(&n);
+    for (size_t i = 0; i < n && hint.empty(); i++)
+        if (all[i]->extensions[0]) hint = std::string(all[i]->extensions).substr(0, std::string(all[i]->extensions).find(' '));
+    Assimp::Importer imp;
+    retroanim::RegisterImporters(imp);
+    imp.SetPropertyString(retroanim::kOptionsProperty, opts);
+    const aiScene *sc = imp.ReadFileFromMemory(data, size, aiProcess_ValidateDataStructure, hint.c_str());
+    if (!sc) {
+        error = imp.GetErrorString();
+        return false;
+    }
+    info.nodes = 0;
+    std::vector<const aiNode *> stack{sc->mRootNode};
+    while (!stack.empty()) {
+        const aiNode *nd = stack.back();
+        stack.pop_back();
+        info.nodes++;
+        for (unsigned i = 0; i < nd->mNumChildren; i++) stack.push_back(nd->mChildren[i]);
+    }
+    info.animations = sc->mNumAnimations;
+    info.cameras = sc->mNumCameras;
+    for (unsigned a = 0; a < sc->mNumAnimations; a++)
+        for (unsigned c = 0; c < sc->mAnimations[a]->mNumChannels; c++) {
+            const aiNodeAnim *ch = sc->mAnimations[a]->mChannels[c];
+            info.keys += ch->mNumPositionKeys + ch->mNumRotationKeys + ch->mNumScalingKeys;
+        }
+    Assimp::Exporter ex;
+    if (ex.Export(sc, export_id, out) != AI_SUCCESS) {
+        error = std::string("export to ") + export_id + " failed: " + ex.GetErrorString();
+        return false;
+    }
+    return true;
+}
+
+int CmdConvert(const Args &a, const Options &o)
+{
+    if (a.pos.size() != 2) return Usage("convert takes IN and OUT");
+    std::string id = a.format.empty() ? ExportIdFor(ExtensionOf(a.pos[1])) : a.format;
+    if (id.empty()) return Usage("no exporter for '" + a.pos[1] + "'; name one with --format ID");
+    if (!ExportIdKnown(id)) return Usage("unknown export format '" + id + "'");
+    std::string error;
+    Converted info;
+    if (!ConvertOne(a.pos[0], a.pos[1], id, o, error, info)) return Fail(a.pos[0], error);
+    if (!a.quiet)
+        std::printf("wrote %s (%s): %zu nodes, %zu animation(s), %zu camera(s), %zu keys\n", a.pos[1].c_str(), id.c_str(),
+                    info.nodes, info.animations, info.cameras, info.keys);
+    return 0;
+}
+
+int CmdBatch(const Args &a, const Options &o)
+{
+    if (a.pos.size() != 2) return Usage("batch takes IN_DIR and OUT_DIR");
+    if (a.format.empty()) return Usage("batch needs --format ID");
+    if (!ExportIdKnown(a.format)) return Usage("unknown export format '" + a.format + "'");
+    double jd = 1;
+    if (!a.jobs.empty() && (!ParseNumber(a.jobs, jd) || jd < 1 || jd > 256 || jd != (double)(int)jd))
+        return Usage("-j wants a number of jobs from 1 to 256");
+    std::string ext = ExtensionForExportId(a.format);
+    if (a.format == "gltf2") ext = "gltf";
+    if (a.format == "glb2") ext = "glb";
+    DIR *d = opendir(a.pos[0].c_str());
+    if (!d) return Usage("cannot open directory " + a.pos[0]);
+    std::vector<std::string> files;
+    const char *forced = ra_options_get(&o.opt, "format");
+    while (dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name == "." || name == "..") continue;
+        std::string path = a.pos[0] + "/" + name;
+        struct stat st;
+        if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        bool ours = forced || ra_format_by_extension(name.c_str()) != nullptr;
+        if (!ours) {
+            FILE *fp = std::fopen(path.c_str(), "rb");
+            if (fp) {
+                uint8_t head[64];
+                size_t n = std::fread(head, 1, sizeof head, fp);
+                std::fclose(fp);
+                size_t fn = 0;
+                const ra_format *const *all = ra_formats(&fn);
+                for (size_t i = 0; i < fn && !ours; i++) ours = all[i]->detect && all[i]->detect(head, n) >= 50;
+            }
+        }
+        if (ours) files.push_back(name);
+    }
+    closedir(d);
+    std::sort(files.begin(), files.end());
+    mkdir(a.pos[1].c_str(), 0777);
+    std::atomic<size_t> next{0}, done{0}, failed{0};
+    std::mutex mu;
+    std::vector<std::string> errors;
+    bool tty = !a.quiet && isatty(2);
+    auto start = std::chrono::steady_clock::now();
+    auto progress = [&]() {
+        if (!tty) return;
+        size_t dn = done.load(), total = files.size();
+        int width = 30, fill = total ? (int)(width * dn / total) : width;
+        std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  %zu failed", fill, "##############################", width - fill, "",
+                     dn, total, failed.load());
+        std::fflush(stderr);
+    };
+    auto worker = [&]() {
+        for (;;) {
+            size_t i = next++;
+            if (i >= files.size()) return;
+            std::string in = a.pos[0] + "/" + files[i];
+            std::string stem = files[i].substr(0, files[i].find_last_of('.'));
+            if (stem.empty()) stem = files[i];
+            std::string out = a.pos[1] + "/" + stem + "." + ext;
+            std::string error;
+            Converted info;
+            bool ok = ConvertOne(in, out, a.format, o, error, info);
+            std::lock_guard<std::mutex> lock(mu);
+            if (!ok) {
+                failed++;
+                errors.push_back("retroanim: " + in + ": " + error);
+                if (tty) std::fputc('\n', stderr);
+                std::fprintf(stderr, "%s\n", errors.back().c_str());
+            }
+            done++;
+            progress();
+        }
+    };
+    int jobs = (int)jd;
+    std::vector<std::thread> pool;
+    for (int i = 1; i < jobs; i++) pool.emplace_back(worker);
+    worker();
+    for (auto &t : pool) t.join();
+    if (tty) std::fputc('\n', stderr);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!a.quiet)
+        std::printf("batch: %zu file(s), %zu converted, %zu failed, %.2f s, %d job(s)\n", files.size(),
+                    files.size() - failed.load(), failed.load(), secs, jobs);
+    return failed.load() ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) return Usage("");
+    std::string cmd = argv[1];
+    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    Args a;
+    std::string err;
+    if (!ParseArgs(argc, argv, a, err)) return Usage(err);
+    Options o(a.option_strings);
+    if (o.keys.size() > RA_MAX_OPTIONS) return Usage("too many --option");
+    if (cmd == "formats") return CmdFormats();
+    if (cmd == "info") return CmdInfo(a, o);
+    if (cmd == "dump") return CmdDump(a, o);
+    if (cmd == "pose") return CmdPose(a, o);
+    if (cmd == "convert") return CmdConvert(a, o);
+    if (cmd == "batch") return CmdBatch(a, o);
+    return Usage("unknown command '" + cmd + "'");
+}
