@@ -8,7 +8,7 @@
 
 void ra_bake_params_default(ra_bake_params *p)
 {
-    p->angle_tol = 1e-5;
+    p->angle_tol = 4e-6;
     p->value_tol = 1e-6;
     p->max_key_angle = 150.0 * RA_PI / 180.0;
     p->max_depth = 16;

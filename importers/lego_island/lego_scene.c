@@ -199,6 +199,15 @@ static ra_mat4 camera_world(const lego_camera *cam, double t_ms, bool native)
     return native ? m : ra_m4_mirror_z(&m);
 }
 
+/* Seconds to the engine's milliseconds.  Key times are whole milliseconds;
+ * t * 1000 is snapped to them so that a key's own time (1.011 s) selects the
+ * key, as the engine's integer clock does. */
+static double to_ms(double t)
+{
+    double ms = t * 1000.0, r = nearbyint(ms);
+    return fabs(ms - r) < 1e-6 ? r : ms;
+}
+
 /* ---- pose ---------------------------------------------------------------------------- */
 static ra_status lego_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
 {
@@ -206,7 +215,7 @@ static ra_status lego_pose(const ra_document *doc, size_t anim, double t, ra_mat
     (void)err;
     const lego_ani *a = doc->model;
     const lego_state *st = doc->state;
-    double t_ms = t * 1000.0;
+    double t_ms = to_ms(t);
     for (size_t i = 0; i < doc->scene.node_count; i++) {
         const lego_node *nd = st->scene_node[i];
         ra_mat4 local;
@@ -322,7 +331,7 @@ typedef struct node_ctx {
 static ra_trs eval_node_cb(const void *ctx, double t)
 {
     const node_ctx *c = ctx;
-    return node_local(c->node, t * 1000.0, c->native);
+    return node_local(c->node, to_ms(t), c->native);
 }
 
 typedef struct cam_ctx {
@@ -333,7 +342,7 @@ typedef struct cam_ctx {
 static ra_trs eval_cam_cb(const void *ctx, double t)
 {
     const cam_ctx *c = ctx;
-    ra_mat4 m = camera_world(c->cam, t * 1000.0, c->native);
+    ra_mat4 m = camera_world(c->cam, to_ms(t), c->native);
     ra_trs r;
     ra_m4_decompose(&m, &r.t, &r.r, &r.s);
     r.s = ra_v3(1, 1, 1);
@@ -479,7 +488,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
     bp.max_key_angle = ra_options_get_double(&doc->options, "max_key_angle", 150.0) * RA_PI / 180.0;
     if (!(bp.max_key_angle > 0.001) || bp.max_key_angle > 179.0 * RA_PI / 180.0)
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
-    double cam_tol = ra_options_get_double(&doc->options, "camera_tolerance", 0.002); /* degrees */
+    double cam_tol = ra_options_get_double(&doc->options, "camera_tolerance", 0.001); /* degrees */
     if (!(cam_tol > 0)) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "camera_tolerance", "camera_tolerance must be > 0 degrees");
 
     size_t animated = 0;

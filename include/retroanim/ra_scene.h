@@ -175,7 +175,7 @@ typedef struct ra_trs { ra_vec3 t; ra_quat r; ra_vec3 s; } ra_trs;
 typedef ra_trs (*ra_eval_fn)(const void *ctx, double t_seconds);
 
 typedef struct ra_bake_params {
-    double angle_tol;     /* radians of rotation error allowed between keys (default 1e-5) */
+    double angle_tol;     /* radians of rotation error allowed between keys (default 4e-6) */
     double value_tol;     /* absolute position/scale error allowed (default 1e-6) */
     double max_key_angle; /* largest rotation between two keys, radians (default 150 deg, max < 180) */
     int max_depth;        /* subdivision depth per piece (default 16) */

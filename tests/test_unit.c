@@ -1,0 +1,239 @@
+/* Unit tests of the common layer: cursor, arena, writer, math, JSON, string
+ * map, key tracks and the baker. */
+#include <string.h>
+
+#include "ra_test.h"
+#include "retroanim/retroanim.h"
+
+static void test_cursor(void)
+{
+    const uint8_t b[] = {0x01, 0x02, 0x03, 0x04, 0x00, 0x00, 0x80, 0x3f, 0xff, 0xfe};
+    ra_error e;
+    ra_error_clear(&e);
+    ra_cursor c;
+    ra_cursor_init(&c, b, sizeof b, "test", &e);
+    uint16_t u16;
+    uint32_t u32;
+    float f;
+    CHECK(ra_rd_u16le(&c, &u16, "a") && u16 == 0x0201, "u16le %x", u16);
+    c.pos = 0;
+    CHECK(ra_rd_u16be(&c, &u16, "a") && u16 == 0x0102, "u16be %x", u16);
+    c.pos = 0;
+    CHECK(ra_rd_u32le(&c, &u32, "a") && u32 == 0x04030201u, "u32le %x", u32);
+    c.pos = 0;
+    CHECK(ra_rd_u32be(&c, &u32, "a") && u32 == 0x01020304u, "u32be %x", u32);
+    CHECK(ra_rd_f32le(&c, &f, "f") && f == 1.0f, "f32le %g", f);
+    int16_t s16;
+    CHECK(ra_rd_s16le(&c, &s16, "s") && s16 == -257, "s16le %d", s16);
+    CHECK(ra_cursor_left(&c) == 0, "left %zu", ra_cursor_left(&c));
+    /* a failed read records field and offset, and is sticky */
+    CHECK(!ra_rd_u8(&c, (uint8_t *)&u16, "past.end"), "read past end must fail");
+    CHECK(e.code == RA_ERR_TRUNCATED && e.offset == 10 && strcmp(e.field, "past.end") == 0, "error %d at %llu (%s)",
+          e.code, (unsigned long long)e.offset, e.field);
+    c.pos = 0;
+    CHECK(!ra_rd_u8(&c, (uint8_t *)&u16, "again"), "sticky error");
+    CHECK(strcmp(e.field, "past.end") == 0, "first error wins: %s", e.field);
+    char buf[256];
+    ra_error_format(&e, buf, sizeof buf);
+    CHECK(strstr(buf, "test: ") == buf && strstr(buf, "(at byte 10)"), "formatted: %s", buf);
+
+    /* subtraction-form range checks survive huge offsets */
+    CHECK(!ra_range_ok(100, 0xFFFFFFF0u, 0x20), "range wrap");
+    CHECK(!ra_range_ok(100, UINT64_MAX - 8, 16), "range wrap 64");
+    CHECK(ra_range_ok(100, 90, 10) && !ra_range_ok(100, 90, 11), "range edge");
+
+    /* counts are checked against the bytes left before allocating */
+    ra_error_clear(&e);
+    ra_cursor_init(&c, b, sizeof b, "test", &e);
+    CHECK(ra_cursor_check_count(&c, 2, 5, "n"), "2x5 fits in 10");
+    CHECK(!ra_cursor_check_count(&c, 0xFFFFFFFFu, 4, "n"), "huge count refused");
+    CHECK(e.code == RA_ERR_TRUNCATED && e.offset == 0, "count error at 0");
+
+    /* big-endian floats and doubles */
+    const uint8_t be[] = {0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0};
+    ra_error_clear(&e);
+    ra_cursor_init(&c, be, sizeof be, "test", &e);
+    double d;
+    CHECK(ra_rd_f32be(&c, &f, "f") && f == 1.0f, "f32be");
+    CHECK(ra_rd_f64be(&c, &d, "d") && d == 2.0, "f64be %g", d);
+    /* a string keeps its bytes and gets a NUL */
+    ra_arena *a = ra_arena_create(0);
+    const uint8_t sb[] = {'a', 'b', 0, 'c'};
+    char *s = NULL;
+    ra_error_clear(&e);
+    ra_cursor_init(&c, sb, sizeof sb, "test", &e);
+    CHECK(ra_rd_str(&c, a, 4, &s, "s") && memcmp(s, "ab\0c", 5) == 0, "string bytes");
+    ra_arena_destroy(a);
+}
+
+static void test_arena_writer(void)
+{
+    ra_arena *a = ra_arena_create(64 * 1024);
+    void *p = ra_arena_alloc(a, 1000);
+    CHECK(p && ((uintptr_t)p % 16) == 0, "aligned");
+    CHECK(ra_arena_array(a, SIZE_MAX / 2, 4) == NULL, "overflowing array refused");
+    CHECK(ra_arena_alloc(a, 1 << 20) == NULL, "memory limit enforced");
+    CHECK(ra_arena_alloc(a, 100) != NULL, "arena usable after a refused allocation");
+    CHECK(ra_arena_used(a) <= 64 * 1024, "used %zu", ra_arena_used(a));
+    char *s = ra_arena_printf(a, "%s-%d", "x", 42);
+    CHECK(s && strcmp(s, "x-42") == 0, "printf %s", s ? s : "(null)");
+    ra_arena_destroy(a);
+
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_wr_u32le(&w, 0x11223344);
+    ra_wr_u16be(&w, 0xAABB);
+    ra_wr_f32le(&w, 1.0f);
+    const uint8_t want[] = {0x44, 0x33, 0x22, 0x11, 0xAA, 0xBB, 0, 0, 0x80, 0x3f};
+    CHECK(w.size == sizeof want && memcmp(w.data, want, sizeof want) == 0, "writer bytes");
+    ra_writer_free(&w);
+}
+
+static void test_math(void)
+{
+    ra_quat q = ra_q_axis_angle(ra_v3(0, 1, 0), RA_PI / 2);
+    ra_vec3 v = ra_q_rotate(q, ra_v3(1, 0, 0));
+    CHECK(fabs(v.x) < 1e-12 && fabs(v.z + 1) < 1e-12, "rotate +90 about Y: (%g,%g,%g)", v.x, v.y, v.z);
+    ra_mat4 m = ra_m4_compose(ra_v3(1, 2, 3), q, ra_v3(2, 3, 4));
+    ra_vec3 t, s;
+    ra_quat r;
+    CHECK(ra_m4_decompose(&m, &t, &r, &s), "decompose");
+    CHECK(fabs(t.y - 2) < 1e-12 && fabs(s.z - 4) < 1e-12 && ra_q_angle_between(r, q) < 1e-9, "decompose values");
+    /* shortest vs raw slerp on a negative dot */
+    ra_quat a = ra_q_axis_angle(ra_v3(0, 1, 0), 20 * RA_PI / 180);
+    ra_quat b = ra_q_neg(ra_q_axis_angle(ra_v3(0, 1, 0), 60 * RA_PI / 180));
+    ra_quat mid_s = ra_q_slerp_shortest(a, b, 0.5), mid_r = ra_q_slerp_raw(a, b, 0.5);
+    CHECK(ra_q_angle_between(mid_s, ra_q_axis_angle(ra_v3(0, 1, 0), 40 * RA_PI / 180)) < 1e-9, "shortest arc mid");
+    CHECK(ra_q_angle_between(mid_r, ra_q_axis_angle(ra_v3(0, 1, 0), -140 * RA_PI / 180)) < 1e-9, "long arc mid");
+    ra_quat e = ra_q_from_euler_xyz(0.3, -0.2, 0.1);
+    ra_quat e2 = ra_q_mul(ra_q_axis_angle(ra_v3(0, 0, 1), 0.1),
+                          ra_q_mul(ra_q_axis_angle(ra_v3(0, 1, 0), -0.2), ra_q_axis_angle(ra_v3(1, 0, 0), 0.3)));
+    CHECK(ra_q_angle_between(e, e2) < 1e-12, "euler xyz");
+    ra_mat4 mm = ra_m4_mirror_z(&m);
+    ra_mat4 back = ra_m4_mirror_z(&mm);
+    CHECK(ra_m4_max_abs_diff(&back, &m) == 0, "mirror is an involution");
+    CHECK(ra_step_epsilon(1.0) == 1e-4 && ra_step_epsilon(5000.0) > 1e-4, "step epsilon");
+}
+
+static void test_json(void)
+{
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_json j;
+    ra_json_init_buffer(&j, &w, false);
+    ra_json_begin_object(&j);
+    ra_json_key(&j, "a\"b");
+    ra_json_string_n(&j, "x\n\x01\xff", 4);
+    ra_json_key(&j, "n");
+    ra_json_begin_array(&j);
+    ra_json_number(&j, 0.1f);
+    ra_json_number(&j, NAN);
+    ra_json_int(&j, -3);
+    ra_json_end_array(&j);
+    ra_json_end_object(&j);
+    ra_wr_u8(&w, 0);
+    const char *want = "{\"a\\\"b\":\"x\\n\\u0001\\u00ff\",\"n\":[0.100000001,null,-3]}";
+    CHECK(strcmp((const char *)w.data, want) == 0, "json: %s", (const char *)w.data);
+    ra_writer_free(&w);
+}
+
+static void test_strmap(void)
+{
+    ra_arena *a = ra_arena_create(0);
+    ra_strmap m;
+    CHECK(ra_strmap_init(&m, a, 2), "init");
+    char names[200][8];
+    for (int i = 0; i < 200; i++) {
+        snprintf(names[i], sizeof names[i], "n%d", i);
+        uint32_t *v = ra_strmap_slot(&m, names[i]);
+        *v = (uint32_t)i + 1;
+    }
+    const uint32_t *g = ra_strmap_get(&m, "n123");
+    CHECK(g && *g == 124 && m.count == 200, "lookup after growth");
+    CHECK(ra_strmap_get(&m, "nope") == NULL, "missing");
+    ra_arena_destroy(a);
+}
+
+/* A step function baked into keys: linear playback must keep the step. */
+typedef struct { double at; } step_ctx;
+static ra_trs step_eval(const void *ctx, double t)
+{
+    const step_ctx *c = ctx;
+    ra_trs r = {ra_v3(t < c->at ? 0 : 5, 0, 0), ra_q_identity(), ra_v3(1, 1, 1)};
+    return r;
+}
+/* A 320-degree turn about Y (the long arc) over one second. */
+static ra_trs spin_eval(const void *ctx, double t)
+{
+    (void)ctx;
+    double f = t < 0 ? 0 : t > 1 ? 1 : t;
+    ra_trs r = {ra_v3(0, 0, 0), ra_q_axis_angle(ra_v3(0, 1, 0), (20 - 320 * f) * RA_PI / 180), ra_v3(1, 1, 1)};
+    return r;
+}
+
+static void test_bake(void)
+{
+    ra_arena *a = ra_arena_create(0);
+    step_ctx c = {0.5};
+    double br[] = {0.5};
+    ra_channel ch;
+    memset(&ch, 0, sizeof ch);
+    CHECK(ra_bake_channel(a, step_eval, &c, br, 1, NULL, &ch), "bake step");
+    /* playback: 0 until just before 0.5, 5 from 0.5 on */
+    ra_scene s;
+    ra_scene_init(&s, a, "test");
+    ra_scene_add_node(&s, "n", -1, NULL);
+    ra_animation an = {"a", 1, 1, &ch, 1};
+    s.animations = &an;
+    s.animation_count = 1;
+    ch.node = 0;
+    for (int ms = 0; ms <= 1000; ms++) {
+        ra_mat4 m = ra_scene_sample_local(&s, 0, 0, ms / 1000.0);
+        double want = ms < 500 ? 0 : 5;
+        if (fabs(m.m[0][3] - want) > 1e-9) {
+            CHECK(0, "step at %d ms: %g", ms, m.m[0][3]);
+            break;
+        }
+    }
+    CHECK(ch.position_count == 3, "step needs 3 keys, got %zu", ch.position_count);
+
+    double br2[] = {0, 1};
+    memset(&ch, 0, sizeof ch);
+    CHECK(ra_bake_channel(a, spin_eval, NULL, br2, 2, NULL, &ch), "bake spin");
+    double worst = 0;
+    for (int ms = 0; ms <= 1000; ms++) {
+        ra_mat4 m = ra_scene_sample_local(&s, 0, 0, ms / 1000.0);
+        ra_trs want = spin_eval(NULL, ms / 1000.0);
+        ra_mat4 w = ra_m4_compose(want.t, want.r, want.s);
+        double d = ra_m4_max_abs_diff(&m, &w);
+        if (d > worst) worst = d;
+    }
+    CHECK(worst < 1e-6, "long arc reproduced by shortest-arc playback, max error %g", worst);
+    for (size_t k = 1; k < ch.rotation_count; k++)
+        CHECK(ra_q_dot(ch.rotation[k - 1].q, ch.rotation[k].q) > 0, "hemisphere-continuous keys");
+    ra_arena_destroy(a);
+}
+
+static void test_options(void)
+{
+    ra_options o;
+    ra_options_init(&o);
+    char store[128];
+    CHECK(ra_options_parse_list(&o, "coords=native; ticks=native,x=1", store, sizeof store), "parse");
+    CHECK(ra_options_is(&o, "coords", "native") && ra_options_is(&o, "ticks", "native"), "values");
+    CHECK(ra_options_get_double(&o, "x", 0) == 1, "double");
+    ra_options_init(&o);
+    CHECK(!ra_options_parse_list(&o, "novalue", store, sizeof store), "malformed refused");
+}
+
+int main(void)
+{
+    test_cursor();
+    test_arena_writer();
+    test_math();
+    test_json();
+    test_strmap();
+    test_bake();
+    test_options();
+    return ra_test_finish("test_unit");
+}
