@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The CLI contract of DESIGN.md: commands, JSON outputs, exit codes, the error
+# line, convert to every exporter we rely on, batch with -j.
+# usage: test_cli.sh RETROANIM_BINARY FIXTURE_DIR
+set -u
+BIN=$1
+FIX=$2
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+expect_rc() { # want_rc description command...
+  local want=$1 what=$2
+  shift 2
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, wanted $want; stderr: $(head -c 300 "$TMP/err")"; fi
+}
+json_ok() { # file description
+  if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; then ok; else bad "$2: not valid JSON"; fi
+}
+
+expect_rc 0 "formats" "$BIN" formats
+grep -q "lego_ani" "$TMP/out" && ok || bad "formats lists lego_ani"
+expect_rc 2 "no command" "$BIN"
+expect_rc 2 "unknown command" "$BIN" frobnicate
+expect_rc 2 "pose without --time" "$BIN" pose "$FIX/minimal.ani"
+expect_rc 2 "bad --option" "$BIN" info "$FIX/minimal.ani" --option novalue
+
+for f in "$FIX"/*.ani "$FIX"/*.anb; do
+  name=$(basename "$f")
+  opt=()
+  case "$name" in *.anb) opt=(--option format=lego_ani_body) ;; esac
+  if grep -q "^expect-error-offset" "${f%.*}.txt"; then
+    off=$(awk '/^expect-error-offset/ {print $2}' "${f%.*}.txt")
+    expect_rc 1 "$name info" "$BIN" info "$f" "${opt[@]}"
+    # the error line: retroanim: FILE: FORMAT: what is wrong (at byte N)
+    if grep -Eq "^retroanim: .*$name: lego_ani: .+ \(at byte $off\)$" "$TMP/err"; then ok; else bad "$name error line: $(cat "$TMP/err")"; fi
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] && ok || bad "$name: one error line"
+    expect_rc 1 "$name convert" "$BIN" convert "$f" "$TMP/x.glb" "${opt[@]}"
+    continue
+  fi
+  expect_rc 0 "$name info" "$BIN" info "$f" "${opt[@]}"
+  expect_rc 0 "$name dump" "$BIN" dump "$f" "${opt[@]}"
+  json_ok "$TMP/out" "$name dump"
+  python3 - "$TMP/out" <<'PY' && ok || bad "$name dump schema"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["format"].startswith("lego_ani")
+names = [n["name"] for n in d["nodes"]]
+assert names[0] == "RootNode" and d["nodes"][0]["parent"] == -1 and len(set(names)) == len(names)
+for i, n in enumerate(d["nodes"][1:], 1):
+    assert 0 <= n["parent"] < i and len(n["transform"]) == 16
+for a in d["animations"]:
+    assert a["duration"] >= 0 and a["ticks_per_second"] == 1000
+    for c in a["channels"]:
+        assert c["node"] in names
+        for tr in ("position", "rotation", "scaling"):
+            ts = [k[0] for k in c[tr]]
+            assert ts == sorted(ts) and len(set(ts)) == len(ts) and all(0 <= t <= a["duration"] + 1e-9 for t in ts)
+PY
+  expect_rc 0 "$name dump --source" "$BIN" dump --source "$f" "${opt[@]}"
+  json_ok "$TMP/out" "$name dump --source"
+  expect_rc 0 "$name pose" "$BIN" pose "$f" --time 0.25 "${opt[@]}"
+  json_ok "$TMP/out" "$name pose"
+  for ext in glb gltf fbx assbin; do
+    expect_rc 0 "$name convert .$ext" "$BIN" convert "$f" "$TMP/${name%.*}.$ext" "${opt[@]}"
+    [ -s "$TMP/${name%.*}.$ext" ] && ok || bad "$name .$ext written"
+  done
+  expect_rc 0 "$name convert --format fbxa" "$BIN" convert "$f" "$TMP/${name%.*}_a.fbx" --format fbxa --quiet "${opt[@]}"
+done
+
+# native coordinates: the Z-mirror is undone
+"$BIN" pose "$FIX/minimal.ani" --time 0 >"$TMP/c.json" && "$BIN" pose "$FIX/minimal.ani" --time 0 --option coords=native >"$TMP/n.json"
+python3 - "$TMP/c.json" "$TMP/n.json" <<'PY' && ok || bad "coords=native mirrors z"
+import json, sys
+c = json.load(open(sys.argv[1]))["nodes"][1]["world"]; n = json.load(open(sys.argv[2]))["nodes"][1]["world"]
+assert c[3] == n[3] and c[7] == n[7] and c[11] == -n[11] and n[11] != 0
+PY
+expect_rc 2 "pose --anim out of range" "$BIN" pose "$FIX/minimal.ani" --time 0 --anim 3
+expect_rc 1 "missing file" "$BIN" info "$TMP/nope.ani"
+expect_rc 1 "body-only needs its option" "$BIN" info "$FIX/body_only.anb"
+
+# batch: every recognised file, -j 2, exit 1 because two fixtures are broken
+mkdir -p "$TMP/in"
+cp "$FIX"/*.ani "$TMP/in/"
+cp "$FIX/make_fixtures.py" "$TMP/in/" # not an animation: skipped
+expect_rc 1 "batch with broken files" "$BIN" batch "$TMP/in" "$TMP/outdir" --format glb2 -j 2
+n_ok=$(ls "$TMP/outdir"/*.glb 2>/dev/null | wc -l)
+n_in=$(ls "$TMP/in"/*.ani | wc -l)
+[ "$n_ok" -eq $((n_in - 2)) ] && ok || bad "batch wrote $n_ok of $((n_in - 2)) files"
+grep -q "failed" "$TMP/out" && ok || bad "batch summary"
+rm "$TMP/in/bad_magic.ani" "$TMP/in/truncated.ani"
+expect_rc 0 "batch all good" "$BIN" batch "$TMP/in" "$TMP/outdir2" --format gltf2 -j 2 --quiet
+expect_rc 2 "batch without --format" "$BIN" batch "$TMP/in" "$TMP/outdir3"
+
+echo "test_cli: $pass passed, $fail failed"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
