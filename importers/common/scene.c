@@ -413,6 +413,22 @@ static void json_v3(ra_json *j, ra_vec3 v)
     ra_json_number(j, v.z);
     ra_json_end_array(j);
 }
+/* "key": [[t, x, y, z], ...] */
+static void json_vec_keys(ra_json *j, const char *key, const ra_vec_key *k, size_t n)
+{
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        ra_json_begin_array(j);
+        ra_json_number(j, k[i].t);
+        ra_json_number(j, k[i].v.x);
+        ra_json_number(j, k[i].v.y);
+        ra_json_number(j, k[i].v.z);
+        ra_json_end_array(j);
+    }
+    ra_json_end_array(j);
+}
+
 static const char *behaviour_name(ra_behaviour b)
 {
     switch (b) {
@@ -503,17 +519,7 @@ void ra_scene_dump_json(const ra_scene *s, ra_json *j)
             ra_json_string(j, behaviour_name(ch->pre_state));
             ra_json_key(j, "post_state");
             ra_json_string(j, behaviour_name(ch->post_state));
-            ra_json_key(j, "position");
-            ra_json_begin_array(j);
-            for (size_t k = 0; k < ch->position_count; k++) {
-                ra_json_begin_array(j);
-                ra_json_number(j, ch->position[k].t);
-                ra_json_number(j, ch->position[k].v.x);
-                ra_json_number(j, ch->position[k].v.y);
-                ra_json_number(j, ch->position[k].v.z);
-                ra_json_end_array(j);
-            }
-            ra_json_end_array(j);
+            json_vec_keys(j, "position", ch->position, ch->position_count);
             ra_json_key(j, "rotation");
             ra_json_begin_array(j);
             for (size_t k = 0; k < ch->rotation_count; k++) {
@@ -526,17 +532,7 @@ void ra_scene_dump_json(const ra_scene *s, ra_json *j)
                 ra_json_end_array(j);
             }
             ra_json_end_array(j);
-            ra_json_key(j, "scaling");
-            ra_json_begin_array(j);
-            for (size_t k = 0; k < ch->scaling_count; k++) {
-                ra_json_begin_array(j);
-                ra_json_number(j, ch->scaling[k].t);
-                ra_json_number(j, ch->scaling[k].v.x);
-                ra_json_number(j, ch->scaling[k].v.y);
-                ra_json_number(j, ch->scaling[k].v.z);
-                ra_json_end_array(j);
-            }
-            ra_json_end_array(j);
+            json_vec_keys(j, "scaling", ch->scaling, ch->scaling_count);
             ra_json_end_object(j);
         }
         ra_json_end_array(j);
