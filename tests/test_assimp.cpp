@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "retroanim/assimp.hpp"
+#include "retroanim/lego_ani.h"
 #include "retroanim/retroanim.h"
 
 static int g_pass, g_fail;
@@ -274,6 +275,158 @@ static void SweepPrefixes(const std::string &dir, const std::string &name)
     }
 }
 
+// ---- regressions from review: files made with our writer -----------------------------
+struct Built {
+    ra_arena *arena = ra_arena_create(0);
+    lego_ani ani{};
+    std::vector<uint8_t> bytes;
+    ~Built() { ra_arena_destroy(arena); }
+    Built()
+    {
+        ani.has_header = true;
+        ani.magic = LEGO_ANI_MAGIC;
+        ani.bounding_radius = 1;
+        ani.val3 = 1;
+        ani.duration = 1000;
+    }
+    lego_node *Nodes(lego_node *parent, uint32_t n)
+    {
+        parent->num_children = n;
+        parent->children = (lego_node *)ra_arena_array(arena, n, sizeof(lego_node));
+        return parent->children;
+    }
+    void Name(lego_node *nd, const std::string &nm)
+    {
+        nd->name_len = (uint32_t)nm.size();
+        nd->name = ra_arena_strndup(arena, nm.data(), nm.size());
+    }
+    void Write()
+    {
+        ra_writer w;
+        ra_writer_init(&w);
+        ra_error e;
+        ra_error_clear(&e);
+        if (lego_ani_write(&ani, &w, &e) == RA_OK) bytes.assign(w.data, w.data + w.size);
+        ra_writer_free(&w);
+    }
+};
+
+static const aiScene *ImportBytes(Assimp::Importer &imp, const std::vector<uint8_t> &b, const std::string &opts = "")
+{
+    retroanim::RegisterImporters(imp);
+    if (!opts.empty()) imp.SetPropertyString(retroanim::kOptionsProperty, opts);
+    return imp.ReadFileFromMemory(b.data(), b.size(), aiProcess_ValidateDataStructure, "ani");
+}
+
+static void Regressions()
+{
+    // 300 visibility keys: metadata text past aiString's 1023 bytes is split
+    // into flat entries, and export (which copies the scene) does not abort
+    {
+        Built b;
+        lego_node *n = &b.ani.root;
+        b.Name(n, "ROOT");
+        n->num_trans = 1;
+        n->trans = (lego_trans_key *)ra_arena_array(b.arena, 1, sizeof(lego_trans_key));
+        n->trans[0] = {0x01000000u, 1, 2, 3};
+        n->num_morph = 300;
+        n->morph = (lego_morph_key *)ra_arena_array(b.arena, 300, sizeof(lego_morph_key));
+        for (uint32_t i = 0; i < 300; i++) n->morph[i] = {i * 3, (uint8_t)(i & 1)};
+        b.Write();
+        Assimp::Importer imp;
+        const aiScene *s = ImportBytes(imp, b.bytes);
+        CHECK(s != nullptr, "300 morph keys: %s", imp.GetErrorString());
+        if (s) {
+            const aiNode *root = s->mRootNode->FindNode("ROOT");
+            aiString part0, part1;
+            CHECK(root && root->mMetaData && root->mMetaData->Get("lego.visibility", part0) &&
+                      root->mMetaData->Get("lego.visibility.1", part1) && part0.length == 1023,
+                  "long metadata split into flat entries");
+            char tmpl[] = "/tmp/retroanim_reg_XXXXXX";
+            char *dir = mkdtemp(tmpl);
+            std::string out = std::string(dir ? dir : "/tmp") + "/m.assbin";
+            Assimp::Exporter ex;
+            CHECK(ex.Export(s, "assbin", out) == AI_SUCCESS, "export with long metadata: %s", ex.GetErrorString());
+            unlink(out.c_str());
+            if (dir) rmdir(dir);
+        }
+    }
+    // nine actors: detection by signature looks at a prefix only
+    {
+        Built b;
+        b.ani.num_actors = 9;
+        b.ani.actors = (lego_actor *)ra_arena_array(b.arena, 9, sizeof(lego_actor));
+        for (uint32_t i = 0; i < 9; i++) {
+            std::string nm = "ACTOR" + std::to_string(i);
+            b.ani.actors[i] = {(uint32_t)nm.size(), ra_arena_strndup(b.arena, nm.data(), nm.size()), 2};
+        }
+        b.Name(&b.ani.root, "ROOT");
+        b.ani.root.num_trans = 1;
+        b.ani.root.trans = (lego_trans_key *)ra_arena_array(b.arena, 1, sizeof(lego_trans_key));
+        b.ani.root.trans[0] = {0x01000000u, 1, 0, 0};
+        b.Write();
+        std::string p = "/tmp/retroanim_nine_actors.bin";
+        std::ofstream(p, std::ios::binary).write((const char *)b.bytes.data(), (std::streamsize)b.bytes.size());
+        Assimp::Importer imp;
+        retroanim::RegisterImporters(imp);
+        CHECK(imp.ReadFile(p, aiProcess_ValidateDataStructure) != nullptr, "9 actors by signature: %s",
+              imp.GetErrorString());
+        unlink(p.c_str());
+    }
+    // names longer than aiString holds stay unique after the cut
+    {
+        Built b;
+        b.Name(&b.ani.root, "ROOT");
+        lego_node *c = b.Nodes(&b.ani.root, 2);
+        b.Name(&c[0], std::string(1500, 'A') + "1");
+        b.Name(&c[1], std::string(1500, 'A') + "2");
+        for (int k = 0; k < 2; k++) {
+            c[k].num_trans = 1;
+            c[k].trans = (lego_trans_key *)ra_arena_array(b.arena, 1, sizeof(lego_trans_key));
+            c[k].trans[0] = {0x01000000u, (float)k, 0, 0};
+        }
+        b.Write();
+        Assimp::Importer imp;
+        const aiScene *s = ImportBytes(imp, b.bytes);
+        CHECK(s && s->mRootNode->FindNode("ROOT") && s->mRootNode->FindNode("ROOT")->mNumChildren == 2,
+              "long names: %s", imp.GetErrorString());
+        if (s) {
+            const aiNode *r = s->mRootNode->FindNode("ROOT");
+            CHECK(r->mChildren[0]->mName != r->mChildren[1]->mName && r->mChildren[0]->mName.length <= 1023,
+                  "long names unique and within aiString");
+        }
+    }
+    // the depth limit: a chain deeper than max_depth is refused with LIMIT,
+    // and max_depth itself is bounded
+    {
+        Built b;
+        lego_node *n = &b.ani.root;
+        for (int d = 0; d < 300; d++) {
+            b.Name(n, "N");
+            n = b.Nodes(n, 1);
+        }
+        b.Name(n, "LEAF");
+        b.Write();
+        ra_error e;
+        ra_error_clear(&e);
+        ra_document *doc = nullptr;
+        CHECK(ra_document_load(b.bytes.data(), b.bytes.size(), "deep.ani", nullptr, &doc, &e) == RA_ERR_LIMIT,
+              "300-deep chain refused by the default max_depth: %s", e.msg);
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "max_depth", "400");
+        ra_error_clear(&e);
+        CHECK(ra_document_load(b.bytes.data(), b.bytes.size(), "deep.ani", &o, &doc, &e) == RA_OK,
+              "300-deep chain loads with max_depth=400: %s", e.msg);
+        ra_document_free(doc);
+        doc = nullptr;
+        ra_options_add(&o, "max_depth", "1000000");
+        ra_error_clear(&e);
+        CHECK(ra_document_load(b.bytes.data(), b.bytes.size(), "deep.ani", &o, &doc, &e) == RA_ERR_USAGE,
+              "max_depth above the limit refused");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -294,6 +447,7 @@ int main(int argc, char **argv)
     for (const auto &n : names) TestFixture(dir, n);
     for (const auto &n : names) SweepPrefixes(dir, n);
 
+    Regressions();
     // signature detection: an .ani under another name still imports
     {
         std::vector<uint8_t> d = ReadAll(dir + "/hierarchy.ani");

@@ -29,53 +29,55 @@ aiMatrix4x4 ToAi(const ra_mat4 &m)
 
 aiVector3D ToAi(const ra_vec3 &v) { return aiVector3D((ai_real)v.x, (ai_real)v.y, (ai_real)v.z); }
 
-// aiString holds at most MAXLEN-1 bytes; longer text (JSON lists of keys) is
-// split into a nested metadata of "part0", "part1", ... to concatenate.
+// aiString holds at most MAXLEN-1 bytes.  Longer text (JSON lists of keys)
+// is split into flat string entries "key", "key.1", "key.2", ... to
+// concatenate in order.  (A nested aiMetadata would be neater, but Assimp
+// 5.2.5's SceneCombiner cannot copy one and aborts inside Exporter::Export.)
 constexpr size_t kMaxString = MAXLEN - 1;
 
-void SetString(aiMetadata *md, unsigned idx, const char *key, const char *s)
+size_t StringEntries(const char *s)
 {
     size_t n = std::strlen(s);
-    if (n <= kMaxString) {
-        md->Set(idx, key, aiString(std::string(s, n)));
-        return;
-    }
-    size_t parts = (n + kMaxString - 1) / kMaxString;
-    aiMetadata sub;
-    sub.mNumProperties = (unsigned)parts;
-    sub.mKeys = new aiString[parts];
-    sub.mValues = new aiMetadataEntry[parts];
+    return n <= kMaxString ? 1 : (n + kMaxString - 1) / kMaxString;
+}
+
+unsigned SetString(aiMetadata *md, unsigned idx, const std::string &key, const char *s)
+{
+    size_t n = std::strlen(s), parts = StringEntries(s);
     for (size_t i = 0; i < parts; i++) {
-        size_t len = std::min(kMaxString, n - i * kMaxString);
-        sub.Set((unsigned)i, "part" + std::to_string(i), aiString(std::string(s + i * kMaxString, len)));
+        size_t len = std::min(kMaxString, n - std::min(n, i * kMaxString));
+        md->Set(idx++, i ? key + "." + std::to_string(i) : key, aiString(std::string(s + i * kMaxString, len)));
     }
-    md->Set(idx, key, sub);
+    return idx;
 }
 
 aiMetadata *ToAi(const ra_meta_list &list, const std::vector<std::pair<std::string, std::string>> &extra = {})
 {
-    size_t n = list.count + extra.size();
+    size_t n = 0;
+    for (size_t k = 0; k < list.count; k++)
+        n += list.items[k].type == RA_META_STRING ? StringEntries(list.items[k].u.s) : 1;
+    for (const auto &kv : extra) n += StringEntries(kv.second.c_str());
     if (!n) return nullptr;
     aiMetadata *md = aiMetadata::Alloc((unsigned)n);
     unsigned i = 0;
-    for (size_t k = 0; k < list.count; k++, i++) {
+    for (size_t k = 0; k < list.count; k++) {
         const ra_meta &e = list.items[k];
         switch (e.type) {
-        case RA_META_BOOL: md->Set(i, e.key, e.u.b); break;
+        case RA_META_BOOL: md->Set(i++, e.key, e.u.b); break;
         case RA_META_INT:
             if (e.u.i >= std::numeric_limits<int32_t>::min() && e.u.i <= std::numeric_limits<int32_t>::max())
-                md->Set(i, e.key, (int32_t)e.u.i);
+                md->Set(i++, e.key, (int32_t)e.u.i);
             else if (e.u.i >= 0)
-                md->Set(i, e.key, (uint64_t)e.u.i);
+                md->Set(i++, e.key, (uint64_t)e.u.i);
             else
-                md->Set(i, e.key, (double)e.u.i);
+                md->Set(i++, e.key, (double)e.u.i);
             break;
-        case RA_META_DOUBLE: md->Set(i, e.key, e.u.d); break;
-        case RA_META_STRING: SetString(md, i, e.key, e.u.s); break;
-        case RA_META_VEC3: md->Set(i, e.key, ToAi(e.u.v)); break;
+        case RA_META_DOUBLE: md->Set(i++, e.key, e.u.d); break;
+        case RA_META_STRING: i = SetString(md, i, e.key, e.u.s); break;
+        case RA_META_VEC3: md->Set(i++, e.key, ToAi(e.u.v)); break;
         }
     }
-    for (const auto &kv : extra) SetString(md, i++, kv.first.c_str(), kv.second.c_str());
+    for (const auto &kv : extra) i = SetString(md, i, kv.first, kv.second.c_str());
     return md;
 }
 
@@ -101,16 +103,19 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     std::vector<unsigned> child_count(s.node_count, 0);
     for (size_t i = 1; i < s.node_count; i++) child_count[(size_t)s.nodes[i].parent]++;
     for (size_t i = 0; i < s.node_count; i++) {
+        // attached to the scene before anything else is allocated, so that a
+        // bad_alloc leaves nothing the aiScene destructor does not free
         aiNode *n = new aiNode(s.nodes[i].name);
         nodes[i] = n;
-        if (i == 0) out->mRootNode = n;
-        n->mTransformation = ToAi(s.nodes[i].transform);
-        if (child_count[i]) n->mChildren = new aiNode *[child_count[i]];
-        if (i > 0) {
+        if (i == 0) {
+            out->mRootNode = n;
+        } else {
             aiNode *p = nodes[(size_t)s.nodes[i].parent];
             n->mParent = p;
             p->mChildren[p->mNumChildren++] = n;
         }
+        n->mTransformation = ToAi(s.nodes[i].transform);
+        if (child_count[i]) n->mChildren = new aiNode *[child_count[i]];
         n->mMetaData = ToAi(s.nodes[i].meta);
     }
 
@@ -208,14 +213,22 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                 break;
             }
     }
-    Assimp::SkeletonMeshBuilder builder(out, out->mRootNode);
-    (void)builder;
-    for (size_t k = detached.size(); k-- > 0;) {
-        const Detached &d = detached[k];
-        for (unsigned j = d.parent->mNumChildren; j > d.index; j--) d.parent->mChildren[j] = d.parent->mChildren[j - 1];
-        d.parent->mChildren[d.index] = d.node;
-        d.parent->mNumChildren++;
+    auto reattach = [&]() {
+        for (size_t k = detached.size(); k-- > 0;) {
+            const Detached &d = detached[k];
+            for (unsigned j = d.parent->mNumChildren; j > d.index; j--) d.parent->mChildren[j] = d.parent->mChildren[j - 1];
+            d.parent->mChildren[d.index] = d.node;
+            d.parent->mNumChildren++;
+        }
+    };
+    try {
+        Assimp::SkeletonMeshBuilder builder(out, out->mRootNode);
+        (void)builder;
+    } catch (...) {
+        reattach(); // the scene owns them again and frees them
+        throw;
     }
+    reattach();
 }
 
 }  // namespace retroanim

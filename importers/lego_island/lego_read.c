@@ -13,6 +13,7 @@ typedef struct rd {
     ra_arena *arena;
     uint32_t max_depth;
     size_t node_count;
+    uint64_t pending; /* nodes declared by numChildren and not read yet */
 } rd;
 
 static bool oom(rd *r, const char *field)
@@ -55,7 +56,7 @@ static bool read_node(rd *r, lego_node *n, uint32_t depth)
 {
     if (depth > r->max_depth)
         return ra_cursor_fail(&r->c, RA_ERR_LIMIT, r->c.pos, "node", "tree nested deeper than max_depth");
-    size_t at = r->c.pos;
+    if (r->pending) r->pending--; /* this node was declared by its parent */
     if (!ra_rd_u32le(&r->c, &n->name_len, "node.name_length")) return false;
     if (!ra_rd_str(&r->c, r->arena, n->name_len, &n->name, "node.name")) return false;
     r->node_count++;
@@ -74,10 +75,13 @@ static bool read_node(rd *r, lego_node *n, uint32_t depth)
         ra_rd_u8(&r->c, &n->morph[i].visible, "node.morph_key");
     }
     if (!ra_rd_u32le(&r->c, &n->num_children, "node.num_children")) return false;
-    if (!ra_cursor_check_count(&r->c, n->num_children, NODE_MIN_BYTES, "node.num_children")) return false;
+    /* every declared node still to come needs NODE_MIN_BYTES: checking the
+     * running total (not each count alone) bounds all node allocations by
+     * the file size */
+    r->pending += n->num_children;
+    if (!ra_cursor_check_count(&r->c, r->pending, NODE_MIN_BYTES, "node.num_children")) return false;
     n->children = ra_arena_array(r->arena, n->num_children, sizeof *n->children);
     if (!n->children) return oom(r, "node.children");
-    (void)at;
     for (uint32_t i = 0; i < n->num_children; i++)
         if (!read_node(r, &n->children[i], depth + 1)) return false;
     return true;
@@ -109,6 +113,8 @@ ra_status lego_ani_read(const uint8_t *data, size_t size, bool body_only, uint32
     r.arena = arena;
     r.max_depth = max_depth ? max_depth : LEGO_DEFAULT_MAX_DEPTH;
     r.node_count = 0;
+    r.pending = 0;
+    if (r.max_depth > LEGO_MAX_DEPTH_LIMIT) r.max_depth = LEGO_MAX_DEPTH_LIMIT;
     a->has_header = !body_only;
     if (!body_only) {
         if (!ra_rd_s32le(&r.c, &a->magic, "magic")) return err->code;
@@ -171,7 +177,7 @@ static void write_trans(ra_writer *w, const lego_trans_key *k, uint16_t n)
 
 static bool write_node(ra_writer *w, const lego_node *n, uint32_t depth)
 {
-    if (depth > 100000) return false;
+    if (depth > LEGO_MAX_DEPTH_LIMIT) return false;
     ra_wr_u32le(w, n->name_len);
     ra_wr_bytes(w, n->name, n->name_len);
     write_trans(w, n->trans, n->num_trans);

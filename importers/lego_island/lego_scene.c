@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+#include <ctype.h>
 
 #include "retroanim/lego_ani.h"
 
@@ -19,6 +19,8 @@
 
 typedef struct lego_state {
     const lego_node **scene_node; /* scene node index -> file node (NULL: RootNode / camera) */
+    uint8_t *sorted;              /* scene node index -> SORT_* bits of its tracks */
+    unsigned camera_sorted;       /* SORT_CAM_* bits */
     int32_t camera_node;          /* -1 without camera */
     int32_t file_root;            /* scene index of the file's root node */
     bool native;                  /* coords=native */
@@ -27,8 +29,11 @@ typedef struct lego_state {
 /* ---- engine evaluation (times in ms, values as the file stores them) ------------------- */
 
 /* FindKeys, stateless (a fresh search from key 0).  Returns n (0, 1 or 2) and
- * the index of the bracketing key in *idx. */
-static int find_keys(const void *keys, size_t stride, uint32_t n, double t, uint32_t *idx)
+ * the index of the bracketing key in *idx.  The engine scans forward while
+ * the next key's time is <= t; on keys in time order that is the last key
+ * with time <= t, found here by binary search (`sorted`), so long tracks
+ * stay O(log n) per evaluation.  Keys out of order get the engine's scan. */
+static int find_keys(const void *keys, size_t stride, uint32_t n, bool sorted, double t, uint32_t *idx)
 {
 #define KT(i) ((double)lego_key_time(*(const uint32_t *)((const char *)keys + (size_t)(i) * stride)))
     if (n == 0) return 0;
@@ -38,13 +43,26 @@ static int find_keys(const void *keys, size_t stride, uint32_t n, double t, uint
         return 1;
     }
     uint32_t i = 0;
-    while (i < n - 1 && t >= KT(i + 1)) i++;
+    if (sorted) {
+        uint32_t lo = 0, hi = n; /* invariant: KT(lo) <= t, and hi == n or KT(hi) > t */
+        while (hi - lo > 1) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (KT(mid) <= t) lo = mid;
+            else hi = mid;
+        }
+        i = lo;
+    } else {
+        while (i < n - 1 && t >= KT(i + 1)) i++;
+    }
     *idx = i;
     if (t == KT(i)) return 1;
     if (i < n - 1) return 2;
     return 0;
 #undef KT
 }
+
+/* Which tracks of a node (or of the camera) are in time order. */
+enum { SORT_T = 1, SORT_R = 2, SORT_S = 4, SORT_M = 8, SORT_CAM_POS = 1, SORT_CAM_TGT = 2, SORT_CAM_ROLL = 4 };
 
 static double key_time(uint32_t raw) { return (double)lego_key_time(raw); }
 
@@ -65,10 +83,10 @@ static double interp(double t, uint32_t raw1, double v1, uint32_t raw2, double v
 }
 
 /* GetTranslation: added to the matrix; zero when nothing contributes. */
-static ra_vec3 eval_trans(const lego_trans_key *k, uint16_t n, double t)
+static ra_vec3 eval_trans(const lego_trans_key *k, uint16_t n, bool sorted, double t)
 {
     uint32_t i = 0;
-    switch (find_keys(k, sizeof *k, n, t, &i)) {
+    switch (find_keys(k, sizeof *k, n, sorted, t, &i)) {
     case 1:
         if (!trans_active(&k[i])) return ra_v3(0, 0, 0);
         return ra_v3(k[i].x, k[i].y, k[i].z);
@@ -82,10 +100,10 @@ static ra_vec3 eval_trans(const lego_trans_key *k, uint16_t n, double t)
 }
 
 /* GetScale: the active flag is ignored; 1 when nothing contributes. */
-static ra_vec3 eval_scale(const lego_trans_key *k, uint16_t n, double t)
+static ra_vec3 eval_scale(const lego_trans_key *k, uint16_t n, bool sorted, double t)
 {
     uint32_t i = 0;
-    switch (find_keys(k, sizeof *k, n, t, &i)) {
+    switch (find_keys(k, sizeof *k, n, sorted, t, &i)) {
     case 1: return ra_v3(k[i].x, k[i].y, k[i].z);
     case 2:
         return ra_v3(interp(t, k[i].raw, k[i].x, k[i + 1].raw, k[i + 1].x),
@@ -123,10 +141,10 @@ static ra_quat engine_slerp(ra_quat s, ra_quat e, double f)
 
 /* GetRotation: the quaternion the engine turns into a matrix (not normalised:
  * FromQuaternion scales by 2/|q|^2, so only the direction matters). */
-static ra_quat eval_rot(const lego_rot_key *k, uint16_t n, double t)
+static ra_quat eval_rot(const lego_rot_key *k, uint16_t n, bool sorted, double t)
 {
     uint32_t i = 0;
-    switch (find_keys(k, sizeof *k, n, t, &i)) {
+    switch (find_keys(k, sizeof *k, n, sorted, t, &i)) {
     case 1:
         if (!rot_active(&k[i])) return ra_q_identity();
         return ra_q(k[i].w, k[i].x, k[i].y, k[i].z);
@@ -145,13 +163,13 @@ static ra_quat eval_rot(const lego_rot_key *k, uint16_t n, double t)
 }
 
 /* The node's local transform at t ms, column-vector form in the chosen frame. */
-static ra_trs node_local(const lego_node *nd, double t_ms, bool native)
+static ra_trs node_local(const lego_node *nd, unsigned sorted, double t_ms, bool native)
 {
     ra_trs r;
-    r.t = eval_trans(nd->trans, nd->num_trans, t_ms);
-    r.s = eval_scale(nd->scale, nd->num_scale, t_ms);
+    r.t = eval_trans(nd->trans, nd->num_trans, sorted & SORT_T, t_ms);
+    r.s = eval_scale(nd->scale, nd->num_scale, sorted & SORT_S, t_ms);
     /* row-vector engine matrix -> column vectors: the conjugate rotation */
-    r.r = ra_q_normalize(ra_q_conj(eval_rot(nd->rot, nd->num_rot, t_ms)));
+    r.r = ra_q_normalize(ra_q_conj(eval_rot(nd->rot, nd->num_rot, sorted & SORT_R, t_ms)));
     if (!native) {
         r.t.z = -r.t.z;
         r.r = ra_q(r.r.w, -r.r.x, -r.r.y, r.r.z);
@@ -161,10 +179,10 @@ static ra_trs node_local(const lego_node *nd, double t_ms, bool native)
 
 /* CalculateCameraTransform with an identity presenter matrix, as a
  * column-vector world matrix in the native frame. */
-static ra_mat4 camera_native(const lego_camera *cam, double t_ms)
+static ra_mat4 camera_native(const lego_camera *cam, unsigned sorted, double t_ms)
 {
-    ra_vec3 tgt = eval_trans(cam->target, cam->num_target, t_ms);
-    ra_vec3 pos = eval_trans(cam->pos, cam->num_pos, t_ms);
+    ra_vec3 tgt = eval_trans(cam->target, cam->num_target, sorted & SORT_CAM_TGT, t_ms);
+    ra_vec3 pos = eval_trans(cam->pos, cam->num_pos, sorted & SORT_CAM_POS, t_ms);
     ra_vec3 fwd = ra_v3_sub(tgt, pos);
     double lf = ra_v3_len(fwd);
     if (!(lf > 0)) return ra_m4_identity(); /* the engine leaves the presenter matrix as it is */
@@ -176,7 +194,8 @@ static ra_mat4 camera_native(const lego_camera *cam, double t_ms)
     ra_vec3 up = ra_v3_cross(fwd, right);
     uint32_t i = 0;
     double roll = 0;
-    if (find_keys(cam->roll, sizeof *cam->roll, cam->num_roll, t_ms, &i) != 0) roll = cam->roll[i].z;
+    if (find_keys(cam->roll, sizeof *cam->roll, cam->num_roll, sorted & SORT_CAM_ROLL, t_ms, &i) != 0)
+        roll = cam->roll[i].z;
     double c = cos(roll), s = sin(roll);
     ra_vec3 r2 = ra_v3_add(ra_v3_scale(right, c), ra_v3_scale(up, s));
     ra_vec3 u2 = ra_v3_add(ra_v3_scale(right, -s), ra_v3_scale(up, c));
@@ -193,9 +212,9 @@ static ra_mat4 camera_native(const lego_camera *cam, double t_ms)
     return m;
 }
 
-static ra_mat4 camera_world(const lego_camera *cam, double t_ms, bool native)
+static ra_mat4 camera_world(const lego_camera *cam, unsigned sorted, double t_ms, bool native)
 {
-    ra_mat4 m = camera_native(cam, t_ms);
+    ra_mat4 m = camera_native(cam, sorted, t_ms);
     return native ? m : ra_m4_mirror_z(&m);
 }
 
@@ -220,10 +239,10 @@ static ra_status lego_pose(const ra_document *doc, size_t anim, double t, ra_mat
         const lego_node *nd = st->scene_node[i];
         ra_mat4 local;
         if (nd) {
-            ra_trs l = node_local(nd, t_ms, st->native);
+            ra_trs l = node_local(nd, st->sorted[i], t_ms, st->native);
             local = ra_m4_compose(l.t, l.r, l.s);
         } else if ((int32_t)i == st->camera_node) {
-            local = camera_world(a->camera, t_ms, st->native);
+            local = camera_world(a->camera, st->camera_sorted, t_ms, st->native);
         } else {
             local = ra_m4_identity();
         }
@@ -242,7 +261,7 @@ typedef struct flat {
 
 static bool flatten(const lego_node *n, int32_t parent, flat *out, size_t *count, size_t cap, int depth)
 {
-    if (*count >= cap || depth > 100000) return false;
+    if (*count >= cap || depth > LEGO_MAX_DEPTH_LIMIT) return false;
     size_t me = (*count)++;
     out[me] = (flat){n, parent, NULL};
     for (uint32_t i = 0; i < n->num_children; i++)
@@ -250,30 +269,58 @@ static bool flatten(const lego_node *n, int32_t parent, flat *out, size_t *count
     return true;
 }
 
-static const char *skip_star(const char *s) { return s[0] == '*' ? s + 1 : s; }
-
-static bool is_actor(const lego_ani *a, const char *name)
+/* Actor names compare case-insensitively and without a leading '*'. */
+static char *actor_key(ra_arena *ar, const char *name)
 {
-    for (uint32_t i = 0; i < a->num_actors; i++)
-        if (a->actors[i].name_len && strcasecmp(skip_star(a->actors[i].name), skip_star(name)) == 0) return true;
-    return false;
+    if (name[0] == '*') name++;
+    size_t n = strlen(name);
+    char *k = ra_arena_strndup(ar, name, n);
+    if (k)
+        for (size_t i = 0; i < n; i++) k[i] = (char)tolower((unsigned char)k[i]);
+    return k;
+}
+
+/* Assimp's aiString holds 1023 bytes: names are cut before they are made
+ * unique, so that two long names never become equal in the aiScene. */
+#define LEGO_NAME_MAX 1000
+
+static const char *cut_name(ra_arena *ar, const char *name)
+{
+    size_t n = strlen(name);
+    return n <= LEGO_NAME_MAX ? name : ra_arena_strndup(ar, name, LEGO_NAME_MAX);
 }
 
 /* NOTES §5: unique names.  A raw name shared by several nodes becomes
  * "<Q>:<name>" on each of them, Q being the nearest ancestor named like an
  * actor, else the nearest ancestor that is a child of the file's root, else
  * the parent.  Empty names become node_<pre-order index>; what still collides
- * (or takes RootNode / Camera) gets #2, #3, ... in pre-order. */
+ * (or takes RootNode / Camera) gets #2, #3, ... in pre-order.  Linear time:
+ * the ancestors are found with per-node memos filled in pre-order. */
 static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
 {
     static const char *const reserved[] = {"RootNode", "Camera"};
     const char **base = ra_arena_array(ar, n, sizeof *base);
-    ra_strmap raw;
-    if (!base || !ra_strmap_init(&raw, ar, n)) return false;
+    int32_t *actor_anc = ra_arena_array(ar, n, sizeof *actor_anc); /* nearest actor-named ancestor */
+    int32_t *top_anc = ra_arena_array(ar, n, sizeof *top_anc);     /* nearest ancestor under the file root */
+    ra_strmap raw, actors;
+    if (!base || !actor_anc || !top_anc || !ra_strmap_init(&raw, ar, n) || !ra_strmap_init(&actors, ar, a->num_actors))
+        return false;
+    for (uint32_t i = 0; i < a->num_actors; i++) {
+        if (!a->actors[i].name_len) continue;
+        char *k = actor_key(ar, a->actors[i].name);
+        if (!k || !ra_strmap_slot(&actors, k)) return false;
+    }
     for (size_t i = 0; i < n; i++) {
         uint32_t *c = ra_strmap_slot(&raw, f[i].node->name);
         if (!c) return false;
         (*c)++;
+        int32_t p = f[i].parent;
+        actor_anc[i] = top_anc[i] = -1;
+        if (p < 0) continue;
+        char *pk = f[p].node->name_len ? actor_key(ar, f[p].node->name) : NULL;
+        if (f[p].node->name_len && !pk) return false;
+        actor_anc[i] = pk && ra_strmap_get(&actors, pk) ? p : actor_anc[p];
+        top_anc[i] = p > 0 && f[p].parent == 0 && f[p].node->name_len ? p : top_anc[p];
     }
     for (size_t i = 0; i < n; i++) {
         const lego_node *nd = f[i].node;
@@ -282,16 +329,17 @@ static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
             if (!base[i]) return false;
             continue;
         }
-        base[i] = nd->name;
+        base[i] = cut_name(ar, nd->name);
+        if (!base[i]) return false;
         if (*ra_strmap_get(&raw, nd->name) < 2) continue;
-        const char *q = NULL;
-        for (int32_t p = f[i].parent; p >= 0 && !q; p = f[p].parent)
-            if (f[p].node->name_len && is_actor(a, f[p].node->name)) q = f[p].node->name;
-        for (int32_t p = f[i].parent; p > 0 && !q; p = f[p].parent)
-            if (f[p].parent == 0 && f[p].node->name_len) q = f[p].node->name;
-        if (!q && f[i].parent >= 0 && f[f[i].parent].node->name_len) q = f[f[i].parent].node->name;
-        if (q) {
-            base[i] = ra_arena_printf(ar, "%s:%s", q, nd->name);
+        int32_t q = actor_anc[i] >= 0 ? actor_anc[i] : top_anc[i];
+        if (q < 0 && f[i].parent >= 0 && f[f[i].parent].node->name_len) q = f[i].parent;
+        if (q >= 0) {
+            const char *qn = f[q].node->name;
+            size_t ql = strlen(qn), nl = strlen(nd->name);
+            if (ql > LEGO_NAME_MAX / 2) ql = LEGO_NAME_MAX / 2;
+            if (nl > LEGO_NAME_MAX - ql - 1) nl = LEGO_NAME_MAX - ql - 1;
+            base[i] = ra_arena_printf(ar, "%.*s:%.*s", (int)ql, qn, (int)nl, nd->name);
             if (!base[i]) return false;
         }
     }
@@ -301,7 +349,6 @@ static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
         if (!ra_strmap_slot(&used, reserved[r])) return false;
     for (size_t i = 0; i < n; i++) {
         const char *cand = base[i];
-        uint32_t *next = NULL; /* suffix counter kept on the base name: no quadratic search */
         for (;;) {
             uint32_t *u = ra_strmap_slot(&used, cand);
             if (!u) return false;
@@ -309,12 +356,13 @@ static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
                 *u = 1;
                 break;
             }
-            if (!next) {
-                next = ra_strmap_slot(&used, base[i]);
-                if (!next) return false;
-                if (*next < 2) *next = 2; /* value of a used name = next suffix to try */
-            }
-            cand = ra_arena_printf(ar, "%s#%u", base[i], (*next)++);
+            /* the value kept on a used base name is the next suffix to try
+             * (looked up afresh: a slot pointer dies when the map grows) */
+            uint32_t *next = ra_strmap_slot(&used, base[i]);
+            if (!next) return false;
+            uint32_t k = *next < 2 ? 2 : *next;
+            *next = k + 1;
+            cand = ra_arena_printf(ar, "%s#%u", base[i], k);
             if (!cand) return false;
         }
         f[i].name = cand;
@@ -325,24 +373,26 @@ static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
 /* ---- to_scene ------------------------------------------------------------------------------ */
 typedef struct node_ctx {
     const lego_node *node;
+    unsigned sorted;
     bool native;
 } node_ctx;
 
 static ra_trs eval_node_cb(const void *ctx, double t)
 {
     const node_ctx *c = ctx;
-    return node_local(c->node, to_ms(t), c->native);
+    return node_local(c->node, c->sorted, to_ms(t), c->native);
 }
 
 typedef struct cam_ctx {
     const lego_camera *cam;
+    unsigned sorted;
     bool native;
 } cam_ctx;
 
 static ra_trs eval_cam_cb(const void *ctx, double t)
 {
     const cam_ctx *c = ctx;
-    ra_mat4 m = camera_world(c->cam, to_ms(t), c->native);
+    ra_mat4 m = camera_world(c->cam, c->sorted, to_ms(t), c->native);
     ra_trs r;
     ra_m4_decompose(&m, &r.t, &r.r, &r.s);
     r.s = ra_v3(1, 1, 1);
@@ -425,11 +475,26 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
 
     size_t total = n + 1 + (a->camera ? 1 : 0);
     st->scene_node = ra_arena_array(ar, total, sizeof *st->scene_node);
-    if (!st->scene_node) return nomem(err);
+    st->sorted = ra_arena_alloc(ar, total);
+    if (!st->scene_node || !st->sorted) return nomem(err);
     if (ra_scene_add_node(s, "RootNode", -1, NULL) != 0) return nomem(err);
     st->file_root = 1;
+    size_t unsorted = 0, zero_quats = 0;
+    const char *first_unsorted = NULL, *first_zero = NULL;
     for (size_t i = 0; i < n; i++) {
-        ra_trs l = node_local(f[i].node, 0, st->native);
+        const lego_node *nd = f[i].node;
+        unsigned sorted = (keys_sorted(nd->trans, sizeof *nd->trans, nd->num_trans) ? SORT_T : 0) |
+                          (keys_sorted(nd->rot, sizeof *nd->rot, nd->num_rot) ? SORT_R : 0) |
+                          (keys_sorted(nd->scale, sizeof *nd->scale, nd->num_scale) ? SORT_S : 0) |
+                          (keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph) ? SORT_M : 0);
+        if (sorted != (SORT_T | SORT_R | SORT_S | SORT_M) && !unsorted++) first_unsorted = f[i].name;
+        for (uint16_t k = 0; k < nd->num_rot; k++)
+            if (nd->rot[k].w == 0 && nd->rot[k].x == 0 && nd->rot[k].y == 0 && nd->rot[k].z == 0) {
+                if (!zero_quats++) first_zero = f[i].name;
+                break;
+            }
+        st->sorted[i + 1] = (uint8_t)sorted;
+        ra_trs l = node_local(nd, sorted, 0, st->native);
         ra_mat4 m = ra_m4_compose(l.t, l.r, l.s);
         int32_t idx = ra_scene_add_node(s, f[i].name, f[i].parent < 0 ? 0 : f[i].parent + 1, &m);
         if (idx < 0) return nomem(err);
@@ -444,20 +509,21 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             ra_writer_free(&w);
             if (!ok) return nomem(err);
         }
-        const lego_node *nd = f[i].node;
-        if (!keys_sorted(nd->trans, sizeof *nd->trans, nd->num_trans) ||
-            !keys_sorted(nd->rot, sizeof *nd->rot, nd->num_rot) ||
-            !keys_sorted(nd->scale, sizeof *nd->scale, nd->num_scale) ||
-            !keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph))
-            ra_scene_warn(s, "keys of node %s are not in time order; played as the engine's key search finds them", f[i].name);
-        for (uint16_t k = 0; k < nd->num_rot; k++)
-            if (nd->rot[k].w == 0 && nd->rot[k].x == 0 && nd->rot[k].y == 0 && nd->rot[k].z == 0) {
-                ra_scene_warn(s, "node %s has a zero rotation quaternion; identity is used", f[i].name);
-                break;
-            }
     }
+    /* one warning per kind, however many nodes it concerns */
+    if (unsorted)
+        ra_scene_warn(s, "keys of %zu node(s) are not in time order (first: %s); played as the engine's key search finds them",
+                      unsorted, first_unsorted);
+    if (zero_quats)
+        ra_scene_warn(s, "%zu node(s) have a zero rotation quaternion (first: %s); identity is used", zero_quats, first_zero);
     if (a->camera) {
-        ra_mat4 m = camera_world(a->camera, 0, st->native);
+        const lego_camera *cam = a->camera;
+        st->camera_sorted = (keys_sorted(cam->pos, sizeof *cam->pos, cam->num_pos) ? SORT_CAM_POS : 0) |
+                            (keys_sorted(cam->target, sizeof *cam->target, cam->num_target) ? SORT_CAM_TGT : 0) |
+                            (keys_sorted(cam->roll, sizeof *cam->roll, cam->num_roll) ? SORT_CAM_ROLL : 0);
+        if (st->camera_sorted != (SORT_CAM_POS | SORT_CAM_TGT | SORT_CAM_ROLL))
+            ra_scene_warn(s, "camera keys are not in time order; played as the engine's key search finds them");
+        ra_mat4 m = camera_world(a->camera, st->camera_sorted, 0, st->native);
         int32_t idx = ra_scene_add_node(s, "Camera", 0, &m);
         if (idx < 0) return nomem(err);
         st->camera_node = idx;
@@ -532,7 +598,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             add_breaks(br, &nb, nd->rot, sizeof *nd->rot, nd->num_rot);
             add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
             qsort(br, nb, sizeof *br, cmp_double);
-            node_ctx ctx = {nd, st->native};
+            node_ctx ctx = {nd, st->sorted[i + 1], st->native};
             ra_channel *ch = &an->channels[ci++];
             ch->node = (uint32_t)(i + 1);
             bool ok = ra_bake_channel(ar, eval_node_cb, &ctx, br, nb, &bp, ch);
@@ -548,7 +614,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             add_breaks(br, &nb, cam->target, sizeof *cam->target, cam->num_target);
             add_breaks(br, &nb, cam->roll, sizeof *cam->roll, cam->num_roll);
             qsort(br, nb, sizeof *br, cmp_double);
-            cam_ctx ctx = {cam, st->native};
+            cam_ctx ctx = {cam, st->camera_sorted, st->native};
             ra_bake_params cp = bp;
             cp.angle_tol = cam_tol * RA_PI / 180.0;
             cp.max_depth = 20;
@@ -744,14 +810,22 @@ static void lego_dump_source(const ra_document *doc, ra_json *j)
 }
 
 /* ---- format entries ---------------------------------------------------------------------------- */
+/* Sees only the first bytes (Assimp's CanRead passes a prefix): the magic,
+ * plus finite bounding-sphere floats and a camera flag of 0 or 1, so that a
+ * random file starting with 11 00 00 00 is not claimed. */
 static int lego_detect(const uint8_t *d, size_t n)
 {
-    if (n < 36) return 0;
-    uint32_t magic = (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
-    if (magic != LEGO_ANI_MAGIC) return 0;
-    /* actor count must fit the file: a cheap plausibility check beyond the magic */
-    uint32_t actors = (uint32_t)d[28] | (uint32_t)d[29] << 8 | (uint32_t)d[30] << 16 | (uint32_t)d[31] << 24;
-    if (actors > (n - 32) / 4) return 10;
+    if (n < 28) return 0;
+    uint32_t w[7];
+    for (int i = 0; i < 7; i++)
+        w[i] = (uint32_t)d[4 * i] | (uint32_t)d[4 * i + 1] << 8 | (uint32_t)d[4 * i + 2] << 16 | (uint32_t)d[4 * i + 3] << 24;
+    if (w[0] != LEGO_ANI_MAGIC) return 0;
+    for (int i = 1; i <= 4; i++) {
+        float f;
+        memcpy(&f, &w[i], 4);
+        if (!isfinite(f)) return 10;
+    }
+    if (w[5] > 1) return 20; /* the engine only tests != 0, but real files hold 0 or 1 */
     return 60;
 }
 
@@ -760,7 +834,8 @@ static ra_status read_common(ra_document *doc, const uint8_t *data, size_t size,
     lego_ani *a = ra_arena_alloc(doc->arena, sizeof *a);
     if (!a) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
     double md = ra_options_get_double(&doc->options, "max_depth", LEGO_DEFAULT_MAX_DEPTH);
-    if (!(md >= 1) || md > 1e6) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..1000000");
+    if (!(md >= 1) || md > LEGO_MAX_DEPTH_LIMIT)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..%d", LEGO_MAX_DEPTH_LIMIT);
     ra_status st = lego_ani_read(data, size, body, (uint32_t)md, doc->arena, a, err);
     if (st == RA_OK) doc->model = a;
     return st;
@@ -782,7 +857,7 @@ const ra_format ra_format_lego_ani = {
     "lego_ani",
     "LEGO Island animation (.ani)",
     "ani",
-    "s32 magic 0x11 at offset 0 and a plausible actor count at offset 28",
+    "s32 magic 0x11 at offset 0, finite bounding sphere, camera flag 0 or 1",
     lego_detect,
     lego_read_full,
     lego_to_scene,

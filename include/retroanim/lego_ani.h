@@ -67,6 +67,8 @@ typedef struct lego_ani {
 } lego_ani;
 
 #define LEGO_DEFAULT_MAX_DEPTH 256
+/* the largest max_depth accepted: the tree walks recurse once per level */
+#define LEGO_MAX_DEPTH_LIMIT 10000
 
 /* Reads a full .ani (body_only = false) or a body-only animation.  Everything
  * is allocated in `arena`. max_depth bounds the tree's nesting. */
