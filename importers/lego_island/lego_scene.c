@@ -432,19 +432,16 @@ static bool keys_sorted(const void *keys, size_t stride, uint32_t n)
 
 static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory building the scene"); }
 
-static void json_key_list(ra_writer *w, const char *prefix, const void *keys, size_t stride, uint32_t n, int kind)
+/* Visibility keys as JSON text [[seconds, 0|1], ...], NUL-terminated in w. */
+static void visibility_json(ra_writer *w, const lego_morph_key *k, uint16_t n)
 {
-    /* kind 0: morph (visible); used for metadata text */
-    (void)prefix;
-    (void)kind;
     ra_json j;
     ra_json_init_buffer(&j, w, false);
     ra_json_begin_array(&j);
-    for (uint32_t i = 0; i < n; i++) {
-        const lego_morph_key *k = (const lego_morph_key *)((const char *)keys + (size_t)i * stride);
+    for (uint16_t i = 0; i < n; i++) {
         ra_json_begin_array(&j);
-        ra_json_number(&j, key_time(k->raw) / 1000.0);
-        ra_json_int(&j, k->visible ? 1 : 0);
+        ra_json_number(&j, key_time(k[i].raw) / 1000.0);
+        ra_json_int(&j, k[i].visible ? 1 : 0);
         ra_json_end_array(&j);
     }
     ra_json_end_array(&j);
@@ -504,7 +501,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
         if (f[i].node->num_morph) {
             ra_writer w;
             ra_writer_init(&w);
-            json_key_list(&w, "", f[i].node->morph, sizeof(lego_morph_key), f[i].node->num_morph, 0);
+            visibility_json(&w, f[i].node->morph, f[i].node->num_morph);
             bool ok = !w.failed && ra_meta_set_string(ar, &sn->meta, "lego.visibility", (const char *)w.data);
             ra_writer_free(&w);
             if (!ok) return nomem(err);
