@@ -22,11 +22,17 @@ typedef struct lego_state {
     uint8_t *sorted;              /* scene node index -> SORT_* bits of its tracks */
     unsigned camera_sorted;       /* SORT_CAM_* bits */
     int32_t camera_node;          /* -1 without camera */
-    int32_t file_root;            /* scene index of the file's root node */
     bool native;                  /* coords=native */
 } lego_state;
 
 /* ---- engine evaluation (times in ms, values as the file stores them) ------------------- */
+
+/* Time (ms) of key i of an array of any key type: every key starts with its
+ * time/flags word. */
+static double key_time_at(const void *keys, size_t stride, uint32_t i)
+{
+    return (double)lego_key_time(*(const uint32_t *)((const char *)keys + (size_t)i * stride));
+}
 
 /* FindKeys, stateless (a fresh search from key 0).  Returns n (0, 1 or 2) and
  * the index of the bracketing key in *idx.  The engine scans forward while
@@ -35,7 +41,7 @@ typedef struct lego_state {
  * stay O(log n) per evaluation.  Keys out of order get the engine's scan. */
 static int find_keys(const void *keys, size_t stride, uint32_t n, bool sorted, double t, uint32_t *idx)
 {
-#define KT(i) ((double)lego_key_time(*(const uint32_t *)((const char *)keys + (size_t)(i) * stride)))
+#define KT(i) key_time_at(keys, stride, (uint32_t)(i))
     if (n == 0) return 0;
     if (t < KT(0)) return 0;
     if (t > KT(n - 1)) {
@@ -409,13 +415,13 @@ static int cmp_double(const void *a, const void *b)
 static void add_breaks(double *br, size_t *nb, const void *keys, size_t stride, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        br[(*nb)++] = key_time(*(const uint32_t *)((const char *)keys + (size_t)i * stride)) / 1000.0;
+        br[(*nb)++] = key_time_at(keys, stride, i) / 1000.0;
 }
 
 static double max_key_ms(const void *keys, size_t stride, uint32_t n, double m)
 {
     for (uint32_t i = 0; i < n; i++) {
-        double t = key_time(*(const uint32_t *)((const char *)keys + (size_t)i * stride));
+        double t = key_time_at(keys, stride, i);
         if (t > m) m = t;
     }
     return m;
@@ -424,9 +430,7 @@ static double max_key_ms(const void *keys, size_t stride, uint32_t n, double m)
 static bool keys_sorted(const void *keys, size_t stride, uint32_t n)
 {
     for (uint32_t i = 1; i < n; i++)
-        if (key_time(*(const uint32_t *)((const char *)keys + (size_t)i * stride)) <
-            key_time(*(const uint32_t *)((const char *)keys + (size_t)(i - 1) * stride)))
-            return false;
+        if (key_time_at(keys, stride, i) < key_time_at(keys, stride, i - 1)) return false;
     return true;
 }
 
@@ -475,7 +479,6 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
     st->sorted = ra_arena_alloc(ar, total);
     if (!st->scene_node || !st->sorted) return nomem(err);
     if (ra_scene_add_node(s, "RootNode", -1, NULL) != 0) return nomem(err);
-    st->file_root = 1;
     size_t unsorted = 0, zero_quats = 0;
     const char *first_unsorted = NULL, *first_zero = NULL;
     for (size_t i = 0; i < n; i++) {
