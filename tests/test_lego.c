@@ -6,15 +6,13 @@
 #include <dirent.h>
 #include <string.h>
 
-#include "ra_test.h"
+#include "ra_fixture.h"
 #include "retroanim/lego_ani.h"
 
 #define TOL 1e-4
 
 static char g_dir[1024];
 #define NAME_MAX_LEN 255
-static double g_worst;
-static long g_ms_checked;
 
 static int load(const uint8_t *d, size_t n, const char *name, const char *coords, bool body, ra_document **doc,
                 ra_error *e)
@@ -27,36 +25,14 @@ static int load(const uint8_t *d, size_t n, const char *name, const char *coords
     return ra_document_load(d, n, name, &o, doc, e);
 }
 
+static fx_stats g_stats;
+
 /* pose vs consumer playback of the keys, every ms from 0 to duration + 50 ms */
 static void check_semantics(const ra_document *doc, const char *what)
 {
     const ra_scene *s = &doc->scene;
-    ra_mat4 *pw = malloc(s->node_count * sizeof *pw), *kw = malloc(s->node_count * sizeof *kw);
     double dur = s->animation_count ? s->animations[0].duration : 0;
-    long last = (long)(dur * 1000) + 50;
-    double worst = 0;
-    const char *worst_node = "";
-    long worst_ms = 0;
-    for (long ms = 0; ms <= last; ms++) {
-        double t = ms / 1000.0;
-        ra_error e;
-        ra_error_clear(&e);
-        ra_document_pose(doc, 0, t, pw, &e);
-        ra_scene_sample_world(s, 0, t, kw);
-        for (size_t i = 0; i < s->node_count; i++) {
-            double d = ra_m4_max_abs_diff(&pw[i], &kw[i]);
-            if (!(d <= worst)) {
-                worst = d;
-                worst_node = s->nodes[i].name;
-                worst_ms = ms;
-            }
-        }
-        g_ms_checked++;
-    }
-    CHECK(worst <= TOL, "%s: pose and playback differ by %g at %ld ms on %s", what, worst, worst_ms, worst_node);
-    if (worst > g_worst) g_worst = worst;
-    free(pw);
-    free(kw);
+    fx_check_semantics(doc, what, 0.001, floor(dur * 1000) / 1000 + 0.05, TOL, &g_stats);
 }
 
 static void check_roundtrip(const uint8_t *d, size_t n, bool body, const char *what)
@@ -64,20 +40,7 @@ static void check_roundtrip(const uint8_t *d, size_t n, bool body, const char *w
     ra_options o;
     ra_options_init(&o);
     if (body) ra_options_add(&o, "format", "lego_ani_body");
-    ra_document *doc = NULL;
-    ra_error e;
-    ra_error_clear(&e);
-    if (ra_document_read(d, n, what, &o, &doc, &e) != RA_OK) {
-        CHECK(0, "%s: read failed: %s", what, e.msg);
-        return;
-    }
-    ra_writer w;
-    ra_writer_init(&w);
-    CHECK(doc->format->write(doc, &w, &e) == RA_OK, "%s: write", what);
-    CHECK(w.size == n && memcmp(w.data, d, n) == 0, "%s: write(read(file)) is not byte-identical (%zu vs %zu bytes)",
-          what, w.size, n);
-    ra_writer_free(&w);
-    ra_document_free(doc);
+    fx_check_roundtrip(d, n, &o, what);
 }
 
 /* tiny parser for [[t,v],[t,v]] */
@@ -141,7 +104,6 @@ static void run_fixture(const char *name)
         return;
     }
     const ra_scene *s = &doc->scene;
-    ra_mat4 *world = malloc(s->node_count * sizeof *world);
     while (fgets(line, sizeof line, f)) {
         double t;
         long n;
@@ -154,35 +116,8 @@ static void run_fixture(const char *name)
             expects++;
             CHECK(s->animation_count == 1, "%s: one animation", name);
             if (s->animation_count) CHECK_NEAR(s->animations[0].duration, t, 1e-9, name);
-        } else if (strncmp(line, "expect-pose ", 12) == 0) {
+        } else if (fx_check_pose_line(doc, line, name, TOL)) {
             expects++;
-            char *pt = strstr(line, "t="), *pn = strstr(line, "node="), *pm = strstr(line, "world=");
-            if (!pt || !pn || !pm) {
-                CHECK(0, "%s: malformed line %s", name, line);
-                continue;
-            }
-            t = atof(pt + 2);
-            size_t len = (size_t)(pm - 1 - (pn + 5));
-            if (len >= sizeof node) len = sizeof node - 1;
-            memcpy(node, pn + 5, len);
-            node[len] = 0;
-            ra_mat4 want;
-            char *q = pm + 6;
-            for (int k = 0; k < 16; k++) {
-                want.m[k / 4][k % 4] = strtod(q, &q);
-                if (*q == ',') q++;
-            }
-            int32_t idx = ra_scene_find_node(s, node);
-            CHECK(idx >= 0, "%s: no node named '%s'", name, node);
-            if (idx < 0) continue;
-            ra_error_clear(&e);
-            ra_document_pose(doc, 0, t, world, &e);
-            double d = ra_m4_max_abs_diff(&world[idx], &want);
-            CHECK(d <= TOL, "%s: pose of %s at %g s differs from the hand-computed matrix by %g", name, node, t, d);
-            /* and the baked keys give the same */
-            ra_scene_sample_world(s, 0, t, world);
-            d = ra_m4_max_abs_diff(&world[idx], &want);
-            CHECK(d <= TOL, "%s: playback of %s at %g s differs from the hand-computed matrix by %g", name, node, t, d);
         } else if (strncmp(line, "expect-visible ", 15) == 0) {
             expects++;
             int want;
@@ -200,7 +135,6 @@ static void run_fixture(const char *name)
     }
     fclose(f);
     CHECK(expects >= 3, "%s: its description has only %d expectations", name, expects);
-    free(world);
     check_semantics(doc, name);
     ra_document_free(doc);
     /* the native frame must agree with itself too */
@@ -371,7 +305,7 @@ int main(int argc, char **argv)
     CHECK(fixtures >= 10, "expected the LEGO fixtures, found %d", fixtures);
     const char *rn = getenv("RA_RANDOM_FILES");
     random_files(rn ? atoi(rn) : 200);
-    printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures, g_ms_checked,
-           g_worst);
+    printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures, g_stats.instants,
+           g_stats.worst);
     return ra_test_finish("test_lego");
 }

@@ -67,6 +67,7 @@ public:
         if (const char *env = std::getenv("RETROANIM_OPTIONS")) options_ = env;
         std::string prop = imp->GetPropertyString(kOptionsProperty, "");
         if (!prop.empty()) options_ += (options_.empty() ? "" : ";") + prop;
+        cinf_ = imp->GetPropertyString(kCinfProperty, "");
         no_skeleton_ = imp->GetPropertyInteger(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 0) != 0;
     }
 
@@ -86,6 +87,7 @@ protected:
         if (!options_.empty() && !ra_options_parse_list(&opt, options_.c_str(), store.data(), store.size()))
             throw std::runtime_error("retroanim: malformed options '" + options_ + "' (want key=value;key=value)");
         if (!ra_options_get(&opt, "format")) ra_options_add(&opt, "format", format_->id);
+        if (!cinf_.empty()) ra_options_add(&opt, "cinf", cinf_.c_str());
         const char *ticks = ra_options_get(&opt, "ticks");
         if (ticks && std::strcmp(ticks, "native") != 0 && std::strcmp(ticks, "seconds") != 0)
             throw std::runtime_error(std::string("retroanim: ticks must be 'seconds' or 'native', not '") + ticks + "'");
@@ -110,6 +112,7 @@ protected:
 private:
     const ra_format *format_;
     std::string options_;
+    std::string cinf_;
     bool no_skeleton_ = false;
 };
 

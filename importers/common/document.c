@@ -73,10 +73,14 @@ bool ra_options_is(const ra_options *o, const char *key, const char *value)
 /* ---- registry ---------------------------------------------------------------------- */
 extern const ra_format ra_format_lego_ani;
 extern const ra_format ra_format_lego_ani_body;
+extern const ra_format ra_format_metroid_anim;
+extern const ra_format ra_format_metroid_cinf;
 
 static const ra_format *const g_formats[] = {
     &ra_format_lego_ani,
     &ra_format_lego_ani_body,
+    &ra_format_metroid_anim,
+    &ra_format_metroid_cinf,
 };
 
 const ra_format *const *ra_formats(size_t *count)
@@ -163,6 +167,10 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
     d->format = f;
     d->arena = arena;
     d->source_size = size;
+    if (filename && !(d->filename = ra_arena_strndup(arena, filename, strlen(filename)))) {
+        ra_arena_destroy(arena);
+        return ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory");
+    }
     ra_options_init(&d->options);
     if (opt) {
         /* copy the options into the arena so the document does not borrow them */

@@ -555,3 +555,32 @@ void ra_scene_dump_json(const ra_scene *s, ra_json *j)
     ra_json_end_array(j);
     ra_json_end_object(j);
 }
+
+bool ra_names_make_unique(ra_arena *ar, const char **names, size_t n, const char *const *reserved, size_t nreserved)
+{
+    ra_strmap used;
+    if (!ra_strmap_init(&used, ar, n + nreserved)) return false;
+    for (size_t r = 0; r < nreserved; r++)
+        if (!ra_strmap_slot(&used, reserved[r])) return false;
+    for (size_t i = 0; i < n; i++) {
+        const char *cand = names[i];
+        for (;;) {
+            uint32_t *u = ra_strmap_slot(&used, cand);
+            if (!u) return false;
+            if (*u == 0) {
+                *u = 1;
+                break;
+            }
+            /* the value kept on a used base name is the next suffix to try
+             * (looked up afresh: a slot pointer dies when the map grows) */
+            uint32_t *next = ra_strmap_slot(&used, names[i]);
+            if (!next) return false;
+            uint32_t k = *next < 2 ? 2 : *next;
+            *next = k + 1;
+            cand = ra_arena_printf(ar, "%s#%u", names[i], k);
+            if (!cand) return false;
+        }
+        names[i] = cand;
+    }
+    return true;
+}

@@ -349,30 +349,8 @@ static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
             if (!base[i]) return false;
         }
     }
-    ra_strmap used;
-    if (!ra_strmap_init(&used, ar, n + 2)) return false;
-    for (size_t r = 0; r < 2; r++)
-        if (!ra_strmap_slot(&used, reserved[r])) return false;
-    for (size_t i = 0; i < n; i++) {
-        const char *cand = base[i];
-        for (;;) {
-            uint32_t *u = ra_strmap_slot(&used, cand);
-            if (!u) return false;
-            if (*u == 0) {
-                *u = 1;
-                break;
-            }
-            /* the value kept on a used base name is the next suffix to try
-             * (looked up afresh: a slot pointer dies when the map grows) */
-            uint32_t *next = ra_strmap_slot(&used, base[i]);
-            if (!next) return false;
-            uint32_t k = *next < 2 ? 2 : *next;
-            *next = k + 1;
-            cand = ra_arena_printf(ar, "%s#%u", base[i], k);
-            if (!cand) return false;
-        }
-        f[i].name = cand;
-    }
+    if (!ra_names_make_unique(ar, base, n, reserved, 2)) return false;
+    for (size_t i = 0; i < n; i++) f[i].name = base[i];
     return true;
 }
 

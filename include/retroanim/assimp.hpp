@@ -8,6 +8,8 @@
 // Importer properties (Importer::SetPropertyString / SetPropertyInteger):
 //   "RETROANIM_OPTIONS"  "key=value;key=value" — retroanim options (README),
 //                        e.g. "coords=native;ticks=native"
+//   "RETROANIM_CINF"     path of the Metroid Prime skeleton for an ANIM (the
+//                        option cinf=PATH; "none" disables the search)
 //   AI_CONFIG_IMPORT_NO_SKELETON_MESHES — no skeleton mesh; the scene is then
 //                        flagged AI_SCENE_FLAGS_INCOMPLETE
 // The environment variable RETROANIM_OPTIONS is read too (before the
@@ -29,6 +31,7 @@ struct ra_scene;
 namespace retroanim {
 
 constexpr const char *kOptionsProperty = "RETROANIM_OPTIONS";
+constexpr const char *kCinfProperty = "RETROANIM_CINF";
 
 // Registers one importer per retroanim format on `importer` (which takes
 // ownership of them, as Assimp does for every registered loader).

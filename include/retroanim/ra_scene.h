@@ -118,6 +118,10 @@ bool ra_meta_set_double(ra_arena *a, ra_meta_list *m, const char *key, double v)
 bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
 const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key);
+/* Makes names[0..n) unique in order: a name already used (or reserved) gets
+ * "#2", "#3", ... appended.  Rewrites the array in place. */
+bool ra_names_make_unique(ra_arena *a, const char **names, size_t n, const char *const *reserved, size_t nreserved);
+
 /* Adds a warning (deduplicated by text). */
 void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -58,6 +58,8 @@ typedef struct ra_document {
     ra_scene scene;   /* filled by to_scene */
     ra_options options;
     size_t source_size;
+    const char *filename; /* as given to load/read (may be NULL); formats that look for
+                             companion files (a Metroid CINF) start from it */
 } ra_document;
 
 struct ra_format {

@@ -1,0 +1,257 @@
+/* Metroid Prime CINF (skeleton) reader and writer, and the search for the
+ * skeleton that belongs to an ANIM file.  NOTES §5. */
+#include <ctype.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "retroanim/metroid_anim.h"
+
+#define FMT "metroid_cinf"
+
+#define BONE_MIN_MP1 24u /* id, parent, position, link count */
+#define BONE_MIN_MP2 56u /* + two quaternions */
+
+static bool oom(ra_cursor *c, const char *field)
+{
+    return ra_cursor_fail(c, RA_ERR_NO_MEMORY, c->pos, field, "out of memory (memory_limit)");
+}
+
+static bool rd_floats(ra_cursor *c, float *f, int n, const char *field)
+{
+    for (int i = 0; i < n; i++) {
+        size_t at = c->pos;
+        if (!ra_rd_f32be(c, &f[i], field)) return false;
+        if (!isfinite(f[i])) return ra_cursor_fail(c, RA_ERR_BAD_VALUE, at, field, "not a finite number");
+    }
+    return true;
+}
+
+static bool rd_ids(ra_cursor *c, ra_arena *ar, uint32_t *count, uint32_t **out, const char *count_field, const char *field)
+{
+    if (!ra_rd_u32be(c, count, count_field)) return false;
+    if (!ra_cursor_check_count(c, *count, 4, field)) return false;
+    *out = ra_arena_array(ar, *count, sizeof **out);
+    if (!*out) return oom(c, field);
+    for (uint32_t i = 0; i < *count; i++) ra_rd_u32be(c, &(*out)[i], field);
+    return ra_cursor_ok(c);
+}
+
+/* index of the first bone with this id, or -1 (ids sorted with their index) */
+typedef struct id_index { uint32_t id, index; } id_index;
+
+static int cmp_id_index(const void *a, const void *b)
+{
+    const id_index *x = a, *y = b;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int64_t find_id(const id_index *t, uint32_t n, uint32_t id)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && t[lo].id == id ? (int64_t)t[lo].index : -1;
+}
+
+/* Parent links must not loop (NOTES §5: parent 2 or an id not in the file
+ * is a root).  Fails at the first bone, in file order, that lies on a cycle. */
+static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
+{
+    uint32_t n = k->bone_count;
+    id_index *t = ra_arena_array(ar, n, sizeof *t);
+    uint8_t *state = ra_arena_array(ar, n, 1); /* 0 new, 1 on the current walk, 2 done */
+    uint32_t *walk = ra_arena_array(ar, n, sizeof *walk);
+    if (!t || !state || !walk) return oom(c, "bone");
+    for (uint32_t i = 0; i < n; i++) t[i] = (id_index){k->bones[i].id, i};
+    qsort(t, n, sizeof *t, cmp_id_index);
+    int64_t first = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        if (state[i]) continue;
+        uint32_t len = 0;
+        int64_t cur = i;
+        while (cur >= 0 && state[cur] == 0) {
+            state[cur] = 1;
+            walk[len++] = (uint32_t)cur;
+            uint32_t p = k->bones[cur].parent;
+            cur = p == MP_NO_PARENT ? -1 : find_id(t, n, p);
+            /* a duplicate id is not the bone the link names: only the first counts */
+        }
+        if (cur >= 0 && state[cur] == 1) {
+            /* the cycle is the part of the walk from cur on */
+            bool on = false;
+            for (uint32_t w = 0; w < len; w++) {
+                if (walk[w] == (uint32_t)cur) on = true;
+                if (on && (first < 0 || walk[w] < first)) first = walk[w];
+            }
+        }
+        for (uint32_t w = 0; w < len; w++) state[walk[w]] = 2;
+    }
+    if (first >= 0) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "parent links of bone %u form a cycle", k->bones[first].id);
+        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, k->bones[first].offset, "bone.parent", msg);
+    }
+    return true;
+}
+
+ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena *ar, mp_cinf *out, ra_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ra_cursor c;
+    ra_cursor_init(&c, data, size, FMT, err);
+    if (!ra_rd_u32be(&c, &out->bone_count, "bone_count")) return err->code;
+    int game = game_hint;
+    if (!game) {
+        /* the u32 after the first bone's position: a link count in Prime 1,
+         * a quaternion's w (0.0 or a float's bits, > 100) in Prime 2 */
+        game = 1;
+        if (out->bone_count && size >= 28) {
+            uint32_t v = (uint32_t)data[24] << 24 | (uint32_t)data[25] << 16 | (uint32_t)data[26] << 8 | data[27];
+            if (v == 0 || v > 100) game = 2;
+        }
+    }
+    out->game = game;
+    if (!ra_cursor_check_count(&c, out->bone_count, game == 2 ? BONE_MIN_MP2 : BONE_MIN_MP1, "bone")) return err->code;
+    out->bones = ra_arena_array(ar, out->bone_count, sizeof *out->bones);
+    if (!out->bones) return oom(&c, "bone"), err->code;
+    for (uint32_t i = 0; i < out->bone_count; i++) {
+        mp_bone *b = &out->bones[i];
+        b->offset = c.pos;
+        ra_rd_u32be(&c, &b->id, "bone.id");
+        ra_rd_u32be(&c, &b->parent, "bone.parent");
+        if (!rd_floats(&c, b->pos, 3, "bone.position")) return err->code;
+        if (game == 2 && (!rd_floats(&c, b->rot_model, 4, "bone.rotation") || !rd_floats(&c, b->rot_local, 4, "bone.local_rotation")))
+            return err->code;
+        if (!rd_ids(&c, ar, &b->link_count, &b->links, "bone.link_count", "bone.links")) return err->code;
+    }
+    if (!rd_ids(&c, ar, &out->build_count, &out->build_order, "build_order_count", "build_order")) return err->code;
+    if (!ra_rd_u32be(&c, &out->name_count, "name_count")) return err->code;
+    if (!ra_cursor_check_count(&c, out->name_count, 5, "name")) return err->code;
+    out->names = ra_arena_array(ar, out->name_count, sizeof *out->names);
+    out->name_ids = ra_arena_array(ar, out->name_count, sizeof *out->name_ids);
+    if (!out->names || !out->name_ids) return oom(&c, "name"), err->code;
+    for (uint32_t i = 0; i < out->name_count; i++) {
+        const uint8_t *p = c.data + c.pos;
+        const uint8_t *nul = memchr(p, 0, ra_cursor_left(&c));
+        if (!nul) return ra_cursor_fail(&c, RA_ERR_TRUNCATED, c.pos, "name", "bone name without its closing NUL"), err->code;
+        if (!ra_rd_str(&c, ar, (size_t)(nul - p), &out->names[i], "name")) return err->code;
+        ra_rd_skip(&c, 1, "name");
+        ra_rd_u32be(&c, &out->name_ids[i], "name.bone_id");
+    }
+    if (!ra_cursor_ok(&c)) return err->code;
+    out->trailing_size = ra_cursor_left(&c);
+    if (out->trailing_size) {
+        out->trailing = ra_arena_alloc(ar, out->trailing_size);
+        if (!out->trailing) return oom(&c, "trailing"), err->code;
+        ra_rd_bytes(&c, out->trailing, out->trailing_size, "trailing");
+    }
+    check_cycles(&c, ar, out);
+    return err->code;
+}
+
+ra_status mp_cinf_write(const mp_cinf *k, ra_writer *w, ra_error *err)
+{
+    ra_wr_u32be(w, k->bone_count);
+    for (uint32_t i = 0; i < k->bone_count; i++) {
+        const mp_bone *b = &k->bones[i];
+        ra_wr_u32be(w, b->id);
+        ra_wr_u32be(w, b->parent);
+        for (int j = 0; j < 3; j++) ra_wr_f32be(w, b->pos[j]);
+        if (k->game == 2) {
+            for (int j = 0; j < 4; j++) ra_wr_f32be(w, b->rot_model[j]);
+            for (int j = 0; j < 4; j++) ra_wr_f32be(w, b->rot_local[j]);
+        }
+        ra_wr_u32be(w, b->link_count);
+        for (uint32_t j = 0; j < b->link_count; j++) ra_wr_u32be(w, b->links[j]);
+    }
+    ra_wr_u32be(w, k->build_count);
+    for (uint32_t i = 0; i < k->build_count; i++) ra_wr_u32be(w, k->build_order[i]);
+    ra_wr_u32be(w, k->name_count);
+    for (uint32_t i = 0; i < k->name_count; i++) {
+        ra_wr_bytes(w, k->names[i], strlen(k->names[i]) + 1);
+        ra_wr_u32be(w, k->name_ids[i]);
+    }
+    if (k->trailing_size) ra_wr_bytes(w, k->trailing, k->trailing_size);
+    if (w->failed) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory writing the file");
+    return RA_OK;
+}
+
+const char *mp_cinf_bone_name(const mp_cinf *k, uint32_t id)
+{
+    for (uint32_t i = 0; i < k->name_count; i++)
+        if (k->name_ids[i] == id) return k->names[i];
+    return NULL;
+}
+
+/* ---- finding the skeleton of an ANIM ------------------------------------------------------------ */
+static bool has_cinf_ext(const char *name, size_t *stem_len)
+{
+    size_t n = strlen(name);
+    if (n < 6) return false;
+    const char *e = name + n - 5;
+    if (e[0] != '.' || tolower((unsigned char)e[1]) != 'c' || tolower((unsigned char)e[2]) != 'i' ||
+        tolower((unsigned char)e[3]) != 'n' || tolower((unsigned char)e[4]) != 'f')
+        return false;
+    *stem_len = n - 5;
+    return true;
+}
+
+static bool is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool mp_find_cinf(const char *anim_path, char *out, size_t out_size)
+{
+    if (!anim_path || !*anim_path) return false;
+    const char *slash = strrchr(anim_path, '/');
+    size_t dir_len = slash ? (size_t)(slash - anim_path) : 0;
+    const char *base = slash ? slash + 1 : anim_path;
+    const char *dot = strrchr(base, '.');
+    size_t stem_len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char dir[4096];
+    if (dir_len + 2 > sizeof dir) return false;
+    if (slash) {
+        memcpy(dir, anim_path, dir_len ? dir_len : 1); /* "/x.anim" -> "/" */
+        dir[dir_len ? dir_len : 1] = 0;
+    } else {
+        strcpy(dir, ".");
+    }
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    char only[4096] = "";
+    size_t cinf_count = 0;
+    bool found = false;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t sl;
+        if (!has_cinf_ext(e->d_name, &sl)) continue;
+        char path[4096];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (n < 0 || (size_t)n >= sizeof path || !is_regular(path)) continue;
+        if (sl == stem_len && strncmp(e->d_name, base, stem_len) == 0) {
+            if ((size_t)n < out_size) {
+                memcpy(out, path, (size_t)n + 1);
+                found = true;
+            }
+            break;
+        }
+        if (++cinf_count == 1) snprintf(only, sizeof only, "%s", path);
+    }
+    closedir(d);
+    if (found) return true;
+    if (cinf_count == 1 && strlen(only) < out_size) {
+        strcpy(out, only);
+        return true;
+    }
+    return false;
+}

@@ -1,0 +1,942 @@
+/* Metroid Prime ANIM + CINF semantics: the game's sampling (NOTES §6), the
+ * scene (nodes from the CINF, keys at the keyed frames with extra keys where
+ * the game's slerp takes the long arc), pose, dump --source, detection. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retroanim/metroid_anim.h"
+
+#define FMT "metroid_anim"
+#define FMT_CINF "metroid_cinf"
+
+extern const ra_format ra_format_metroid_anim;
+extern const ra_format ra_format_metroid_cinf;
+
+typedef struct mp_doc {
+    bool has_anim, has_cinf;
+    mp_anim anim;
+    mp_cinf cinf;
+    const char *cinf_path;   /* the skeleton used, if any */
+    const char *cinf_source; /* "option", "sibling", "folder", "none", "unreadable" */
+    const char *stem;        /* animation name */
+} mp_doc;
+
+typedef struct mp_state {
+    bool native;
+    bool strip_root;
+    int32_t *chan;       /* per scene node: channel index or -1 */
+    ra_vec3 *rest;       /* per scene node: rest offset */
+} mp_state;
+
+static ra_status nomem(ra_error *err)
+{
+    return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory building the scene");
+}
+
+/* ---- the game's sampling (NOTES §6) -------------------------------------------------------- */
+/* CQuaternion slerp without the shortest-arc flip.  Keys that are exact
+ * opposites are the same rotation: the game's formula divides by zero there,
+ * the rotation is held. */
+static ra_quat game_slerp(ra_quat a, ra_quat b, double f)
+{
+    if (ra_q_dot(a, b) <= -1.0 + 1e-12) return ra_q_normalize(a);
+    return ra_q_slerp_raw(a, b, f);
+}
+
+static ra_quat safe_quat(ra_quat q)
+{
+    double l = ra_q_len(q);
+    return l > 1e-6 ? ra_q_scale(q, 1.0 / l) : ra_q_identity();
+}
+
+static double key_time(const mp_anim *a, uint32_t j) { return (double)a->key_frames[j] * (double)a->interval; }
+
+/* The two keys and the fraction the game blends at time t. */
+static void sample_keys(const mp_anim *a, double t, uint32_t *k0, uint32_t *k1, double *f)
+{
+    uint32_t n = a->key_count;
+    if (a->version == 0) {
+        /* CAnimSource: frame = floor(t / interval), next = (frame + 1) mod K,
+         * remainders under 10 us snapped to 0, fraction clamped to [0, 1] */
+        if (t > a->duration) t = a->duration;
+        if (t < 0) t = 0;
+        double fi = floor(t / a->interval);
+        if (fi > n - 1) fi = n - 1;
+        double rem = t - fi * a->interval;
+        if (fabs(rem) < 1e-5) rem = 0;
+        double fr = rem / a->interval;
+        *k0 = (uint32_t)fi;
+        *k1 = (uint32_t)((*k0 + 1) % n);
+        *f = fr < 0 ? 0 : fr > 1 ? 1 : fr;
+        return;
+    }
+    /* CFBStreamedPairOfTotals: the keys around t, the last key held after it */
+    if (t <= key_time(a, 0) || n == 1) {
+        *k0 = *k1 = 0;
+        *f = 0;
+        return;
+    }
+    if (t >= key_time(a, n - 1)) {
+        *k0 = *k1 = n - 1;
+        *f = 0;
+        return;
+    }
+    uint32_t lo = 0, hi = n - 1; /* key_time(lo) < t < key_time(hi) */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (key_time(a, mid) <= t) lo = mid;
+        else hi = mid;
+    }
+    *k0 = lo;
+    *k1 = hi;
+    *f = (t - key_time(a, lo)) / (key_time(a, hi) - key_time(a, lo));
+}
+
+static ra_trs eval_channel(const mp_anim *a, const mp_channel *ch, ra_vec3 rest, double t)
+{
+    ra_trs r = {rest, ra_q_identity(), ra_v3(1, 1, 1)};
+    if (!a->key_count) return r;
+    uint32_t k0, k1;
+    double f;
+    sample_keys(a, t, &k0, &k1, &f);
+    if (ch->has_rot) r.r = game_slerp(safe_quat(ch->rot[k0]), safe_quat(ch->rot[k1]), f);
+    if (ch->has_trans) r.t = ra_v3_lerp(ch->trans[k0], ch->trans[k1], f);
+    if (ch->has_scale) r.s = ra_v3_lerp(ch->scale[k0], ch->scale[k1], f);
+    return r;
+}
+
+/* Z-up file -> Y-up scene: the root turns -90 degrees about X, (x,y,z) -> (x,z,-y). */
+static ra_mat4 root_transform(bool native)
+{
+    ra_mat4 m = ra_m4_identity();
+    if (!native) {
+        m.m[1][1] = 0, m.m[1][2] = 1;
+        m.m[2][1] = -1, m.m[2][2] = 0;
+    }
+    return m;
+}
+
+static ra_status mp_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
+{
+    (void)anim;
+    (void)err;
+    const mp_doc *d = doc->model;
+    const mp_state *st = doc->state;
+    for (size_t i = 0; i < doc->scene.node_count; i++) {
+        ra_mat4 local;
+        if (i == 0) {
+            local = root_transform(st->native);
+        } else if (st->chan[i] >= 0) {
+            ra_trs l = eval_channel(&d->anim, &d->anim.channels[st->chan[i]], st->rest[i], t);
+            local = ra_m4_compose(l.t, l.r, l.s);
+        } else {
+            local = ra_m4_translation(st->rest[i]);
+        }
+        int32_t p = doc->scene.nodes[i].parent;
+        world[i] = p >= 0 ? ra_m4_mul(&world[p], &local) : local;
+    }
+    return RA_OK;
+}
+
+/* ---- nodes ------------------------------------------------------------------------------------------ */
+typedef struct id_slot { uint32_t id, index; } id_slot;
+
+static int cmp_slot(const void *x, const void *y)
+{
+    const id_slot *a = x, *b = y;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* first entry with this id in a table sorted by (id, index), or -1 */
+static int64_t slot_find(const id_slot *t, size_t n, uint32_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && t[lo].id == id ? (int64_t)t[lo].index : -1;
+}
+
+static id_slot *sorted_ids(ra_arena *ar, size_t n, uint32_t (*get)(const void *, size_t), const void *ctx)
+{
+    id_slot *t = ra_arena_array(ar, n, sizeof *t);
+    if (!t) return NULL;
+    for (size_t i = 0; i < n; i++) t[i] = (id_slot){get(ctx, i), (uint32_t)i};
+    qsort(t, n, sizeof *t, cmp_slot);
+    return t;
+}
+
+static uint32_t bone_id_at(const void *c, size_t i) { return ((const mp_cinf *)c)->bones[i].id; }
+static uint32_t name_id_at(const void *c, size_t i) { return ((const mp_cinf *)c)->name_ids[i]; }
+static uint32_t build_id_at(const void *c, size_t i) { return ((const mp_cinf *)c)->build_order[i]; }
+static uint32_t chan_id_at(const void *a, size_t i) { return ((const mp_anim *)a)->channels[i].bone_id; }
+
+/* children of one parent sort by their place in the CINF build order, then file order */
+typedef struct child_key { uint32_t parent_slot, rank, index; } child_key;
+
+static int cmp_child(const void *x, const void *y)
+{
+    const child_key *a = x, *b = y;
+    if (a->parent_slot != b->parent_slot) return a->parent_slot < b->parent_slot ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* A JSON list of numbers as a NUL-terminated arena string. */
+static const char *json_floats(ra_arena *ar, const float *v, int n)
+{
+    char buf[160];
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "[");
+    for (int i = 0; i < n; i++) o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%.9g", i ? "," : "", v[i]);
+    snprintf(buf + o, sizeof buf - o, "]");
+    return ra_arena_strndup(ar, buf, strlen(buf));
+}
+
+/* Builds the node list: the CINF tree in pre-order (children in build order),
+ * then the animated bones the CINF lacks, flat under the root. */
+static ra_status build_nodes(ra_document *doc, ra_error *err)
+{
+    mp_doc *d = doc->model;
+    mp_state *st = doc->state;
+    ra_scene *s = &doc->scene;
+    ra_arena *ar = doc->arena;
+    const mp_cinf *k = d->has_cinf ? &d->cinf : NULL;
+    const mp_anim *a = d->has_anim ? &d->anim : NULL;
+    size_t nb = k ? k->bone_count : 0, nc = a ? a->channel_count : 0;
+
+    id_slot *bones = k ? sorted_ids(ar, nb, bone_id_at, k) : NULL;
+    id_slot *names = k ? sorted_ids(ar, k->name_count, name_id_at, k) : NULL;
+    id_slot *build = k ? sorted_ids(ar, k->build_count, build_id_at, k) : NULL;
+    id_slot *chans = a ? sorted_ids(ar, nc, chan_id_at, a) : NULL;
+    if ((k && (!bones || !names || !build)) || (a && !chans)) return nomem(err);
+
+    /* tree: parent index per kept bone (duplicated ids keep the first) */
+    int64_t *parent = ra_arena_array(ar, nb, sizeof *parent);
+    uint32_t *rank = ra_arena_array(ar, nb, sizeof *rank);
+    uint32_t *child_start = ra_arena_array(ar, nb + 2, sizeof *child_start);
+    uint32_t *children = ra_arena_array(ar, nb + 1, sizeof *children);
+    bool *kept = ra_arena_array(ar, nb, sizeof *kept);
+    if (nb && (!parent || !rank || !child_start || !children || !kept)) return nomem(err);
+    size_t dup = 0;
+    for (size_t i = 0; i < nb; i++) {
+        kept[i] = slot_find(bones, nb, k->bones[i].id) == (int64_t)i;
+        if (!kept[i]) dup++;
+        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : slot_find(bones, nb, k->bones[i].parent);
+        parent[i] = p == (int64_t)i ? -1 : p;
+        int64_t r = slot_find(build, k->build_count, k->bones[i].id);
+        rank[i] = r >= 0 ? (uint32_t)r : UINT32_MAX;
+    }
+    if (dup) ra_scene_warn(s, "the skeleton lists %zu bone id(s) twice; the first record of each is used", dup);
+    /* children lists (CSR): slot nb holds the roots */
+    child_key *ck = ra_arena_array(ar, nb, sizeof *ck);
+    if (nb && !ck) return nomem(err);
+    size_t nk = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (kept[i]) ck[nk++] = (child_key){parent[i] >= 0 ? (uint32_t)parent[i] : (uint32_t)nb, rank[i], (uint32_t)i};
+    qsort(ck, nk, sizeof *ck, cmp_child);
+    for (size_t i = 0; i < nk; i++) {
+        children[i] = ck[i].index;
+        child_start[ck[i].parent_slot + 1]++;
+    }
+    for (size_t i = 0; i <= nb; i++) child_start[i + 1] += child_start[i];
+
+    size_t total = 1 + nb + nc;
+    const char **nm = ra_arena_array(ar, total, sizeof *nm);
+    st->chan = ra_arena_array(ar, total, sizeof *st->chan);
+    st->rest = ra_arena_array(ar, total, sizeof *st->rest);
+    int32_t *node_of_bone = ra_arena_array(ar, nb, sizeof *node_of_bone);
+    int32_t *parent_node = ra_arena_array(ar, total, sizeof *parent_node);
+    uint32_t *bone_of_node = ra_arena_array(ar, total, sizeof *bone_of_node);
+    uint32_t *stack = ra_arena_array(ar, nb + 1, sizeof *stack);
+    if (!nm || !st->chan || !st->rest || (nb && !node_of_bone) || !parent_node || !bone_of_node || !stack)
+        return nomem(err);
+
+    /* pre-order walk with an explicit stack (no recursion: any depth) */
+    size_t nn = 1, sp = 0;
+    nm[0] = "RootNode";
+    parent_node[0] = -1;
+    st->chan[0] = -1;
+    for (uint32_t c = child_start[nb + 1]; c-- > child_start[nb];) stack[sp++] = children[c];
+    while (sp) {
+        uint32_t b = stack[--sp];
+        const mp_bone *bone = &k->bones[b];
+        int32_t me = (int32_t)nn++;
+        node_of_bone[b] = me;
+        parent_node[me] = parent[b] >= 0 ? node_of_bone[parent[b]] : 0;
+        bone_of_node[me] = bone->id;
+        ra_vec3 pos = ra_v3(bone->pos[0], bone->pos[1], bone->pos[2]);
+        if (parent[b] >= 0) {
+            const mp_bone *pb = &k->bones[parent[b]];
+            pos = ra_v3_sub(pos, ra_v3(pb->pos[0], pb->pos[1], pb->pos[2]));
+        }
+        st->rest[me] = pos;
+        int64_t ni = slot_find(names, k->name_count, bone->id);
+        nm[me] = ni >= 0 ? k->names[ni] : ra_arena_printf(ar, "bone_%u", bone->id);
+        if (!nm[me]) return nomem(err);
+        int64_t ci = a ? slot_find(chans, nc, bone->id) : -1;
+        st->chan[me] = (int32_t)ci;
+        for (uint32_t c = child_start[b + 1]; c-- > child_start[b];) stack[sp++] = children[c];
+    }
+    /* animated bones the skeleton lacks */
+    size_t missing = 0, dup_chan = 0, high_ids = 0;
+    ra_writer mw;
+    ra_writer_init(&mw);
+    ra_wr_u8(&mw, '[');
+    for (size_t c = 0; c < nc; c++) {
+        uint32_t id = a->channels[c].bone_id;
+        if (id >= MP_BONE_SLOTS) high_ids++;
+        if (slot_find(chans, nc, id) != (int64_t)c) {
+            dup_chan++;
+            continue;
+        }
+        if (k && slot_find(bones, nb, id) >= 0) continue;
+        int32_t me = (int32_t)nn++;
+        parent_node[me] = 0;
+        bone_of_node[me] = id;
+        st->rest[me] = ra_v3(0, 0, 0);
+        st->chan[me] = (int32_t)c;
+        nm[me] = ra_arena_printf(ar, "bone_%u", id);
+        if (!nm[me]) {
+            ra_writer_free(&mw);
+            return nomem(err);
+        }
+        if (k) {
+            char num[16];
+            snprintf(num, sizeof num, "%s%u", missing ? "," : "", id);
+            ra_wr_bytes(&mw, num, strlen(num));
+            missing++;
+        }
+    }
+    ra_wr_bytes(&mw, "]", 2);
+    bool ok = !mw.failed && (!missing || ra_meta_set_string(ar, &s->meta, "metroid.bones_missing_from_skeleton",
+                                                            (const char *)mw.data));
+    ra_writer_free(&mw);
+    if (!ok) return nomem(err);
+    if (missing)
+        ra_scene_warn(s, "%zu animated bone(s) are not in the skeleton; they are kept as bone_<id> nodes under the root",
+                      missing);
+    if (dup_chan) ra_scene_warn(s, "%zu channel(s) animate a bone an earlier channel animates; the first is used", dup_chan);
+    if (high_ids) ra_scene_warn(s, "%zu channel(s) use bone ids of 100 or more, which the game ignores", high_ids);
+
+    static const char *const reserved[] = {"RootNode"};
+    if (!ra_names_make_unique(ar, nm + 1, nn - 1, reserved, 1)) return nomem(err);
+    for (size_t i = 0; i < nn; i++) {
+        ra_mat4 m = i == 0 ? root_transform(st->native) : ra_m4_translation(st->rest[i]);
+        if (ra_scene_add_node(s, nm[i], parent_node[i], &m) != (int32_t)i) return nomem(err);
+        if (i == 0) continue;
+        ra_meta_list *md = &s->nodes[i].meta;
+        if (!ra_meta_set_int(ar, md, "metroid.bone_id", bone_of_node[i])) return nomem(err);
+    }
+    /* bind data of skeleton bones */
+    for (size_t b = 0; b < nb; b++) {
+        if (!kept[b]) continue;
+        const mp_bone *bone = &k->bones[b];
+        ra_meta_list *md = &s->nodes[node_of_bone[b]].meta;
+        ok = ra_meta_set_vec3(ar, md, "metroid.bind_position", ra_v3(bone->pos[0], bone->pos[1], bone->pos[2]));
+        if (ok && k->game == 2) {
+            const char *r1 = json_floats(ar, bone->rot_model, 4), *r2 = json_floats(ar, bone->rot_local, 4);
+            ok = r1 && r2 && ra_meta_set_string(ar, md, "metroid.bind_rotation", r1) &&
+                 ra_meta_set_string(ar, md, "metroid.bind_local_rotation", r2);
+        }
+        if (!ok) return nomem(err);
+    }
+    return RA_OK;
+}
+
+/* ---- keys ------------------------------------------------------------------------------------------ */
+/* Appends one channel's keys.  Between two consecutive points the game blends
+ * with raw slerp / lerp, so the points themselves are the keys; where the
+ * game's slerp takes the long arc (negative dot) the arc is split so that a
+ * shortest-arc consumer follows it. */
+typedef struct point { double t; ra_quat q; ra_vec3 p, s; } point;
+
+static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, size_t n, double max_piece, ra_channel *out,
+                        size_t *long_arcs)
+{
+    ra_vec_track tp = {0}, ts = {0};
+    ra_quat_track tr = {0};
+    for (size_t i = 0; i < n; i++) {
+        if (ch->has_rot) {
+            if (i == 0) {
+                if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i].q)) return false;
+            } else {
+                double d = ra_q_dot(pt[i - 1].q, pt[i].q);
+                if (d < 0 && d > -1.0 + 1e-12) {
+                    (*long_arcs)++;
+                    if (!ra_quat_track_arc(ar, &tr, pt[i - 1].t, pt[i - 1].q, pt[i].t, pt[i].q, max_piece)) return false;
+                } else if (d <= -1.0 + 1e-12) {
+                    /* the opposite quaternion: the same rotation, held */
+                    if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i - 1].q)) return false;
+                } else if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i].q)) {
+                    return false;
+                }
+            }
+        }
+        if (ch->has_trans && !ra_vec_track_push(ar, &tp, pt[i].t, pt[i].p)) return false;
+        if (ch->has_scale && !ra_vec_track_push(ar, &ts, pt[i].t, pt[i].s)) return false;
+    }
+    ra_vec_track_simplify(&tp, 1e-9);
+    ra_vec_track_simplify(&ts, 1e-9);
+    ra_quat_track_simplify(&tr, 1e-9);
+    out->position = tp.keys, out->position_count = tp.count;
+    out->rotation = tr.keys, out->rotation_count = tr.count;
+    out->scaling = ts.keys, out->scaling_count = ts.count;
+    return true;
+}
+
+static ra_status build_animation(ra_document *doc, double max_piece, ra_error *err)
+{
+    mp_doc *d = doc->model;
+    mp_state *st = doc->state;
+    ra_scene *s = &doc->scene;
+    ra_arena *ar = doc->arena;
+    const mp_anim *a = &d->anim;
+    size_t animated = 0;
+    for (size_t i = 1; i < s->node_count; i++) {
+        if (st->chan[i] < 0) continue;
+        if (st->strip_root && a->channels[st->chan[i]].bone_id == MP_ROOT_BONE) {
+            st->chan[i] = -1;
+            continue;
+        }
+        animated++;
+    }
+    /* the points: v2/v3 the keyed frames; v0 every frame up to the duration,
+     * then the duration itself (the last frame blends back to frame 0) */
+    double dur = a->duration;
+    uint32_t k = a->key_count;
+    size_t np = 0;
+    bool end_point = false;
+    if (k) {
+        for (uint32_t j = 0; j < k; j++)
+            if (a->version != 0 || key_time(a, j) <= dur || j == 0) np++;
+        if (a->version == 0 && dur > key_time(a, np - 1)) end_point = true;
+        if (a->version != 0 && key_time(a, k - 1) > dur) dur = key_time(a, k - 1);
+    }
+    if (a->version == 0 && k && key_time(a, 0) > dur) dur = key_time(a, 0);
+    point *pt = ra_arena_array(ar, np + 1, sizeof *pt);
+    if (!pt) return nomem(err);
+
+    s->animations = ra_arena_alloc(ar, sizeof *s->animations);
+    if (!s->animations) return nomem(err);
+    s->animation_count = 1;
+    ra_animation *an = &s->animations[0];
+    an->name = d->stem;
+    an->ticks_per_second = 1.0 / a->interval;
+    an->duration = dur;
+    an->channel_count = k ? animated : 0;
+    an->channels = ra_arena_array(ar, an->channel_count, sizeof *an->channels);
+    if (!an->channels) return nomem(err);
+    size_t ci = 0, long_arcs = 0, zero_quats = 0;
+    for (size_t i = 1; k && i < s->node_count; i++) {
+        if (st->chan[i] < 0) continue;
+        const mp_channel *ch = &a->channels[st->chan[i]];
+        for (size_t j = 0; j < np; j++) {
+            pt[j].t = key_time(a, (uint32_t)j);
+            if (ch->has_rot) {
+                if (ra_q_len(ch->rot[j]) <= 1e-6) zero_quats++;
+                pt[j].q = safe_quat(ch->rot[j]);
+            }
+            if (ch->has_trans) pt[j].p = ch->trans[j];
+            if (ch->has_scale) pt[j].s = ch->scale[j];
+        }
+        size_t n = np;
+        if (end_point) {
+            ra_trs e = eval_channel(a, ch, st->rest[i], dur);
+            pt[n++] = (point){dur, e.r, e.t, e.s};
+        }
+        ra_channel *out = &an->channels[ci++];
+        out->node = (uint32_t)i;
+        out->pre_state = out->post_state = a->looping ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
+        if (!emit_points(ar, ch, pt, n, max_piece, out, &long_arcs)) return nomem(err);
+    }
+    if (long_arcs)
+        ra_scene_warn(s, "%zu key pair(s) turn the long way (negative dot, as the game's slerp plays them); keys were added "
+                         "so shortest-arc players follow",
+                      long_arcs);
+    if (zero_quats) ra_scene_warn(s, "%zu zero rotation key(s); identity is used", zero_quats);
+    if (a->version != 0 && k && key_time(a, k - 1) > (double)a->duration * (1 + 1e-6) + 1e-9)
+        ra_scene_warn(s, "keys run to %.6g s, past the header duration of %.6g s; the scene duration covers them",
+                      key_time(a, k - 1), (double)a->duration);
+    return RA_OK;
+}
+
+/* ---- scene ------------------------------------------------------------------------------------------ */
+static bool padding_only(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0xFF) return false;
+    return true;
+}
+
+static ra_status mp_to_scene(ra_document *doc, ra_error *err)
+{
+    mp_doc *d = doc->model;
+    ra_scene *s = &doc->scene;
+    ra_arena *ar = doc->arena;
+    const char *fmt = doc->format->id;
+    mp_state *st = ra_arena_alloc(ar, sizeof *st);
+    if (!st) return nomem(err);
+    doc->state = st;
+    const char *cm = ra_options_get(&doc->options, "coords");
+    if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
+        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "coords", "coords must be 'converted' or 'native', not '%s'", cm);
+    st->native = cm && !strcmp(cm, "native");
+    const char *rm = ra_options_get(&doc->options, "root_motion");
+    if (rm && strcmp(rm, "keep") && strcmp(rm, "strip"))
+        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "root_motion", "root_motion must be 'keep' or 'strip', not '%s'", rm);
+    st->strip_root = rm && !strcmp(rm, "strip");
+    double mka = ra_options_get_double(&doc->options, "max_key_angle", 150.0);
+    if (!(mka > 0.06) || mka > 179.0)
+        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
+
+    ra_status rs = build_nodes(doc, err);
+    if (rs != RA_OK) return rs;
+    /* a 4D arc of half the rotation angle per piece */
+    if (d->has_anim && (rs = build_animation(doc, mka * RA_PI / 360.0, err)) != RA_OK) return rs;
+
+    ra_meta_list *md = &s->meta;
+    bool ok = ra_meta_set_string(ar, md, "format", fmt) &&
+              ra_meta_set_string(ar, md, "coords",
+                                 st->native ? "native (right-handed, Z up)"
+                                            : "converted (right-handed, Y up: the root node turns the Z-up file -90 deg about X)") &&
+              ra_meta_set_string(ar, md, "metroid.skeleton_source", d->cinf_source) &&
+              ra_meta_set_bool(ar, md, "metroid.skeleton_found", d->has_cinf);
+    if (ok && d->cinf_path) ok = ra_meta_set_string(ar, md, "metroid.skeleton", d->cinf_path);
+    if (ok && d->has_cinf)
+        ok = ra_meta_set_int(ar, md, "metroid.skeleton_game", d->cinf.game) &&
+             ra_meta_set_int(ar, md, "metroid.skeleton_bones", d->cinf.bone_count);
+    if (ok && d->has_anim) {
+        const mp_anim *a = &d->anim;
+        ok = ra_meta_set_string(ar, md, "metroid.layout", mp_layout_name(a->layout)) &&
+             ra_meta_set_int(ar, md, "metroid.version", a->version) &&
+             ra_meta_set_string(ar, md, "metroid.game", a->layout == MP_V0_MP2 || a->layout == MP_V2_MP2 ? "MP2" : "MP1") &&
+             ra_meta_set_int(ar, md, "metroid.evnt_id", a->has_evnt && a->evnt_id != 0xFFFFFFFFu ? a->evnt_id : 0) &&
+             ra_meta_set_bool(ar, md, "metroid.looping", a->looping != 0) &&
+             ra_meta_set_int(ar, md, "metroid.root_bone_id", a->root_bone) &&
+             ra_meta_set_double(ar, md, "metroid.interval", a->interval) &&
+             ra_meta_set_double(ar, md, "metroid.duration", a->duration) &&
+             ra_meta_set_double(ar, md, "native_ticks_per_second", 1.0 / a->interval) &&
+             ra_meta_set_int(ar, md, "metroid.frames", a->version == 0 ? a->key_count : a->bitmap_bits) &&
+             ra_meta_set_int(ar, md, "metroid.keys", a->key_count) &&
+             ra_meta_set_string(ar, md, "metroid.root_motion", st->strip_root ? "stripped" : "kept");
+        if (ok && a->version != 0)
+            ok = ra_meta_set_int(ar, md, "metroid.rotation_divisor", a->rot_div) &&
+                 ra_meta_set_double(ar, md, "metroid.translation_multiplier", a->trans_mult);
+        if (ok && a->layout == MP_V2_MP2) ok = ra_meta_set_double(ar, md, "metroid.scale_multiplier", a->scale_mult);
+        if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "metroid.trailing_bytes", (int64_t)a->trailing_size);
+        if (a->trailing_size && !padding_only(a->trailing, a->trailing_size))
+            ra_scene_warn(s, "%zu bytes after the animation data are not 0xFF padding; ignored", a->trailing_size);
+        if (a->version != 0 && (a->header_channels != a->desc_count ||
+                                (a->layout != MP_V2_MP2 && a->channel_count_dup != a->desc_count)))
+            ra_scene_warn(s, "the header says %u channels, the descriptor list holds %u; the descriptors are used",
+                          a->header_channels, a->desc_count);
+        if (a->version != 0 && a->bitmap_bits % 32 &&
+            a->bitmap[a->bitmap_bits / 32] >> (a->bitmap_bits % 32))
+            ra_scene_warn(s, "key bitmap bits past frame %u are set; ignored", a->bitmap_bits - 1);
+        if (a->key_count == 0) ra_scene_warn(s, "the animation has no frames");
+    }
+    if (ok && d->has_cinf && d->cinf.trailing_size && !padding_only(d->cinf.trailing, d->cinf.trailing_size))
+        ra_scene_warn(s, "%zu bytes after the skeleton data are not 0xFF padding; ignored", d->cinf.trailing_size);
+    if (!ok) return nomem(err);
+    if (d->has_anim && !d->has_cinf)
+        ra_scene_warn(s, "no skeleton (CINF) found: bones are bone_<id> nodes under the root, without rest offsets or "
+                         "hierarchy (give one with --option cinf=PATH)");
+    return RA_OK;
+}
+
+/* ---- read -------------------------------------------------------------------------------------------- */
+static const char *base_stem(ra_arena *ar, const char *path)
+{
+    if (!path || !*path) return "ANIM";
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+    if (!n || strstr(b, "$$$")) return "ANIM"; /* Assimp's in-memory placeholder name */
+    return ra_arena_strndup(ar, b, n);
+}
+
+static ra_status load_cinf(ra_document *doc, mp_doc *d, const char *path, ra_error *err)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    ra_status st = ra_read_file(path, &data, &size, err);
+    if (st == RA_OK) {
+        st = mp_cinf_read(data, size, 0, doc->arena, &d->cinf, err);
+        free(data);
+    }
+    if (st != RA_OK) return st;
+    d->has_cinf = true;
+    d->cinf_path = ra_arena_strndup(doc->arena, path, strlen(path));
+    return d->cinf_path ? RA_OK : nomem(err);
+}
+
+static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    mp_doc *d = ra_arena_alloc(doc->arena, sizeof *d);
+    if (!d) return nomem(err);
+    mp_layout hint = 0;
+    const char *lo = ra_options_get(&doc->options, "layout");
+    if (lo && *lo && strcmp(lo, "auto") && !mp_layout_from_name(lo, &hint))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "layout",
+                       "layout must be auto, v0-mp1, v0-mp2, v2-mp1, v2-mp2, v2-demo or v3-pc, not '%s'", lo);
+    ra_status st = mp_anim_read(data, size, hint, doc->arena, &d->anim, err);
+    if (st != RA_OK) return st;
+    d->has_anim = true;
+    d->stem = base_stem(doc->arena, doc->filename);
+    if (!d->stem) return nomem(err);
+    doc->model = d;
+
+    /* the skeleton: option, sibling, the folder's only CINF */
+    const char *opt = ra_options_get(&doc->options, "cinf");
+    d->cinf_source = "none";
+    if (opt && *opt && strcmp(opt, "none")) {
+        ra_error e;
+        ra_error_clear(&e);
+        if (load_cinf(doc, d, opt, &e) != RA_OK) {
+            char buf[400];
+            ra_error_format(&e, buf, sizeof buf);
+            return ra_fail(err, e.code, FMT_CINF, e.offset, "cinf", "skeleton %s: %s", opt, buf);
+        }
+        d->cinf_source = "option";
+    } else if (!opt && doc->filename) {
+        char path[4096];
+        if (mp_find_cinf(doc->filename, path, sizeof path)) {
+            ra_error e;
+            ra_error_clear(&e);
+            if (load_cinf(doc, d, path, &e) == RA_OK) {
+                const char *slash = strrchr(path, '/');
+                const char *ps = strrchr(doc->filename, '/');
+                const char *b1 = slash ? slash + 1 : path, *b2 = ps ? ps + 1 : doc->filename;
+                const char *dot1 = strrchr(b1, '.'), *dot2 = strrchr(b2, '.');
+                size_t l1 = dot1 ? (size_t)(dot1 - b1) : strlen(b1), l2 = dot2 ? (size_t)(dot2 - b2) : strlen(b2);
+                d->cinf_source = l1 == l2 && !strncmp(b1, b2, l1) ? "sibling" : "folder";
+            } else {
+                char buf[400];
+                ra_error_format(&e, buf, sizeof buf);
+                ra_scene_warn(&doc->scene, "the skeleton %s could not be read (%s); loading without it", path, buf);
+                d->cinf_source = "unreadable";
+                d->has_cinf = false;
+                memset(&d->cinf, 0, sizeof d->cinf);
+            }
+        }
+    }
+    return RA_OK;
+}
+
+static ra_status mp_read_cinf(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    mp_doc *d = ra_arena_alloc(doc->arena, sizeof *d);
+    if (!d) return nomem(err);
+    double g = ra_options_get_double(&doc->options, "game", 0);
+    if (g != 0 && g != 1 && g != 2)
+        return ra_fail(err, RA_ERR_USAGE, FMT_CINF, RA_NO_OFFSET, "game", "game must be 1 or 2");
+    ra_status st = mp_cinf_read(data, size, (int)g, doc->arena, &d->cinf, err);
+    if (st != RA_OK) return st;
+    d->has_cinf = true;
+    d->cinf_source = "file";
+    d->stem = base_stem(doc->arena, doc->filename);
+    doc->model = d;
+    return d->stem ? RA_OK : nomem(err);
+}
+
+static ra_status mp_write_anim(const ra_document *doc, ra_writer *w, ra_error *err)
+{
+    const mp_doc *d = doc->model;
+    return mp_anim_write(&d->anim, w, err);
+}
+
+static ra_status mp_write_cinf(const ra_document *doc, ra_writer *w, ra_error *err)
+{
+    const mp_doc *d = doc->model;
+    return mp_cinf_write(&d->cinf, w, err);
+}
+
+static bool is_mp_doc(const ra_document *doc)
+{
+    return doc && doc->model && (doc->format == &ra_format_metroid_anim || doc->format == &ra_format_metroid_cinf);
+}
+
+const mp_anim *mp_document_anim(const ra_document *doc)
+{
+    const mp_doc *d = is_mp_doc(doc) ? doc->model : NULL;
+    return d && d->has_anim ? &d->anim : NULL;
+}
+
+const mp_cinf *mp_document_cinf(const ra_document *doc)
+{
+    const mp_doc *d = is_mp_doc(doc) ? doc->model : NULL;
+    return d && d->has_cinf ? &d->cinf : NULL;
+}
+
+/* ---- dump --source ------------------------------------------------------------------------------------ */
+static void json_vec(ra_json *j, ra_vec3 v)
+{
+    ra_json_begin_array(j);
+    ra_json_number(j, v.x);
+    ra_json_number(j, v.y);
+    ra_json_number(j, v.z);
+    ra_json_end_array(j);
+}
+
+static void json_quant(ra_json *j, const char *key, const mp_quant *q)
+{
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    for (int i = 0; i < 3; i++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "initial");
+        ra_json_int(j, q[i].init);
+        ra_json_key(j, "bits");
+        ra_json_uint(j, q[i].bits);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+#define JU(k, v) (ra_json_key(j, k), ra_json_uint(j, v))
+#define JN(k, v) (ra_json_key(j, k), ra_json_number(j, v))
+
+static void dump_anim(ra_json *j, const mp_anim *a)
+{
+    ra_json_begin_object(j);
+    ra_json_key(j, "layout");
+    ra_json_string(j, mp_layout_name(a->layout));
+    JU("version", a->version);
+    JN("duration", a->duration);
+    JN("interval", a->interval);
+    JU("root_bone", a->root_bone);
+    if (a->has_evnt) JU("evnt_id", a->evnt_id);
+    if (a->version == 0) {
+        JU("duration_state", a->duration_state);
+        JU("interval_state", a->interval_state);
+        JU("frame_count", a->key_count);
+    } else {
+        JU("scratch_size", a->scratch_size);
+        if (a->layout == MP_V2_MP2) JU("mp2_tag", a->mp2_tag);
+        else JU("unknown_1", a->unk_0c);
+        JU("looping", a->looping);
+        JU("rotation_divisor", a->rot_div);
+        JN("translation_multiplier", a->trans_mult);
+        if (a->layout == MP_V2_MP2) JN("scale_multiplier", a->scale_mult);
+        JU("channel_count", a->header_channels);
+        JU("unknown_2", a->unk_2c);
+        JU("key_bitmap_bits", a->bitmap_bits);
+        if (a->layout != MP_V2_MP2) JU("channel_count_2", a->channel_count_dup);
+        JU("descriptor_count", a->desc_count);
+        JU("bitstream_offset", a->bitstream_offset);
+        JU("bitstream_size", a->bitstream_size);
+    }
+    ra_json_key(j, "key_frames");
+    ra_json_begin_array(j);
+    for (uint32_t k = 0; k < a->key_count; k++) ra_json_uint(j, a->key_frames[k]);
+    ra_json_end_array(j);
+    ra_json_key(j, "channels");
+    ra_json_begin_array(j);
+    for (size_t c = 0; c < a->channel_count; c++) {
+        const mp_channel *ch = &a->channels[c];
+        ra_json_begin_object(j);
+        JU("bone_id", ch->bone_id);
+        if (a->version != 0) {
+            JU("rotation_key_count", ch->rot_count);
+            if (ch->has_rot) json_quant(j, "rotation", ch->rq);
+            JU("translation_key_count", ch->trans_count);
+            if (ch->has_trans) json_quant(j, "translation", ch->tq);
+            if (a->layout == MP_V2_MP2) {
+                JU("scale_key_count", ch->scale_count);
+                if (ch->has_scale) json_quant(j, "scale", ch->sq);
+            }
+        }
+        if (ch->has_rot) {
+            ra_json_key(j, "rotations_wxyz");
+            ra_json_begin_array(j);
+            for (uint32_t k = 0; k < a->key_count; k++) {
+                ra_json_begin_array(j);
+                ra_json_number(j, ch->rot[k].w);
+                ra_json_number(j, ch->rot[k].x);
+                ra_json_number(j, ch->rot[k].y);
+                ra_json_number(j, ch->rot[k].z);
+                ra_json_end_array(j);
+            }
+            ra_json_end_array(j);
+        }
+        if (ch->has_trans) {
+            ra_json_key(j, "translations");
+            ra_json_begin_array(j);
+            for (uint32_t k = 0; k < a->key_count; k++) json_vec(j, ch->trans[k]);
+            ra_json_end_array(j);
+        }
+        if (ch->has_scale) {
+            ra_json_key(j, "scales");
+            ra_json_begin_array(j);
+            for (uint32_t k = 0; k < a->key_count; k++) json_vec(j, ch->scale[k]);
+            ra_json_end_array(j);
+        }
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    JU("trailing_bytes", a->trailing_size);
+    ra_json_end_object(j);
+}
+
+static void dump_cinf(ra_json *j, const mp_cinf *k)
+{
+    ra_json_begin_object(j);
+    JU("game", (unsigned)k->game);
+    ra_json_key(j, "bones");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < k->bone_count; i++) {
+        const mp_bone *b = &k->bones[i];
+        ra_json_begin_object(j);
+        JU("id", b->id);
+        JU("parent", b->parent);
+        ra_json_key(j, "position");
+        json_vec(j, ra_v3(b->pos[0], b->pos[1], b->pos[2]));
+        if (k->game == 2) {
+            ra_json_key(j, "rotation_wxyz");
+            ra_json_begin_array(j);
+            for (int c = 0; c < 4; c++) ra_json_number(j, b->rot_model[c]);
+            ra_json_end_array(j);
+            ra_json_key(j, "local_rotation_wxyz");
+            ra_json_begin_array(j);
+            for (int c = 0; c < 4; c++) ra_json_number(j, b->rot_local[c]);
+            ra_json_end_array(j);
+        }
+        ra_json_key(j, "links");
+        ra_json_begin_array(j);
+        for (uint32_t l = 0; l < b->link_count; l++) ra_json_uint(j, b->links[l]);
+        ra_json_end_array(j);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "build_order");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < k->build_count; i++) ra_json_uint(j, k->build_order[i]);
+    ra_json_end_array(j);
+    ra_json_key(j, "names");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < k->name_count; i++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, k->names[i]);
+        JU("bone_id", k->name_ids[i]);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    JU("trailing_bytes", k->trailing_size);
+    ra_json_end_object(j);
+}
+
+static void mp_dump_source(const ra_document *doc, ra_json *j)
+{
+    const mp_doc *d = doc->model;
+    ra_json_begin_object(j);
+    ra_json_key(j, "format");
+    ra_json_string(j, doc->format->id);
+    if (d->has_anim) {
+        ra_json_key(j, "anim");
+        dump_anim(j, &d->anim);
+    }
+    ra_json_key(j, "skeleton_source");
+    ra_json_string(j, d->cinf_source);
+    if (d->cinf_path) {
+        ra_json_key(j, "skeleton_path");
+        ra_json_string(j, d->cinf_path);
+    }
+    if (d->has_cinf) {
+        ra_json_key(j, "cinf");
+        dump_cinf(j, &d->cinf);
+    }
+    ra_json_end_object(j);
+}
+
+/* ---- detection (a prefix of the file; no magic exists) -------------------------------------------------- */
+static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+static float bef(const uint8_t *p)
+{
+    uint32_t v = be32(p);
+    float f;
+    memcpy(&f, &v, sizeof f);
+    return f;
+}
+
+static bool plausible_times(const uint8_t *dur, const uint8_t *iv)
+{
+    float d = bef(dur), i = bef(iv);
+    return isfinite(d) && d >= 0 && d < 1e6f && isfinite(i) && i > 0 && i <= 10.0f;
+}
+
+/* version 2/3 header from `o` (the duration): interval, root bone, looping flag, divisor */
+static bool plausible_v2_tail(const uint8_t *d, size_t n, size_t o)
+{
+    if (n < o + 20) return false;
+    return plausible_times(d + o, d + o + 4) && be32(d + o + 8) < 256 && be32(d + o + 12) <= 1 && be32(d + o + 16) != 0;
+}
+
+static int mp_detect(const uint8_t *d, size_t n)
+{
+    if (n < 32) return 0;
+    uint32_t v = be32(d);
+    if (v == 0) {
+        if (!plausible_times(d + 4, d + 12) || be32(d + 8) > 4 || be32(d + 16) > 4) return 0;
+        return be32(d + 28) == MP_BONE_SLOTS ? 60 : 0;
+    }
+    if (v != 2 && v != 3) return 0;
+    if (v == 2 && d[8] == 1 && d[9] == 1 && plausible_v2_tail(d, n, 10)) return 60;
+    if (be32(d + 12) == 1 && plausible_v2_tail(d, n, 16)) return 60;
+    if (v == 2 && be32(d + 8) == 1 && plausible_v2_tail(d, n, 12)) return 55;
+    return 0;
+}
+
+/* CINF: bone count, then the first bone: id < 100, finite position, and a
+ * link count (Prime 1) or a unit quaternion (Prime 2). */
+static int mp_cinf_detect(const uint8_t *d, size_t n)
+{
+    if (n < 32) return 0;
+    uint32_t count = be32(d);
+    if (count == 0 || count > 200 || be32(d + 4) >= MP_BONE_SLOTS) return 0;
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(bef(d + 12 + 4 * i)) || fabsf(bef(d + 12 + 4 * i)) > 1e5f) return 0;
+    uint32_t links = be32(d + 24);
+    if (links >= 1 && links <= 100) return 40;
+    if (n >= 44) {
+        double q = 0;
+        for (int i = 0; i < 4; i++) q += (double)bef(d + 24 + 4 * i) * bef(d + 24 + 4 * i);
+        if (fabs(q - 1) < 1e-3) return 40;
+    }
+    return 0;
+}
+
+const ra_format ra_format_metroid_anim = {
+    "metroid_anim",
+    "Metroid Prime 1/2 animation (ANIM, versions 0, 2 and the PC version 3)",
+    "anim",
+    "u32 BE version 0/2/3; v0: plausible times and a 100-entry bone map; v2: 0x0101 at 0x08 (Prime 2), "
+    "1 at 0x0C (Prime 1) or 1 at 0x08 (Echoes demo), plausible times",
+    mp_detect,
+    mp_read_anim,
+    mp_to_scene,
+    mp_pose,
+    mp_dump_source,
+    mp_write_anim,
+};
+
+const ra_format ra_format_metroid_cinf = {
+    "metroid_cinf",
+    "Metroid Prime 1/2 skeleton (CINF), alone",
+    "cinf",
+    "no magic: a bone count of 1..200 and a plausible first bone record (low confidence; the extension decides)",
+    mp_cinf_detect,
+    mp_read_cinf,
+    mp_to_scene,
+    mp_pose,
+    mp_dump_source,
+    mp_write_cinf,
+};

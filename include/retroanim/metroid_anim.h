@@ -1,0 +1,191 @@
+/* Metroid Prime / Metroid Prime 2 ANIM and CINF: the format models, field for
+ * field, with the bitstream decoder and encoder.
+ * Spec: specs/metroid_prime/NOTES.md.  Big-endian throughout. */
+#ifndef RETROANIM_METROID_ANIM_H
+#define RETROANIM_METROID_ANIM_H
+
+#include "retroanim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The layouts a file can have (NOTES §2, §3, §3.6). */
+typedef enum mp_layout {
+    MP_V0_MP1 = 1, /* version 0, Prime 1: rotation map, rotation->translation map, EVNT id */
+    MP_V0_MP2,     /* version 0, Prime 2: rotation/translation/scale maps, S-R-T arrays, no EVNT */
+    MP_V2_MP1,     /* version 2, Prime 1: EVNT id, unk 1, u32 bone ids, descriptor count twice */
+    MP_V2_MP2,     /* version 2, Prime 2: u16 0x0101, scale multiplier, u8 ids, optional rotation */
+    MP_V2_DEMO,    /* version 2, Echoes demo: the Prime 1 layout without the EVNT id */
+    MP_V3_PC       /* version 3, metaforce PC: Prime 1 header, 32-bit descriptor fields, 24-bit values */
+} mp_layout;
+
+const char *mp_layout_name(mp_layout l); /* "v2-mp1", ... */
+bool mp_layout_from_name(const char *name, mp_layout *out);
+
+#define MP_BONE_SLOTS 100       /* version 0 bone map size; valid bone ids are < 100 */
+#define MP_NO_PARENT 2          /* CINF parent id meaning "none" */
+#define MP_ROOT_BONE 3          /* the character root (root motion) */
+#define MP_MAX_BITS 32          /* widest quantized delta accepted */
+
+/* One quantized component of a version 2/3 channel: initial value and delta width. */
+typedef struct mp_quant {
+    int32_t init; /* s16 (v2) or signed 24-bit (v3) */
+    uint8_t bits; /* 0..32 */
+} mp_quant;
+
+/* A bone's animation as decoded.  Key j of every present track is at frame
+ * key_frames[j] of the animation.  Values are as the game decodes them
+ * (float arithmetic), stored as doubles. */
+typedef struct mp_channel {
+    uint32_t bone_id;
+    bool has_rot, has_trans, has_scale;
+    ra_quat *rot;   /* key_count entries (w,x,y,z) when has_rot */
+    ra_vec3 *trans; /* absolute local offsets when has_trans */
+    ra_vec3 *scale; /* when has_scale (Prime 2) */
+    /* version 2/3 descriptor, as stored */
+    uint32_t rot_count, trans_count, scale_count;
+    mp_quant rq[3], tq[3], sq[3];
+    /* version 2/3 quantized accumulators per key (3 per key) and w sign bits,
+     * kept so that the writer reproduces the bitstream exactly */
+    int32_t *qrot, *qtrans, *qscale;
+    uint8_t *wneg;
+} mp_channel;
+
+typedef struct mp_anim {
+    mp_layout layout;
+    uint32_t version; /* 0, 2 or 3 */
+
+    /* version 0 */
+    float duration;          /* seconds (also version 2/3) */
+    uint32_t duration_state; /* CCharAnimTime state */
+    float interval;          /* seconds per frame (also version 2/3) */
+    uint32_t interval_state;
+    uint32_t root_bone;      /* (also version 2/3) */
+    uint32_t map_count;      /* always 100 */
+    uint8_t *bone_map;       /* [map_count]: bone id -> channel, 0xFF = none */
+    uint32_t rot_map_count, trans_map_count, scale_map_count;
+    uint8_t *rot_map;        /* MP1: channel -> translation index (the "rotation map" is bone_map);
+                                MP2: channel -> rotation index */
+    uint8_t *trans_map;      /* MP2 only: channel -> translation index */
+    uint8_t *scale_map;      /* MP2 only: channel -> scale index */
+    uint32_t rot_array_count, trans_array_count, scale_array_count; /* elements as stored */
+    float *rot_array;   /* 4 floats (w,x,y,z) per element, channel-major */
+    float *trans_array; /* 3 floats per element */
+    float *scale_array; /* 3 floats per element (MP2) */
+
+    /* version 0 (MP1) and version 2/3 MP1-style */
+    bool has_evnt;
+    uint32_t evnt_id;
+
+    /* version 2/3 header */
+    uint32_t scratch_size;
+    uint32_t unk_0c;         /* 1 (MP1, v3); absent in MP2 and demo */
+    uint16_t mp2_tag;        /* 0x0101 (MP2) */
+    uint32_t looping;
+    uint32_t rot_div;
+    float trans_mult;
+    float scale_mult;        /* MP2 */
+    uint32_t header_channels; /* channel count in the header */
+    uint32_t unk_2c;         /* 1 */
+    uint32_t bitmap_bits;    /* frames covered by the key bitmap */
+    uint32_t *bitmap;        /* ceil(bitmap_bits/32) words, bit f = frame f keyed (LSB first) */
+    uint32_t channel_count_dup; /* the first of the two counts before the descriptors (MP1, demo, v3) */
+    uint32_t desc_count;     /* descriptors that follow */
+
+    /* decoded, common to all layouts */
+    uint32_t key_count;      /* keys per track (v0: frame count K; v2/3: popcount(bitmap)) */
+    uint32_t *key_frames;    /* [key_count] frame index of each key */
+    size_t channel_count;
+    mp_channel *channels;    /* v0: one per animated bone (bone map order); v2/3: descriptor order */
+    size_t bitstream_offset; /* v2/3: byte offset of the bitstream in the file */
+    size_t bitstream_size;
+
+    size_t trailing_size;    /* bytes after the data (0xFF padding), kept for byte-identical writes */
+    uint8_t *trailing;
+} mp_anim;
+
+/* Reads and decodes an ANIM.  layout_hint 0 = detect (NOTES §2, §3.6). */
+ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, ra_arena *arena, mp_anim *out,
+                       ra_error *err);
+/* Writes the model exactly (v2/3 from the quantized values, v0 from the arrays). */
+ra_status mp_anim_write(const mp_anim *a, ra_writer *w, ra_error *err);
+
+/* ---- encoder (NOTES §3.3): float keys -> a model the writer turns into bytes ---- */
+typedef struct mp_encode_track {
+    uint32_t bone_id;
+    const ra_quat *rot;   /* key_count keys, or NULL (only Prime 2 layouts allow no rotation) */
+    const ra_vec3 *trans; /* NULL = no translation */
+    const ra_vec3 *scale; /* NULL = no scale (Prime 2 layouts only) */
+} mp_encode_track;
+
+typedef struct mp_encode_params {
+    mp_layout layout;
+    float interval;          /* seconds per frame */
+    float duration;          /* 0 = automatic: (last frame) * interval (v2/3), K * interval (v0) */
+    uint32_t root_bone;      /* 0 = 3 */
+    bool looping;
+    uint32_t evnt_id;
+    uint32_t rot_div;        /* 0 = 0x7FFF (v2) / 0x7FFFFF (v3) */
+    float trans_mult;        /* 0 = chosen from the data */
+    float scale_mult;        /* 0 = chosen from the data */
+    bool keep_signs;         /* keep quaternion signs as given (re-encoding decoded keys); else
+                                key 0 gets w >= 0 and each key the hemisphere of the previous */
+    const uint32_t *frames;  /* key_count frame numbers, increasing, frames[0] == 0 (v0: 0..K-1) */
+    uint32_t key_count;
+    uint32_t pad_to;         /* pad the file with 0xFF to a multiple of this (0 = none) */
+} mp_encode_params;
+
+ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *tracks, size_t track_count,
+                         ra_arena *arena, mp_anim *out, ra_error *err);
+
+/* Largest decoding error of the encoder for one rotation component (radians of
+ * the asin angle) and for a translation/scale component (units). */
+double mp_rotation_quantum(uint32_t rot_div);
+
+/* ---- CINF (NOTES §5) ---------------------------------------------------------- */
+typedef struct mp_bone {
+    uint32_t id;
+    uint32_t parent;
+    float pos[3];           /* absolute model-space bind position */
+    float rot_model[4];     /* MP2 only (w,x,y,z) */
+    float rot_local[4];     /* MP2 only */
+    uint32_t link_count;
+    uint32_t *links;        /* parent + children ids as stored */
+    size_t offset;          /* byte offset of the bone record */
+} mp_bone;
+
+typedef struct mp_cinf {
+    int game;               /* 1 or 2 */
+    uint32_t bone_count;
+    mp_bone *bones;
+    uint32_t build_count;
+    uint32_t *build_order;
+    uint32_t name_count;
+    char **names;
+    uint32_t *name_ids;
+    size_t trailing_size;
+    uint8_t *trailing;
+} mp_cinf;
+
+/* game_hint 0 = detect (NOTES §5: the u32 after the first position is 0 or > 100 in Prime 2). */
+ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena *arena, mp_cinf *out,
+                       ra_error *err);
+ra_status mp_cinf_write(const mp_cinf *c, ra_writer *w, ra_error *err);
+/* Name of a bone id from the name table, NULL when it has none. */
+const char *mp_cinf_bone_name(const mp_cinf *c, uint32_t id);
+
+/* Finds the skeleton for an ANIM file: a sibling with the same stem and a
+ * .cinf extension in any case, else the only .cinf in the folder.  Writes the
+ * path into out; false when none (or several) exist. */
+bool mp_find_cinf(const char *anim_path, char *out, size_t out_size);
+
+/* The models of a document loaded as metroid_anim or metroid_cinf (NULL when
+ * the document is of another format or has no such part). */
+const mp_anim *mp_document_anim(const ra_document *doc);
+const mp_cinf *mp_document_cinf(const ra_document *doc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,109 @@
+/* Checks shared by the per-format fixture tests: pose-vs-playback
+ * semantics, byte-identical round trips and `expect-pose` lines. */
+#ifndef RA_FIXTURE_H
+#define RA_FIXTURE_H
+
+#include <string.h>
+
+#include "ra_test.h"
+#include "retroanim/retroanim.h"
+
+typedef struct fx_stats {
+    double worst;   /* largest pose/playback difference seen */
+    long instants;  /* instants compared */
+} fx_stats;
+
+/* The reference evaluator (pose) against the keys played back as Assimp
+ * consumers play them, at t = 0, dt, 2dt, ... up to t_end inclusive. */
+static inline void fx_check_semantics(const ra_document *doc, const char *what, double dt, double t_end, double tol,
+                                      fx_stats *stats)
+{
+    const ra_scene *s = &doc->scene;
+    ra_mat4 *pw = malloc(s->node_count * sizeof *pw), *kw = malloc(s->node_count * sizeof *kw);
+    double worst = 0, worst_t = 0;
+    const char *worst_node = "";
+    long steps = (long)floor(t_end / dt + 1e-9);
+    for (long i = 0; i <= steps; i++) {
+        double t = i * dt;
+        ra_error e;
+        ra_error_clear(&e);
+        ra_document_pose(doc, 0, t, pw, &e);
+        ra_scene_sample_world(s, 0, t, kw);
+        for (size_t n = 0; n < s->node_count; n++) {
+            double d = ra_m4_max_abs_diff(&pw[n], &kw[n]);
+            if (!(d <= worst)) {
+                worst = d;
+                worst_node = s->nodes[n].name;
+                worst_t = t;
+            }
+        }
+        stats->instants++;
+    }
+    CHECK(worst <= tol, "%s: pose and playback differ by %g at %g s on %s", what, worst, worst_t, worst_node);
+    if (worst > stats->worst) stats->worst = worst;
+    free(pw);
+    free(kw);
+}
+
+/* write(read(bytes)) == bytes */
+static inline void fx_check_roundtrip(const uint8_t *d, size_t n, const ra_options *o, const char *what)
+{
+    ra_document *doc = NULL;
+    ra_error e;
+    ra_error_clear(&e);
+    if (ra_document_read(d, n, what, o, &doc, &e) != RA_OK) {
+        CHECK(0, "%s: read failed: %s", what, e.msg);
+        return;
+    }
+    ra_writer w;
+    ra_writer_init(&w);
+    CHECK(doc->format->write(doc, &w, &e) == RA_OK, "%s: write", what);
+    CHECK(w.size == n && memcmp(w.data, d, n) == 0, "%s: write(read(file)) is not byte-identical (%zu vs %zu bytes)",
+          what, w.size, n);
+    ra_writer_free(&w);
+    ra_document_free(doc);
+}
+
+/* "expect-pose t=<s> node=<name> world=<16 numbers>": pose and playback both
+ * match the hand-computed world matrix within tol.  Returns false when the
+ * line is not an expect-pose line. */
+static inline bool fx_check_pose_line(const ra_document *doc, const char *line, const char *what, double tol)
+{
+    if (strncmp(line, "expect-pose ", 12) != 0) return false;
+    const ra_scene *s = &doc->scene;
+    const char *pt = strstr(line, "t="), *pn = strstr(line, "node="), *pm = strstr(line, "world=");
+    if (!pt || !pn || !pm || pm <= pn) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return true;
+    }
+    double t = atof(pt + 2);
+    char node[256];
+    size_t len = (size_t)(pm - 1 - (pn + 5));
+    if (len >= sizeof node) len = sizeof node - 1;
+    memcpy(node, pn + 5, len);
+    node[len] = 0;
+    ra_mat4 want;
+    char *q = (char *)pm + 6;
+    for (int k = 0; k < 16; k++) {
+        want.m[k / 4][k % 4] = strtod(q, &q);
+        if (*q == ',') q++;
+    }
+    int32_t idx = ra_scene_find_node(s, node);
+    CHECK(idx >= 0, "%s: no node named '%s'", what, node);
+    if (idx < 0) return true;
+    ra_mat4 *world = malloc(s->node_count * sizeof *world);
+    ra_error e;
+    ra_error_clear(&e);
+    ra_document_pose(doc, 0, t, world, &e);
+    double d = ra_m4_max_abs_diff(&world[idx], &want);
+    CHECK(d <= tol, "%s: pose of %s at %g s differs from the hand-computed matrix by %g", what, node, t, d);
+    if (s->animation_count) {
+        ra_scene_sample_world(s, 0, t, world);
+        d = ra_m4_max_abs_diff(&world[idx], &want);
+        CHECK(d <= tol, "%s: playback of %s at %g s differs from the hand-computed matrix by %g", what, node, t, d);
+    }
+    free(world);
+    return true;
+}
+
+#endif
