@@ -1,4 +1,4 @@
-// The Assimp side: every LEGO fixture imports through Assimp::Importer with
+// The Assimp side: every fixture (LEGO Island, Metroid Prime) imports through Assimp::Importer with
 // aiProcess_ValidateDataStructure; its keys, played back as Assimp consumers
 // play them (linear position/scale, aiQuaternion::Interpolate), agree with the
 // reference evaluator at every millisecond within 1e-4; options and
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -134,7 +135,9 @@ static void TestFixture(const std::string &dir, const std::string &name)
     ra_error err;
     ra_error_clear(&err);
     ra_document *doc = nullptr;
-    bool ok = ra_document_load(bytes.data(), bytes.size(), name.c_str(), &opt, &doc, &err) == RA_OK;
+    bool ok = ra_document_load(bytes.data(), bytes.size(), path.c_str(), &opt, &doc, &err) == RA_OK;
+    const ra_format *fmt = ra_format_detect(bytes.data(), bytes.size(), path.c_str());
+    std::string fmt_id = IsBody(name) ? "lego_ani" : fmt ? fmt->id : "?";
 
     Assimp::Importer imp;
     const aiScene *sc = Import(imp, path, "", aiProcess_ValidateDataStructure);
@@ -142,7 +145,7 @@ static void TestFixture(const std::string &dir, const std::string &name)
         // a broken fixture: the shim fails the same way, with the error line text
         CHECK(!sc, "%s should not import", name.c_str());
         std::string e = imp.GetErrorString();
-        CHECK(e.find("lego_ani") != std::string::npos && e.find("(at byte ") != std::string::npos,
+        CHECK(e.find(fmt_id.substr(0, 8)) != std::string::npos && e.find("(at byte ") != std::string::npos,
               "%s: error '%s'", name.c_str(), e.c_str());
         return;
     }
@@ -192,7 +195,7 @@ static void TestFixture(const std::string &dir, const std::string &name)
         CHECK(worst <= 1e-4, "%s: Assimp playback vs pose differ by %g (%s)", name.c_str(), worst, worst_at.c_str());
         g_worst = std::max(g_worst, worst);
     }
-    if (sc->mNumCameras) {
+    if (sc->mNumCameras && fmt_id.rfind("lego_ani", 0) == 0) {
         const aiCamera *c = sc->mCameras[0];
         CHECK(std::fabs(c->mHorizontalFOV - (float)(M_PI / 4)) < 1e-6 && std::fabs(c->mAspect - 4.0f / 3.0f) < 1e-6 &&
                   c->mClipPlaneNear == 0.1f && c->mClipPlaneFar == 500.0f && c->mLookAt == aiVector3D(0, 0, -1),
@@ -207,8 +210,9 @@ static void TestFixture(const std::string &dir, const std::string &name)
         CHECK(s2 && s2->mNumMeshes == 0 && (s2->mFlags & AI_SCENE_FLAGS_INCOMPLETE), "%s: no skeleton mesh",
               name.c_str());
         if (s2 && s2->mNumAnimations)
-            CHECK(s2->mAnimations[0]->mTicksPerSecond == 1000.0 &&
-                      std::fabs(s2->mAnimations[0]->mDuration - s.animations[0].duration * 1000) < 1e-6,
+            CHECK(std::fabs(s2->mAnimations[0]->mTicksPerSecond - s.animations[0].ticks_per_second) < 1e-9 &&
+                      std::fabs(s2->mAnimations[0]->mDuration -
+                                s.animations[0].duration * s.animations[0].ticks_per_second) < 1e-6,
                   "%s: native ticks", name.c_str());
     }
     // glb export and re-import keeps names and key values
@@ -265,11 +269,14 @@ static void SweepPrefixes(const std::string &dir, const std::string &name)
 {
     std::vector<uint8_t> d = ReadAll(dir + "/" + name);
     std::string opts = IsBody(name) ? "format=lego_ani_body" : "";
+    std::string hint = name.substr(name.rfind('.') + 1);
+    for (char &c : hint) c = (char)std::tolower((unsigned char)c);
+    if (hint == "anb") hint = "ani";
     for (size_t n = 0; n < d.size(); n++) {
         Assimp::Importer imp;
         retroanim::RegisterImporters(imp);
         if (!opts.empty()) imp.SetPropertyString(retroanim::kOptionsProperty, opts);
-        const aiScene *s = imp.ReadFileFromMemory(n ? d.data() : (const uint8_t *)"", n, aiProcess_ValidateDataStructure, "ani");
+        const aiScene *s = imp.ReadFileFromMemory(n ? d.data() : (const uint8_t *)"", n, aiProcess_ValidateDataStructure, hint.c_str());
         if (!s) CHECK(std::strlen(imp.GetErrorString()) > 0, "%s prefix %zu: failure without a message", name.c_str(), n);
         g_sweep++;
     }
@@ -434,18 +441,23 @@ int main(int argc, char **argv)
         return 2;
     }
     std::string dir = argv[1];
-    std::vector<std::string> names;
-    if (DIR *d = opendir(dir.c_str())) {
-        while (dirent *e = readdir(d)) {
-            std::string n = e->d_name;
-            if (n.size() > 4 && (n.substr(n.size() - 4) == ".ani" || n.substr(n.size() - 4) == ".anb")) names.push_back(n);
+    std::vector<std::pair<std::string, std::string>> names; // (dir, file)
+    for (int a = 1; a < argc; a++) {
+        std::vector<std::string> here;
+        if (DIR *d = opendir(argv[a])) {
+            while (dirent *e = readdir(d)) {
+                std::string n = e->d_name;
+                if (IsBody(n) || (n.find('.') != std::string::npos && ra_format_by_extension(n.c_str())))
+                    here.push_back(n);
+            }
+            closedir(d);
         }
-        closedir(d);
+        std::sort(here.begin(), here.end());
+        CHECK(here.size() >= 10, "fixtures found in %s: %zu", argv[a], here.size());
+        for (const auto &n : here) names.emplace_back(argv[a], n);
     }
-    std::sort(names.begin(), names.end());
-    CHECK(names.size() >= 10, "fixtures found: %zu", names.size());
-    for (const auto &n : names) TestFixture(dir, n);
-    for (const auto &n : names) SweepPrefixes(dir, n);
+    for (const auto &n : names) TestFixture(n.first, n.second);
+    for (const auto &n : names) SweepPrefixes(n.first, n.second);
 
     Regressions();
     // signature detection: an .ani under another name still imports

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The CLI contract of DESIGN.md: commands, JSON outputs, exit codes, the error
 # line, convert to every exporter we rely on, batch with -j.
-# usage: test_cli.sh RETROANIM_BINARY FIXTURE_DIR
+# usage: test_cli.sh RETROANIM_BINARY LEGO_FIXTURE_DIR METROID_FIXTURE_DIR
 set -u
 BIN=$1
 FIX=$2
+MP=$3
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -95,6 +96,46 @@ grep -q "failed" "$TMP/out" && ok || bad "batch summary"
 rm "$TMP/in/bad_magic.ani" "$TMP/in/truncated.ani"
 expect_rc 0 "batch all good" "$BIN" batch "$TMP/in" "$TMP/outdir2" --format gltf2 -j 2 --quiet
 expect_rc 2 "batch without --format" "$BIN" batch "$TMP/in" "$TMP/outdir3"
+
+# ---- Metroid Prime: every fixture, the ANIM+CINF pairs, the error line ----
+grep -q "metroid_anim" <("$BIN" formats) && ok || bad "formats lists metroid_anim"
+for f in "$MP"/*.anim "$MP"/*.ANIM "$MP"/*.cinf "$MP"/*.CINF; do
+  name=$(basename "$f")
+  txt="${f%.*}.txt"
+  if [ -f "$txt" ] && grep -q "^expect-error-offset" "$txt"; then
+    off=$(awk '/^expect-error-offset/ {print $2}' "$txt")
+    expect_rc 1 "$name info" "$BIN" info "$f"
+    if grep -Eq "^retroanim: .*$name: metroid_(anim|cinf): .+ \(at byte $off\)$" "$TMP/err"; then ok; else bad "$name error line: $(cat "$TMP/err")"; fi
+    expect_rc 1 "$name convert" "$BIN" convert "$f" "$TMP/x.glb"
+    continue
+  fi
+  expect_rc 0 "$name info" "$BIN" info "$f"
+  expect_rc 0 "$name dump" "$BIN" dump "$f"
+  json_ok "$TMP/out" "$name dump"
+  expect_rc 0 "$name dump --source" "$BIN" dump --source "$f"
+  json_ok "$TMP/out" "$name dump --source"
+  expect_rc 0 "$name pose" "$BIN" pose "$f" --time 0.05
+  json_ok "$TMP/out" "$name pose"
+  expect_rc 0 "$name convert .glb" "$BIN" convert "$f" "$TMP/mp_${name%.*}.glb"
+  [ -s "$TMP/mp_${name%.*}.glb" ] && ok || bad "$name .glb written"
+done
+# an ANIM with its sibling CINF: named bones, the skeleton recorded
+"$BIN" dump "$MP/v2_mp1.anim" >"$TMP/pair.json"
+python3 - "$TMP/pair.json" <<'PY' && ok || bad "ANIM+CINF pair: skeleton names and metadata"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [n["name"] for n in d["nodes"]]
+meta = d["metadata"]
+assert meta["metroid.skeleton_source"] == "sibling" and meta["metroid.skeleton_found"] is True, meta
+assert not any(n.startswith("bone_") for n in names[1:] if n != "bone_50"), names
+PY
+# the skeleton from --option, and none
+expect_rc 0 "cinf option" "$BIN" info "$MP/example_96.anim" --option cinf="$MP/v2_mp1.cinf"
+expect_rc 0 "cinf=none" "$BIN" info "$MP/v2_mp1.anim" --option cinf=none
+grep -q "no skeleton" "$TMP/out" && ok || bad "cinf=none reports the missing skeleton"
+expect_rc 1 "cinf missing file" "$BIN" info "$MP/v2_mp1.anim" --option cinf="$TMP/none.cinf"
+grep -q "metroid_cinf" "$TMP/err" && ok || bad "missing skeleton error names metroid_cinf"
+expect_rc 2 "bad layout option" "$BIN" info "$MP/v2_mp1.anim" --option layout=v9
 
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"

@@ -16,6 +16,7 @@ static void one(const uint8_t *d, size_t n, bool body, const char *name, size_t 
     ra_options o;
     ra_options_init(&o);
     if (body) ra_options_add(&o, "format", "lego_ani_body");
+    ra_options_add(&o, "cinf", "none"); /* no file system search per case */
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = NULL;
@@ -41,52 +42,59 @@ static void one(const uint8_t *d, size_t n, bool body, const char *name, size_t 
           at, (unsigned long long)e.offset, n);
 }
 
+static void sweep_file(const uint8_t *data, size_t size, bool body, const char *nm)
+{
+    /* every prefix, in a buffer of exactly that size so ASan sees overreads */
+    for (size_t n = 0; n < size; n++) {
+        uint8_t *p = malloc(n ? n : 1);
+        memcpy(p, data, n);
+        one(p, n, body, nm, n, 0);
+        free(p);
+    }
+    uint8_t *m = malloc(size);
+    for (size_t i = 0; i < size; i++) {
+        static const int kinds[4] = {1, -1, 0x100, 0x1FF};
+        for (int k = 0; k < 4; k++) {
+            memcpy(m, data, size);
+            if (kinds[k] == 0x100) m[i] = 0;
+            else if (kinds[k] == 0x1FF) m[i] = 0xFF;
+            else m[i] = (uint8_t)(m[i] + kinds[k]);
+            one(m, size, body, nm, i, kinds[k]);
+        }
+    }
+    free(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         fprintf(stderr, "usage: test_sweep FIXTURE_DIR\n");
         return 2;
     }
-    DIR *dir = opendir(argv[1]);
-    CHECK(dir != NULL, "fixture directory %s", argv[1]);
     int files = 0;
-    struct dirent *de;
-    while (dir && (de = readdir(dir))) {
-        const char *nm = de->d_name;
-        size_t l = strlen(nm);
-        if (l < 5 || (strcmp(nm + l - 4, ".ani") && strcmp(nm + l - 4, ".anb"))) continue;
-        bool body = strcmp(nm + l - 4, ".anb") == 0;
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%.255s", argv[1], nm);
-        uint8_t *data;
-        size_t size;
-        ra_error e;
-        ra_error_clear(&e);
-        if (ra_read_file(path, &data, &size, &e) != RA_OK) continue;
-        files++;
-        /* every prefix, in a buffer of exactly that size so ASan sees overreads */
-        for (size_t n = 0; n < size; n++) {
-            uint8_t *p = malloc(n ? n : 1);
-            memcpy(p, data, n);
-            one(p, n, body, nm, n, 0);
-            free(p);
+    for (int a = 1; a < argc; a++) {
+        DIR *dir = opendir(argv[a]);
+        CHECK(dir != NULL, "fixture directory %s", argv[a]);
+        struct dirent *de;
+        while (dir && (de = readdir(dir))) {
+            const char *nm = de->d_name;
+            size_t l = strlen(nm);
+            bool body = l > 4 && strcmp(nm + l - 4, ".anb") == 0;
+            if (!body && (!strchr(nm, '.') || !ra_format_by_extension(nm))) continue;
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%.255s", argv[a], nm);
+            uint8_t *data;
+            size_t size;
+            ra_error e;
+            ra_error_clear(&e);
+            if (ra_read_file(path, &data, &size, &e) != RA_OK) continue;
+            files++;
+            sweep_file(data, size, body, nm);
+            free(data);
         }
-        uint8_t *m = malloc(size);
-        for (size_t i = 0; i < size; i++) {
-            static const int kinds[4] = {1, -1, 0x100, 0x1FF};
-            for (int k = 0; k < 4; k++) {
-                memcpy(m, data, size);
-                if (kinds[k] == 0x100) m[i] = 0;
-                else if (kinds[k] == 0x1FF) m[i] = 0xFF;
-                else m[i] = (uint8_t)(m[i] + kinds[k]);
-                one(m, size, body, nm, i, kinds[k]);
-            }
-        }
-        free(m);
-        free(data);
+        if (dir) closedir(dir);
     }
-    if (dir) closedir(dir);
-    CHECK(files >= 10, "fixtures found: %d", files);
+    CHECK(files >= 10 * (argc - 1), "fixtures found: %d", files);
     printf("files: %d, sweep cases: %ld (loaded %ld, refused %ld)\n", files, g_cases, g_loaded, g_failed);
     return ra_test_finish("test_sweep");
 }

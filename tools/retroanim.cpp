@@ -130,7 +130,7 @@ struct Loaded {
     ~Loaded() { ra_document_free(doc); }
 };
 
-// 0 ok; otherwise prints the error line and returns 1
+// 0 ok; otherwise prints the error line and returns 1 (2 for a refused option value)
 int Load(const std::string &file, const ra_options &opt, bool scene, Loaded &out)
 {
     ra_error err;
@@ -142,7 +142,10 @@ int Load(const std::string &file, const ra_options &opt, bool scene, Loaded &out
     std::free(data);
     ra_status st = scene ? ra_document_load(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err)
                          : ra_document_read(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err);
-    if (st != RA_OK) return Fail(file, FormatError(err));
+    if (st != RA_OK) {
+        Fail(file, FormatError(err));
+        return st == RA_ERR_USAGE ? 2 : 1; // an option value the format refuses is a usage error
+    }
     return 0;
 }
 

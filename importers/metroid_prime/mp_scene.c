@@ -406,6 +406,11 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
         }
         animated++;
     }
+    if (!animated) {
+        /* Assimp refuses an animation without channels */
+        ra_scene_warn(s, "no animated bone is left (root motion stripped); the scene has no animation");
+        return RA_OK;
+    }
     /* the points: v2/v3 the keyed frames; v0 every frame up to the duration,
      * then the duration itself (the last frame blends back to frame 0) */
     double dur = a->duration;
@@ -508,6 +513,8 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
               ra_meta_set_string(ar, md, "metroid.skeleton_source", d->cinf_source) &&
               ra_meta_set_bool(ar, md, "metroid.skeleton_found", d->has_cinf);
     if (ok && d->cinf_path) ok = ra_meta_set_string(ar, md, "metroid.skeleton", d->cinf_path);
+    if (ok && !d->has_anim)
+        ok = ra_meta_set_string(ar, md, "metroid.layout", d->cinf.game == 2 ? "cinf-mp2" : "cinf-mp1");
     if (ok && d->has_cinf)
         ok = ra_meta_set_int(ar, md, "metroid.skeleton_game", d->cinf.game) &&
              ra_meta_set_int(ar, md, "metroid.skeleton_bones", d->cinf.bone_count);
