@@ -997,7 +997,7 @@ ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *t, si
     a->layout = p->layout;
     a->version = is_v0(p->layout) ? 0 : p->layout == MP_V3_PC ? 3 : 2;
     a->interval = p->interval;
-    a->root_bone = p->root_bone ? p->root_bone : MP_ROOT_BONE;
+    a->root_bone = p->root_bone;
     a->key_count = p->key_count;
     a->key_frames = ra_arena_array(ar, p->key_count, sizeof *a->key_frames);
     if (!a->key_frames) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");

@@ -123,7 +123,7 @@ typedef struct mp_encode_params {
     mp_layout layout;
     float interval;          /* seconds per frame */
     float duration;          /* 0 = automatic: (last frame) * interval (v2/3), K * interval (v0) */
-    uint32_t root_bone;      /* 0 = 3 */
+    uint32_t root_bone;      /* the character root: 3 in Prime 1 (Prime 2 renumbers bones) */
     bool looping;
     uint32_t evnt_id;
     uint32_t rot_div;        /* 0 = 0x7FFF (v2) / 0x7FFFFF (v3) */
