@@ -482,6 +482,75 @@ static void big_file(void)
     ra_arena_destroy(g.ar);
 }
 
+/* ---- regressions from review ------------------------------------------------------------------------ */
+static ra_status load_bytes(const ra_writer *w, ra_document **doc, ra_error *e)
+{
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, "cinf", "none");
+    return load_opts(w->data, w->size, "regression.anim", &o, doc, e);
+}
+
+static void regressions(void)
+{
+    ra_error e;
+    ra_document *doc = NULL;
+    /* a version 0 file whose frame count no key array backs */
+    ra_writer w;
+    ra_writer_init(&w);
+    uint32_t head[] = {0, 0x3F800000u, 0, 0x3D088889u, 0, 0xFFFFFFFFu, 3, 100};
+    for (size_t i = 0; i < 8; i++) ra_wr_u32be(&w, head[i]);
+    for (int i = 0; i < 100; i++) ra_wr_u8(&w, 0xFF);
+    for (int i = 0; i < 4; i++) ra_wr_u32be(&w, 0); /* R, quat count, vec count, EVNT */
+    CHECK(load_bytes(&w, &doc, &e) == RA_ERR_LIMIT && e.offset == 0x14, "v0 frame count 0xFFFFFFFF without keys: %s",
+          e.msg);
+    ra_writer_free(&w);
+
+    /* an EVNT id starting with 01 01 is still Prime 1; a Prime 2 channel without tracks; a
+     * version 0 duration past the last frame holds frame 0 */
+    gen g;
+    g_rng = 99;
+    make_keys(&g, MP_V2_MP1, 2, 5, true);
+    g.p.evnt_id = 0x0101ABCDu;
+    mp_anim a;
+    ra_error_clear(&e);
+    CHECK(mp_anim_encode(&g.p, g.t, g.n, g.ar, &a, &e) == RA_OK, "encode: %s", e.msg);
+    ra_writer_init(&w);
+    mp_anim_write(&a, &w, &e);
+    CHECK(load_bytes(&w, &doc, &e) == RA_OK && mp_document_anim(doc)->layout == MP_V2_MP1, "EVNT 0x0101ABCD: %s", e.msg);
+    if (doc) ra_document_free(doc);
+    doc = NULL;
+    ra_writer_free(&w);
+    ra_arena_destroy(g.ar);
+
+    make_keys(&g, MP_V2_MP2, 3, 5, true);
+    g.t[1].rot = NULL, g.t[1].trans = NULL, g.t[1].scale = NULL;
+    ra_error_clear(&e);
+    CHECK(mp_anim_encode(&g.p, g.t, g.n, g.ar, &a, &e) == RA_OK, "encode: %s", e.msg);
+    ra_writer_init(&w);
+    mp_anim_write(&a, &w, &e);
+    CHECK(load_bytes(&w, &doc, &e) == RA_OK, "Prime 2 channel without tracks: %s", e.msg);
+    if (doc) ra_document_free(doc);
+    doc = NULL;
+    ra_writer_free(&w);
+    ra_arena_destroy(g.ar);
+
+    make_keys(&g, MP_V0_MP1, 2, 3, false);
+    g.p.duration = 10 * g.p.interval;
+    ra_error_clear(&e);
+    CHECK(mp_anim_encode(&g.p, g.t, g.n, g.ar, &a, &e) == RA_OK, "encode: %s", e.msg);
+    ra_writer_init(&w);
+    mp_anim_write(&a, &w, &e);
+    if (load_bytes(&w, &doc, &e) == RA_OK) {
+        check_frames(doc, "v0 duration past the frames");
+        ra_document_free(doc);
+    } else {
+        CHECK(0, "v0 duration past the frames: %s", e.msg);
+    }
+    ra_writer_free(&w);
+    ra_arena_destroy(g.ar);
+}
+
 /* ---- the skeleton search ------------------------------------------------------------------------------- */
 static void copy_file(const char *from, const char *to)
 {
@@ -582,6 +651,7 @@ int main(int argc, char **argv)
     const char *rn = getenv("RA_RANDOM_FILES");
     random_encodes(rn ? atoi(rn) : 240);
     big_file();
+    regressions();
     skeleton_search();
     printf("fixtures: %d, instants compared: %ld, worst pose/playback difference: %.3g, files re-encoded exactly: %d\n",
            fixtures, g_stats.instants, g_stats.worst, g_reencoded);

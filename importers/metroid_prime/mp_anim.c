@@ -8,6 +8,10 @@
 #include "retroanim/metroid_anim.h"
 
 #define FMT "metroid_anim"
+#define MP_MAX_EMPTY_FRAMES (1u << 20)
+/* decoded keys (channels x keys) one load may hold: zero-width Prime 2
+ * channels cost no bitstream bytes, so the file size does not bound them */
+#define MP_MAX_DECODED_KEYS ((uint64_t)1 << 26)
 
 static const char *const g_layout_names[] = {"", "v0-mp1", "v0-mp2", "v2-mp1", "v2-mp2", "v2-demo", "v3-pc"};
 
@@ -47,6 +51,8 @@ static ra_vec3 dequant_vec(const int32_t *q, float mult)
 }
 
 /* Fills the decoded double arrays of every channel from its quantized values. */
+static bool vec_in_float_range(ra_vec3 v) { return fabs(v.x) <= FLT_MAX && fabs(v.y) <= FLT_MAX && fabs(v.z) <= FLT_MAX; }
+
 static bool decode_values(mp_anim *a, ra_arena *ar)
 {
     double s = rot_scale(a->rot_div);
@@ -218,6 +224,9 @@ static bool read_v0_body(rd *r, bool mp2)
             if (ch->has_scale) ch->scale[j] = vec_at(a->scale_array, (size_t)si * k + j);
         }
     }
+    /* with no key array the frame count is not backed by any bytes */
+    if (nrot + ntrans + nscale == 0 && k > MP_MAX_EMPTY_FRAMES)
+        return ra_cursor_fail(&r->c, RA_ERR_LIMIT, 0x14, "frame_count", "frame count without any key data above 1048576");
     a->key_frames = ra_arena_array(r->arena, k, sizeof *a->key_frames);
     if (!a->key_frames) return oom(r, "key_frames");
     for (uint32_t j = 0; j < k; j++) a->key_frames[j] = j;
@@ -425,6 +434,13 @@ static bool read_v2(rd *r)
                 for (int i = 0; i < 3; i++)
                     if (!read_quant(r, &ch->sq[i], false, "descriptor.scale")) return false;
         }
+        uint32_t counts[3] = {ch->rot_count, ch->trans_count, ch->scale_count};
+        for (int i = 0; i < 3; i++)
+            if (kb_set && counts[i] && counts[i] != kb) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "channel %u holds %u keys, channel 0 %u", c, counts[i], kb);
+                return bad(r, kb_off, "descriptor.key_count", msg);
+            }
         if (ch->has_rot) bits_per_key += 1u + ch->rq[0].bits + ch->rq[1].bits + ch->rq[2].bits;
         if (ch->has_trans) bits_per_key += (uint64_t)ch->tq[0].bits + ch->tq[1].bits + ch->tq[2].bits;
         if (ch->has_scale) bits_per_key += (uint64_t)ch->sq[0].bits + ch->sq[1].bits + ch->sq[2].bits;
@@ -434,8 +450,11 @@ static bool read_v2(rd *r)
         char msg[128];
         snprintf(msg, sizeof msg, "%u keys after the first need %llu keyed frames, the key bitmap marks %llu", kb,
                  (unsigned long long)kb + 1, (unsigned long long)keys);
-        return bad(r, kb_off, "descriptor.rotation_key_count", msg);
+        return bad(r, kb_off, "descriptor.key_count", msg);
     }
+    if ((uint64_t)a->desc_count * (kb + 1ull) > MP_MAX_DECODED_KEYS)
+        return ra_cursor_fail(&r->c, RA_ERR_LIMIT, kb_off, "descriptor.key_count",
+                              "channels x keys above 67108864 decoded keys");
     a->key_count = kb + 1;
     a->key_frames = ra_arena_array(r->arena, a->key_count, sizeof *a->key_frames);
     if (!a->key_frames) return oom(r, "key_frames");
@@ -443,7 +462,7 @@ static bool read_v2(rd *r)
         if (a->bitmap[f >> 5] >> (f & 31) & 1) a->key_frames[j++] = f;
 
     /* the bitstream: its whole length is checked before it is read */
-    uint64_t total_bits = bits_per_key * kb;
+    uint64_t total_bits = kb && bits_per_key > UINT64_MAX / kb ? UINT64_MAX - 31 : bits_per_key * kb;
     uint64_t nbytes = (total_bits + 31) / 32 * 4;
     a->bitstream_offset = r->c.pos;
     if (!ra_range_ok(r->c.size, r->c.pos, nbytes)) {
@@ -488,6 +507,12 @@ static bool read_v2(rd *r)
                     ch->qscale[3 * j + i] = wrap_add(ch->qscale[3 * (j - 1) + i], get_bits(&bs, ch->sq[i].bits, true));
         }
     if (!decode_values(a, r->arena)) return oom(r, "bitstream");
+    for (uint32_t c = 0; c < a->desc_count; c++)
+        for (uint32_t j = 0; j < k; j++) {
+            const mp_channel *ch = &a->channels[c];
+            if ((ch->has_trans && !vec_in_float_range(ch->trans[j])) || (ch->has_scale && !vec_in_float_range(ch->scale[j])))
+                return bad(r, a->bitstream_offset, "bitstream", "a decoded translation or scale exceeds the float range");
+        }
     return ra_cursor_ok(&r->c);
 }
 
@@ -515,8 +540,9 @@ static ra_status finish(rd *r, ra_error *err)
 static mp_layout guess_v2_layout(const uint8_t *d, size_t n, uint32_t version)
 {
     if (version == 3) return MP_V3_PC;
-    if (n >= 10 && d[8] == 0x01 && d[9] == 0x01) return MP_V2_MP2;
+    /* 1 at 0x0C first: in a Prime 2 file those bytes would be a denormal interval */
     if (n >= 16 && d[12] == 0 && d[13] == 0 && d[14] == 0 && d[15] == 1) return MP_V2_MP1;
+    if (n >= 10 && d[8] == 0x01 && d[9] == 0x01) return MP_V2_MP2;
     if (n >= 12 && d[8] == 0 && d[9] == 0 && d[10] == 0 && d[11] == 1) return MP_V2_DEMO;
     return MP_V2_MP1;
 }
@@ -666,7 +692,7 @@ static void write_v2(const mp_anim *a, ra_writer *w)
     ra_wr_u32be(w, a->header_channels);
     ra_wr_u32be(w, a->unk_2c);
     ra_wr_u32be(w, a->bitmap_bits);
-    for (uint32_t i = 0; i < (a->bitmap_bits + 31u) / 32u; i++) ra_wr_u32be(w, a->bitmap[i]);
+    for (uint64_t i = 0; i < ((uint64_t)a->bitmap_bits + 31) / 32; i++) ra_wr_u32be(w, a->bitmap[i]);
     if (l != MP_V2_MP2) ra_wr_u32be(w, a->channel_count_dup);
     ra_wr_u32be(w, a->desc_count);
     for (size_t c = 0; c < a->channel_count; c++) {
@@ -764,7 +790,8 @@ static void rot_try(rot_fit *f, const int64_t *k)
         e += (x - f->comp[i]) * (x - f->comp[i]);
         n2 += x * x;
     }
-    double w = sqrt(n2 < 1 ? 1 - n2 : 0);
+    if (n2 > 1) return; /* would decode to a non-unit quaternion (w clamped to 0) */
+    double w = sqrt(1 - n2);
     e += (w - f->aw) * (w - f->aw);
     if (e < f->best) {
         f->best = e;
@@ -840,6 +867,7 @@ static ra_status encode_v0(const mp_encode_params *p, const mp_encode_track *t, 
     for (uint32_t j = 0; j < k; j++)
         if (p->frames[j] != j) return enc_fail(err, "frames", "version 0 keys every frame: frames must be 0..K-1");
     if (n > 0xFF) return enc_fail(err, "tracks", "version 0 holds at most 255 channels");
+    if ((uint64_t)n * k > UINT32_MAX) return enc_fail(err, "key_count", "channels x frames exceed the u32 array counts");
     bool mp2 = p->layout == MP_V0_MP2;
     a->duration = p->duration > 0 ? p->duration : (float)k * p->interval;
     a->map_count = MP_BONE_SLOTS;
@@ -910,6 +938,7 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
     bool pc = l == MP_V3_PC, mp2 = l == MP_V2_MP2;
     uint32_t k = p->key_count, kb = k - 1;
     uint32_t last = p->frames[k - 1];
+    if (!pc && kb > 0xFFFF) return enc_fail(err, "key_count", "the 16-bit key counts of this layout hold at most 65536 keys");
     if (last > 0x7FFFFFFEu) return enc_fail(err, "frames", "frame number too large");
     double init_limit = pc ? 8388607.0 : 32767.0;
     a->duration = p->duration > 0 ? p->duration : (float)last * p->interval;

@@ -1,6 +1,7 @@
 /* Metroid Prime ANIM + CINF semantics: the game's sampling (NOTES §6), the
  * scene (nodes from the CINF, keys at the keyed frames with extra keys where
  * the game's slerp takes the long arc), pose, dump --source, detection. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +276,9 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
             const mp_bone *pb = &k->bones[parent[b]];
             pos = ra_v3_sub(pos, ra_v3(pb->pos[0], pb->pos[1], pb->pos[2]));
         }
+        if (!(fabs(pos.x) <= FLT_MAX && fabs(pos.y) <= FLT_MAX && fabs(pos.z) <= FLT_MAX))
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT_CINF, bone->offset, "bone.position",
+                           "the offset from the parent bone exceeds the float range");
         st->rest[me] = pos;
         int64_t ni = slot_find(names, k->name_count, bone->id);
         nm[me] = ni >= 0 ? k->names[ni] : ra_arena_printf(ar, "bone_%u", bone->id);
@@ -400,15 +404,16 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     size_t animated = 0;
     for (size_t i = 1; i < s->node_count; i++) {
         if (st->chan[i] < 0) continue;
-        if (st->strip_root && a->channels[st->chan[i]].bone_id == MP_ROOT_BONE) {
+        const mp_channel *ch = &a->channels[st->chan[i]];
+        if ((st->strip_root && ch->bone_id == MP_ROOT_BONE) || !(ch->has_rot || ch->has_trans || ch->has_scale)) {
             st->chan[i] = -1;
             continue;
         }
         animated++;
     }
-    if (!animated) {
+    if (!animated || !a->key_count) {
         /* Assimp refuses an animation without channels */
-        ra_scene_warn(s, "no animated bone is left (root motion stripped); the scene has no animation");
+        ra_scene_warn(s, "no bone is animated%s; the scene has no animation", st->strip_root ? " (root motion stripped)" : "");
         return RA_OK;
     }
     /* the points: v2/v3 the keyed frames; v0 every frame up to the duration,
@@ -424,7 +429,10 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
         if (a->version != 0 && key_time(a, k - 1) > dur) dur = key_time(a, k - 1);
     }
     if (a->version == 0 && k && key_time(a, 0) > dur) dur = key_time(a, 0);
-    point *pt = ra_arena_array(ar, np + 1, sizeof *pt);
+    /* v0: from K x interval on the game clamps the blend to frame 0, held */
+    double wrap_t = (double)k * a->interval;
+    bool wrap_point = a->version == 0 && end_point && dur > wrap_t;
+    point *pt = ra_arena_array(ar, np + 2, sizeof *pt);
     if (!pt) return nomem(err);
 
     s->animations = ra_arena_alloc(ar, sizeof *s->animations);
@@ -451,6 +459,10 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
             if (ch->has_scale) pt[j].s = ch->scale[j];
         }
         size_t n = np;
+        if (wrap_point) {
+            ra_trs e = eval_channel(a, ch, st->rest[i], wrap_t);
+            pt[n++] = (point){wrap_t, e.r, e.t, e.s};
+        }
         if (end_point) {
             ra_trs e = eval_channel(a, ch, st->rest[i], dur);
             pt[n++] = (point){dur, e.r, e.t, e.s};
