@@ -153,7 +153,7 @@ static bool read_v0_body(rd *r, bool mp2)
 {
     mp_anim *a = r->a;
     uint32_t k = a->key_count;
-    uint32_t nchan, nrot, ntrans, nscale = 0;
+    uint32_t nchan = 0, nrot = 0, ntrans = 0, nscale = 0;
     if (!mp2) {
         size_t map_off = r->c.pos + 4;
         if (!read_u8_table(r, &a->rot_map_count, &a->rot_map, "rotation_channel_count", "translation_map")) return false;
