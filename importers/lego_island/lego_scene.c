@@ -796,7 +796,7 @@ static int lego_detect(const uint8_t *d, size_t n)
     if (n < 28) return 0;
     uint32_t w[7];
     for (int i = 0; i < 7; i++)
-        w[i] = (uint32_t)d[4 * i] | (uint32_t)d[4 * i + 1] << 8 | (uint32_t)d[4 * i + 2] << 16 | (uint32_t)d[4 * i + 3] << 24;
+        w[i] = ra_load_u32le(d + 4 * i);
     if (w[0] != LEGO_ANI_MAGIC) return 0;
     for (int i = 1; i <= 4; i++) {
         float f;

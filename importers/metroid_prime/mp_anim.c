@@ -303,9 +303,7 @@ typedef struct bits {
 
 static uint32_t word_at(const bits *b, size_t i)
 {
-    if (i >= b->words) return 0;
-    const uint8_t *p = b->p + 4 * i;
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return i < b->words ? ra_load_u32be(b->p + 4 * i) : 0;
 }
 
 static uint32_t get_bits(bits *b, unsigned q, bool sign)

@@ -114,7 +114,7 @@ ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena
          * a quaternion's w (0.0 or a float's bits, > 100) in Prime 2 */
         game = 1;
         if (out->bone_count && size >= 28) {
-            uint32_t v = (uint32_t)data[24] << 24 | (uint32_t)data[25] << 16 | (uint32_t)data[26] << 8 | data[27];
+            uint32_t v = ra_load_u32be(data + 24);
             if (v == 0 || v > 100) game = 2;
         }
     }

@@ -876,11 +876,9 @@ static void mp_dump_source(const ra_document *doc, ra_json *j)
 }
 
 /* ---- detection (a prefix of the file; no magic exists) -------------------------------------------------- */
-static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-
 static float bef(const uint8_t *p)
 {
-    uint32_t v = be32(p);
+    uint32_t v = ra_load_u32be(p);
     float f;
     memcpy(&f, &v, sizeof f);
     return f;
@@ -896,21 +894,21 @@ static bool plausible_times(const uint8_t *dur, const uint8_t *iv)
 static bool plausible_v2_tail(const uint8_t *d, size_t n, size_t o)
 {
     if (n < o + 20) return false;
-    return plausible_times(d + o, d + o + 4) && be32(d + o + 8) < 256 && be32(d + o + 12) <= 1 && be32(d + o + 16) != 0;
+    return plausible_times(d + o, d + o + 4) && ra_load_u32be(d + o + 8) < 256 && ra_load_u32be(d + o + 12) <= 1 && ra_load_u32be(d + o + 16) != 0;
 }
 
 static int mp_detect(const uint8_t *d, size_t n)
 {
     if (n < 32) return 0;
-    uint32_t v = be32(d);
+    uint32_t v = ra_load_u32be(d);
     if (v == 0) {
-        if (!plausible_times(d + 4, d + 12) || be32(d + 8) > 4 || be32(d + 16) > 4) return 0;
-        return be32(d + 28) == MP_BONE_SLOTS ? 60 : 0;
+        if (!plausible_times(d + 4, d + 12) || ra_load_u32be(d + 8) > 4 || ra_load_u32be(d + 16) > 4) return 0;
+        return ra_load_u32be(d + 28) == MP_BONE_SLOTS ? 60 : 0;
     }
     if (v != 2 && v != 3) return 0;
     if (v == 2 && d[8] == 1 && d[9] == 1 && plausible_v2_tail(d, n, 10)) return 60;
-    if (be32(d + 12) == 1 && plausible_v2_tail(d, n, 16)) return 60;
-    if (v == 2 && be32(d + 8) == 1 && plausible_v2_tail(d, n, 12)) return 55;
+    if (ra_load_u32be(d + 12) == 1 && plausible_v2_tail(d, n, 16)) return 60;
+    if (v == 2 && ra_load_u32be(d + 8) == 1 && plausible_v2_tail(d, n, 12)) return 55;
     return 0;
 }
 
@@ -919,11 +917,11 @@ static int mp_detect(const uint8_t *d, size_t n)
 static int mp_cinf_detect(const uint8_t *d, size_t n)
 {
     if (n < 32) return 0;
-    uint32_t count = be32(d);
-    if (count == 0 || count > 200 || be32(d + 4) >= MP_BONE_SLOTS) return 0;
+    uint32_t count = ra_load_u32be(d);
+    if (count == 0 || count > 200 || ra_load_u32be(d + 4) >= MP_BONE_SLOTS) return 0;
     for (int i = 0; i < 3; i++)
         if (!isfinite(bef(d + 12 + 4 * i)) || fabsf(bef(d + 12 + 4 * i)) > 1e5f) return 0;
-    uint32_t links = be32(d + 24);
+    uint32_t links = ra_load_u32be(d + 24);
     if (links >= 1 && links <= 100) return 40;
     if (n >= 44) {
         double q = 0;

@@ -123,6 +123,17 @@ bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *fiel
 bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field);
 /* Records an error at the current (or a given) position. */
 bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *field, const char *msg);
+/* Unchecked 32-bit loads, for code that has checked the range already
+ * (signature tests on a prefix, the bit reader over a checked block). */
+static inline uint32_t ra_load_u32le(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint32_t ra_load_u32be(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* Subtraction-form range check: off + len fits in size. */
 static inline bool ra_range_ok(size_t size, uint64_t off, uint64_t len)
 {
