@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "retroanim/metroid_anim.h"
+#include "mp_internal.h"
 
 #define FMT "metroid_anim"
 #define MP_MAX_EMPTY_FRAMES (1u << 20)
@@ -514,13 +514,6 @@ static bool read_v2(rd *r)
     return ra_cursor_ok(&r->c);
 }
 
-static bool trailing_is_padding(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != 0xFF) return false;
-    return true;
-}
-
 static ra_status finish(rd *r, ra_error *err)
 {
     mp_anim *a = r->a;
@@ -573,7 +566,7 @@ ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, 
         ra_error_clear(&e2);
         rd r2 = {{0}, arena, out};
         ra_cursor_init(&r2.c, data, size, FMT, &e2);
-        if (read_v0(&r2, true) && trailing_is_padding(data + r2.c.pos, size - r2.c.pos)) return finish(&r2, err);
+        if (read_v0(&r2, true) && mp_is_padding(data + r2.c.pos, size - r2.c.pos)) return finish(&r2, err);
         memset(out, 0, sizeof *out);
         read_v0(&r, false);
         return finish(&r, err);

@@ -1,6 +1,7 @@
 /* Metroid Prime CINF (skeleton) reader and writer, and the search for the
  * skeleton that belongs to an ANIM file.  NOTES §5. */
 #include <ctype.h>
+#include <stddef.h>
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "retroanim/metroid_anim.h"
+#include "mp_internal.h"
 
 #define FMT "metroid_cinf"
 
@@ -40,25 +41,43 @@ static bool rd_ids(ra_cursor *c, ra_arena *ar, uint32_t *count, uint32_t **out, 
     return ra_cursor_ok(c);
 }
 
-/* index of the first bone with this id, or -1 (ids sorted with their index) */
-typedef struct id_index { uint32_t id, index; } id_index;
-
-static int cmp_id_index(const void *a, const void *b)
+static int cmp_slot(const void *x, const void *y)
 {
-    const id_index *x = a, *y = b;
-    if (x->id != y->id) return x->id < y->id ? -1 : 1;
-    return x->index < y->index ? -1 : x->index > y->index;
+    const mp_id_slot *a = x, *b = y;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
 }
 
-static int64_t find_id(const id_index *t, uint32_t n, uint32_t id)
+_Static_assert(offsetof(mp_bone, id) == 0 && offsetof(mp_channel, bone_id) == 0, "ids lead their records");
+
+mp_id_slot *mp_sorted_ids(ra_arena *ar, const void *items, size_t n, size_t stride)
 {
-    uint32_t lo = 0, hi = n;
+    mp_id_slot *t = ra_arena_array(ar, n, sizeof *t);
+    if (!t) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&t[i].id, (const uint8_t *)items + i * stride, sizeof t[i].id);
+        t[i].index = (uint32_t)i;
+    }
+    qsort(t, n, sizeof *t, cmp_slot);
+    return t;
+}
+
+int64_t mp_find_id(const mp_id_slot *t, size_t n, uint32_t id)
+{
+    size_t lo = 0, hi = n;
     while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
+        size_t mid = lo + (hi - lo) / 2;
         if (t[mid].id < id) lo = mid + 1;
         else hi = mid;
     }
     return lo < n && t[lo].id == id ? (int64_t)t[lo].index : -1;
+}
+
+bool mp_is_padding(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != 0xFF) return false;
+    return true;
 }
 
 /* Parent links must not loop (NOTES §5: parent 2 or an id not in the file
@@ -66,12 +85,10 @@ static int64_t find_id(const id_index *t, uint32_t n, uint32_t id)
 static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
 {
     uint32_t n = k->bone_count;
-    id_index *t = ra_arena_array(ar, n, sizeof *t);
+    mp_id_slot *t = mp_sorted_ids(ar, k->bones, n, sizeof *k->bones);
     uint8_t *state = ra_arena_array(ar, n, 1); /* 0 new, 1 on the current walk, 2 done */
     uint32_t *walk = ra_arena_array(ar, n, sizeof *walk);
     if (!t || !state || !walk) return oom(c, "bone");
-    for (uint32_t i = 0; i < n; i++) t[i] = (id_index){k->bones[i].id, i};
-    qsort(t, n, sizeof *t, cmp_id_index);
     int64_t first = -1;
     for (uint32_t i = 0; i < n; i++) {
         if (state[i]) continue;
@@ -81,7 +98,7 @@ static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
             state[cur] = 1;
             walk[len++] = (uint32_t)cur;
             uint32_t p = k->bones[cur].parent;
-            cur = p == MP_NO_PARENT ? -1 : find_id(t, n, p);
+            cur = p == MP_NO_PARENT ? -1 : mp_find_id(t, n, p);
             /* a duplicate id is not the bone the link names: only the first counts */
         }
         if (cur >= 0 && state[cur] == 1) {

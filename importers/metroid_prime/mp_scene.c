@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "retroanim/metroid_anim.h"
+#include "mp_internal.h"
 
 #define FMT "metroid_anim"
 #define FMT_CINF "metroid_cinf"
@@ -142,41 +142,6 @@ static ra_status mp_pose(const ra_document *doc, size_t anim, double t, ra_mat4 
 }
 
 /* ---- nodes ------------------------------------------------------------------------------------------ */
-typedef struct id_slot { uint32_t id, index; } id_slot;
-
-static int cmp_slot(const void *x, const void *y)
-{
-    const id_slot *a = x, *b = y;
-    if (a->id != b->id) return a->id < b->id ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
-/* first entry with this id in a table sorted by (id, index), or -1 */
-static int64_t slot_find(const id_slot *t, size_t n, uint32_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid].id < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && t[lo].id == id ? (int64_t)t[lo].index : -1;
-}
-
-static id_slot *sorted_ids(ra_arena *ar, size_t n, uint32_t (*get)(const void *, size_t), const void *ctx)
-{
-    id_slot *t = ra_arena_array(ar, n, sizeof *t);
-    if (!t) return NULL;
-    for (size_t i = 0; i < n; i++) t[i] = (id_slot){get(ctx, i), (uint32_t)i};
-    qsort(t, n, sizeof *t, cmp_slot);
-    return t;
-}
-
-static uint32_t bone_id_at(const void *c, size_t i) { return ((const mp_cinf *)c)->bones[i].id; }
-static uint32_t name_id_at(const void *c, size_t i) { return ((const mp_cinf *)c)->name_ids[i]; }
-static uint32_t build_id_at(const void *c, size_t i) { return ((const mp_cinf *)c)->build_order[i]; }
-static uint32_t chan_id_at(const void *a, size_t i) { return ((const mp_anim *)a)->channels[i].bone_id; }
-
 /* children of one parent sort by their place in the CINF build order, then file order */
 typedef struct child_key { uint32_t parent_slot, rank, index; } child_key;
 
@@ -211,10 +176,10 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     const mp_anim *a = d->has_anim ? &d->anim : NULL;
     size_t nb = k ? k->bone_count : 0, nc = a ? a->channel_count : 0;
 
-    id_slot *bones = k ? sorted_ids(ar, nb, bone_id_at, k) : NULL;
-    id_slot *names = k ? sorted_ids(ar, k->name_count, name_id_at, k) : NULL;
-    id_slot *build = k ? sorted_ids(ar, k->build_count, build_id_at, k) : NULL;
-    id_slot *chans = a ? sorted_ids(ar, nc, chan_id_at, a) : NULL;
+    mp_id_slot *bones = k ? mp_sorted_ids(ar, k->bones, nb, sizeof *k->bones) : NULL;
+    mp_id_slot *names = k ? mp_sorted_ids(ar, k->name_ids, k->name_count, sizeof *k->name_ids) : NULL;
+    mp_id_slot *build = k ? mp_sorted_ids(ar, k->build_order, k->build_count, sizeof *k->build_order) : NULL;
+    mp_id_slot *chans = a ? mp_sorted_ids(ar, a->channels, nc, sizeof *a->channels) : NULL;
     if ((k && (!bones || !names || !build)) || (a && !chans)) return nomem(err);
 
     /* tree: parent index per kept bone (duplicated ids keep the first) */
@@ -226,11 +191,11 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     if (nb && (!parent || !rank || !child_start || !children || !kept)) return nomem(err);
     size_t dup = 0;
     for (size_t i = 0; i < nb; i++) {
-        kept[i] = slot_find(bones, nb, k->bones[i].id) == (int64_t)i;
+        kept[i] = mp_find_id(bones, nb, k->bones[i].id) == (int64_t)i;
         if (!kept[i]) dup++;
-        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : slot_find(bones, nb, k->bones[i].parent);
+        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : mp_find_id(bones, nb, k->bones[i].parent);
         parent[i] = p == (int64_t)i ? -1 : p;
-        int64_t r = slot_find(build, k->build_count, k->bones[i].id);
+        int64_t r = mp_find_id(build, k->build_count, k->bones[i].id);
         rank[i] = r >= 0 ? (uint32_t)r : UINT32_MAX;
     }
     if (dup) ra_scene_warn(s, "the skeleton lists %zu bone id(s) twice; the first record of each is used", dup);
@@ -280,10 +245,10 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT_CINF, bone->offset, "bone.position",
                            "the offset from the parent bone exceeds the float range");
         st->rest[me] = pos;
-        int64_t ni = slot_find(names, k->name_count, bone->id);
+        int64_t ni = mp_find_id(names, k->name_count, bone->id);
         nm[me] = ni >= 0 ? k->names[ni] : ra_arena_printf(ar, "bone_%u", bone->id);
         if (!nm[me]) return nomem(err);
-        int64_t ci = a ? slot_find(chans, nc, bone->id) : -1;
+        int64_t ci = a ? mp_find_id(chans, nc, bone->id) : -1;
         st->chan[me] = (int32_t)ci;
         for (uint32_t c = child_start[b + 1]; c-- > child_start[b];) stack[sp++] = children[c];
     }
@@ -295,11 +260,11 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     for (size_t c = 0; c < nc; c++) {
         uint32_t id = a->channels[c].bone_id;
         if (id >= MP_BONE_SLOTS) high_ids++;
-        if (slot_find(chans, nc, id) != (int64_t)c) {
+        if (mp_find_id(chans, nc, id) != (int64_t)c) {
             dup_chan++;
             continue;
         }
-        if (k && slot_find(bones, nb, id) >= 0) continue;
+        if (k && mp_find_id(bones, nb, id) >= 0) continue;
         int32_t me = (int32_t)nn++;
         parent_node[me] = 0;
         bone_of_node[me] = id;
@@ -484,13 +449,6 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
 }
 
 /* ---- scene ------------------------------------------------------------------------------------------ */
-static bool padding_only(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (p[i] != 0xFF) return false;
-    return true;
-}
-
 static ra_status mp_to_scene(ra_document *doc, ra_error *err)
 {
     mp_doc *d = doc->model;
@@ -549,7 +507,7 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
                  ra_meta_set_double(ar, md, "metroid.translation_multiplier", a->trans_mult);
         if (ok && a->layout == MP_V2_MP2) ok = ra_meta_set_double(ar, md, "metroid.scale_multiplier", a->scale_mult);
         if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "metroid.trailing_bytes", (int64_t)a->trailing_size);
-        if (a->trailing_size && !padding_only(a->trailing, a->trailing_size))
+        if (a->trailing_size && !mp_is_padding(a->trailing, a->trailing_size))
             ra_scene_warn(s, "%zu bytes after the animation data are not 0xFF padding; ignored", a->trailing_size);
         if (a->version != 0 && (a->header_channels != a->desc_count ||
                                 (a->layout != MP_V2_MP2 && a->channel_count_dup != a->desc_count)))
@@ -560,7 +518,7 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
             ra_scene_warn(s, "key bitmap bits past frame %u are set; ignored", a->bitmap_bits - 1);
         if (a->key_count == 0) ra_scene_warn(s, "the animation has no frames");
     }
-    if (ok && d->has_cinf && d->cinf.trailing_size && !padding_only(d->cinf.trailing, d->cinf.trailing_size))
+    if (ok && d->has_cinf && d->cinf.trailing_size && !mp_is_padding(d->cinf.trailing, d->cinf.trailing_size))
         ra_scene_warn(s, "%zu bytes after the skeleton data are not 0xFF padding; ignored", d->cinf.trailing_size);
     if (!ok) return nomem(err);
     if (d->has_anim && !d->has_cinf)
