@@ -227,8 +227,9 @@ static bool is_regular(const char *path)
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool mp_find_cinf(const char *anim_path, char *out, size_t out_size)
+bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibling)
 {
+    *sibling = false;
     if (!anim_path || !*anim_path) return false;
     const char *slash = strrchr(anim_path, '/');
     size_t dir_len = slash ? (size_t)(slash - anim_path) : 0;
@@ -265,7 +266,7 @@ bool mp_find_cinf(const char *anim_path, char *out, size_t out_size)
         if (++cinf_count == 1) snprintf(only, sizeof only, "%s", path);
     }
     closedir(d);
-    if (found) return true;
+    if (found) return *sibling = true;
     if (cinf_count == 1 && strlen(only) < out_size) {
         strcpy(out, only);
         return true;

@@ -584,16 +584,12 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
         d->cinf_source = "option";
     } else if (!opt && doc->filename) {
         char path[4096];
-        if (mp_find_cinf(doc->filename, path, sizeof path)) {
+        bool sibling;
+        if (mp_find_cinf(doc->filename, path, sizeof path, &sibling)) {
             ra_error e;
             ra_error_clear(&e);
             if (load_cinf(doc, d, path, &e) == RA_OK) {
-                const char *slash = strrchr(path, '/');
-                const char *ps = strrchr(doc->filename, '/');
-                const char *b1 = slash ? slash + 1 : path, *b2 = ps ? ps + 1 : doc->filename;
-                const char *dot1 = strrchr(b1, '.'), *dot2 = strrchr(b2, '.');
-                size_t l1 = dot1 ? (size_t)(dot1 - b1) : strlen(b1), l2 = dot2 ? (size_t)(dot2 - b2) : strlen(b2);
-                d->cinf_source = l1 == l2 && !strncmp(b1, b2, l1) ? "sibling" : "folder";
+                d->cinf_source = sibling ? "sibling" : "folder";
             } else {
                 char buf[400];
                 ra_error_format(&e, buf, sizeof buf);

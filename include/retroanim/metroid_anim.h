@@ -177,8 +177,9 @@ const char *mp_cinf_bone_name(const mp_cinf *c, uint32_t id);
 
 /* Finds the skeleton for an ANIM file: a sibling with the same stem and a
  * .cinf extension in any case, else the only .cinf in the folder.  Writes the
- * path into out; false when none (or several) exist. */
-bool mp_find_cinf(const char *anim_path, char *out, size_t out_size);
+ * path into out and whether it is the same-stem sibling into *sibling; false
+ * when none (or several) exist. */
+bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibling);
 
 /* The models of a document loaded as metroid_anim or metroid_cinf (NULL when
  * the document is of another format or has no such part). */
