@@ -1024,27 +1024,22 @@ ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *t, si
     memcpy(a->key_frames, p->frames, p->key_count * sizeof *p->frames);
     ra_status st = is_v0(p->layout) ? encode_v0(p, t, n, ar, a, err) : encode_v2(p, t, n, ar, a, err);
     if (st != RA_OK) return st;
-    /* sizes: the scratch size is the byte count after the version field; then
-     * the optional 0xFF padding */
+    /* one write gives the size (the scratch size is the byte count after the
+     * version field, then the optional 0xFF padding) and, for version 0, the
+     * bytes the decoded view is read back from, the way the reader fills it */
     ra_writer w;
     ra_writer_init(&w);
     st = mp_anim_write(a, &w, err);
     size_t body = w.size;
-    ra_writer_free(&w);
-    if (st != RA_OK) return st;
-    if (!is_v0(p->layout)) a->scratch_size = (uint32_t)(body - 4);
-    if (is_v0(p->layout)) {
-        /* fill the decoded view the way the reader does */
-        ra_writer w2;
-        ra_writer_init(&w2);
-        mp_anim_write(a, &w2, err);
+    if (st == RA_OK && is_v0(p->layout)) {
         mp_anim tmp;
-        ra_status rs = w2.failed ? RA_ERR_NO_MEMORY : mp_anim_read(w2.data, w2.size, p->layout, ar, &tmp, err);
-        ra_writer_free(&w2);
-        if (rs != RA_OK) return rs;
+        st = mp_anim_read(w.data, w.size, p->layout, ar, &tmp, err);
         a->channels = tmp.channels;
         a->channel_count = tmp.channel_count;
     }
+    ra_writer_free(&w);
+    if (st != RA_OK) return st;
+    if (!is_v0(p->layout)) a->scratch_size = (uint32_t)(body - 4);
     if (p->pad_to > 1 && body % p->pad_to) {
         a->trailing_size = p->pad_to - body % p->pad_to;
         a->trailing = ra_arena_alloc(ar, a->trailing_size);
