@@ -327,6 +327,36 @@ static int32_t wrap_add(int32_t a, uint32_t d)
     return r;
 }
 
+/* The first non-zero key count of the descriptors (Kb) and where it is. */
+typedef struct first_count {
+    uint32_t count;
+    size_t off;
+    bool set;
+} first_count;
+
+/* One track of a descriptor: its key count, then its three quantized
+ * components when the count is non-zero (or always: a Prime 1 rotation).
+ * `wide` selects version 3's 32-bit fields. */
+static bool read_track_desc(rd *r, uint32_t *count, bool *has, mp_quant *q, bool wide, bool always, first_count *kb,
+                            const char *count_field, const char *field)
+{
+    size_t at = r->c.pos;
+    if (!read_count(r, count, wide, count_field)) return false;
+    *has = always || *count != 0;
+    if (*count && !kb->set) *kb = (first_count){*count, at, true};
+    for (int i = 0; *has && i < 3; i++)
+        if (!read_quant(r, &q[i], wide, field)) return false;
+    return true;
+}
+
+static uint64_t delta_bits(const mp_quant *q) { return (uint64_t)q[0].bits + q[1].bits + q[2].bits; }
+
+/* key j's three accumulators = key j-1's plus the deltas read from the stream */
+static void read_deltas(bits *bs, int32_t *acc, uint32_t j, const mp_quant *q)
+{
+    for (int i = 0; i < 3; i++) acc[3 * j + i] = wrap_add(acc[3 * (j - 1) + i], get_bits(bs, q[i].bits, true));
+}
+
 static bool read_v2(rd *r)
 {
     mp_anim *a = r->a;
@@ -384,9 +414,7 @@ static bool read_v2(rd *r)
     a->channels = ra_arena_array(r->arena, a->desc_count, sizeof *a->channels);
     if (!a->channels) return oom(r, "descriptor");
 
-    size_t kb_off = 0;
-    bool kb_set = false;
-    uint32_t kb = 0;
+    first_count kb = {0, 0, false};
     uint64_t bits_per_key = 0;
     for (uint32_t c = 0; c < a->desc_count; c++) {
         mp_channel *ch = &a->channels[c];
@@ -397,76 +425,49 @@ static bool read_v2(rd *r)
         } else {
             ra_rd_u32be(&r->c, &ch->bone_id, "descriptor.bone_id");
         }
-        size_t count_off = r->c.pos;
-        if (!read_count(r, &ch->rot_count, pc, "descriptor.rotation_key_count")) return false;
-        ch->has_rot = l != MP_V2_MP2 || ch->rot_count != 0;
-        if (ch->rot_count && !kb_set) {
-            kb = ch->rot_count;
-            kb_off = count_off;
-            kb_set = true;
-        }
-        if (ch->has_rot)
-            for (int i = 0; i < 3; i++)
-                if (!read_quant(r, &ch->rq[i], pc, "descriptor.rotation")) return false;
-        count_off = r->c.pos;
-        if (!read_count(r, &ch->trans_count, pc, "descriptor.translation_key_count")) return false;
-        ch->has_trans = ch->trans_count != 0;
-        if (ch->trans_count && !kb_set) {
-            kb = ch->trans_count;
-            kb_off = count_off;
-            kb_set = true;
-        }
-        if (ch->has_trans)
-            for (int i = 0; i < 3; i++)
-                if (!read_quant(r, &ch->tq[i], pc, "descriptor.translation")) return false;
-        if (l == MP_V2_MP2) {
-            count_off = r->c.pos;
-            if (!read_count(r, &ch->scale_count, false, "descriptor.scale_key_count")) return false;
-            ch->has_scale = ch->scale_count != 0;
-            if (ch->scale_count && !kb_set) {
-                kb = ch->scale_count;
-                kb_off = count_off;
-                kb_set = true;
-            }
-            if (ch->has_scale)
-                for (int i = 0; i < 3; i++)
-                    if (!read_quant(r, &ch->sq[i], false, "descriptor.scale")) return false;
-        }
+        if (!read_track_desc(r, &ch->rot_count, &ch->has_rot, ch->rq, pc, l != MP_V2_MP2, &kb,
+                             "descriptor.rotation_key_count", "descriptor.rotation") ||
+            !read_track_desc(r, &ch->trans_count, &ch->has_trans, ch->tq, pc, false, &kb,
+                             "descriptor.translation_key_count", "descriptor.translation") ||
+            (l == MP_V2_MP2 && !read_track_desc(r, &ch->scale_count, &ch->has_scale, ch->sq, false, false, &kb,
+                                                "descriptor.scale_key_count", "descriptor.scale")))
+            return false;
         uint32_t counts[3] = {ch->rot_count, ch->trans_count, ch->scale_count};
         for (int i = 0; i < 3; i++)
-            if (kb_set && counts[i] && counts[i] != kb) {
+            if (kb.set && counts[i] && counts[i] != kb.count) {
                 char msg[128];
-                snprintf(msg, sizeof msg, "channel %u holds %u keys, channel 0 %u", c, counts[i], kb);
-                return bad(r, kb_off, "descriptor.key_count", msg);
+                snprintf(msg, sizeof msg, "channel %u holds %u keys, channel 0 %u", c, counts[i], kb.count);
+                return bad(r, kb.off, "descriptor.key_count", msg);
             }
-        if (ch->has_rot) bits_per_key += 1u + ch->rq[0].bits + ch->rq[1].bits + ch->rq[2].bits;
-        if (ch->has_trans) bits_per_key += (uint64_t)ch->tq[0].bits + ch->tq[1].bits + ch->tq[2].bits;
-        if (ch->has_scale) bits_per_key += (uint64_t)ch->sq[0].bits + ch->sq[1].bits + ch->sq[2].bits;
+        if (ch->has_rot) bits_per_key += 1u + delta_bits(ch->rq);
+        if (ch->has_trans) bits_per_key += delta_bits(ch->tq);
+        if (ch->has_scale) bits_per_key += delta_bits(ch->sq);
     }
-    if (!kb_set) kb = (uint32_t)(keys ? keys - 1 : 0); /* every count 0: a single-key pose */
-    else if ((uint64_t)kb + 1 != keys) {
+    if (!kb.set) kb.count = (uint32_t)(keys ? keys - 1 : 0); /* every count 0: a single-key pose */
+    else if ((uint64_t)kb.count + 1 != keys) {
         char msg[128];
-        snprintf(msg, sizeof msg, "%u keys after the first need %llu keyed frames, the key bitmap marks %llu", kb,
-                 (unsigned long long)kb + 1, (unsigned long long)keys);
-        return bad(r, kb_off, "descriptor.key_count", msg);
+        snprintf(msg, sizeof msg, "%u keys after the first need %llu keyed frames, the key bitmap marks %llu", kb.count,
+                 (unsigned long long)kb.count + 1, (unsigned long long)keys);
+        return bad(r, kb.off, "descriptor.key_count", msg);
     }
-    if ((uint64_t)a->desc_count * (kb + 1ull) > MP_MAX_DECODED_KEYS)
-        return ra_cursor_fail(&r->c, RA_ERR_LIMIT, kb_off, "descriptor.key_count",
+    if ((uint64_t)a->desc_count * (kb.count + 1ull) > MP_MAX_DECODED_KEYS)
+        return ra_cursor_fail(&r->c, RA_ERR_LIMIT, kb.off, "descriptor.key_count",
                               "channels x keys above 67108864 decoded keys");
-    a->key_count = kb + 1;
+    a->key_count = kb.count + 1;
     a->key_frames = ra_arena_array(r->arena, a->key_count, sizeof *a->key_frames);
     if (!a->key_frames) return oom(r, "key_frames");
     for (uint32_t f = 0, j = 0; f < a->bitmap_bits && j < a->key_count; f++)
         if (a->bitmap[f >> 5] >> (f & 31) & 1) a->key_frames[j++] = f;
 
     /* the bitstream: its whole length is checked before it is read */
-    uint64_t total_bits = kb && bits_per_key > UINT64_MAX / kb ? UINT64_MAX - 31 : bits_per_key * kb;
+    uint64_t total_bits =
+        kb.count && bits_per_key > UINT64_MAX / kb.count ? UINT64_MAX - 31 : bits_per_key * kb.count;
     uint64_t nbytes = (total_bits + 31) / 32 * 4;
     a->bitstream_offset = r->c.pos;
     if (!ra_range_ok(r->c.size, r->c.pos, nbytes)) {
         char msg[160];
         snprintf(msg, sizeof msg, "truncated: %llu bits per key x %u keys need %llu bytes, %zu left",
-                 (unsigned long long)bits_per_key, kb, (unsigned long long)nbytes, ra_cursor_left(&r->c));
+                 (unsigned long long)bits_per_key, kb.count, (unsigned long long)nbytes, ra_cursor_left(&r->c));
         return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, r->c.pos, "bitstream", msg);
     }
     a->bitstream_size = (size_t)nbytes;
@@ -494,15 +495,10 @@ static bool read_v2(rd *r)
             mp_channel *ch = &a->channels[c];
             if (ch->has_rot) {
                 ch->wneg[j] = (uint8_t)get_bits(&bs, 1, false);
-                for (int i = 0; i < 3; i++)
-                    ch->qrot[3 * j + i] = wrap_add(ch->qrot[3 * (j - 1) + i], get_bits(&bs, ch->rq[i].bits, true));
+                read_deltas(&bs, ch->qrot, j, ch->rq);
             }
-            if (ch->has_trans)
-                for (int i = 0; i < 3; i++)
-                    ch->qtrans[3 * j + i] = wrap_add(ch->qtrans[3 * (j - 1) + i], get_bits(&bs, ch->tq[i].bits, true));
-            if (ch->has_scale)
-                for (int i = 0; i < 3; i++)
-                    ch->qscale[3 * j + i] = wrap_add(ch->qscale[3 * (j - 1) + i], get_bits(&bs, ch->sq[i].bits, true));
+            if (ch->has_trans) read_deltas(&bs, ch->qtrans, j, ch->tq);
+            if (ch->has_scale) read_deltas(&bs, ch->qscale, j, ch->sq);
         }
     if (!decode_values(a, r->arena)) return oom(r, "bitstream");
     for (uint32_t c = 0; c < a->desc_count; c++)
@@ -638,6 +634,12 @@ static void put_bits(packer *p, uint32_t v, unsigned q)
     }
 }
 
+/* the deltas from key j-1 to key j, each in its width (two's complement, wrapping) */
+static void put_deltas(packer *p, const int32_t *acc, uint32_t j, const mp_quant *q)
+{
+    for (int i = 0; i < 3; i++) put_bits(p, (uint32_t)acc[3 * j + i] - (uint32_t)acc[3 * (j - 1) + i], q[i].bits);
+}
+
 static void flush_bits(packer *p)
 {
     if (p->n) ra_wr_u32be(p->w, (uint32_t)p->acc);
@@ -659,6 +661,13 @@ static void wr_quant(ra_writer *w, const mp_quant *q, bool pc)
         ra_wr_u16be(w, (uint16_t)(int16_t)q->init);
         ra_wr_u8(w, q->bits);
     }
+}
+
+/* the twin of read_track_desc */
+static void write_track_desc(ra_writer *w, uint32_t count, bool has, const mp_quant *q, bool wide)
+{
+    wr_count(w, count, wide);
+    for (int i = 0; has && i < 3; i++) wr_quant(w, &q[i], wide);
 }
 
 static void write_v2(const mp_anim *a, ra_writer *w)
@@ -690,17 +699,9 @@ static void write_v2(const mp_anim *a, ra_writer *w)
         const mp_channel *ch = &a->channels[c];
         if (l == MP_V2_MP2) ra_wr_u8(w, (uint8_t)ch->bone_id);
         else ra_wr_u32be(w, ch->bone_id);
-        wr_count(w, ch->rot_count, pc);
-        if (ch->has_rot)
-            for (int i = 0; i < 3; i++) wr_quant(w, &ch->rq[i], pc);
-        wr_count(w, ch->trans_count, pc);
-        if (ch->has_trans)
-            for (int i = 0; i < 3; i++) wr_quant(w, &ch->tq[i], pc);
-        if (l == MP_V2_MP2) {
-            wr_count(w, ch->scale_count, false);
-            if (ch->has_scale)
-                for (int i = 0; i < 3; i++) wr_quant(w, &ch->sq[i], false);
-        }
+        write_track_desc(w, ch->rot_count, ch->has_rot, ch->rq, pc);
+        write_track_desc(w, ch->trans_count, ch->has_trans, ch->tq, pc);
+        if (l == MP_V2_MP2) write_track_desc(w, ch->scale_count, ch->has_scale, ch->sq, false);
     }
     packer p = {w, 0, 0};
     for (uint32_t j = 1; j < a->key_count; j++)
@@ -708,15 +709,10 @@ static void write_v2(const mp_anim *a, ra_writer *w)
             const mp_channel *ch = &a->channels[c];
             if (ch->has_rot) {
                 put_bits(&p, ch->wneg[j], 1);
-                for (int i = 0; i < 3; i++)
-                    put_bits(&p, (uint32_t)ch->qrot[3 * j + i] - (uint32_t)ch->qrot[3 * (j - 1) + i], ch->rq[i].bits);
+                put_deltas(&p, ch->qrot, j, ch->rq);
             }
-            if (ch->has_trans)
-                for (int i = 0; i < 3; i++)
-                    put_bits(&p, (uint32_t)ch->qtrans[3 * j + i] - (uint32_t)ch->qtrans[3 * (j - 1) + i], ch->tq[i].bits);
-            if (ch->has_scale)
-                for (int i = 0; i < 3; i++)
-                    put_bits(&p, (uint32_t)ch->qscale[3 * j + i] - (uint32_t)ch->qscale[3 * (j - 1) + i], ch->sq[i].bits);
+            if (ch->has_trans) put_deltas(&p, ch->qtrans, j, ch->tq);
+            if (ch->has_scale) put_deltas(&p, ch->qscale, j, ch->sq);
         }
     flush_bits(&p);
 }
