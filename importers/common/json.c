@@ -177,3 +177,12 @@ void ra_json_raw(ra_json *j, const char *text)
     outs(j, text);
 }
 void ra_json_finish(ra_json *j) { outs(j, "\n"); }
+
+void ra_json_vec3(ra_json *j, ra_vec3 v)
+{
+    ra_json_begin_array(j);
+    ra_json_number(j, v.x);
+    ra_json_number(j, v.y);
+    ra_json_number(j, v.z);
+    ra_json_end_array(j);
+}

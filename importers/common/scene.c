@@ -405,14 +405,6 @@ static void json_mat(ra_json *j, const ra_mat4 *m)
         for (int c = 0; c < 4; c++) ra_json_number(j, m->m[r][c]);
     ra_json_end_array(j);
 }
-static void json_v3(ra_json *j, ra_vec3 v)
-{
-    ra_json_begin_array(j);
-    ra_json_number(j, v.x);
-    ra_json_number(j, v.y);
-    ra_json_number(j, v.z);
-    ra_json_end_array(j);
-}
 /* "key": [[t, x, y, z], ...] */
 static void json_vec_keys(ra_json *j, const char *key, const ra_vec_key *k, size_t n)
 {
@@ -449,7 +441,7 @@ static void json_meta(ra_json *j, const ra_meta_list *m)
         case RA_META_INT: ra_json_int(j, e->u.i); break;
         case RA_META_DOUBLE: ra_json_number(j, e->u.d); break;
         case RA_META_STRING: ra_json_string(j, e->u.s); break;
-        case RA_META_VEC3: json_v3(j, e->u.v); break;
+        case RA_META_VEC3: ra_json_vec3(j, e->u.v); break;
         }
     }
     ra_json_end_object(j);
@@ -489,11 +481,11 @@ void ra_scene_dump_json(const ra_scene *s, ra_json *j)
         ra_json_key(j, "far");
         ra_json_number(j, c->clip_far);
         ra_json_key(j, "position");
-        json_v3(j, c->position);
+        ra_json_vec3(j, c->position);
         ra_json_key(j, "look_at");
-        json_v3(j, c->look_at);
+        ra_json_vec3(j, c->look_at);
         ra_json_key(j, "up");
-        json_v3(j, c->up);
+        ra_json_vec3(j, c->up);
         ra_json_end_object(j);
     }
     ra_json_end_array(j);

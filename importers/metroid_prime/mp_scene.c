@@ -649,15 +649,6 @@ const mp_cinf *mp_document_cinf(const ra_document *doc)
 }
 
 /* ---- dump --source ------------------------------------------------------------------------------------ */
-static void json_vec(ra_json *j, ra_vec3 v)
-{
-    ra_json_begin_array(j);
-    ra_json_number(j, v.x);
-    ra_json_number(j, v.y);
-    ra_json_number(j, v.z);
-    ra_json_end_array(j);
-}
-
 static void json_quant(ra_json *j, const char *key, const mp_quant *q)
 {
     ra_json_key(j, key);
@@ -742,13 +733,13 @@ static void dump_anim(ra_json *j, const mp_anim *a)
         if (ch->has_trans) {
             ra_json_key(j, "translations");
             ra_json_begin_array(j);
-            for (uint32_t k = 0; k < a->key_count; k++) json_vec(j, ch->trans[k]);
+            for (uint32_t k = 0; k < a->key_count; k++) ra_json_vec3(j, ch->trans[k]);
             ra_json_end_array(j);
         }
         if (ch->has_scale) {
             ra_json_key(j, "scales");
             ra_json_begin_array(j);
-            for (uint32_t k = 0; k < a->key_count; k++) json_vec(j, ch->scale[k]);
+            for (uint32_t k = 0; k < a->key_count; k++) ra_json_vec3(j, ch->scale[k]);
             ra_json_end_array(j);
         }
         ra_json_end_object(j);
@@ -770,7 +761,7 @@ static void dump_cinf(ra_json *j, const mp_cinf *k)
         JU("id", b->id);
         JU("parent", b->parent);
         ra_json_key(j, "position");
-        json_vec(j, ra_v3(b->pos[0], b->pos[1], b->pos[2]));
+        ra_json_vec3(j, ra_v3(b->pos[0], b->pos[1], b->pos[2]));
         if (k->game == 2) {
             ra_json_key(j, "rotation_wxyz");
             ra_json_begin_array(j);

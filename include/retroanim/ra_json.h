@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "ra_base.h"
+#include "ra_math.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +40,7 @@ void ra_json_int(ra_json *j, int64_t v);
 void ra_json_uint(ra_json *j, uint64_t v);
 void ra_json_bool(ra_json *j, bool v);
 void ra_json_null(ra_json *j);
+void ra_json_vec3(ra_json *j, ra_vec3 v); /* [x, y, z] */
 /* Writes a pre-formatted JSON value verbatim (caller guarantees validity). */
 void ra_json_raw(ra_json *j, const char *text);
 void ra_json_finish(ra_json *j); /* trailing newline */
