@@ -106,4 +106,63 @@ static inline bool fx_check_pose_line(const ra_document *doc, const char *line, 
     return true;
 }
 
+/* A fixture and its description: the data file DIR/NAME and DIR/<stem>.txt,
+ * whose expect-error-offset line (if any) is read up front. */
+typedef struct fx_file {
+    char path[2400];
+    uint8_t *data;
+    size_t size;
+    FILE *txt;
+    long err_off; /* -1: the file must load */
+    int expects;  /* expect-* lines counted so far */
+} fx_file;
+
+static inline bool fx_open(const char *dir, const char *name, fx_file *f)
+{
+    memset(f, 0, sizeof *f);
+    f->err_off = -1;
+    char txt[2400];
+    snprintf(f->path, sizeof f->path, "%s/%.255s", dir, name);
+    snprintf(txt, sizeof txt, "%s/%.*s.txt", dir, (int)(strrchr(name, '.') - name) & 0xff, name);
+    ra_error e;
+    ra_error_clear(&e);
+    if (ra_read_file(f->path, &f->data, &f->size, &e) != RA_OK) {
+        CHECK(0, "cannot read %s", f->path);
+        return false;
+    }
+    f->txt = fopen(txt, "r");
+    CHECK(f->txt != NULL, "fixture %s has no description %s", name, txt);
+    if (!f->txt) {
+        free(f->data);
+        return false;
+    }
+    char line[2048];
+    while (fgets(line, sizeof line, f->txt))
+        if (sscanf(line, "expect-error-offset %ld", &f->err_off) == 1) f->expects++;
+    rewind(f->txt);
+    return true;
+}
+
+static inline void fx_close(fx_file *f)
+{
+    if (f->txt) fclose(f->txt);
+    free(f->data);
+    f->txt = NULL;
+    f->data = NULL;
+}
+
+/* A broken fixture: the load failed at the expected byte, naming the format
+ * and a field. */
+static inline void fx_check_refused(const fx_file *f, ra_status st, const ra_error *e, const char *name,
+                                    const char *format)
+{
+    char msg[512];
+    ra_error_format(e, msg, sizeof msg);
+    CHECK(st != RA_OK, "%s must fail to load", name);
+    CHECK(e->offset == (uint64_t)f->err_off, "%s: error at byte %llu, expected %ld (%s)", name,
+          (unsigned long long)e->offset, f->err_off, msg);
+    CHECK(e->format && strcmp(e->format, format) == 0 && e->field[0],
+          "%s: error names format and field: %s", name, msg);
+}
+
 #endif

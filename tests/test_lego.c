@@ -61,46 +61,26 @@ static int visible_at(const char *json, double t)
 
 static void run_fixture(const char *name)
 {
-    char path[2400], txt[2400];
-    snprintf(path, sizeof path, "%s/%.255s", g_dir, name);
-    snprintf(txt, sizeof txt, "%s/%.*s.txt", g_dir, (int)(strrchr(name, '.') - name) & 0xff, name);
     bool body = strstr(name, ".anb") != NULL;
-    uint8_t *data;
-    size_t size;
-    ra_error e;
-    ra_error_clear(&e);
-    if (ra_read_file(path, &data, &size, &e) != RA_OK) {
-        CHECK(0, "cannot read %s", path);
-        return;
-    }
-    FILE *f = fopen(txt, "r");
-    CHECK(f != NULL, "fixture %s has no description %s", name, txt);
-    if (!f) {
-        free(data);
-        return;
-    }
+    fx_file fx;
+    if (!fx_open(g_dir, name, &fx)) return;
+    const uint8_t *data = fx.data;
+    size_t size = fx.size;
+    FILE *f = fx.txt;
+    int expects = fx.expects;
     char line[2048];
-    long err_off = -1;
-    int expects = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "expect-error-offset %ld", &err_off) == 1) expects++;
-    rewind(f);
+    ra_error e;
     ra_document *doc = NULL;
-    if (err_off >= 0) {
+    if (fx.err_off >= 0) {
         int st = load(data, size, name, NULL, body, &doc, &e);
-        CHECK(st != RA_OK, "%s must fail to load", name);
-        CHECK(e.offset == (uint64_t)err_off, "%s: error at byte %llu, expected %ld (%s)", name,
-              (unsigned long long)e.offset, err_off, e.msg);
-        CHECK(strcmp(e.format, "lego_ani") == 0 && e.field[0], "%s: error names format and field", name);
+        fx_check_refused(&fx, st, &e, name, "lego_ani");
         if (doc) ra_document_free(doc);
-        fclose(f);
-        free(data);
+        fx_close(&fx);
         return;
     }
     if (load(data, size, name, NULL, body, &doc, &e) != RA_OK) {
         CHECK(0, "%s: load failed: %s", name, e.msg);
-        fclose(f);
-        free(data);
+        fx_close(&fx);
         return;
     }
     const ra_scene *s = &doc->scene;
@@ -133,7 +113,6 @@ static void run_fixture(const char *name)
             if (m) CHECK(visible_at(m->u.s, t) == want, "%s: visibility of %s at %g", name, node, t);
         }
     }
-    fclose(f);
     CHECK(expects >= 3, "%s: its description has only %d expectations", name, expects);
     check_semantics(doc, name);
     ra_document_free(doc);
@@ -145,7 +124,7 @@ static void run_fixture(const char *name)
         CHECK(0, "%s: native load failed: %s", name, e.msg);
     }
     check_roundtrip(data, size, body, name);
-    free(data);
+    fx_close(&fx);
 }
 
 /* ---- random files from our writer ---------------------------------------------------- */

@@ -163,50 +163,29 @@ static bool has_anim_partner(const char *cinf)
 
 static void run_fixture(const char *name)
 {
-    char path[2400], txt[2400];
-    snprintf(path, sizeof path, "%s/%.255s", g_dir, name);
-    snprintf(txt, sizeof txt, "%s/%.*s.txt", g_dir, (int)(strrchr(name, '.') - name) & 0xff, name);
     bool cinf = strstr(name, ".cinf") || strstr(name, ".CINF");
-    uint8_t *data;
-    size_t size;
-    ra_error e;
-    ra_error_clear(&e);
-    if (ra_read_file(path, &data, &size, &e) != RA_OK) {
-        CHECK(0, "cannot read %s", path);
-        return;
-    }
-    FILE *f = fopen(txt, "r");
-    CHECK(f != NULL, "fixture %s has no description %s", name, txt);
-    if (!f) {
-        free(data);
-        return;
-    }
+    fx_file fx;
+    if (!fx_open(g_dir, name, &fx)) return;
+    const uint8_t *data = fx.data;
+    size_t size = fx.size;
+    const char *path = fx.path;
+    FILE *f = fx.txt;
+    int expects = fx.expects;
     char line[2048];
-    long err_off = -1;
-    int expects = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "expect-error-offset %ld", &err_off) == 1) expects++;
-    rewind(f);
+    ra_error e;
     ra_options o;
     ra_options_init(&o);
     ra_document *doc = NULL;
-    if (err_off >= 0) {
+    if (fx.err_off >= 0) {
         int st = load_opts(data, size, path, &o, &doc, &e);
-        char msg[512];
-        ra_error_format(&e, msg, sizeof msg);
-        CHECK(st != RA_OK, "%s must fail to load", name);
-        CHECK(e.offset == (uint64_t)err_off, "%s: error at byte %llu, expected %ld (%s)", name,
-              (unsigned long long)e.offset, err_off, msg);
-        CHECK(strncmp(e.format, "metroid_", 8) == 0 && e.field[0], "%s: error names format and field: %s", name, msg);
+        fx_check_refused(&fx, st, &e, name, cinf ? "metroid_cinf" : "metroid_anim");
         if (doc) ra_document_free(doc);
-        fclose(f);
-        free(data);
+        fx_close(&fx);
         return;
     }
     if (load_opts(data, size, path, &o, &doc, &e) != RA_OK) {
         CHECK(0, "%s: load failed: %s", name, e.msg);
-        fclose(f);
-        free(data);
+        fx_close(&fx);
         return;
     }
     const ra_scene *s = &doc->scene;
@@ -231,7 +210,6 @@ static void run_fixture(const char *name)
             check_meta_line(s, line, name);
         }
     }
-    fclose(f);
     CHECK(expects >= 3, "%s: its description has only %d expectations", name, expects);
     if (s->animation_count) {
         check_frames(doc, name);
@@ -267,7 +245,7 @@ static void run_fixture(const char *name)
     }
     ra_options_init(&o);
     fx_check_roundtrip(data, size, &o, name);
-    free(data);
+    fx_close(&fx);
 }
 
 /* ---- the encoder on random keys ------------------------------------------------------------------ */
