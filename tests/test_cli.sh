@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The CLI contract of DESIGN.md: commands, JSON outputs, exit codes, the error
 # line, convert to every exporter we rely on, batch with -j.
-# usage: test_cli.sh RETROANIM_BINARY LEGO_FIXTURE_DIR METROID_FIXTURE_DIR
+# usage: test_cli.sh RETROANIM_BINARY LEGO_FIXTURE_DIR METROID_FIXTURE_DIR WOG_FIXTURE_DIR
 set -u
 BIN=$1
 FIX=$2
 MP=$3
+WOG=$4
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -136,6 +137,58 @@ grep -q "no skeleton" "$TMP/out" && ok || bad "cinf=none reports the missing ske
 expect_rc 1 "cinf missing file" "$BIN" info "$MP/v2_mp1.anim" --option cinf="$TMP/none.cinf"
 grep -q "metroid_cinf" "$TMP/err" && ok || bad "missing skeleton error names metroid_cinf"
 expect_rc 2 "bad layout option" "$BIN" info "$MP/v2_mp1.anim" --option layout=v9
+
+# ---- World of Goo: every fixture (animations and movies, all layouts), the error line ----
+grep -q "wog_movie" <("$BIN" formats) && ok || bad "formats lists wog_movie"
+for f in "$WOG"/*.bin*; do
+  name=$(basename "$f")
+  txt="${f%.*}.txt"
+  if grep -q "^expect-not-detected" "$txt"; then
+    expect_rc 1 "$name info" "$BIN" info "$f"
+    grep -Eq "^retroanim: .*$name: retroanim: not a file of any supported format" "$TMP/err" && ok || bad "$name: $(cat "$TMP/err")"
+    continue
+  fi
+  if grep -q "^expect-error-offset" "$txt"; then
+    off=$(awk '/^expect-error-offset/ {print $2}' "$txt")
+    expect_rc 1 "$name info" "$BIN" info "$f"
+    if grep -Eq "^retroanim: .*$name: wog_(anim|movie): .+ \(at byte $off\)$" "$TMP/err"; then ok; else bad "$name error line: $(cat "$TMP/err")"; fi
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] && ok || bad "$name: one error line"
+    expect_rc 1 "$name convert" "$BIN" convert "$f" "$TMP/x.glb"
+    continue
+  fi
+  expect_rc 0 "$name info" "$BIN" info "$f"
+  expect_rc 0 "$name dump" "$BIN" dump "$f"
+  json_ok "$TMP/out" "$name dump"
+  expect_rc 0 "$name dump --source" "$BIN" dump --source "$f"
+  json_ok "$TMP/out" "$name dump --source"
+  expect_rc 0 "$name pose" "$BIN" pose "$f" --time 0.3
+  json_ok "$TMP/out" "$name pose"
+  expect_rc 0 "$name convert .glb" "$BIN" convert "$f" "$TMP/wog_${name%%.*}.glb"
+  [ -s "$TMP/wog_${name%%.*}.glb" ] && ok || bad "$name .glb written"
+done
+# a movie: actors by depth with their properties and key lists as node metadata
+"$BIN" dump "$WOG/scene.movie.binltl" >"$TMP/movie.json"
+python3 - "$TMP/movie.json" <<'PY' && ok || bad "movie dump: actors, metadata, duration"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [n["name"] for n in d["nodes"]]
+assert names == ["RootNode", "actor01_IMAGE_MOVIE_BG", "actor00_TEXT_CHAPTER1_TITLE"], names
+nm = d["node_metadata"]
+assert nm["actor00_TEXT_CHAPTER1_TITLE"]["wog.actorType"] == "text"
+assert nm["actor00_TEXT_CHAPTER1_TITLE"]["wog.font"] == "FONT_TITLE"
+assert json.loads(nm["actor01_IMAGE_MOVIE_BG"]["wog.sound"])
+assert d["animations"][0]["duration"] == 4 and d["metadata"]["wog.layout"] == "binltl"
+PY
+expect_rc 2 "bad transform_order" "$BIN" info "$WOG/xform.anim.binltl" --option transform_order=backwards
+expect_rc 2 "bad flip_y" "$BIN" info "$WOG/xform.anim.binltl" --option flip_y=maybe
+expect_rc 2 "bad wog layout" "$BIN" info "$WOG/xform.anim.binltl" --option layout=binltl32
+# flip_y mirrors y: the translation's y changes sign
+"$BIN" pose "$WOG/xform.anim.binltl" --time 0.5 >"$TMP/a.json" && "$BIN" pose "$WOG/xform.anim.binltl" --time 0.5 --option flip_y=true >"$TMP/b.json"
+python3 - "$TMP/a.json" "$TMP/b.json" <<'PY' && ok || bad "flip_y mirrors y"
+import json, sys
+a = json.load(open(sys.argv[1]))["nodes"][1]["world"]; b = json.load(open(sys.argv[2]))["nodes"][1]["world"]
+assert a[3] == b[3] and a[7] == -b[7] and a[7] != 0 and a[1] == -b[1]
+PY
 
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"

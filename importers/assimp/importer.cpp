@@ -54,7 +54,7 @@ public:
         if (!format_->detect || !io) return false;
         std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
         if (!s) return false;
-        uint8_t head[64];
+        uint8_t head[256];
         size_t n = s->Read(head, 1, sizeof head);
         return format_->detect(head, n) >= 50;
     }

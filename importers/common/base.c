@@ -497,3 +497,14 @@ ra_status ra_write_file(const char *path, const void *data, size_t size, ra_erro
     if (bad) return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot write %s", path);
     return RA_OK;
 }
+
+const char *ra_file_stem(ra_arena *ar, const char *path, const char *fallback)
+{
+    if (!path || !*path) return fallback;
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    const char *dot = strrchr(b, '.');
+    size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+    if (!n || strstr(b, "$$$")) return fallback;
+    return ra_arena_strndup(ar, b, n);
+}

@@ -75,12 +75,16 @@ extern const ra_format ra_format_lego_ani;
 extern const ra_format ra_format_lego_ani_body;
 extern const ra_format ra_format_metroid_anim;
 extern const ra_format ra_format_metroid_cinf;
+extern const ra_format ra_format_wog_anim;
+extern const ra_format ra_format_wog_movie;
 
 static const ra_format *const g_formats[] = {
     &ra_format_lego_ani,
     &ra_format_lego_ani_body,
     &ra_format_metroid_anim,
     &ra_format_metroid_cinf,
+    &ra_format_wog_anim,
+    &ra_format_wog_movie,
 };
 
 const ra_format *const *ra_formats(size_t *count)
@@ -200,6 +204,20 @@ ra_status ra_document_read(const uint8_t *data, size_t size, const char *filenam
     return doc_read(data, size, filename, opt, out, err);
 }
 
+/* Assimp's glTF exporter fails on an animation named like a node (one id
+ * space); an animation that is gets ".anim" appended (until it is unique). */
+static ra_status name_animations_apart(ra_document *d, ra_error *err)
+{
+    ra_scene *s = &d->scene;
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const char *n = s->animations[a].name;
+        while (n && ra_scene_find_node(s, n) >= 0) n = ra_arena_printf(d->arena, "%s.anim", n);
+        if (!n) return ra_fail(err, RA_ERR_NO_MEMORY, d->format->id, RA_NO_OFFSET, "", "out of memory");
+        s->animations[a].name = n;
+    }
+    return RA_OK;
+}
+
 ra_status ra_document_load(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                            ra_document **out, ra_error *err)
 {
@@ -207,6 +225,7 @@ ra_status ra_document_load(const uint8_t *data, size_t size, const char *filenam
     ra_status st = doc_read(data, size, filename, opt, &d, err);
     if (st != RA_OK) return st;
     st = d->format->to_scene(d, err);
+    if (st == RA_OK) st = name_animations_apart(d, err);
     if (st == RA_OK) st = ra_scene_check(&d->scene, err);
     if (st != RA_OK) {
         ra_document_free(d);

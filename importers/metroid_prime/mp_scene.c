@@ -528,17 +528,6 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
 }
 
 /* ---- read -------------------------------------------------------------------------------------------- */
-static const char *base_stem(ra_arena *ar, const char *path)
-{
-    if (!path || !*path) return "ANIM";
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    const char *dot = strrchr(b, '.');
-    size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
-    if (!n || strstr(b, "$$$")) return "ANIM"; /* Assimp's in-memory placeholder name */
-    return ra_arena_strndup(ar, b, n);
-}
-
 static ra_status load_cinf(ra_document *doc, mp_doc *d, const char *path, ra_error *err)
 {
     uint8_t *data = NULL;
@@ -566,7 +555,7 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
     ra_status st = mp_anim_read(data, size, hint, doc->arena, &d->anim, err);
     if (st != RA_OK) return st;
     d->has_anim = true;
-    d->stem = base_stem(doc->arena, doc->filename);
+    d->stem = ra_file_stem(doc->arena, doc->filename, "ANIM");
     if (!d->stem) return nomem(err);
     doc->model = d;
 
@@ -614,7 +603,7 @@ static ra_status mp_read_cinf(ra_document *doc, const uint8_t *data, size_t size
     if (st != RA_OK) return st;
     d->has_cinf = true;
     d->cinf_source = "file";
-    d->stem = base_stem(doc->arena, doc->filename);
+    d->stem = ra_file_stem(doc->arena, doc->filename, "ANIM");
     doc->model = d;
     return d->stem ? RA_OK : nomem(err);
 }

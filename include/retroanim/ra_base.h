@@ -160,6 +160,11 @@ bool ra_wr_f32le(ra_writer *w, float v);
 bool ra_wr_f32be(ra_writer *w, float v);
 bool ra_wr_f64le(ra_writer *w, double v);
 
+/* The file name of a path without its folder and its last extension, in the
+ * arena; `fallback` when there is none (or for Assimp's in-memory
+ * placeholder name "$$$___magic___$$$").  NULL when out of memory. */
+const char *ra_file_stem(ra_arena *ar, const char *path, const char *fallback);
+
 /* ---- whole-file helpers (C layers only use these in tools and tests) ------ */
 /* Reads a file into malloc'd memory; returns RA_OK or RA_ERR_IO / RA_ERR_NO_MEMORY. */
 ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err);

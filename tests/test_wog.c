@@ -1,0 +1,555 @@
+/* World of Goo anim/movie: the fixtures of test_models/world_of_goo (made by
+ * make_fixtures.py from the spec, independently of this project), then
+ * random files from our writer in all four layouts.
+ *
+ * Per fixture: every expect-* line of its description (hand-computed poses
+ * within 1e-4, alpha/colour/sound keys and actor fields exactly, error
+ * offsets), pose against consumer playback of the baked keys every 1/120 s
+ * (also with flip_y, transform_order=reverse and coords=native), a
+ * byte-identical write(read(file)), and the same model written in the other
+ * three layouts reading back to the same poses. */
+#include <dirent.h>
+#include <string.h>
+
+#include "ra_fixture.h"
+#include "retroanim/wog.h"
+
+#define TOL 1e-4
+static const char *g_dir;
+
+static ra_status load_opts(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc,
+                           ra_error *e)
+{
+    ra_error_clear(e);
+    return ra_document_load(d, n, name, o, doc, e);
+}
+
+/* ---- node metadata: "[[t, v, "x"], ...]" rows --------------------------------------------------------- */
+typedef struct row { char tok[3][128]; int n; } row;
+
+/* Parses a JSON array of flat arrays of numbers and strings (no escapes in
+ * the strings these tests use).  Returns the row count or -1. */
+static int parse_rows(const char *s, row *rows, int max)
+{
+    int nr = 0;
+    while (*s == ' ') s++;
+    if (*s++ != '[') return -1;
+    for (;;) {
+        while (*s == ' ' || *s == ',') s++;
+        if (*s == ']') return nr;
+        if (*s++ != '[' || nr >= max) return -1;
+        row *r = &rows[nr++];
+        r->n = 0;
+        for (;;) {
+            while (*s == ' ' || *s == ',') s++;
+            if (*s == ']') {
+                s++;
+                break;
+            }
+            if (r->n >= 3) return -1;
+            char *o = r->tok[r->n++];
+            size_t k = 0;
+            if (*s == '"') {
+                s++;
+                while (*s && *s != '"' && k < 127) o[k++] = *s++;
+                if (*s++ != '"') return -1;
+            } else {
+                while (*s && *s != ',' && *s != ']' && k < 127) o[k++] = *s++;
+            }
+            o[k] = 0;
+        }
+    }
+}
+
+static const char *node_meta_string(const ra_scene *s, const char *node, const char *key)
+{
+    int32_t i = ra_scene_find_node(s, node);
+    if (i < 0) return NULL;
+    const ra_meta *m = ra_meta_get(&s->nodes[i].meta, key);
+    return m && m->type == RA_META_STRING ? m->u.s : NULL;
+}
+
+static double node_meta_double(const ra_scene *s, const char *node, const char *key)
+{
+    int32_t i = ra_scene_find_node(s, node);
+    const ra_meta *m = i >= 0 ? ra_meta_get(&s->nodes[i].meta, key) : NULL;
+    return m && m->type == RA_META_DOUBLE ? m->u.d : NAN;
+}
+
+/* "name=value" of a space-separated line (value up to the next space) */
+static bool field(const char *line, const char *name, char *out, size_t size)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", name);
+    const char *p = strstr(line, pat);
+    if (!p) return false;
+    p += strlen(pat);
+    size_t n = strcspn(p, " ");
+    if (n >= size) n = size - 1;
+    memcpy(out, p, n);
+    out[n] = 0;
+    return true;
+}
+
+/* expect-alpha / expect-color / expect-sound: the k-th line of a node and
+ * kind matches the k-th row of its metadata list. */
+typedef struct key_cursor { char node[128]; char kind[16]; int next; } key_cursor;
+
+static void check_key_line(const ra_scene *s, const char *line, const char *what, key_cursor *cur, int ncur)
+{
+    char kind[16] = "", node[128], t[64], v[128] = "", interp[16] = "";
+    sscanf(line, "expect-%15s", kind);
+    if (!field(line, "node", node, sizeof node) || !field(line, "t", t, sizeof t)) {
+        CHECK(0, "%s: malformed %s", what, line);
+        return;
+    }
+    bool sound = !strcmp(kind, "sound");
+    field(line, sound ? "id" : "value", v, sizeof v);
+    field(line, "interp", interp, sizeof interp);
+    int k = 0;
+    for (int i = 0; i < ncur; i++)
+        if (!strcmp(cur[i].node, node) && !strcmp(cur[i].kind, kind)) k = cur[i].next++;
+    char key[32];
+    snprintf(key, sizeof key, "wog.%s", kind);
+    const char *json = node_meta_string(s, node, key);
+    CHECK(json != NULL, "%s: node %s has no %s", what, node, key);
+    if (!json) return;
+    row rows[64];
+    int n = parse_rows(json, rows, 64);
+    CHECK(n > k, "%s: %s of %s has %d rows, want row %d: %s", what, key, node, n, k, json);
+    if (n <= k) return;
+    const row *r = &rows[k];
+    CHECK_NEAR(strtod(r->tok[0], NULL), (double)(float)strtod(t, NULL), 1e-7, what);
+    CHECK(!strcmp(r->tok[1], v), "%s: %s row %d of %s is %s, expected %s", what, key, k, node, r->tok[1], v);
+    if (!sound) CHECK(!strcmp(r->tok[2], interp), "%s: %s row %d interpolation %s, expected %s", what, key, k, r->tok[2], interp);
+}
+
+static void check_actor_line(const ra_scene *s, const char *line, const char *what)
+{
+    char node[128], v[128];
+    if (!field(line, "node", node, sizeof node)) {
+        CHECK(0, "%s: malformed %s", what, line);
+        return;
+    }
+    static const char *const strs[][2] = {{"type", "wog.actorType"}, {"image", "wog.image"}, {"label", "wog.label"},
+                                          {"font", "wog.font"},      {"justification", "wog.justification"}};
+    for (int i = 0; i < 5; i++) {
+        if (!field(line, strs[i][0], v, sizeof v)) continue;
+        const char *got = node_meta_string(s, node, strs[i][1]);
+        CHECK(got && !strcmp(got, v), "%s: %s %s is '%s', expected '%s'", what, node, strs[i][1], got ? got : "(none)", v);
+    }
+    static const char *const nums[][2] = {{"depth", "wog.depth"}, {"maxWidth", "wog.maxWidth"}, {"wrapWidth", "wog.wrapWidth"}};
+    for (int i = 0; i < 3; i++)
+        if (field(line, nums[i][0], v, sizeof v)) CHECK_NEAR(node_meta_double(s, node, nums[i][1]), strtod(v, NULL), 1e-6, what);
+}
+
+static double duration_of(const ra_document *doc) { return doc->scene.animation_count ? doc->scene.animations[0].duration : 0; }
+
+/* An expect-pose line.  Past the end of a looping animation the baked keys
+ * hold their last value (a player that loops the clip starts over), so
+ * there the pose is checked at t and both pose and playback at t modulo the
+ * duration. */
+static void check_pose(const ra_document *doc, const char *line, const char *what)
+{
+    const char *pt = strstr(line, "t=");
+    double t = pt ? atof(pt + 2) : 0, dur = duration_of(doc);
+    if (!(dur > 0 && t > dur)) {
+        fx_check_pose_line(doc, line, what, TOL);
+        return;
+    }
+    char buf[2048];
+    snprintf(buf, sizeof buf, "expect-pose t=%.17g %s", fmod(t, dur), strstr(line, "node="));
+    fx_check_pose_line(doc, buf, what, TOL);
+    const ra_scene *s = &doc->scene;
+    ra_mat4 *a = malloc(s->node_count * sizeof *a), *b = malloc(s->node_count * sizeof *b);
+    ra_error e;
+    ra_document_pose(doc, 0, t, a, &e);
+    ra_document_pose(doc, 0, fmod(t, dur), b, &e);
+    double worst = 0;
+    for (size_t i = 0; i < s->node_count; i++) worst = fmax(worst, ra_m4_max_abs_diff(&a[i], &b[i]));
+    CHECK(worst <= 1e-9, "%s: the pose at %g s is not the pose at %g s (%g)", what, t, fmod(t, dur), worst);
+    free(a);
+    free(b);
+}
+
+/* "expect-pose-with KEY=VALUE t=..." under that option */
+static void check_pose_with(const uint8_t *d, size_t n, const char *path, const char *line, const char *what)
+{
+    char opt[128];
+    if (sscanf(line, "expect-pose-with %127s", opt) != 1 || !strchr(opt, '=')) {
+        CHECK(0, "%s: malformed %s", what, line);
+        return;
+    }
+    char *eq = strchr(opt, '=');
+    *eq = 0;
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, opt, eq + 1);
+    ra_document *doc;
+    ra_error e;
+    if (load_opts(d, n, path, &o, &doc, &e) != RA_OK) {
+        CHECK(0, "%s: load with %s=%s failed: %s", what, opt, eq + 1, e.msg);
+        return;
+    }
+    char buf[2048];
+    snprintf(buf, sizeof buf, "expect-pose %s", strstr(line, "t="));
+    check_pose(doc, buf, what);
+    ra_document_free(doc);
+}
+
+/* The model written in every layout reads back to the same poses, and the
+ * writer's output is stable (write(read(write(m))) == write(m)). */
+static void check_layouts(const ra_document *doc, const char *what)
+{
+    const wog_file *f = wog_document_file(doc);
+    double dur = duration_of(doc);
+    ra_mat4 *w0 = malloc(doc->scene.node_count * sizeof *w0), *w1 = malloc(doc->scene.node_count * sizeof *w1);
+    for (int l = 0; l < WOG_LAYOUT_COUNT; l++) {
+        ra_writer w;
+        ra_writer_init(&w);
+        ra_error e;
+        ra_error_clear(&e);
+        ra_status st = f->is_movie ? wog_movie_write(&f->movie, (wog_layout)l, &w, &e)
+                                   : wog_anim_write(&f->anim, (wog_layout)l, &w, &e);
+        CHECK(st == RA_OK, "%s: write as %s", what, wog_layout_name((wog_layout)l));
+        ra_document *d2;
+        char name[256];
+        snprintf(name, sizeof name, "%s", doc->filename);
+        if (load_opts(w.data, w.size, name, NULL, &d2, &e) != RA_OK) {
+            CHECK(0, "%s: the %s copy does not load: %s", what, wog_layout_name((wog_layout)l), e.msg);
+            ra_writer_free(&w);
+            continue;
+        }
+        const ra_meta *lm = ra_meta_get(&d2->scene.meta, "wog.layout");
+        CHECK(lm && !strcmp(lm->u.s, wog_layout_name((wog_layout)l)), "%s: the %s copy is detected as %s", what,
+              wog_layout_name((wog_layout)l), lm ? lm->u.s : "?");
+        CHECK(d2->scene.node_count == doc->scene.node_count, "%s: node count of the %s copy", what,
+              wog_layout_name((wog_layout)l));
+        double worst = 0;
+        for (int k = 0; k <= 40 && d2->scene.node_count == doc->scene.node_count; k++) {
+            double t = dur * k / 40.0;
+            ra_document_pose(doc, 0, t, w0, &e);
+            ra_document_pose(d2, 0, t, w1, &e);
+            for (size_t i = 0; i < doc->scene.node_count; i++) worst = fmax(worst, ra_m4_max_abs_diff(&w0[i], &w1[i]));
+        }
+        CHECK(worst == 0, "%s: the %s copy poses differently (%g)", what, wog_layout_name((wog_layout)l), worst);
+        ra_writer w2;
+        ra_writer_init(&w2);
+        d2->format->write(d2, &w2, &e);
+        CHECK(w2.size == w.size && !memcmp(w.data, w2.data, w.size), "%s: the %s copy does not round-trip", what,
+              wog_layout_name((wog_layout)l));
+        ra_writer_free(&w2);
+        ra_document_free(d2);
+        ra_writer_free(&w);
+    }
+    free(w0);
+    free(w1);
+}
+
+static long g_checks;
+static fx_stats g_stats;
+
+static void run_fixture(const char *name)
+{
+    fx_file fx;
+    if (!fx_open(g_dir, name, &fx)) return;
+    const char *fmt = strstr(name, ".movie.") ? "wog_movie" : "wog_anim";
+    char line[4096];
+    ra_error e;
+    ra_document *doc = NULL;
+    bool not_detected = false;
+    while (fgets(line, sizeof line, fx.txt))
+        if (!strncmp(line, "expect-not-detected", 19)) not_detected = true;
+    rewind(fx.txt);
+    if (not_detected) {
+        const ra_format *f = ra_format_detect(fx.data, fx.size, name);
+        CHECK(f == NULL, "%s: claimed by %s", name, f ? f->id : "");
+        CHECK(ra_format_by_extension(name) == NULL, "%s: its extension is claimed", name);
+        CHECK(load_opts(fx.data, fx.size, fx.path, NULL, &doc, &e) != RA_OK && !strcmp(e.format, "retroanim"),
+              "%s: must be refused as no supported format", name);
+        g_checks++;
+        fx_close(&fx);
+        return;
+    }
+    /* detection by content alone, without the name */
+    const ra_format *det = ra_format_detect(fx.data, fx.size, NULL);
+    if (fx.err_off < 0 || fx.size >= 64) CHECK(det && !strcmp(det->id, fmt), "%s: detected as %s", name, det ? det->id : "nothing");
+    if (fx.err_off >= 0) {
+        ra_status st = load_opts(fx.data, fx.size, fx.path, NULL, &doc, &e);
+        fx_check_refused(&fx, st, &e, name, fmt);
+        if (doc) ra_document_free(doc);
+        g_checks++;
+        fx_close(&fx);
+        return;
+    }
+    if (load_opts(fx.data, fx.size, fx.path, NULL, &doc, &e) != RA_OK) {
+        CHECK(0, "%s: load failed: %s", name, e.msg);
+        fx_close(&fx);
+        return;
+    }
+    const ra_scene *s = &doc->scene;
+    key_cursor cur[32];
+    int ncur = 0;
+    int expects = fx.expects;
+    while (fgets(line, sizeof line, fx.txt)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char word[64];
+        double t;
+        long n;
+        if (sscanf(line, "expect-format %63s", word) == 1) {
+            CHECK(!strcmp(doc->format->id, word), "%s: format %s, expected %s", name, doc->format->id, word);
+        } else if (sscanf(line, "expect-layout %63s", word) == 1) {
+            const ra_meta *m = ra_meta_get(&s->meta, "wog.layout");
+            CHECK(m && !strcmp(m->u.s, word), "%s: layout %s, expected %s", name, m ? m->u.s : "?", word);
+        } else if (sscanf(line, "expect-nodes %ld", &n) == 1) {
+            CHECK((long)s->node_count == n, "%s: %zu nodes, expected %ld", name, s->node_count, n);
+        } else if (sscanf(line, "expect-duration %lf", &t) == 1) {
+            CHECK(s->animation_count == 1, "%s: one animation", name);
+            if (s->animation_count) CHECK_NEAR(s->animations[0].duration, t, 1e-6, name);
+        } else if (!strncmp(line, "expect-pose ", 12)) {
+            check_pose(doc, line, name);
+        } else if (!strncmp(line, "expect-pose-with ", 17)) {
+            check_pose_with(fx.data, fx.size, fx.path, line, name);
+        } else if (!strncmp(line, "expect-alpha ", 13) || !strncmp(line, "expect-color ", 13) ||
+                   !strncmp(line, "expect-sound ", 13)) {
+            char node[128], kind[16] = "";
+            sscanf(line, "expect-%15s", kind);
+            if (field(line, "node", node, sizeof node)) {
+                int i = 0;
+                while (i < ncur && (strcmp(cur[i].node, node) || strcmp(cur[i].kind, kind))) i++;
+                if (i == ncur && ncur < 32) {
+                    snprintf(cur[i].node, sizeof cur[i].node, "%s", node);
+                    snprintf(cur[i].kind, sizeof cur[i].kind, "%s", kind);
+                    cur[i].next = 0;
+                    ncur++;
+                }
+            }
+            check_key_line(s, line, name, cur, ncur);
+        } else if (!strncmp(line, "expect-actor ", 13)) {
+            check_actor_line(s, line, name);
+        } else {
+            continue;
+        }
+        expects++;
+    }
+    /* every keyed alpha/colour/sound row was expected */
+    for (int i = 0; i < ncur; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "wog.%s", cur[i].kind);
+        row rows[64];
+        const char *json = node_meta_string(s, cur[i].node, key);
+        CHECK(json && parse_rows(json, rows, 64) == cur[i].next, "%s: %s of %s has rows nobody expected", name, key,
+              cur[i].node);
+    }
+    CHECK(expects >= 5, "%s: its description has only %d expectations", name, expects);
+    g_checks += expects;
+    fx_check_semantics(doc, name, 1.0 / 120, duration_of(doc) + 1.0 / 240, TOL, &g_stats);
+    check_layouts(doc, name);
+    ra_document_free(doc);
+    static const char *const variants[][2] = {{"flip_y", "true"}, {"transform_order", "reverse"}, {"coords", "native"}};
+    for (int v = 0; v < 3; v++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, variants[v][0], variants[v][1]);
+        if (load_opts(fx.data, fx.size, fx.path, &o, &doc, &e) != RA_OK) {
+            CHECK(0, "%s: %s=%s: %s", name, variants[v][0], variants[v][1], e.msg);
+            continue;
+        }
+        fx_check_semantics(doc, name, 1.0 / 120, duration_of(doc), TOL, &g_stats);
+        ra_document_free(doc);
+    }
+    fx_check_roundtrip(fx.data, fx.size, NULL, name);
+    fx_close(&fx);
+}
+
+/* ---- random files from our writer ---------------------------------------------------------------------- */
+static uint32_t g_rng = 777;
+static uint32_t rnd(void)
+{
+    g_rng ^= g_rng << 13;
+    g_rng ^= g_rng >> 17;
+    g_rng ^= g_rng << 5;
+    return g_rng;
+}
+static double frand(double lo, double hi) { return lo + (hi - lo) * (rnd() % 1000001) / 1000000.0; }
+
+/* Fills the channel's slots: keyed with probability 1/2 (at least one key),
+ * chained, each key owning only its channel's fields. */
+static void random_frames(ra_arena *ar, wog_anim *a, wog_frames *f, int kind, uint32_t *kcap)
+{
+    f->present = true;
+    f->slot = ra_arena_array(ar, a->num_frames, sizeof *f->slot);
+    int32_t last = -1;
+    for (uint32_t j = 0; j < a->num_frames; j++) {
+        f->slot[j] = -1;
+        if (rnd() % 2 && !(j + 1 == a->num_frames && last < 0)) continue;
+        if (a->key_count == *kcap) {
+            a->keys = ra_arena_grow(ar, a->keys, a->key_count, *kcap * 2, sizeof *a->keys);
+            *kcap *= 2;
+        }
+        wog_keyframe *k = &a->keys[a->key_count];
+        *k = (wog_keyframe){-1, -1, -1, -1, -1, -1, 0, rnd() % 4 ? WOG_INTERP_LINEAR : WOG_INTERP_NONE};
+        if (kind == WOG_XFORM_SCALE) k->x = (float)frand(-2, 3), k->y = (float)frand(-2, 3);
+        if (kind == WOG_XFORM_TRANSLATE) k->x = (float)frand(-500, 500), k->y = (float)frand(-500, 500);
+        if (kind == WOG_XFORM_ROTATE) k->angle = (float)(rnd() % 5 == 0 ? frand(-2000, 2000) : frand(-200, 200));
+        if (kind == 3) k->alpha = (int32_t)(rnd() % 256);
+        if (kind == 4) k->color = (int32_t)rnd();
+        if (kind == 5) k->sound_str_idx = rnd() % 2 ? 1 : 7;
+        if (last >= 0) a->keys[f->slot[last]].next_frame_index = (int32_t)j;
+        f->slot[j] = (int32_t)a->key_count++;
+        last = (int32_t)j;
+    }
+}
+
+static void random_anim(ra_arena *ar, wog_anim *a, bool canonical)
+{
+    memset(a, 0, sizeof *a);
+    a->num_frames = 1 + rnd() % 12;
+    a->frame_times = ra_arena_array(ar, a->num_frames, sizeof *a->frame_times);
+    /* Times on a 1/64 s grid: a step is baked as a 0.1 ms ramp before it,
+     * and the 1/120 s samples of the semantics check then never fall inside
+     * one (they meet a step either exactly or at least 1 ms away). */
+    float t = rnd() % 3 ? 0 : (float)(rnd() % 32) / 64;
+    for (uint32_t j = 0; j < a->num_frames; j++) {
+        a->frame_times[j] = t;
+        t += rnd() % 6 ? (float)(1 + rnd() % 64) / 64 : 0; /* the odd duplicate time */
+    }
+    a->has_transform = rnd() % 8 != 0;
+    a->num_transforms = canonical ? 3 : rnd() % 5;
+    a->transform_types = ra_arena_array(ar, a->num_transforms, sizeof *a->transform_types);
+    for (uint32_t i = 0; i < a->num_transforms; i++) a->transform_types[i] = canonical ? (int32_t)i : (int32_t)(rnd() % 3);
+    uint32_t kcap = 16;
+    a->keys = ra_arena_array(ar, kcap, sizeof *a->keys);
+    a->xform = ra_arena_array(ar, a->num_transforms, sizeof *a->xform);
+    for (uint32_t i = 0; a->has_transform && i < a->num_transforms; i++)
+        random_frames(ar, a, &a->xform[i], a->transform_types[i], &kcap);
+    if (!a->has_transform) a->xform = NULL;
+    a->has_alpha = rnd() % 2, a->has_color = rnd() % 2, a->has_sound = rnd() % 3 == 0;
+    a->alpha.present = a->color.present = a->sound.present = true;
+    if (a->has_alpha) random_frames(ar, a, &a->alpha, 3, &kcap);
+    if (a->has_color) random_frames(ar, a, &a->color, 4, &kcap);
+    if (a->has_sound) random_frames(ar, a, &a->sound, 5, &kcap);
+    static const char table[16] = "\0SND_A\0SND_BB\0\0";
+    a->strings_size = 16;
+    a->strings = ra_arena_alloc(ar, 16);
+    memcpy(a->strings, table, 16);
+}
+
+static void random_files(int count)
+{
+    long files = 0;
+    for (int it = 0; it < count; it++) {
+        ra_arena *ar = ra_arena_create(0);
+        bool movie = it % 3 == 2, canonical = it % 2 == 0;
+        wog_movie m;
+        wog_anim a;
+        memset(&m, 0, sizeof m);
+        if (movie) {
+            m.num_actors = 1 + rnd() % 4;
+            m.actors = ra_arena_array(ar, m.num_actors, sizeof *m.actors);
+            m.anims = ra_arena_array(ar, m.num_actors, sizeof *m.anims);
+            static const char table[28] = "\0IMAGE_A\0$TEXT_B\0FONT_C\0\0\0\0";
+            m.strings_size = 28;
+            m.strings = ra_arena_alloc(ar, 28);
+            memcpy(m.strings, table, 28);
+            for (uint32_t i = 0; i < m.num_actors; i++) {
+                bool text = rnd() % 2;
+                m.actors[i] = (wog_actor){text, text ? 0 : 1, text ? 9 : 0, text ? 17 : 0, text ? 300.f : -1.f,
+                                          text ? 200.f : -1.f, (int32_t)(rnd() % 3), (float)(rnd() % 3)};
+                random_anim(ar, &m.anims[i], canonical);
+            }
+            m.length = (float)(32 + rnd() % 700) / 64;
+        } else {
+            random_anim(ar, &a, canonical);
+        }
+        for (int l = 0; l < WOG_LAYOUT_COUNT; l++) {
+            char name[64];
+            snprintf(name, sizeof name, "random%d.%s.%s", it, movie ? "movie" : "anim", wog_layout_name((wog_layout)l));
+            ra_writer w;
+            ra_writer_init(&w);
+            ra_error e;
+            ra_error_clear(&e);
+            CHECK((movie ? wog_movie_write(&m, (wog_layout)l, &w, &e) : wog_anim_write(&a, (wog_layout)l, &w, &e)) == RA_OK,
+                  "%s: write", name);
+            ra_document *doc;
+            if (getenv("WOG_DUMP_DIR")) {
+                char p[512];
+                snprintf(p, sizeof p, "%s/%s", getenv("WOG_DUMP_DIR"), name);
+                ra_write_file(p, w.data, w.size, &e);
+            }
+            /* content alone decides the format and layout */
+            if (load_opts(w.data, w.size, NULL, NULL, &doc, &e) != RA_OK) {
+                CHECK(0, "%s: does not load: %s (at %llu)", name, e.msg, (unsigned long long)e.offset);
+            } else {
+                CHECK(!strcmp(doc->format->id, movie ? "wog_movie" : "wog_anim"), "%s: format %s", name, doc->format->id);
+                const ra_meta *lm = ra_meta_get(&doc->scene.meta, "wog.layout");
+                CHECK(lm && !strcmp(lm->u.s, wog_layout_name((wog_layout)l)), "%s: layout %s", name, lm ? lm->u.s : "?");
+                if (l == 0) {
+                    fx_check_semantics(doc, name, 1.0 / 120, duration_of(doc), TOL, &g_stats);
+                    ra_document_free(doc);
+                    ra_options o;
+                    ra_options_init(&o);
+                    ra_options_add(&o, "transform_order", "reverse");
+                    ra_options_add(&o, "flip_y", "true");
+                    if (load_opts(w.data, w.size, NULL, &o, &doc, &e) == RA_OK)
+                        fx_check_semantics(doc, name, 1.0 / 60, duration_of(doc), TOL, &g_stats);
+                    else {
+                        CHECK(0, "%s: reverse/flip: %s", name, e.msg);
+                        doc = NULL;
+                    }
+                }
+                ra_document_free(doc);
+                fx_check_roundtrip(w.data, w.size, NULL, name);
+                files++;
+            }
+            ra_writer_free(&w);
+        }
+        ra_arena_destroy(ar);
+    }
+    printf("random writer files: %ld (all four layouts), round-tripped and played back\n", files);
+}
+
+/* ---- hand-made regressions ------------------------------------------------------------------------------- */
+static void regressions(void)
+{
+    /* layout names, the string table lookup, the extensions */
+    CHECK(wog_layout_from_name("binuni") == WOG_LAYOUT_BINUNI && wog_layout_from_name("x") == -1, "layout names");
+    static const uint8_t t[] = "\0AB\0C";
+    CHECK(wog_string(t, 5, 1) && !strcmp(wog_string(t, 5, 1), "AB"), "string 1");
+    CHECK(wog_string(t, 5, 4) == NULL, "a string without its NUL inside the table");
+    CHECK(wog_string(t, 5, -1) == NULL && wog_string(t, 5, 5) == NULL, "indices outside the table");
+    CHECK(ra_format_by_extension("x.png.binltl") == NULL, ".png.binltl is not ours");
+    CHECK(ra_format_by_extension("X.ANIM.BINLTL") == ra_format_find("wog_anim"), "uppercase anim.binltl");
+    CHECK(ra_format_by_extension("y.movie.binuni") == ra_format_find("wog_movie"), "movie.binuni");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_wog FIXTURE_DIR\n");
+        return 2;
+    }
+    g_dir = argv[1];
+    DIR *d = opendir(g_dir);
+    CHECK(d != NULL, "cannot open %s", g_dir);
+    int fixtures = 0;
+    if (d) {
+        char names[128][256];
+        int n = 0;
+        struct dirent *de;
+        while ((de = readdir(d)) && n < 128) {
+            const char *x = strrchr(de->d_name, '.');
+            if (!x || strncmp(x, ".bin", 4) != 0) continue;
+            snprintf(names[n++], sizeof names[0], "%s", de->d_name);
+        }
+        closedir(d);
+        qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+        for (int i = 0; i < n; i++, fixtures++) run_fixture(names[i]);
+    }
+    CHECK(fixtures >= 17, "only %d fixtures", fixtures);
+    printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
+           g_stats.instants, g_stats.worst);
+    random_files(150);
+    regressions();
+    return ra_test_finish("test_wog");
+}
