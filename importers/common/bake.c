@@ -107,16 +107,34 @@ static void refine(bake *b, sample x, sample y, int depth, samples *out)
     refine(b, m, y, depth + 1, out);
 }
 
+/* The keys of one track: built in a scratch buffer sized for every sample
+ * (so pushing never grows it), simplified, and only then copied into the
+ * arena, which thus holds just the keys that remain. */
 static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_key **out, size_t *count,
                     double tol)
 {
-    ra_vec_track tr = {0};
-    for (size_t i = 0; i < n; i++)
-        if (!ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t)) return false;
+    ra_vec_track tr = {malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
+    if (!tr.keys) return false;
+    for (size_t i = 0; i < n; i++) ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t);
     ra_vec_track_simplify(&tr, tol);
-    *out = tr.keys;
+    *out = ra_arena_array(a, tr.count, sizeof **out);
+    if (*out) memcpy(*out, tr.keys, tr.count * sizeof **out);
     *count = tr.count;
-    return true;
+    free(tr.keys);
+    return *out != NULL;
+}
+
+static bool dup_quat(ra_arena *a, const sample *s, size_t n, ra_quat_key **out, size_t *count, double tol)
+{
+    ra_quat_track tr = {malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
+    if (!tr.keys) return false;
+    for (size_t i = 0; i < n; i++) ra_quat_track_push(a, &tr, s[i].t, s[i].v.r);
+    ra_quat_track_simplify(&tr, tol);
+    *out = ra_arena_array(a, tr.count, sizeof **out);
+    if (*out) memcpy(*out, tr.keys, tr.count * sizeof **out);
+    *count = tr.count;
+    free(tr.keys);
+    return *out != NULL;
 }
 
 bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
@@ -169,16 +187,8 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
         return false;
     }
     bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
-              dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol);
-    if (ok) {
-        ra_quat_track tr = {0};
-        for (size_t i = 0; i < nfin && ok; i++) ok = ra_quat_track_push(a, &tr, fin[i].t, fin[i].v.r);
-        if (ok) {
-            ra_quat_track_simplify(&tr, params->angle_tol);
-            ch->rotation = tr.keys;
-            ch->rotation_count = tr.count;
-        }
-    }
+              dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol) &&
+              dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol);
     free(fin);
     return ok;
 }

@@ -36,7 +36,8 @@ static const char movie_magic[8] = {'B', 'I', 'N', 'U', 'N', 'I', 'M', 'O'};
 const char *wog_string(const uint8_t *table, uint32_t size, int64_t idx)
 {
     if (!table || idx < 0 || (uint64_t)idx >= size) return NULL;
-    const void *nul = memchr(table + idx, 0, size - (size_t)idx);
+    size_t left = size - (size_t)idx;
+    const void *nul = memchr(table + idx, 0, left < WOG_MAX_STRING + 1 ? left : WOG_MAX_STRING + 1);
     return nul ? (const char *)table + idx : NULL;
 }
 
@@ -53,9 +54,10 @@ int wog_sniff_layout(const uint8_t *d, size_t n, bool movie)
             for (int i = 0; i < 4; i++) ok = ok && ld32(d + 4 * i, be) <= 1;
             uint32_t nt = ld32(d + 0x10, be), nf = ld32(d + 0x14, be);
             if (!ok || nt > WOG_MAX_TRANSFORMS || nf == 0 || nf > (1u << 24)) continue;
-            /* 64-bit: the first pointer's high half is 0 and it points past the 0x50-byte header */
-            if (!be && n >= 0x50 && ld32(d + 0x1C, false) == 0 && ld32(d + 0x18, false) >= 0x50 &&
-                ld32(d + 0x24, false) == 0 && ld32(d + 0x2C, false) == 0)
+            /* 64-bit: the pointers' high halves are 0, which in the 32-bit layout would make
+             * the frame times (never null) null, and the frame times lie past the 0x50-byte header */
+            if (!be && n >= 0x50 && ld32(d + 0x1C, false) == 0 && ld32(d + 0x24, false) == 0 &&
+                ld32(d + 0x2C, false) == 0 && ld32(d + 0x20, false) >= 0x50)
                 return WOG_LAYOUT_BINLTL64;
             if (ld32(d + 0x18, be) < 0x34 && ld32(d + 0x18, be) != 0) continue;
             if (ld32(d + 0x1C, be) < 0x34) continue; /* frame times: never null, never inside the header */
@@ -67,11 +69,17 @@ int wog_sniff_layout(const uint8_t *d, size_t n, bool movie)
             memcpy(&len, &lenbits, 4);
             uint32_t na = ld32(d + 4, be);
             if (!(len >= 0 && len < 1e7f) || na > (1u << 20)) continue;
-            if (!be && n >= 0x20 && ld32(d + 0x08, false) == 0x20 && ld32(d + 0x0C, false) == 0 &&
-                ld32(d + 0x14, false) == 0)
+            /* the actor table right after the header; a movie without actors has
+             * null actor and animation tables and its string table there */
+            if (!be && n >= 0x20 && ld32(d + 0x0C, false) == 0 && ld32(d + 0x14, false) == 0 &&
+                ld32(d + 0x1C, false) == 0 &&
+                (ld32(d + 0x08, false) == 0x20 ||
+                 (na == 0 && ld32(d + 0x08, false) == 0 && ld32(d + 0x10, false) == 0 && ld32(d + 0x18, false) == 0x20)))
                 return WOG_LAYOUT_BINLTL64;
-            if (ld32(d + 0x08, be) != 0x14) continue;
-            return be ? WOG_LAYOUT_BINBIG : WOG_LAYOUT_BINLTL;
+            if (ld32(d + 0x08, be) == 0x14 ||
+                (na == 0 && ld32(d + 0x08, be) == 0 && ld32(d + 0x0C, be) == 0 && ld32(d + 0x10, be) == 0x14))
+                return be ? WOG_LAYOUT_BINBIG : WOG_LAYOUT_BINLTL;
+            continue;
         }
     }
     return -1;
@@ -117,6 +125,12 @@ static bool rd_f32(rd *r, uint64_t off, const char *field, float *v)
     memcpy(v, &u, 4);
     return true;
 }
+static bool fail_at(rd *r, ra_status code, uint64_t off, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
 static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
 {
     if (r->psz == 4) {
@@ -126,16 +140,14 @@ static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
         return true;
     }
     uint32_t lo, hi;
+    if (!seek(r, off, field)) return false;
+    if (ra_cursor_left(&r->c) < 8)
+        return fail_at(r, RA_ERR_TRUNCATED, off, field, "truncated: 8 bytes needed, %zu left", ra_cursor_left(&r->c));
     if (!rd_u32(r, off, field, &lo) || !rd_u32(r, off + 4, field, &hi)) return false;
     *v = (uint64_t)hi << 32 | lo;
     return true;
 }
 
-static bool fail_at(rd *r, ra_status code, uint64_t off, const char *field, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
 static bool fail_at(rd *r, ra_status code, uint64_t off, const char *field, const char *fmt, ...)
 {
     char msg[160];
@@ -158,6 +170,9 @@ static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t
     *abs = 0;
     if (raw == 0) return true;
     uint64_t span = g->end - g->base;
+    if (raw % 4)
+        return fail_at(r, RA_ERR_BAD_VALUE, at, field, "offset %llu is not a multiple of 4",
+                       (unsigned long long)raw);
     if (raw >= span || (item && count > (span - raw) / item))
         return fail_at(r, RA_ERR_BAD_VALUE, at, field,
                        "offset %llu (%llu item(s) of %llu bytes) lies outside the %s (%llu bytes)",
@@ -301,8 +316,8 @@ static bool check_channel(anim_rd *ar, const wog_frames *f, int kind, const char
                            "%s key of slot %u: angle is not a finite number", what, j);
         if (kind == 5 && !wog_string(a->strings, a->strings_size, k->sound_str_idx))
             return fail_at(r, RA_ERR_BAD_VALUE, at + 24, "keyframe.soundStrIdx",
-                           "%s key of slot %u: sound string %d is outside the string table (%u bytes)", what, j,
-                           k->sound_str_idx, a->strings_size);
+                           "%s key of slot %u: sound string %d is outside the string table (%u bytes) or longer than %d bytes", what, j,
+                           k->sound_str_idx, a->strings_size, WOG_MAX_STRING);
     }
     return true;
 }
@@ -398,7 +413,10 @@ static bool read_anim(rd *r, region g, wog_anim *a)
             uint64_t at = ar.ptr_abs[WOG_PTR_XFORM] + (uint64_t)i * r->psz;
             if (!rd_ptr(r, &g, at, nf, r->psz, "mXformFrames[i]", &ar.xform_abs[i])) return false;
             a->xform[i].present = ar.xform_abs[i] != 0;
-            if (ar.xform_abs[i] && !read_slots(&ar, ar.xform_abs[i], "mXformFrames[i][frame]", &a->xform[i]))
+            for (uint32_t p = 0; p < i && ar.xform_abs[i]; p++)
+                if (ar.xform_abs[p] == ar.xform_abs[i]) a->xform[i].slot = a->xform[p].slot; /* one table, read once */
+            if (ar.xform_abs[i] && !a->xform[i].slot &&
+                !read_slots(&ar, ar.xform_abs[i], "mXformFrames[i][frame]", &a->xform[i]))
                 return false;
         }
     }
@@ -568,13 +586,24 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         for (int k = 0; k < 3; k++)
             if (!wog_string(out->strings, out->strings_size, idx[k]) && !(idx[k] == 0 && !out->strings))
                 return fail_at(rp, RA_ERR_BAD_VALUE, abs[0] + 32ull * i + 4 + 4u * k, sf[k],
-                               "actor %u: string %d is outside the string table (%u bytes)", i, idx[k],
-                               out->strings_size),
+                               "actor %u: string %d is outside the string table (%u bytes) or longer than %d bytes",
+                               i, idx[k], out->strings_size, WOG_MAX_STRING),
                        err->code;
     }
     for (uint32_t i = 0; i < n; i++) {
         region g = {starts[i], next_start(sorted, ns, starts[i], size)};
-        if (!read_anim(rp, g, &out->anims[i])) return err->code;
+        if (g.end - g.base < anim_header_size(layout))
+            return fail_at(rp, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
+                           "actor %u's animation at %llu has %llu bytes before the next structure, less than its "
+                           "%u-byte header",
+                           i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
+                           anim_header_size(layout)),
+                   err->code;
+        /* actors sharing one animation share its model (read once) */
+        uint32_t same = 0;
+        while (same < i && starts[same] != starts[i]) same++;
+        if (same < i) out->anims[i] = out->anims[same];
+        else if (!read_anim(rp, g, &out->anims[i])) return err->code;
     }
     return RA_OK;
 }

@@ -211,11 +211,12 @@ static int cmp_double(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-/* most breakpoints one node may unroll (a short loop inside a long movie) */
-#define WOG_MAX_BREAKS (1u << 22)
+/* Most breakpoints one load bakes, over all its nodes (short loops inside a
+ * long movie, spins of many turns, many actors sharing one animation). */
+#define WOG_MAX_BREAKS (1u << 19)
 
 static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double duration, double max_key_angle,
-                           ra_channel *ch, bool *cut, ra_error *err)
+                           ra_channel *ch, bool *cut, double *budget, ra_error *err)
 {
     const char *fmt = doc->format->id;
     dbuf b = {0};
@@ -233,11 +234,12 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
             if (tr->k[k]->interpolation == WOG_INTERP_LINEAR)
                 per += ceil(fabs((double)tr->k[k + 1]->angle - tr->k[k]->angle) / step);
     }
-    if (reps * per > WOG_MAX_BREAKS)
+    if (reps * per > *budget)
         return ra_fail(err, RA_ERR_LIMIT, fmt, RA_NO_OFFSET, "",
-                       "%.0f keys to bake (spins of many turns, or an animation of %.9g s looping %.0f times in "
-                       "the movie's %.9g s): more than the %u accepted",
-                       reps * per, p->period, reps, duration, WOG_MAX_BREAKS);
+                       "more than %u keys to bake (spins of many turns, or an animation of %.9g s looping %.0f "
+                       "times in the movie's %.9g s)",
+                       WOG_MAX_BREAKS, p->period, reps, duration);
+    *budget -= reps * per;
     bool ok = true, past = false;
     for (double r = 0; r < reps && ok; r++) {
         double off = r * p->period;
@@ -291,6 +293,9 @@ typedef struct group {
     uint32_t runs;            /* nodes the entries need (at least 1) */
     double period;
     int loop;
+    int32_t same;          /* an earlier group with the same animation (its model and keys are shared), or -1 */
+    size_t first_channel;  /* its channels: first_channel .. + runs */
+    const char *meta[3];   /* alpha, colour, sound key lists */
 } group;
 
 static bool make_track(ra_arena *ar, const wog_anim *a, const wog_frames *f, ktrack *tr)
@@ -352,7 +357,12 @@ static ra_status make_group(ra_document *doc, const wog_anim *a, bool reverse, g
     return RA_OK;
 }
 
-static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uint8_t *strings, uint32_t strings_size)
+/* Most metadata text the key lists of one load may take (aliasing slots can
+ * name one long sound id many times). */
+#define WOG_MAX_META ((size_t)16 << 20)
+
+static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uint8_t *strings, uint32_t strings_size,
+                             size_t *left, bool *too_big)
 {
     ra_writer w;
     ra_writer_init(&w);
@@ -360,6 +370,10 @@ static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uin
     ra_json_init_buffer(&j, &w, false);
     ra_json_begin_array(&j);
     for (uint32_t i = 0; i < tr->n; i++) {
+        if (w.size > *left) {
+            *too_big = true;
+            break;
+        }
         const wog_keyframe *k = tr->k[i];
         ra_json_begin_array(&j);
         ra_json_number(&j, tr->t[i]);
@@ -377,21 +391,30 @@ static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uin
         ra_json_end_array(&j);
     }
     ra_json_end_array(&j);
-    const char *s = w.failed ? NULL : ra_arena_strndup(ar, (const char *)w.data, w.size);
+    const char *s = w.failed || *too_big ? NULL : ra_arena_strndup(ar, (const char *)w.data, w.size);
+    if (s) *left -= w.size;
     ra_writer_free(&w);
     return s;
 }
 
-static bool set_keys_meta(ra_arena *ar, ra_meta_list *md, const group *g)
+/* the key lists as node metadata (groups sharing an animation share the text) */
+static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, const group *same, size_t *left,
+                               ra_error *err)
 {
+    ra_arena *ar = doc->arena;
     const ktrack *tr[3] = {&g->alpha, &g->color, &g->sound};
     static const char *const key[3] = {"wog.alpha", "wog.color", "wog.sound"};
     for (int c = 0; c < 3; c++) {
         if (!tr[c]->n) continue;
-        const char *s = json_keys(ar, tr[c], 3 + c, g->a->strings, g->a->strings_size);
-        if (!s || !ra_meta_set_string(ar, md, key[c], s)) return false;
+        bool too_big = false;
+        if (same) g->meta[c] = same->meta[c];
+        else g->meta[c] = json_keys(ar, tr[c], 3 + c, g->a->strings, g->a->strings_size, left, &too_big);
+        if (too_big)
+            return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
+                           "the alpha, colour and sound key lists exceed %zu MiB of metadata", WOG_MAX_META >> 20);
+        if (!g->meta[c] || !ra_meta_set_string(ar, md, key[c], g->meta[c])) return nomem(err, doc->format->id);
     }
-    return ra_meta_set_double(ar, md, "wog.period", g->period);
+    return ra_meta_set_double(ar, md, "wog.period", g->period) ? RA_OK : nomem(err, doc->format->id);
 }
 
 static const char *actor_string(const wog_movie *m, int32_t idx)
@@ -418,25 +441,14 @@ static bool set_actor_meta(ra_arena *ar, ra_meta_list *md, const wog_movie *m, u
            ra_meta_set_double(ar, md, "wog.depth", a->depth);
 }
 
-static int cmp_depth(const void *x, const void *y, const wog_movie *m)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    float da = m->actors[a].depth, db = m->actors[b].depth;
-    if (da != db) return da < db ? -1 : 1;
-    return a < b ? -1 : a > b;
-}
+typedef struct depth_key { float depth; uint32_t actor; } depth_key;
 
-/* insertion sort by depth, stable (actor counts are small; no qsort_r in C11) */
-static void sort_by_depth(uint32_t *idx, uint32_t n, const wog_movie *m)
+/* by depth, then file order (stable) */
+static int cmp_depth(const void *x, const void *y)
 {
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t v = idx[i], j = i;
-        while (j > 0 && cmp_depth(&idx[j - 1], &v, m) > 0) {
-            idx[j] = idx[j - 1];
-            j--;
-        }
-        idx[j] = v;
-    }
+    const depth_key *a = x, *b = y;
+    if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
+    return a->actor < b->actor ? -1 : a->actor > b->actor;
 }
 
 /* the file name without folder and without ".anim.binltl" / ".movie.binuni" ... */
@@ -487,13 +499,13 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     if (!stem) return nomem(err, fmt);
     size_t mismatch = 0;
     if (f->is_movie) {
-        uint32_t *idx = ra_arena_array(ar, ng, sizeof *idx);
+        depth_key *idx = ra_arena_array(ar, ng, sizeof *idx);
         if (!idx) return nomem(err, fmt);
-        for (uint32_t i = 0; i < ng; i++) idx[i] = i;
-        sort_by_depth(idx, ng, &f->movie);
+        for (uint32_t i = 0; i < ng; i++) idx[i] = (depth_key){f->movie.actors[i].depth, i};
+        if (ng) qsort(idx, ng, sizeof *idx, cmp_depth);
         st->length = f->movie.length;
         for (uint32_t i = 0; i < ng; i++) {
-            uint32_t a = idx[i];
+            uint32_t a = idx[i].actor;
             const wog_actor *ac = &f->movie.actors[a];
             const char *id = actor_string(&f->movie, ac->type == WOG_ACTOR_TEXT ? ac->label_idx : ac->image_idx);
             if (ac->type == WOG_ACTOR_TEXT && id[0] == '$') id++;
@@ -507,8 +519,23 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
         g[0].name = stem;
     }
     size_t nodes = 1;
+    ra_strmap seen; /* an animation's offset -> the first group playing it + 1 */
+    if (!ra_strmap_init(&seen, ar, ng)) return nomem(err, fmt);
     for (uint32_t i = 0; i < ng; i++) {
-        if (make_group(doc, g[i].a, reverse, &g[i], &mismatch) != RA_OK) return nomem(err, fmt);
+        g[i].same = -1;
+        char *key = ra_arena_printf(ar, "%llu", (unsigned long long)g[i].a->offset);
+        uint32_t *slot = key ? ra_strmap_slot(&seen, key) : NULL;
+        if (!slot) return nomem(err, fmt);
+        if (*slot) {
+            const group *first = &g[*slot - 1];
+            g[i].same = (int32_t)(*slot - 1);
+            g[i].tracks = first->tracks, g[i].alpha = first->alpha, g[i].color = first->color;
+            g[i].sound = first->sound, g[i].order = first->order, g[i].norder = first->norder;
+            g[i].runs = first->runs, g[i].period = first->period;
+        } else {
+            *slot = i + 1;
+            if (make_group(doc, g[i].a, reverse, &g[i], &mismatch) != RA_OK) return nomem(err, fmt);
+        }
         if (!f->is_movie) st->length = g[i].period, g[i].loop = LOOP_AFTER;
         else g[i].loop = g[i].period > 0 && g[i].period < f->movie.length ? LOOP_ALWAYS : LOOP_NONE;
         nodes += g[i].runs;
@@ -538,7 +565,11 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     ni = 1;
     bool any_cut = false;
     size_t chains = 0;
+    double budget = WOG_MAX_BREAKS;
+    size_t meta_left = WOG_MAX_META;
     for (uint32_t i = 0; i < ng; i++) {
+        g[i].first_channel = an->channel_count;
+        const group *same = g[i].same >= 0 ? &g[g[i].same] : NULL;
         /* split the application order into the runs, outermost (applied last) first */
         uint32_t *cuts = ra_arena_array(ar, g[i].runs + 1, sizeof *cuts);
         if (!cuts) return nomem(err, fmt);
@@ -565,14 +596,22 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
             ra_behaviour b = g[i].loop != LOOP_NONE ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
             ch->pre_state = ch->post_state = b;
             bool cut = false;
-            ra_status rs = bake_part(doc, p, flip, st->length, mka * RA_PI / 180.0, ch, &cut, err);
-            if (rs != RA_OK) return rs;
+            if (same) {
+                /* the same animation with the same timing: the same keys */
+                const ra_channel *oc = &an->channels[same->first_channel + (g[i].runs - 1 - r)];
+                ch->position = oc->position, ch->position_count = oc->position_count;
+                ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
+                ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
+            } else {
+                ra_status rs = bake_part(doc, p, flip, st->length, mka * RA_PI / 180.0, ch, &cut, &budget, err);
+                if (rs != RA_OK) return rs;
+            }
             any_cut |= cut;
             ra_meta_list *md = &s->nodes[node].meta;
             if (r == 0) {
-                bool ok = set_keys_meta(ar, md, &g[i]) &&
-                          (!f->is_movie || set_actor_meta(ar, md, &f->movie, g[i].actor));
-                if (!ok) return nomem(err, fmt);
+                ra_status rs = set_keys_meta(doc, md, &g[i], same, &meta_left, err);
+                if (rs != RA_OK) return rs;
+                if (f->is_movie && !set_actor_meta(ar, md, &f->movie, g[i].actor)) return nomem(err, fmt);
             }
             parent = node;
             ni++;
@@ -583,9 +622,9 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
 
     /* scene metadata and warnings */
     ra_meta_list *md = &s->meta;
-    char order[64] = "";
+    char order[16 * 11] = ""; /* WOG_MAX_TRANSFORMS names of at most 10 characters */
     const wog_anim *a0 = f->is_movie ? NULL : &f->anim;
-    for (uint32_t i = 0; a0 && a0->transform_types && i < a0->num_transforms && i < 8; i++) {
+    for (uint32_t i = 0; a0 && a0->transform_types && i < a0->num_transforms; i++) {
         static const char *const tn[3] = {"scale", "rotate", "translate"};
         int t = a0->transform_types[i];
         snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", i ? "," : "",

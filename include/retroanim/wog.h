@@ -89,8 +89,11 @@ typedef struct wog_file {
     wog_movie movie; /* is_movie */
 } wog_file;
 
-/* The string at byte `idx` of a table, or NULL when idx is outside it or the
- * string is not NUL-terminated inside it. */
+/* Longest name (sound, image, text, font id) accepted: real ids are short. */
+#define WOG_MAX_STRING 1024
+
+/* The string at byte `idx` of a table, or NULL when idx is outside it, the
+ * string is not NUL-terminated inside it or is longer than WOG_MAX_STRING. */
 const char *wog_string(const uint8_t *table, uint32_t size, int64_t idx);
 
 /* The layout of a file by its content (magic, byte order, pointer width);
