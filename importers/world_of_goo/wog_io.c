@@ -165,7 +165,7 @@ static bool fail_at(rd *r, ra_status code, uint64_t off, const char *field, cons
 static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t item, const char *field,
                    uint64_t *abs)
 {
-    uint64_t raw;
+    uint64_t raw = 0;
     if (!rd_raw_ptr(r, at, field, &raw)) return false;
     *abs = 0;
     if (raw == 0) return true;
@@ -351,7 +351,7 @@ static bool read_anim(rd *r, region g, wog_anim *a)
         if (!rd_i32(r, h + 4u * i, names[i], &v[i])) return false;
     for (int i = 0; i < 7; i++) {
         ar.ptr_at[i] = h + 24 + (uint64_t)i * r->psz;
-        uint64_t raw;
+        uint64_t raw = 0;
         if (!rd_raw_ptr(r, ar.ptr_at[i], ptr_field[i], &raw)) return false; /* truncation first */
     }
     for (int i = 0; i < 4; i++)
@@ -517,7 +517,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
     static const char *const pf[3] = {"pActors", "ppAnims", "pStringTable"};
     if (!rd_f32(rp, h, "length", &out->length) || !rd_i32(rp, h + 4, "numActors", &na)) return err->code;
     for (int i = 0; i < 3; i++) {
-        uint64_t raw;
+        uint64_t raw = 0;
         at[i] = h + 8 + (uint64_t)i * r.psz;
         if (!rd_raw_ptr(rp, at[i], pf[i], &raw)) return err->code;
     }
