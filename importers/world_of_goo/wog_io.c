@@ -182,8 +182,9 @@ static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t
     return true;
 }
 
-/* offset -> keyframe index, open addressing (keyframes shared by several
- * slots are read once, so aliasing tables cannot multiply the memory) */
+/* offset -> index, open addressing: keyframes shared by several slots (and
+ * animations shared by several actors) are read once, so aliasing tables
+ * cannot multiply the memory */
 typedef struct keymap {
     uint64_t *off;
     uint32_t *idx;
@@ -212,6 +213,21 @@ static bool km_grow(keymap *m, ra_arena *ar)
     return true;
 }
 
+/* The value slot of `off`, inserted (with *found = false) when missing; NULL
+ * when out of memory. */
+static uint32_t *km_slot(keymap *m, ra_arena *ar, uint64_t off, bool *found)
+{
+    if (m->count * 2 >= m->cap && !km_grow(m, ar)) return NULL;
+    size_t h = km_hash(off, m->cap);
+    while (m->off[h] != UINT64_MAX && m->off[h] != off) h = (h + 1) & (m->cap - 1);
+    *found = m->off[h] == off;
+    if (!*found) {
+        m->off[h] = off;
+        m->count++;
+    }
+    return &m->idx[h];
+}
+
 typedef struct anim_rd {
     rd *r;
     region g;
@@ -231,14 +247,12 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
 {
     rd *r = ar->r;
     wog_anim *a = ar->a;
-    if (ar->km.count * 2 >= ar->km.cap && !km_grow(&ar->km, r->ar)) return nomem(r);
-    size_t h = km_hash(abs, ar->km.cap);
-    while (ar->km.off[h] != UINT64_MAX) {
-        if (ar->km.off[h] == abs) {
-            *index = (int32_t)ar->km.idx[h];
-            return true;
-        }
-        h = (h + 1) & (ar->km.cap - 1);
+    bool found;
+    uint32_t *slot = km_slot(&ar->km, r->ar, abs, &found);
+    if (!slot) return nomem(r);
+    if (found) {
+        *index = (int32_t)*slot;
+        return true;
     }
     if (a->key_count == ar->key_cap) {
         uint32_t cap = ar->key_cap ? ar->key_cap * 2 : 16;
@@ -258,9 +272,7 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
         !rd_i32(r, abs + 28, "keyframe.interpolation", &k->interpolation))
         return false;
     a->key_offset[a->key_count] = abs;
-    ar->km.off[h] = abs;
-    ar->km.idx[h] = a->key_count;
-    ar->km.count++;
+    *slot = a->key_count;
     *index = (int32_t)a->key_count++;
     return true;
 }
@@ -590,6 +602,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
                                i, idx[k], out->strings_size, WOG_MAX_STRING),
                        err->code;
     }
+    keymap shared = {0}; /* animation start -> the first actor playing it */
     for (uint32_t i = 0; i < n; i++) {
         region g = {starts[i], next_start(sorted, ns, starts[i], size)};
         if (g.end - g.base < anim_header_size(layout))
@@ -600,10 +613,15 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
                            anim_header_size(layout)),
                    err->code;
         /* actors sharing one animation share its model (read once) */
-        uint32_t same = 0;
-        while (same < i && starts[same] != starts[i]) same++;
-        if (same < i) out->anims[i] = out->anims[same];
-        else if (!read_anim(rp, g, &out->anims[i])) return err->code;
+        bool found;
+        uint32_t *first = km_slot(&shared, arena, starts[i], &found);
+        if (!first) return nomem(rp), err->code;
+        if (found) {
+            out->anims[i] = out->anims[*first];
+        } else {
+            *first = i;
+            if (!read_anim(rp, g, &out->anims[i])) return err->code;
+        }
     }
     return RA_OK;
 }

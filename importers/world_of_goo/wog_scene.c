@@ -113,12 +113,11 @@ static double local_time(const wpart *p, double t)
 /* One transform entry as a matrix (column vectors), y mirrored when flip. */
 static ra_mat4 entry_matrix(const wpart *p, uint32_t e, double tau, bool flip)
 {
+    ra_mat4 m = ra_m4_identity();
+    if (!p->tracks[e].n) return m;
     double v[2];
     int type = p->a->transform_types[e];
     chan_value(&p->tracks[e], type, tau, v);
-    ra_mat4 m = ra_m4_identity();
-    const ktrack *tr = &p->tracks[e];
-    if (!tr->n) return m;
     if (type == WOG_XFORM_SCALE) {
         m.m[0][0] = v[0], m.m[1][1] = v[1];
     } else if (type == WOG_XFORM_ROTATE) {
