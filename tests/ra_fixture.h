@@ -3,6 +3,7 @@
 #ifndef RA_FIXTURE_H
 #define RA_FIXTURE_H
 
+#include <dirent.h>
 #include <string.h>
 
 #include "ra_test.h"
@@ -163,6 +164,49 @@ static inline void fx_check_refused(const fx_file *f, ra_status st, const ra_err
           (unsigned long long)e->offset, f->err_off, msg);
     CHECK(e->format && strcmp(e->format, format) == 0 && e->field[0],
           "%s: error names format and field: %s", name, msg);
+}
+
+/* xorshift32 for the writer round-trip tests: reproducible (a test sets
+ * fx_rng to its seed), the same on every machine. */
+static uint32_t fx_rng = 1;
+static inline uint32_t fx_rnd(void)
+{
+    fx_rng ^= fx_rng << 13;
+    fx_rng ^= fx_rng >> 17;
+    fx_rng ^= fx_rng << 5;
+    return fx_rng;
+}
+/* uniform in [lo, hi], in steps of (hi - lo) / 1e6 */
+static inline double fx_frand(double lo, double hi) { return lo + (hi - lo) * (fx_rnd() % 1000001) / 1000000.0; }
+
+static int fx_cmp_name(const void *a, const void *b) { return strcmp(a, b); }
+
+/* Runs `run` on every file of `dir` that `accept` takes, in name order;
+ * returns how many ran. */
+static inline int fx_for_each_file(const char *dir, bool (*accept)(const char *name), void (*run)(const char *name))
+{
+    DIR *d = opendir(dir);
+    CHECK(d != NULL, "fixture directory %s", dir);
+    if (!d) return 0;
+    typedef char fx_name[256];
+    fx_name *names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (strlen(de->d_name) >= sizeof(fx_name) || !accept(de->d_name)) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            fx_name *nn = realloc(names, cap * sizeof *nn);
+            if (!nn) break;
+            names = nn;
+        }
+        snprintf(names[n++], sizeof(fx_name), "%s", de->d_name);
+    }
+    closedir(d);
+    if (n) qsort(names, n, sizeof *names, fx_cmp_name);
+    for (size_t i = 0; i < n; i++) run(names[i]);
+    free(names);
+    return (int)n;
 }
 
 #endif

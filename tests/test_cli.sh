@@ -24,6 +24,33 @@ json_ok() { # file description
   if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null; then ok; else bad "$2: not valid JSON"; fi
 }
 
+# A Metroid or World of Goo fixture: a broken one gives the one-line error at
+# its expect-error-offset byte; a valid one works with info, dump, dump --source,
+# pose and convert .glb.  usage: check_fixture FILE FORMAT_REGEX POSE_TIME
+check_fixture() {
+  local f=$1 fmt=$2 time=$3 name txt off out
+  name=$(basename "$f")
+  txt="${f%.*}.txt"
+  if [ -f "$txt" ] && grep -q "^expect-error-offset" "$txt"; then
+    off=$(awk '/^expect-error-offset/ {print $2}' "$txt")
+    expect_rc 1 "$name info" "$BIN" info "$f"
+    if grep -Eq "^retroanim: .*$name: $fmt: .+ \(at byte $off\)$" "$TMP/err"; then ok; else bad "$name error line: $(cat "$TMP/err")"; fi
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] && ok || bad "$name: one error line"
+    expect_rc 1 "$name convert" "$BIN" convert "$f" "$TMP/x.glb"
+    return
+  fi
+  expect_rc 0 "$name info" "$BIN" info "$f"
+  expect_rc 0 "$name dump" "$BIN" dump "$f"
+  json_ok "$TMP/out" "$name dump"
+  expect_rc 0 "$name dump --source" "$BIN" dump --source "$f"
+  json_ok "$TMP/out" "$name dump --source"
+  expect_rc 0 "$name pose" "$BIN" pose "$f" --time "$time"
+  json_ok "$TMP/out" "$name pose"
+  out="$TMP/fixture_${name//./_}.glb"
+  expect_rc 0 "$name convert .glb" "$BIN" convert "$f" "$out"
+  [ -s "$out" ] && ok || bad "$name .glb written"
+}
+
 expect_rc 0 "formats" "$BIN" formats
 grep -q "lego_ani" "$TMP/out" && ok || bad "formats lists lego_ani"
 expect_rc 2 "no command" "$BIN"
@@ -101,24 +128,7 @@ expect_rc 2 "batch without --format" "$BIN" batch "$TMP/in" "$TMP/outdir3"
 # ---- Metroid Prime: every fixture, the ANIM+CINF pairs, the error line ----
 grep -q "metroid_anim" <("$BIN" formats) && ok || bad "formats lists metroid_anim"
 for f in "$MP"/*.anim "$MP"/*.ANIM "$MP"/*.cinf "$MP"/*.CINF; do
-  name=$(basename "$f")
-  txt="${f%.*}.txt"
-  if [ -f "$txt" ] && grep -q "^expect-error-offset" "$txt"; then
-    off=$(awk '/^expect-error-offset/ {print $2}' "$txt")
-    expect_rc 1 "$name info" "$BIN" info "$f"
-    if grep -Eq "^retroanim: .*$name: metroid_(anim|cinf): .+ \(at byte $off\)$" "$TMP/err"; then ok; else bad "$name error line: $(cat "$TMP/err")"; fi
-    expect_rc 1 "$name convert" "$BIN" convert "$f" "$TMP/x.glb"
-    continue
-  fi
-  expect_rc 0 "$name info" "$BIN" info "$f"
-  expect_rc 0 "$name dump" "$BIN" dump "$f"
-  json_ok "$TMP/out" "$name dump"
-  expect_rc 0 "$name dump --source" "$BIN" dump --source "$f"
-  json_ok "$TMP/out" "$name dump --source"
-  expect_rc 0 "$name pose" "$BIN" pose "$f" --time 0.05
-  json_ok "$TMP/out" "$name pose"
-  expect_rc 0 "$name convert .glb" "$BIN" convert "$f" "$TMP/mp_${name%.*}.glb"
-  [ -s "$TMP/mp_${name%.*}.glb" ] && ok || bad "$name .glb written"
+  check_fixture "$f" "metroid_(anim|cinf)" 0.05
 done
 # an ANIM with its sibling CINF: named bones, the skeleton recorded
 "$BIN" dump "$MP/v2_mp1.anim" >"$TMP/pair.json"
@@ -142,29 +152,12 @@ expect_rc 2 "bad layout option" "$BIN" info "$MP/v2_mp1.anim" --option layout=v9
 grep -q "wog_movie" <("$BIN" formats) && ok || bad "formats lists wog_movie"
 for f in "$WOG"/*.bin*; do
   name=$(basename "$f")
-  txt="${f%.*}.txt"
-  if grep -q "^expect-not-detected" "$txt"; then
+  if grep -q "^expect-not-detected" "${f%.*}.txt"; then
     expect_rc 1 "$name info" "$BIN" info "$f"
     grep -Eq "^retroanim: .*$name: retroanim: not a file of any supported format" "$TMP/err" && ok || bad "$name: $(cat "$TMP/err")"
     continue
   fi
-  if grep -q "^expect-error-offset" "$txt"; then
-    off=$(awk '/^expect-error-offset/ {print $2}' "$txt")
-    expect_rc 1 "$name info" "$BIN" info "$f"
-    if grep -Eq "^retroanim: .*$name: wog_(anim|movie): .+ \(at byte $off\)$" "$TMP/err"; then ok; else bad "$name error line: $(cat "$TMP/err")"; fi
-    [ "$(wc -l <"$TMP/err")" -eq 1 ] && ok || bad "$name: one error line"
-    expect_rc 1 "$name convert" "$BIN" convert "$f" "$TMP/x.glb"
-    continue
-  fi
-  expect_rc 0 "$name info" "$BIN" info "$f"
-  expect_rc 0 "$name dump" "$BIN" dump "$f"
-  json_ok "$TMP/out" "$name dump"
-  expect_rc 0 "$name dump --source" "$BIN" dump --source "$f"
-  json_ok "$TMP/out" "$name dump --source"
-  expect_rc 0 "$name pose" "$BIN" pose "$f" --time 0.3
-  json_ok "$TMP/out" "$name pose"
-  expect_rc 0 "$name convert .glb" "$BIN" convert "$f" "$TMP/wog_${name%%.*}.glb"
-  [ -s "$TMP/wog_${name%%.*}.glb" ] && ok || bad "$name .glb written"
+  check_fixture "$f" "wog_(anim|movie)" 0.3
 done
 # a movie: actors by depth with their properties and key lists as node metadata
 "$BIN" dump "$WOG/scene.movie.binltl" >"$TMP/movie.json"

@@ -3,7 +3,6 @@
  * the reference evaluator (pose) and the baked keys played back as Assimp
  * consumers play them agree within 1e-4, in both coordinate frames, for the
  * fixtures and for files our writer generates at random. */
-#include <dirent.h>
 #include <string.h>
 
 #include "ra_fixture.h"
@@ -128,34 +127,26 @@ static void run_fixture(const char *name)
 }
 
 /* ---- random files from our writer ---------------------------------------------------- */
-static uint32_t g_rng = 12345;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 17;
-    g_rng ^= g_rng << 5;
-    return g_rng;
-}
-static double frand(double lo, double hi) { return lo + (hi - lo) * (rnd() % 100000) / 100000.0; }
+static double frand(double lo, double hi) { return lo + (hi - lo) * (fx_rnd() % 100000) / 100000.0; }
 
 static uint32_t rand_times(uint32_t *t, uint16_t n)
 {
-    uint32_t cur = rnd() % 3 == 0 ? 0 : rnd() % 300;
+    uint32_t cur = fx_rnd() % 3 == 0 ? 0 : fx_rnd() % 300;
     for (uint16_t i = 0; i < n; i++) {
         t[i] = cur;
-        cur += rnd() % 5 == 0 ? 0 : 1 + rnd() % 400; /* some duplicate times */
+        cur += fx_rnd() % 5 == 0 ? 0 : 1 + fx_rnd() % 400; /* some duplicate times */
     }
     return cur;
 }
 
 static void rand_trans(ra_arena *a, lego_trans_key **k, uint16_t *n, double lo, double hi)
 {
-    *n = (uint16_t)(rnd() % 5);
+    *n = (uint16_t)(fx_rnd() % 5);
     *k = ra_arena_array(a, *n, sizeof **k);
     uint32_t t[8];
     rand_times(t, *n);
     for (uint16_t i = 0; i < *n; i++) {
-        uint32_t fl = rnd() % 4 == 0 ? 0 : LEGO_FLAG_ACTIVE;
+        uint32_t fl = fx_rnd() % 4 == 0 ? 0 : LEGO_FLAG_ACTIVE;
         (*k)[i].raw = t[i] | fl << 24;
         (*k)[i].x = (float)frand(lo, hi);
         (*k)[i].y = (float)frand(lo, hi);
@@ -166,37 +157,37 @@ static void rand_trans(ra_arena *a, lego_trans_key **k, uint16_t *n, double lo, 
 static void rand_node(ra_arena *a, lego_node *nd, int depth, int *count)
 {
     static const char *names[] = {"BODY", "HEAD", "ARM-RT", "*PEPPER", "-HELP", "", "RD", "HEAD"};
-    const char *nm = names[rnd() % 8];
+    const char *nm = names[fx_rnd() % 8];
     nd->name_len = (uint32_t)strlen(nm);
     nd->name = ra_arena_strndup(a, nm, nd->name_len);
     rand_trans(a, &nd->trans, &nd->num_trans, -2, 2);
     rand_trans(a, &nd->scale, &nd->num_scale, 0.5, 1.5);
-    nd->num_rot = (uint16_t)(rnd() % 6);
+    nd->num_rot = (uint16_t)(fx_rnd() % 6);
     nd->rot = ra_arena_array(a, nd->num_rot, sizeof *nd->rot);
     uint32_t t[8];
     rand_times(t, nd->num_rot);
     for (uint16_t i = 0; i < nd->num_rot; i++) {
         uint32_t fl = LEGO_FLAG_ACTIVE;
-        uint32_t r = rnd() % 10;
+        uint32_t r = fx_rnd() % 10;
         if (r == 0) fl |= LEGO_FLAG_SKIP;
         if (r == 1) fl |= LEGO_FLAG_NEGATE;
         ra_quat q = ra_q_normalize(ra_q(frand(-1, 1), frand(-1, 1), frand(-1, 1), frand(-1, 1)));
-        double sc = rnd() % 4 == 0 ? 1.7 : 1.0; /* non-unit quaternions are legal */
+        double sc = fx_rnd() % 4 == 0 ? 1.7 : 1.0; /* non-unit quaternions are legal */
         nd->rot[i].raw = t[i] | fl << 24;
         nd->rot[i].w = (float)(q.w * sc);
         nd->rot[i].x = (float)(q.x * sc);
         nd->rot[i].y = (float)(q.y * sc);
         nd->rot[i].z = (float)(q.z * sc);
     }
-    nd->num_morph = (uint16_t)(rnd() % 3);
+    nd->num_morph = (uint16_t)(fx_rnd() % 3);
     nd->morph = ra_arena_array(a, nd->num_morph, sizeof *nd->morph);
     rand_times(t, nd->num_morph);
     for (uint16_t i = 0; i < nd->num_morph; i++) {
         nd->morph[i].raw = t[i];
-        nd->morph[i].visible = (uint8_t)(rnd() % 2);
+        nd->morph[i].visible = (uint8_t)(fx_rnd() % 2);
     }
     (*count)++;
-    nd->num_children = depth < 3 ? rnd() % 3 : 0;
+    nd->num_children = depth < 3 ? fx_rnd() % 3 : 0;
     nd->children = ra_arena_array(a, nd->num_children, sizeof *nd->children);
     for (uint32_t i = 0; i < nd->num_children; i++) rand_node(a, &nd->children[i], depth + 1, count);
 }
@@ -215,13 +206,13 @@ static void random_files(int count)
         ani.actors = ra_arena_array(a, 2, sizeof *ani.actors);
         ani.actors[0] = (lego_actor){2, ra_arena_strndup(a, "RD", 2), 2};
         ani.actors[1] = (lego_actor){7, ra_arena_strndup(a, "*PEPPER", 7), 4};
-        ani.duration = (int32_t)(rnd() % 1500);
-        if (rnd() % 2) {
+        ani.duration = (int32_t)(fx_rnd() % 1500);
+        if (fx_rnd() % 2) {
             ani.parse_scene = 1;
             ani.camera = ra_arena_alloc(a, sizeof *ani.camera);
             rand_trans(a, &ani.camera->pos, &ani.camera->num_pos, -5, 5);
             rand_trans(a, &ani.camera->target, &ani.camera->num_target, -5, 5);
-            ani.camera->num_roll = (uint16_t)(rnd() % 3);
+            ani.camera->num_roll = (uint16_t)(fx_rnd() % 3);
             ani.camera->roll = ra_arena_array(a, ani.camera->num_roll, sizeof *ani.camera->roll);
             uint32_t t[8];
             rand_times(t, ani.camera->num_roll);
@@ -259,6 +250,12 @@ static void random_files(int count)
     }
 }
 
+static bool is_fixture(const char *n)
+{
+    size_t l = strlen(n);
+    return l > 4 && (strcmp(n + l - 4, ".ani") == 0 || strcmp(n + l - 4, ".anb") == 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -266,21 +263,8 @@ int main(int argc, char **argv)
         return 2;
     }
     snprintf(g_dir, sizeof g_dir, "%s", argv[1]);
-    DIR *d = opendir(g_dir);
-    CHECK(d != NULL, "fixture directory %s", g_dir);
-    int fixtures = 0;
-    if (d) {
-        struct dirent *de;
-        char names[64][256];
-        while ((de = readdir(d)) && fixtures < 64) {
-            const char *n = de->d_name;
-            size_t l = strlen(n);
-            if (l > 4 && (strcmp(n + l - 4, ".ani") == 0 || strcmp(n + l - 4, ".anb") == 0))
-                snprintf(names[fixtures++], 256, "%s", n);
-        }
-        closedir(d);
-        for (int i = 0; i < fixtures; i++) run_fixture(names[i]);
-    }
+    fx_rng = 12345;
+    int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
     CHECK(fixtures >= 10, "expected the LEGO fixtures, found %d", fixtures);
     const char *rn = getenv("RA_RANDOM_FILES");
     random_files(rn ? atoi(rn) : 200);

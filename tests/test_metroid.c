@@ -5,7 +5,6 @@
  * and the semantics check: at every frame and half frame the reference
  * evaluator (pose) and the keys played back as Assimp consumers play them
  * agree within 1e-4. */
-#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -249,25 +248,16 @@ static void run_fixture(const char *name)
 }
 
 /* ---- the encoder on random keys ------------------------------------------------------------------ */
-static uint32_t g_rng = 4242;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 17;
-    g_rng ^= g_rng << 5;
-    return g_rng;
-}
-static double frand(double lo, double hi) { return lo + (hi - lo) * (rnd() % 1000001) / 1000000.0; }
 
 static ra_vec3 rand_vec(double lo, double hi)
 {
-    double x = frand(lo, hi), y = frand(lo, hi), z = frand(lo, hi);
+    double x = fx_frand(lo, hi), y = fx_frand(lo, hi), z = fx_frand(lo, hi);
     return ra_v3(x, y, z);
 }
 
 static ra_quat rand_quat(void)
 {
-    double w = frand(-1, 1);
+    double w = fx_frand(-1, 1);
     ra_vec3 v = rand_vec(-1, 1);
     return ra_q_normalize(ra_q(w, v.x, v.y, v.z));
 }
@@ -287,14 +277,14 @@ static void make_keys(gen *g, mp_layout l, size_t bones, uint32_t keys, bool ski
     g->p.layout = l;
     g->p.interval = 1.0f / 30;
     g->p.root_bone = MP_ROOT_BONE;
-    g->p.looping = rnd() % 2;
-    g->p.evnt_id = rnd();
+    g->p.looping = fx_rnd() % 2;
+    g->p.evnt_id = fx_rnd();
     uint32_t *fr = ra_arena_array(g->ar, keys, sizeof *fr);
     uint32_t f = 0;
     bool v0 = l == MP_V0_MP1 || l == MP_V0_MP2;
     for (uint32_t j = 0; j < keys; j++) {
         fr[j] = f;
-        f += (!v0 && skip_frames && rnd() % 3 == 0) ? 1 + rnd() % 4 : 1;
+        f += (!v0 && skip_frames && fx_rnd() % 3 == 0) ? 1 + fx_rnd() % 4 : 1;
     }
     g->p.frames = fr;
     g->p.key_count = keys;
@@ -310,16 +300,16 @@ static void make_keys(gen *g, mp_layout l, size_t bones, uint32_t keys, bool ski
         for (uint32_t j = 0; j < keys; j++) {
             ra_vec3 axis = rand_vec(-1, 1);
             axis.z = 1;
-            double ang = frand(-0.3, 0.3);
-            cur = rnd() % 17 == 0 ? rand_quat() : ra_q_normalize(ra_q_mul(cur, ra_q_axis_angle(axis, ang)));
+            double ang = fx_frand(-0.3, 0.3);
+            cur = fx_rnd() % 17 == 0 ? rand_quat() : ra_q_normalize(ra_q_mul(cur, ra_q_axis_angle(axis, ang)));
             q[j] = cur;
             pos = ra_v3_add(pos, rand_vec(-0.2, 0.2));
             tr[j] = pos;
             sc[j] = rand_vec(0.5, 2);
         }
-        bool has_rot = !mp2 || rnd() % 4 != 0;
-        g->t[b] = (mp_encode_track){(uint32_t)(b * 3 + 3) % 100, has_rot ? q : NULL, rnd() % 3 ? tr : NULL,
-                                    mp2 && rnd() % 2 ? sc : NULL};
+        bool has_rot = !mp2 || fx_rnd() % 4 != 0;
+        g->t[b] = (mp_encode_track){(uint32_t)(b * 3 + 3) % 100, has_rot ? q : NULL, fx_rnd() % 3 ? tr : NULL,
+                                    mp2 && fx_rnd() % 2 ? sc : NULL};
         if (mp2 && !g->t[b].rot && !g->t[b].trans && !g->t[b].scale) g->t[b].trans = tr;
     }
 }
@@ -356,8 +346,8 @@ static void random_encodes(int count)
     for (int it = 0; it < count; it++) {
         mp_layout l = layouts[it % 6];
         gen g;
-        make_keys(&g, l, 1 + rnd() % 6, 2 + rnd() % 20, rnd() % 2);
-        g.p.pad_to = rnd() % 2 ? 32 : 0;
+        make_keys(&g, l, 1 + fx_rnd() % 6, 2 + fx_rnd() % 20, fx_rnd() % 2);
+        g.p.pad_to = fx_rnd() % 2 ? 32 : 0;
         char what[96];
         snprintf(what, sizeof what, "random %s file %d", mp_layout_name(l), it);
         mp_anim a;
@@ -399,7 +389,7 @@ static void random_encodes(int count)
 static void big_file(void)
 {
     gen g;
-    g_rng = 777; /* the same keys whatever ran before */
+    fx_rng = 777; /* the same keys whatever ran before */
     make_keys(&g, MP_V2_MP1, 60, 300, false);
     for (size_t b = 0; b < g.n; b++) g.t[b].bone_id = (uint32_t)b + 3;
     mp_anim a;
@@ -487,7 +477,7 @@ static void regressions(void)
     /* an EVNT id starting with 01 01 is still Prime 1; a Prime 2 channel without tracks; a
      * version 0 duration past the last frame holds frame 0 */
     gen g;
-    g_rng = 99;
+    fx_rng = 99;
     make_keys(&g, MP_V2_MP1, 2, 5, true);
     g.p.evnt_id = 0x0101ABCDu;
     mp_anim a;
@@ -601,6 +591,16 @@ static void skeleton_search(void)
     rmdir(tmp);
 }
 
+/* an ANIM, or a CINF that no ANIM of the folder takes as its skeleton */
+static bool is_fixture(const char *n)
+{
+    const char *dot = strrchr(n, '.');
+    if (!dot) return false;
+    bool anim = !strcmp(dot, ".anim") || !strcmp(dot, ".ANIM");
+    bool cinf = !strcmp(dot, ".cinf") || !strcmp(dot, ".CINF");
+    return anim || (cinf && !has_anim_partner(n));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -608,23 +608,8 @@ int main(int argc, char **argv)
         return 2;
     }
     snprintf(g_dir, sizeof g_dir, "%s", argv[1]);
-    DIR *d = opendir(g_dir);
-    CHECK(d != NULL, "fixture directory %s", g_dir);
-    int fixtures = 0;
-    if (d) {
-        struct dirent *de;
-        char names[64][256];
-        while ((de = readdir(d)) && fixtures < 64) {
-            const char *n = de->d_name;
-            const char *dot = strrchr(n, '.');
-            if (!dot) continue;
-            bool anim = !strcmp(dot, ".anim") || !strcmp(dot, ".ANIM");
-            bool cinf = !strcmp(dot, ".cinf") || !strcmp(dot, ".CINF");
-            if (anim || (cinf && !has_anim_partner(n))) snprintf(names[fixtures++], 256, "%s", n);
-        }
-        closedir(d);
-        for (int i = 0; i < fixtures; i++) run_fixture(names[i]);
-    }
+    fx_rng = 4242;
+    int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
     CHECK(fixtures >= 14, "expected the Metroid fixtures, found %d", fixtures);
     const char *rn = getenv("RA_RANDOM_FILES");
     random_encodes(rn ? atoi(rn) : 240);

@@ -8,7 +8,6 @@
  * (also with flip_y, transform_order=reverse and coords=native), a
  * byte-identical write(read(file)), and the same model written in the other
  * three layouts reading back to the same poses. */
-#include <dirent.h>
 #include <string.h>
 
 #include "ra_fixture.h"
@@ -363,15 +362,6 @@ static void run_fixture(const char *name)
 }
 
 /* ---- random files from our writer ---------------------------------------------------------------------- */
-static uint32_t g_rng = 777;
-static uint32_t rnd(void)
-{
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 17;
-    g_rng ^= g_rng << 5;
-    return g_rng;
-}
-static double frand(double lo, double hi) { return lo + (hi - lo) * (rnd() % 1000001) / 1000000.0; }
 
 /* Fills the channel's slots: keyed with probability 1/2 (at least one key),
  * chained, each key owning only its channel's fields. */
@@ -382,19 +372,19 @@ static void random_frames(ra_arena *ar, wog_anim *a, wog_frames *f, int kind, ui
     int32_t last = -1;
     for (uint32_t j = 0; j < a->num_frames; j++) {
         f->slot[j] = -1;
-        if (rnd() % 2 && !(j + 1 == a->num_frames && last < 0)) continue;
+        if (fx_rnd() % 2 && !(j + 1 == a->num_frames && last < 0)) continue;
         if (a->key_count == *kcap) {
             a->keys = ra_arena_grow(ar, a->keys, a->key_count, *kcap * 2, sizeof *a->keys);
             *kcap *= 2;
         }
         wog_keyframe *k = &a->keys[a->key_count];
-        *k = (wog_keyframe){-1, -1, -1, -1, -1, -1, 0, rnd() % 4 ? WOG_INTERP_LINEAR : WOG_INTERP_NONE};
-        if (kind == WOG_XFORM_SCALE) k->x = (float)frand(-2, 3), k->y = (float)frand(-2, 3);
-        if (kind == WOG_XFORM_TRANSLATE) k->x = (float)frand(-500, 500), k->y = (float)frand(-500, 500);
-        if (kind == WOG_XFORM_ROTATE) k->angle = (float)(rnd() % 5 == 0 ? frand(-2000, 2000) : frand(-200, 200));
-        if (kind == 3) k->alpha = (int32_t)(rnd() % 256);
-        if (kind == 4) k->color = (int32_t)rnd();
-        if (kind == 5) k->sound_str_idx = rnd() % 2 ? 1 : 7;
+        *k = (wog_keyframe){-1, -1, -1, -1, -1, -1, 0, fx_rnd() % 4 ? WOG_INTERP_LINEAR : WOG_INTERP_NONE};
+        if (kind == WOG_XFORM_SCALE) k->x = (float)fx_frand(-2, 3), k->y = (float)fx_frand(-2, 3);
+        if (kind == WOG_XFORM_TRANSLATE) k->x = (float)fx_frand(-500, 500), k->y = (float)fx_frand(-500, 500);
+        if (kind == WOG_XFORM_ROTATE) k->angle = (float)(fx_rnd() % 5 == 0 ? fx_frand(-2000, 2000) : fx_frand(-200, 200));
+        if (kind == 3) k->alpha = (int32_t)(fx_rnd() % 256);
+        if (kind == 4) k->color = (int32_t)fx_rnd();
+        if (kind == 5) k->sound_str_idx = fx_rnd() % 2 ? 1 : 7;
         if (last >= 0) a->keys[f->slot[last]].next_frame_index = (int32_t)j;
         f->slot[j] = (int32_t)a->key_count++;
         last = (int32_t)j;
@@ -404,27 +394,27 @@ static void random_frames(ra_arena *ar, wog_anim *a, wog_frames *f, int kind, ui
 static void random_anim(ra_arena *ar, wog_anim *a, bool canonical)
 {
     memset(a, 0, sizeof *a);
-    a->num_frames = 1 + rnd() % 12;
+    a->num_frames = 1 + fx_rnd() % 12;
     a->frame_times = ra_arena_array(ar, a->num_frames, sizeof *a->frame_times);
     /* Times on a 1/64 s grid: a step is baked as a 0.1 ms ramp before it,
      * and the 1/120 s samples of the semantics check then never fall inside
      * one (they meet a step either exactly or at least 1 ms away). */
-    float t = rnd() % 3 ? 0 : (float)(rnd() % 32) / 64;
+    float t = fx_rnd() % 3 ? 0 : (float)(fx_rnd() % 32) / 64;
     for (uint32_t j = 0; j < a->num_frames; j++) {
         a->frame_times[j] = t;
-        t += rnd() % 6 ? (float)(1 + rnd() % 64) / 64 : 0; /* the odd duplicate time */
+        t += fx_rnd() % 6 ? (float)(1 + fx_rnd() % 64) / 64 : 0; /* the odd duplicate time */
     }
-    a->has_transform = rnd() % 8 != 0;
-    a->num_transforms = canonical ? 3 : rnd() % 5;
+    a->has_transform = fx_rnd() % 8 != 0;
+    a->num_transforms = canonical ? 3 : fx_rnd() % 5;
     a->transform_types = ra_arena_array(ar, a->num_transforms, sizeof *a->transform_types);
-    for (uint32_t i = 0; i < a->num_transforms; i++) a->transform_types[i] = canonical ? (int32_t)i : (int32_t)(rnd() % 3);
+    for (uint32_t i = 0; i < a->num_transforms; i++) a->transform_types[i] = canonical ? (int32_t)i : (int32_t)(fx_rnd() % 3);
     uint32_t kcap = 16;
     a->keys = ra_arena_array(ar, kcap, sizeof *a->keys);
     a->xform = ra_arena_array(ar, a->num_transforms, sizeof *a->xform);
     for (uint32_t i = 0; a->has_transform && i < a->num_transforms; i++)
         random_frames(ar, a, &a->xform[i], a->transform_types[i], &kcap);
     if (!a->has_transform) a->xform = NULL;
-    a->has_alpha = rnd() % 2, a->has_color = rnd() % 2, a->has_sound = rnd() % 3 == 0;
+    a->has_alpha = fx_rnd() % 2, a->has_color = fx_rnd() % 2, a->has_sound = fx_rnd() % 3 == 0;
     a->alpha.present = a->color.present = a->sound.present = true;
     if (a->has_alpha) random_frames(ar, a, &a->alpha, 3, &kcap);
     if (a->has_color) random_frames(ar, a, &a->color, 4, &kcap);
@@ -445,7 +435,7 @@ static void random_files(int count)
         wog_anim a;
         memset(&m, 0, sizeof m);
         if (movie) {
-            m.num_actors = 1 + rnd() % 4;
+            m.num_actors = 1 + fx_rnd() % 4;
             m.actors = ra_arena_array(ar, m.num_actors, sizeof *m.actors);
             m.anims = ra_arena_array(ar, m.num_actors, sizeof *m.anims);
             static const char table[28] = "\0IMAGE_A\0$TEXT_B\0FONT_C\0\0\0\0";
@@ -453,12 +443,12 @@ static void random_files(int count)
             m.strings = ra_arena_alloc(ar, 28);
             memcpy(m.strings, table, 28);
             for (uint32_t i = 0; i < m.num_actors; i++) {
-                bool text = rnd() % 2;
+                bool text = fx_rnd() % 2;
                 m.actors[i] = (wog_actor){text, text ? 0 : 1, text ? 9 : 0, text ? 17 : 0, text ? 300.f : -1.f,
-                                          text ? 200.f : -1.f, (int32_t)(rnd() % 3), (float)(rnd() % 3)};
+                                          text ? 200.f : -1.f, (int32_t)(fx_rnd() % 3), (float)(fx_rnd() % 3)};
                 random_anim(ar, &m.anims[i], canonical);
             }
-            m.length = (float)(32 + rnd() % 700) / 64;
+            m.length = (float)(32 + fx_rnd() % 700) / 64;
         } else {
             random_anim(ar, &a, canonical);
         }
@@ -617,6 +607,13 @@ static void regressions(void)
     }
 }
 
+/* the layouts' extensions: .binltl, .binltl64, .binuni, .binbig */
+static bool is_fixture(const char *n)
+{
+    const char *x = strrchr(n, '.');
+    return x && strncmp(x, ".bin", 4) == 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -624,22 +621,8 @@ int main(int argc, char **argv)
         return 2;
     }
     g_dir = argv[1];
-    DIR *d = opendir(g_dir);
-    CHECK(d != NULL, "cannot open %s", g_dir);
-    int fixtures = 0;
-    if (d) {
-        char names[128][256];
-        int n = 0;
-        struct dirent *de;
-        while ((de = readdir(d)) && n < 128) {
-            const char *x = strrchr(de->d_name, '.');
-            if (!x || strncmp(x, ".bin", 4) != 0) continue;
-            snprintf(names[n++], sizeof names[0], "%s", de->d_name);
-        }
-        closedir(d);
-        qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
-        for (int i = 0; i < n; i++, fixtures++) run_fixture(names[i]);
-    }
+    fx_rng = 777;
+    int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
     CHECK(fixtures >= 17, "only %d fixtures", fixtures);
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
