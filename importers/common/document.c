@@ -77,6 +77,7 @@ extern const ra_format ra_format_metroid_anim;
 extern const ra_format ra_format_metroid_cinf;
 extern const ra_format ra_format_wog_anim;
 extern const ra_format ra_format_wog_movie;
+extern const ra_format ra_format_niff;
 
 static const ra_format *const g_formats[] = {
     &ra_format_lego_ani,
@@ -85,6 +86,7 @@ static const ra_format *const g_formats[] = {
     &ra_format_metroid_cinf,
     &ra_format_wog_anim,
     &ra_format_wog_movie,
+    &ra_format_niff,
 };
 
 const ra_format *const *ra_formats(size_t *count)

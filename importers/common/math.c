@@ -222,6 +222,42 @@ double ra_m4_max_abs_diff(const ra_mat4 *a, const ra_mat4 *b)
     return d;
 }
 
+ra_mat4 ra_m4_from_columns(ra_vec3 x, ra_vec3 y, ra_vec3 z, ra_vec3 t)
+{
+    ra_mat4 r = ra_m4_identity();
+    const ra_vec3 c[4] = {x, y, z, t};
+    for (int k = 0; k < 4; k++) {
+        r.m[0][k] = c[k].x;
+        r.m[1][k] = c[k].y;
+        r.m[2][k] = c[k].z;
+    }
+    return r;
+}
+
+bool ra_m4_invert_affine(const ra_mat4 *m, ra_mat4 *out)
+{
+    const double(*a)[4] = m->m;
+    double c00 = a[1][1] * a[2][2] - a[1][2] * a[2][1], c01 = a[1][2] * a[2][0] - a[1][0] * a[2][2],
+           c02 = a[1][0] * a[2][1] - a[1][1] * a[2][0];
+    double det = a[0][0] * c00 + a[0][1] * c01 + a[0][2] * c02;
+    if (!(fabs(det) > 1e-300)) return false;
+    double id = 1.0 / det;
+    ra_mat4 r = ra_m4_identity();
+    r.m[0][0] = c00 * id;
+    r.m[1][0] = c01 * id;
+    r.m[2][0] = c02 * id;
+    r.m[0][1] = (a[0][2] * a[2][1] - a[0][1] * a[2][2]) * id;
+    r.m[1][1] = (a[0][0] * a[2][2] - a[0][2] * a[2][0]) * id;
+    r.m[2][1] = (a[0][1] * a[2][0] - a[0][0] * a[2][1]) * id;
+    r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * id;
+    r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * id;
+    r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * id;
+    for (int i = 0; i < 3; i++)
+        r.m[i][3] = -(r.m[i][0] * a[0][3] + r.m[i][1] * a[1][3] + r.m[i][2] * a[2][3]);
+    *out = r;
+    return true;
+}
+
 ra_mat4 ra_m4_mirror_z(const ra_mat4 *m)
 {
     ra_mat4 r = *m;

@@ -62,6 +62,10 @@ ra_mat4 ra_m4_translation(ra_vec3 t);
 /* Splits an affine matrix into T, R, S (positive scale unless det < 0, then
  * x scale is negated).  Returns false if the matrix is singular. */
 bool ra_m4_decompose(const ra_mat4 *m, ra_vec3 *t, ra_quat *r, ra_vec3 *s);
+/* The matrix whose columns are the axes x, y, z and the origin t. */
+ra_mat4 ra_m4_from_columns(ra_vec3 x, ra_vec3 y, ra_vec3 z, ra_vec3 t);
+/* Inverse of an affine matrix (last row 0 0 0 1); false if it is singular. */
+bool ra_m4_invert_affine(const ra_mat4 *m, ra_mat4 *out);
 ra_vec3 ra_m4_apply_point(const ra_mat4 *m, ra_vec3 p);
 double ra_m4_max_abs_diff(const ra_mat4 *a, const ra_mat4 *b);
 /* The mirror F*M*F with F = diag(1,1,-1,1): converts between a left-handed and

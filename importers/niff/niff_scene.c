@@ -1,0 +1,1357 @@
+/* NIFF: playback rules (test_models/niff/RULES.md, README "NIFF"), the
+ * reference evaluator `pose` and to_scene, plus the format's registry entry.
+ *
+ * Every object's local transform is a function of the NIFF frame number
+ * given by its AnimGroup (STATIC/CONST, FULL, KEY chains, NIFF 2 channels,
+ * billboards).  to_scene bakes each of them, and each camera placed by its
+ * eye, look-at and up objects, into keys that linear/slerp playback follows
+ * within the baker's tolerances. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retroanim/niff.h"
+
+#define FMT "niff"
+/* Most breakpoints one load bakes (loops repeated inside a long scene,
+ * cameras and billboards sampled at every key of the scene). */
+#define NIFF_MAX_BREAKS (1u << 20)
+#define NIFF_MAX_BILLBOARD_DEPTH 4096
+
+enum { G_IDENTITY, G_CONST, G_FULL, G_KEY, G_CHANNELS, G_BILLBOARD };
+
+typedef struct gplay {
+    const niff_group *g;
+    int kind;
+    uint8_t axes[3];    /* Euler axes in application order */
+    uint32_t *order;    /* KEY: the chain (indices into anims) */
+    uint32_t n;         /* KEY: chain length; FULL: anim_num */
+    double period;      /* frames (0: constant) */
+    uint32_t loop;      /* anim_loop */
+    double base[9];     /* Anim(0): tx ty tz rx ry rz sx sy sz (identity without one) */
+    const niff_anim *bb; /* billboard Anim */
+} gplay;
+
+typedef struct nstate {
+    const niff_file *f;
+    double fps;
+    int32_t *obj_node;   /* ObjList index -> scene node */
+    int32_t *node_obj;   /* scene node -> ObjList index, or -1 */
+    int32_t *node_cam;   /* scene node -> CamList index, or -1 */
+    int32_t *bb_look, *bb_up; /* billboard node -> nodes of its targets (-1: none) */
+    gplay *gp;           /* per AnimGroup */
+    const gplay **node_gp; /* scene node -> its group's playback, or NULL */
+    int *up_mode;        /* per camera: UP_RELATIVE, UP_DIRECTION, UP_FIXED */
+    int32_t *parent;     /* scene node -> parent node (-1 for the root) */
+    size_t node_count;
+} nstate;
+
+enum { UP_RELATIVE, UP_DIRECTION, UP_FIXED };
+
+static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
+
+const niff_file *niff_document_file(const ra_document *doc)
+{
+    return doc && doc->format && strcmp(doc->format->id, FMT) == 0 ? doc->model : NULL;
+}
+
+/* ---- rotation orders (NOTES §2) ------------------------------------------------------------------------ */
+static const struct {
+    uint32_t code;
+    const char *name;
+    uint8_t axes[3]; /* application order */
+} rot_orders[6] = {{0x00010203, "XYZ", {0, 1, 2}}, {0x00010302, "XZY", {0, 2, 1}}, {0x00020103, "YXZ", {1, 0, 2}},
+                   {0x00030102, "YZX", {1, 2, 0}}, {0x00020301, "ZXY", {2, 0, 1}}, {0x00030201, "ZYX", {2, 1, 0}}};
+
+static int rot_order_index(uint32_t code)
+{
+    for (int i = 0; i < 6; i++)
+        if (rot_orders[i].code == code) return i;
+    return -1;
+}
+
+static ra_quat euler_quat(const uint8_t axes[3], const double r[3])
+{
+    ra_quat q = ra_q_identity();
+    for (int i = 0; i < 3; i++) {
+        int a = axes[i];
+        double h = 0.5 * r[a];
+        ra_quat qa = ra_q(cos(h), a == 0 ? sin(h) : 0, a == 1 ? sin(h) : 0, a == 2 ? sin(h) : 0);
+        q = ra_q_mul(qa, q); /* the later axis multiplies from the left */
+    }
+    return q;
+}
+
+/* ---- curves ---------------------------------------------------------------------------------------------- */
+static double ease(uint32_t interp, double u)
+{
+    switch (interp) {
+    case NIFF_INTERP_STATIC: return 0;
+    case NIFF_INTERP_SLOWIN: return u + u * u - u * u * u;
+    case NIFF_INTERP_SLOWOUT: return 2 * u * u - u * u * u;
+    case NIFF_INTERP_SLOW: return 3 * u * u - 2 * u * u * u;
+    default: return u;
+    }
+}
+/* the largest slope of ease() on [0, 1] (for cutting long rotations) */
+static double ease_slope(uint32_t interp)
+{
+    return interp == NIFF_INTERP_STATIC ? 0 : interp == NIFF_INTERP_SLOW ? 1.5 : interp == NIFF_INTERP_SLOWIN || interp == NIFF_INTERP_SLOWOUT ? 4.0 / 3.0 : 1.0;
+}
+
+static void anim_values(const niff_anim *a, double v[9])
+{
+    for (int i = 0; i < 3; i++) {
+        v[i] = a->t[i];
+        v[3 + i] = a->r[i];
+        v[6 + i] = a->s[i];
+    }
+}
+
+static bool is_trs_tag(uint32_t tag)
+{
+    return tag == NIFF_TAG_ANIM_STATIC || tag == NIFF_TAG_ANIM_CONST || tag == NIFF_TAG_ANIM_FULL ||
+           tag == NIFF_TAG_ANIM_KEY;
+}
+
+/* The frame inside the group's loop. */
+static double loop_frame(const gplay *gp, double f)
+{
+    if (!(f > 0)) return 0;
+    double p = gp->period;
+    if (!(p > 0)) return f;
+    if (gp->loop == 0) return fmod(f, p);
+    return f < p * gp->loop ? fmod(f, p) : p;
+}
+
+/* Channel key search: the last key with key <= f (-1 before the first). */
+static int64_t find_chkey(const niff_chkey *k, uint32_t n, double f)
+{
+    int64_t lo = 0, hi = (int64_t)n - 1, r = -1;
+    while (lo <= hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (k[mid].key <= f) {
+            r = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return r;
+}
+
+static void channel_eval(const niff_chkey *k, uint32_t n, unsigned nv, double f, double *out)
+{
+    int64_t i = find_chkey(k, n, f);
+    if (i < 0) i = 0;
+    const niff_chkey *a = &k[i];
+    if ((uint32_t)i + 1 >= n || f <= a->key || a->interp == NIFF2_INTERP_CONST) {
+        for (unsigned c = 0; c < nv; c++) out[c] = a->v[c];
+        return;
+    }
+    const niff_chkey *b = &k[i + 1];
+    double span = (double)b->key - a->key, u = (f - a->key) / span;
+    for (unsigned c = 0; c < nv; c++) {
+        if (a->interp == NIFF2_INTERP_HERMITE) {
+            double u2 = u * u, u3 = u2 * u;
+            out[c] = (2 * u3 - 3 * u2 + 1) * a->v[c] + (u3 - 2 * u2 + u) * span * a->d[c] +
+                     (-2 * u3 + 3 * u2) * b->v[c] + (u3 - u2) * span * b->d[c];
+        } else {
+            out[c] = a->v[c] + (b->v[c] - a->v[c]) * u;
+        }
+    }
+}
+
+/* Local transform of a non-billboard group at frame f. */
+static ra_trs group_trs(const gplay *gp, double f)
+{
+    double v[9];
+    memcpy(v, gp->base, sizeof v);
+    ra_quat q;
+    bool have_q = false;
+    double lf = loop_frame(gp, f);
+    const niff_group *g = gp->g;
+    if (gp->kind == G_FULL && gp->n) {
+        double fl = floor(lf);
+        uint32_t i = fl >= gp->n - 1 ? gp->n - 1 : (uint32_t)fl;
+        double u = lf - i;
+        anim_values(&g->anims[i], v);
+        if (i + 1 < gp->n && u > 0) {
+            double w[9];
+            anim_values(&g->anims[i + 1], w);
+            for (int c = 0; c < 9; c++) v[c] += (w[c] - v[c]) * u;
+        }
+    } else if (gp->kind == G_KEY && gp->n) {
+        const niff_anim *an = g->anims;
+        uint32_t lo = 0, hi = gp->n - 1;
+        if (lf <= an[gp->order[0]].key) {
+            hi = 0;
+        } else if (lf >= an[gp->order[hi]].key) {
+            lo = hi;
+        } else {
+            while (hi - lo > 1) {
+                uint32_t mid = (lo + hi) / 2;
+                if (an[gp->order[mid]].key <= lf) lo = mid;
+                else hi = mid;
+            }
+        }
+        const niff_anim *a = &an[gp->order[lo]];
+        anim_values(a, v);
+        if (hi > lo) {
+            const niff_anim *b = &an[gp->order[hi]];
+            double s = ease(a->interp, (lf - a->key) / ((double)b->key - a->key)), w[9];
+            anim_values(b, w);
+            for (int c = 0; c < 9; c++) v[c] += (w[c] - v[c]) * s;
+        }
+    } else if (gp->kind == G_CHANNELS) {
+        const niff_channels *ch = &g->ch;
+        double out[6];
+        if (ch->count[NIFF_CH_TRANSLATION]) channel_eval(ch->keys[NIFF_CH_TRANSLATION], ch->count[NIFF_CH_TRANSLATION], 3, lf, v);
+        int sc = ch->count[NIFF_CH_CLASSICAL_SCALE] ? NIFF_CH_CLASSICAL_SCALE : NIFF_CH_UNIQUE_SCALE;
+        if (ch->count[sc]) channel_eval(ch->keys[sc], ch->count[sc], 3, lf, v + 6);
+        if (ch->count[NIFF_CH_ROTATE_X] || ch->count[NIFF_CH_ROTATE_Y] || ch->count[NIFF_CH_ROTATE_Z]) {
+            for (int a = 0; a < 3; a++) {
+                v[3 + a] = 0;
+                if (ch->count[NIFF_CH_ROTATE_X + a])
+                    channel_eval(ch->keys[NIFF_CH_ROTATE_X + a], ch->count[NIFF_CH_ROTATE_X + a], 1, lf, v + 3 + a);
+            }
+        } else if (ch->count[NIFF_CH_ROTATE_AXIS]) {
+            channel_eval(ch->keys[NIFF_CH_ROTATE_AXIS], ch->count[NIFF_CH_ROTATE_AXIS], 4, lf, out);
+            ra_vec3 axis = ra_v3(out[0], out[1], out[2]);
+            double l = ra_v3_len(axis);
+            q = l > 0 ? ra_q_axis_angle(ra_v3_scale(axis, 1 / l), out[3]) : ra_q_identity();
+            have_q = true;
+        } else if (ch->count[NIFF_CH_ORIENTATION_XY]) {
+            channel_eval(ch->keys[NIFF_CH_ORIENTATION_XY], ch->count[NIFF_CH_ORIENTATION_XY], 6, lf, out);
+            ra_vec3 x = ra_v3(out[0], out[1], out[2]), y = ra_v3(out[3], out[4], out[5]);
+            double lx = ra_v3_len(x);
+            q = ra_q_identity();
+            if (lx > 0) {
+                x = ra_v3_scale(x, 1 / lx);
+                y = ra_v3_sub(y, ra_v3_scale(x, ra_v3_dot(y, x)));
+                double ly = ra_v3_len(y);
+                if (ly > 0) {
+                    y = ra_v3_scale(y, 1 / ly);
+                    ra_mat4 m = ra_m4_from_columns(x, y, ra_v3_cross(x, y), ra_v3(0, 0, 0));
+                    ra_vec3 t, s;
+                    if (!ra_m4_decompose(&m, &t, &q, &s)) q = ra_q_identity();
+                }
+            }
+            have_q = true;
+        }
+    }
+    ra_trs r;
+    r.t = ra_v3(v[0], v[1], v[2]);
+    r.r = have_q ? q : euler_quat(gp->axes, v + 3);
+    r.s = ra_v3(v[6], v[7], v[8]);
+    return r;
+}
+
+/* ---- the world at a frame -------------------------------------------------------------------------------- */
+static ra_vec3 origin(const ra_mat4 *m) { return ra_v3(m->m[0][3], m->m[1][3], m->m[2][3]); }
+
+static bool unit(ra_vec3 *v, double eps)
+{
+    double l = ra_v3_len(*v);
+    if (!(l > eps)) return false;
+    *v = ra_v3_scale(*v, 1 / l);
+    return true;
+}
+
+/* World matrix of a frame with +Z toward `toward` (billboard) or -Z
+ * (camera), +Y toward `up`; rotation identity when degenerate. */
+static ra_mat4 aim(ra_vec3 at, ra_vec3 dir, ra_vec3 up, bool camera)
+{
+    ra_vec3 z = camera ? ra_v3_scale(dir, -1) : dir, x;
+    if (!unit(&z, 1e-9) || (x = ra_v3_cross(up, z), !unit(&x, 1e-9))) return ra_m4_translation(at);
+    return ra_m4_from_columns(x, ra_v3_cross(z, x), z, at);
+}
+
+
+typedef struct wctx {
+    const nstate *st;
+    double f;
+    ra_mat4 *world;
+    uint8_t *state; /* per node: 0 to do, 1 in progress, 2 done */
+    bool cycle;     /* a billboard depends on itself */
+} wctx;
+
+static ra_vec3 target_origin(wctx *w, int32_t node, ra_vec3 fallback, int depth);
+
+static const ra_mat4 *world_of(wctx *w, int32_t node, int depth)
+{
+    const nstate *st = w->st;
+    if (w->state[node] == 2) return &w->world[node];
+    if (w->state[node] == 1 || depth > NIFF_MAX_BILLBOARD_DEPTH) {
+        w->cycle = true;
+        w->world[node] = ra_m4_identity();
+        return &w->world[node];
+    }
+    w->state[node] = 1;
+    int32_t p = st->parent[node];
+    ra_mat4 pw = p >= 0 ? *world_of(w, p, depth + 1) : ra_m4_identity();
+    ra_mat4 local = ra_m4_identity();
+    const gplay *gp = st->node_gp[node];
+    int32_t cam = st->node_cam[node];
+    if (cam >= 0) {
+        const niff_cam *c = &st->f->cams[cam];
+        ra_vec3 zero = ra_v3(0, 0, 0);
+        ra_vec3 e = c->eye_obj != NIFF_NONE ? target_origin(w, st->obj_node[c->eye_obj], zero, depth) : zero;
+        ra_vec3 l = c->lookat_obj != NIFF_NONE ? target_origin(w, st->obj_node[c->lookat_obj], zero, depth)
+                                               : ra_v3_add(e, ra_v3(0, 0, -1));
+        ra_vec3 u = c->up_obj != NIFF_NONE ? target_origin(w, st->obj_node[c->up_obj], zero, depth) : zero;
+        int mode = st->up_mode[cam];
+        ra_vec3 up = mode == UP_RELATIVE ? ra_v3_sub(u, e) : mode == UP_DIRECTION ? u : ra_v3(0, 1, 0);
+        local = aim(e, ra_v3_sub(l, e), up, true);
+    } else if (gp && gp->kind == G_BILLBOARD) {
+        ra_vec3 s = origin(&pw);
+        int32_t ln = st->bb_look[node], un = st->bb_up[node];
+        ra_vec3 l = ln >= 0 ? target_origin(w, ln, s, depth) : s;
+        ra_vec3 y0 = ra_v3_sub(un >= 0 ? target_origin(w, un, s, depth) : s, s);
+        ra_vec3 pt, ps;
+        ra_quat pq;
+        if (unit(&y0, 0) && ra_m4_decompose(&pw, &pt, &pq, &ps)) {
+            /* the aimed rotation relative to the parent's world rotation; the
+             * parent's scale still applies (a TRS node cannot undo a shear) */
+            ra_mat4 wm = aim(ra_v3(0, 0, 0), ra_v3_sub(l, s), y0, false), pr = ra_m4_from_quat(ra_q_conj(pq));
+            local = ra_m4_mul(&pr, &wm);
+        }
+    } else if (gp) {
+        ra_trs r = group_trs(gp, w->f);
+        local = ra_m4_compose(r.t, r.r, r.s);
+    }
+    w->world[node] = ra_m4_mul(&pw, &local);
+    w->state[node] = 2;
+    return &w->world[node];
+}
+
+static ra_vec3 target_origin(wctx *w, int32_t node, ra_vec3 fallback, int depth)
+{
+    if (node < 0) return fallback;
+    const ra_mat4 *m = world_of(w, node, depth + 1);
+    return origin(m);
+}
+
+/* Every node's world matrix at frame f; false if a billboard depends on itself. */
+static bool eval_world(const nstate *st, double f, ra_mat4 *world, uint8_t *state)
+{
+    memset(state, 0, st->node_count);
+    wctx w = {st, f, world, state, false};
+    for (size_t n = 0; n < st->node_count; n++) world_of(&w, (int32_t)n, 0);
+    return !w.cycle;
+}
+
+/* Seconds to NIFF frames; a time that is a whole frame up to rounding
+ * (62/60 s * 30) is that frame, so the value at a step is the one after it. */
+static double to_frame(const nstate *st, double t)
+{
+    double f = t * st->fps, r = nearbyint(f);
+    return fabs(f - r) < 1e-6 ? r : f;
+}
+
+static ra_status niff_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
+{
+    (void)anim;
+    const nstate *st = doc->state;
+    uint8_t *state = malloc(st->node_count ? st->node_count : 1);
+    if (!state) return nomem(err);
+    eval_world(st, to_frame(st, t), world, state);
+    free(state);
+    return RA_OK;
+}
+
+/* ---- baking ---------------------------------------------------------------------------------------------- */
+typedef struct dbuf {
+    double *v;
+    size_t n, cap;
+} dbuf;
+
+static bool dpush(dbuf *b, double v)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        double *nv = realloc(b->v, cap * sizeof *nv);
+        if (!nv) return false;
+        b->v = nv;
+        b->cap = cap;
+    }
+    b->v[b->n++] = v;
+    return true;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Breakpoints of [a, b] cut so that no piece turns more than 90 degrees
+ * (`turn` bounds the rotation over the segment, radians). */
+static bool push_segment(dbuf *b, double fa, double fb, double turn)
+{
+    if (!dpush(b, fa)) return false;
+    double n = ceil(turn / (RA_PI / 2));
+    if (n > 4096) n = 4096;
+    for (double m = 1; m < n; m++)
+        if (!dpush(b, fa + (fb - fa) * m / n)) return false;
+    return true;
+}
+
+static double chan_turn(const niff_chkey *a, const niff_chkey *b, unsigned first, unsigned count)
+{
+    if (a->interp == NIFF2_INTERP_CONST) return 0;
+    double span = (double)b->key - a->key, t = 0;
+    for (unsigned c = first; c < first + count; c++) {
+        double dv = fabs((double)b->v[c] - a->v[c]);
+        t += a->interp == NIFF2_INTERP_HERMITE ? 1.5 * dv + span * (fabs(a->d[c]) + fabs(b->d[c])) : dv;
+    }
+    return t;
+}
+
+/* One period of a group's breakpoints, in frames. */
+static bool group_breaks(const gplay *gp, dbuf *b)
+{
+    const niff_group *g = gp->g;
+    if (!dpush(b, 0)) return false;
+    if (gp->kind == G_FULL) {
+        for (uint32_t i = 0; i + 1 < gp->n; i++) {
+            double turn = 0;
+            for (int c = 0; c < 3; c++) turn += fabs((double)g->anims[i + 1].r[c] - g->anims[i].r[c]);
+            if (!push_segment(b, i, i + 1, turn)) return false;
+        }
+        return dpush(b, gp->n ? gp->n - 1 : 0);
+    }
+    if (gp->kind == G_KEY) {
+        for (uint32_t i = 0; i < gp->n; i++) {
+            const niff_anim *a = &g->anims[gp->order[i]];
+            if (i + 1 == gp->n) return dpush(b, a->key);
+            const niff_anim *n = &g->anims[gp->order[i + 1]];
+            double turn = 0;
+            for (int c = 0; c < 3; c++) turn += fabs((double)n->r[c] - a->r[c]);
+            if (!push_segment(b, a->key, n->key, turn * ease_slope(a->interp))) return false;
+        }
+        return true;
+    }
+    if (gp->kind == G_CHANNELS) {
+        for (int c = 0; c < NIFF_CH_COUNT; c++) {
+            const niff_chkey *k = g->ch.keys[c];
+            for (uint32_t i = 0; i < g->ch.count[c]; i++) {
+                double turn = 0;
+                if (i + 1 < g->ch.count[c]) {
+                    if (c >= NIFF_CH_ROTATE_X && c <= NIFF_CH_ROTATE_Z) turn = chan_turn(&k[i], &k[i + 1], 0, 1);
+                    if (c == NIFF_CH_ROTATE_AXIS) turn = chan_turn(&k[i], &k[i + 1], 3, 1) + RA_PI * chan_turn(&k[i], &k[i + 1], 0, 3);
+                    if (c == NIFF_CH_ORIENTATION_XY) turn = RA_PI * chan_turn(&k[i], &k[i + 1], 0, 6);
+                }
+                if (!push_segment(b, k[i].key, i + 1 < g->ch.count[c] ? k[i + 1].key : k[i].key, turn)) return false;
+            }
+        }
+        return true;
+    }
+    return true;
+}
+
+/* How many periods of the group play inside `dur` frames. */
+static double group_cycles(const gplay *gp, double dur)
+{
+    if (!(gp->period > 0)) return 1;
+    double c = ceil(dur / gp->period);
+    if (gp->loop && c > gp->loop) c = gp->loop;
+    return c < 1 ? 1 : c;
+}
+
+/* The group's breakpoints over the scene (seconds), repeated per period. */
+static ra_status scene_breaks(const gplay *gp, double dur, double fps, dbuf *out, double *budget, ra_error *err)
+{
+    dbuf one = {0};
+    if (!group_breaks(gp, &one)) {
+        free(one.v);
+        return nomem(err);
+    }
+    qsort(one.v, one.n, sizeof *one.v, cmp_double);
+    double cycles = group_cycles(gp, dur);
+    if (cycles * (one.n + 1) > *budget) {
+        free(one.v);
+        return ra_fail(err, RA_ERR_LIMIT, FMT, gp->g->offset, "anim_loop",
+                       "more than %u keys to bake (an AnimGroup of %.9g frames plays %.0f times in the scene's %.9g "
+                       "frames)",
+                       NIFF_MAX_BREAKS, gp->period, cycles, dur);
+    }
+    *budget -= cycles * (one.n + 1);
+    bool ok = true;
+    for (double c = 0; c < cycles && ok; c++) {
+        double off = c * gp->period;
+        for (size_t i = 0; i < one.n && ok; i++)
+            if (off + one.v[i] <= dur) ok = dpush(out, (off + one.v[i]) / fps);
+    }
+    if (ok && gp->period > 0) ok = dpush(out, dur / fps); /* a loop cut by the end of the scene */
+    free(one.v);
+    return ok ? RA_OK : nomem(err);
+}
+
+typedef struct bake_ctx {
+    const nstate *st;
+    int32_t node;
+    ra_mat4 *world;
+    uint8_t *state;
+} bake_ctx;
+
+static ra_trs trs_of(const ra_mat4 *m)
+{
+    ra_trs r;
+    if (!ra_m4_decompose(m, &r.t, &r.r, &r.s)) {
+        r.t = origin(m);
+        r.r = ra_q_identity();
+        r.s = ra_v3(0, 0, 0);
+    }
+    return r;
+}
+
+static ra_trs bake_eval(const void *vctx, double t)
+{
+    const bake_ctx *c = vctx;
+    const nstate *st = c->st;
+    const gplay *gp = st->node_gp[c->node];
+    double f = to_frame(st, t);
+    if (gp && gp->kind != G_BILLBOARD && st->node_cam[c->node] < 0) return group_trs(gp, f);
+    /* only the nodes this one depends on */
+    memset(c->state, 0, st->node_count);
+    wctx w = {st, f, c->world, c->state, false};
+    world_of(&w, c->node, 0);
+    int32_t p = st->parent[c->node];
+    if (p < 0) return trs_of(&c->world[c->node]);
+    ra_mat4 inv, local;
+    if (!ra_m4_invert_affine(&c->world[p], &inv)) return trs_of(&c->world[c->node]);
+    local = ra_m4_mul(&inv, &c->world[c->node]);
+    return trs_of(&local);
+}
+
+/* ---- building the playback of each group ----------------------------------------------------------------- */
+typedef struct keyref {
+    uint32_t key, index;
+} keyref;
+
+static int cmp_keyref(const void *x, const void *y)
+{
+    const keyref *a = x, *b = y;
+    return a->key != b->key ? (a->key < b->key ? -1 : 1) : (a->index < b->index ? -1 : a->index > b->index);
+}
+
+/* The KEY chain from Anim(0) (RULES.md "KEY"). */
+static ra_status key_chain(ra_document *doc, gplay *gp, size_t *unused, ra_error *err)
+{
+    const niff_group *g = gp->g;
+    uint32_t n = g->anim_num;
+    keyref *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    uint8_t *seen = calloc(n ? n : 1, 1);
+    gp->order = ra_arena_array(doc->arena, n, sizeof *gp->order);
+    if (!sorted || !seen || !gp->order) {
+        free(sorted);
+        free(seen);
+        return nomem(err);
+    }
+    for (uint32_t i = 0; i < n; i++) sorted[i] = (keyref){g->anims[i].key, i};
+    qsort(sorted, n, sizeof *sorted, cmp_keyref);
+    ra_status rs = RA_OK;
+    uint32_t cur = 0;
+    gp->n = 0;
+    while (n) {
+        gp->order[gp->n++] = cur;
+        seen[cur] = 1;
+        const niff_anim *a = &g->anims[cur];
+        if (a->next_key == NIFF_NONE) break;
+        int64_t next = -1;
+        if (a->next_key > a->key) {
+            if (cur + 1 < n && g->anims[cur + 1].key == a->next_key && !seen[cur + 1]) {
+                next = cur + 1;
+            } else {
+                size_t lo = 0, hi = n;
+                while (lo < hi) {
+                    size_t mid = (lo + hi) / 2;
+                    if (sorted[mid].key < a->next_key) lo = mid + 1;
+                    else hi = mid;
+                }
+                for (; lo < n && sorted[lo].key == a->next_key && next < 0; lo++)
+                    if (!seen[sorted[lo].index]) next = sorted[lo].index;
+            }
+        }
+        if (next < 0) {
+            if (cur + 1 == n) {
+                ra_scene_warn(&doc->scene, "the last KEY Anim's next_key is neither 0xFFFFFFFF nor a later key; the chain ends there");
+                break;
+            }
+            rs = ra_fail(err, RA_ERR_BAD_VALUE, FMT, a->offset + 16, "next_key",
+                         a->next_key <= a->key ? "next_key %u does not come after this Anim's key %u"
+                                               : "next_key %u names no Anim of the group (this Anim's key is %u)",
+                         a->next_key, a->key);
+            break;
+        }
+        cur = (uint32_t)next;
+    }
+    *unused += n - gp->n;
+    free(sorted);
+    free(seen);
+    return rs;
+}
+
+static ra_status make_play(ra_document *doc, const niff_group *g, gplay *gp, ra_error *err)
+{
+    ra_scene *s = &doc->scene;
+    gp->g = g;
+    gp->loop = g->loop;
+    int ro = rot_order_index(g->rot_order);
+    if (ro < 0) {
+        ra_scene_warn(s, "unknown anim_rot_mtx_order value(s); XYZ used");
+        ro = 0;
+    } else if (ro == 3 || ro == 4) {
+        ra_scene_warn(s, "rotation order YZX or ZXY: read with the specification's names (Nintendo's previewer reads "
+                         "these two codes the other way round)");
+    }
+    memcpy(gp->axes, rot_orders[ro].axes, 3);
+    for (int i = 0; i < 9; i++) gp->base[i] = i >= 6 ? 1 : 0;
+    if (g->anim_num && is_trs_tag(g->anims[0].tag)) anim_values(&g->anims[0], gp->base);
+    const char *want = NULL;
+    if (g->has_channels && g->ch.use) {
+        gp->kind = G_CHANNELS;
+        for (int c = 0; c < NIFF_CH_COUNT; c++)
+            for (uint32_t k = 0; k < g->ch.count[c]; k++) {
+                if (g->ch.keys[c][k].key > gp->period) gp->period = g->ch.keys[c][k].key;
+                if (g->ch.keys[c][k].interp > NIFF2_INTERP_HERMITE)
+                    ra_scene_warn(s, "unknown NIFF 2 channel interpolation type(s); played as linear");
+            }
+        if (g->ch.use & ~0xFFu) ra_scene_warn(s, "NIFF 2 constraint channels are not played (their settings are in metadata)");
+        if (g->ch.count[NIFF_CH_UNIQUE_SCALE] && !g->ch.count[NIFF_CH_CLASSICAL_SCALE])
+            ra_scene_warn(s, "NIFF 2 unique scale is played as an ordinary (classical) scale");
+        return RA_OK;
+    }
+    switch (g->type) {
+    case NIFF_ANIM_FULL:
+        gp->kind = G_FULL;
+        gp->n = g->anim_num;
+        gp->period = g->anim_num ? g->anim_num - 1 : 0;
+        want = "FULL";
+        break;
+    case NIFF_ANIM_KEY: gp->kind = G_KEY; want = "KEY"; break;
+    case NIFF_ANIM_BILLBOARD:
+        gp->kind = g->anim_num ? G_BILLBOARD : G_IDENTITY;
+        gp->bb = g->anim_num ? &g->anims[0] : NULL;
+        want = "BILLBOARD_OBJ";
+        break;
+    default:
+        if (g->type != NIFF_ANIM_STATIC) ra_scene_warn(s, "unknown anim_type value(s); played as STATIC");
+        gp->kind = g->anim_num && is_trs_tag(g->anims[0].tag) ? G_CONST : G_IDENTITY;
+        if (g->anim_num > 1) ra_scene_warn(s, "a STATIC AnimGroup holds more than one Anim; Anim(0) is used");
+        return RA_OK;
+    }
+    for (uint32_t i = 0; i < g->anim_num; i++) {
+        uint32_t tag = g->anims[i].tag;
+        bool ok = gp->kind == G_KEY ? tag == NIFF_TAG_ANIM_KEY
+                  : gp->kind == G_FULL ? is_trs_tag(tag) && tag != NIFF_TAG_ANIM_KEY
+                                       : tag == NIFF_TAG_ANIM_BILLBOARD;
+        if (!ok)
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, g->anims[i].offset, "anim_tag",
+                           "a %s AnimGroup holds an Anim with the tag 0x%08x", want, tag);
+        if (gp->kind == G_KEY && g->anims[i].interp != NIFF_INTERP_STATIC && g->anims[i].interp != NIFF_INTERP_LINEAR &&
+            g->anims[i].interp != NIFF_INTERP_SLOWIN && g->anims[i].interp != NIFF_INTERP_SLOWOUT &&
+            g->anims[i].interp != NIFF_INTERP_SLOW)
+            ra_scene_warn(s, "unknown KEY interpolation type(s); played as linear");
+    }
+    if (gp->kind == G_KEY) {
+        size_t unused = 0;
+        ra_status rs = key_chain(doc, gp, &unused, err);
+        if (rs != RA_OK) return rs;
+        if (unused) ra_scene_warn(s, "KEY Anims that the next_key chain from Anim(0) does not reach are not played");
+        gp->period = gp->n ? g->anims[gp->order[gp->n - 1]].key : 0;
+        if (!gp->n) gp->kind = G_IDENTITY;
+    }
+    return RA_OK;
+}
+
+/* ---- nodes ----------------------------------------------------------------------------------------------- */
+static const char *name_text(const niff_file *f, uint32_t idx)
+{
+    return idx < f->name_count ? f->names[idx].text : NULL;
+}
+
+/* Object and camera node names (RULES.md "Scene nodes"), unique in ObjList
+ * then CamList order, and after them the root's: `root`, which they avoid. */
+static const char **node_names(ra_arena *ar, const niff_file *f, const char *root)
+{
+    size_t n = (size_t)f->obj_count + f->cam_count;
+    const char **names = root ? ra_arena_array(ar, n + 1, sizeof *names) : NULL;
+    if (!names) return NULL;
+    names[n] = root;
+    for (uint32_t i = 0; i < f->obj_count; i++) {
+        const char *t = name_text(f, f->objs[i].name_index);
+        names[i] = t && *t ? t : ra_arena_printf(ar, "obj%u", i);
+        if (!names[i]) return NULL;
+    }
+    for (uint32_t i = 0; i < f->cam_count; i++) {
+        const char *t = name_text(f, f->cams[i].name_index);
+        names[f->obj_count + i] = t && *t ? t : ra_arena_printf(ar, "cam%u", i);
+        if (!names[f->obj_count + i]) return NULL;
+    }
+    return ra_names_make_unique(ar, names, n, &root, 1) ? names : NULL;
+}
+
+typedef struct frame {
+    uint32_t obj, next; /* next link to follow */
+    int32_t node;
+} frame;
+
+/* The object's links in the order they are followed: children, then LODs. */
+static uint32_t link_count(const niff_obj *o) { return o->state == NIFF_OBJ_CLEAR ? 0 : o->child.n + o->lod_num; }
+static uint32_t link_at(const niff_obj *o, uint32_t k, uint64_t *off)
+{
+    if (k < o->child.n) {
+        *off = o->offset + 88 + 8ull * o->lod_num + 4ull * k;
+        return o->child.v[k];
+    }
+    *off = o->offset + 88 + 4ull * o->lod_num + 4ull * (k - o->child.n);
+    return o->lod_link[k - o->child.n];
+}
+
+static const char *k_link_field(const niff_obj *o, uint32_t k) { return k < o->child.n ? "obj_child_link" : "obj_lod_link"; }
+
+/* Places `root` and its subtree under the scene root, depth first. */
+static ra_status place_tree(ra_document *doc, nstate *st, const char **names, uint32_t root, frame *stack,
+                            uint8_t *on_path, size_t *dup_links, int max_depth, ra_error *err)
+{
+    const niff_file *f = st->f;
+    ra_scene *s = &doc->scene;
+    ra_mat4 id = ra_m4_identity();
+    size_t top = 0;
+    int32_t node = ra_scene_add_node(s, names[root], 0, &id);
+    if (node < 0) return nomem(err);
+    st->obj_node[root] = node;
+    stack[top++] = (frame){root, 0, node};
+    on_path[root] = 1;
+    while (top) {
+        frame *fr = &stack[top - 1];
+        const niff_obj *o = &f->objs[fr->obj];
+        if (fr->next >= link_count(o)) {
+            on_path[fr->obj] = 0;
+            top--;
+            continue;
+        }
+        uint64_t off = 0;
+        uint32_t c = link_at(o, fr->next++, &off);
+        if (on_path[c])
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, off, k_link_field(o, fr->next - 1),
+                           "object %u links to its own ancestor %u (a cycle)", fr->obj, c);
+        if (st->obj_node[c] >= 0) {
+            (*dup_links)++;
+            continue;
+        }
+        if ((int)top >= max_depth)
+            return ra_fail(err, RA_ERR_LIMIT, FMT, off, k_link_field(o, fr->next - 1),
+                           "the object tree is deeper than max_depth=%d", max_depth);
+        node = ra_scene_add_node(s, names[c], fr->node, &id);
+        if (node < 0) return nomem(err);
+        st->obj_node[c] = node;
+        on_path[c] = 1;
+        stack[top++] = (frame){c, 0, node};
+    }
+    return RA_OK;
+}
+
+static bool set_obj_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, uint32_t i, const char *const *names)
+{
+    const niff_obj *o = &f->objs[i];
+    static const char *const types[3] = {"NULL", "3D", "BILLBOARD"};
+    bool ok = ra_meta_set_int(ar, md, "niff.obj_index", i) &&
+              ra_meta_set_string(ar, md, "niff.obj_type", o->type < 3 ? types[o->type] : "unknown") &&
+              ra_meta_set_bool(ar, md, "niff.obj_active", o->state != NIFF_OBJ_CLEAR);
+    if (ok && o->have_link_billboard) ok = ra_meta_set_bool(ar, md, "niff.have_link_billboard", true);
+    if (ok && o->shape_link != NIFF_NONE) ok = ra_meta_set_int(ar, md, "niff.shape_link", o->shape_link);
+    if (!ok || o->anim_link == NIFF_NONE || o->state == NIFF_OBJ_CLEAR) return ok;
+    const niff_group *g = &f->groups[o->anim_link];
+    static const char *const kinds[5] = {"STATIC", "?", "FULL", "KEY", "BILLBOARD_OBJ"};
+    int ro = rot_order_index(g->rot_order);
+    ok = ra_meta_set_int(ar, md, "niff.anim_group", o->anim_link) &&
+         ra_meta_set_string(ar, md, "niff.anim_type", g->type < 5 && g->type != 1 ? kinds[g->type] : "unknown") &&
+         ra_meta_set_int(ar, md, "niff.frame_rate", g->frame_rate) && ra_meta_set_int(ar, md, "niff.anim_loop", g->loop) &&
+         ra_meta_set_string(ar, md, "niff.rot_order", ro >= 0 ? rot_orders[ro].name : "XYZ (unknown code)");
+    const char *gn = name_text(f, g->name_index);
+    if (ok && gn) ok = ra_meta_set_string(ar, md, "niff.anim_name", gn);
+    if (ok && g->has_channels && g->ch.use) ok = ra_meta_set_int(ar, md, "niff.use_animation_channel", g->ch.use);
+    if (ok && g->has_channels && (g->ch.use & ~0xFFu)) {
+        char buf[28 * 12 + 4] = "[";
+        for (int k = 0; k < 28; k++)
+            snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%u", k ? "," : "", g->ch.constraint[k]);
+        strcat(buf, "]");
+        ok = ra_meta_set_string(ar, md, "niff.constraints", buf);
+    }
+    if (ok && g->type == NIFF_ANIM_BILLBOARD && g->anim_num && g->anims[0].tag == NIFF_TAG_ANIM_BILLBOARD) {
+        const niff_anim *a = &g->anims[0];
+        if (a->lookat_obj != NIFF_NONE) ok = ra_meta_set_string(ar, md, "niff.billboard.lookat", names[a->lookat_obj]);
+        if (ok && a->upper_obj != NIFF_NONE) ok = ra_meta_set_string(ar, md, "niff.billboard.upper", names[a->upper_obj]);
+    }
+    return ok;
+}
+
+/* The groups a node's transform depends on: its ancestors' and, for a
+ * camera or billboard, those of the objects that aim it (marks in `seen`). */
+static void collect_deps(const nstate *st, int32_t node, uint8_t *seen, uint8_t *gseen, int depth)
+{
+    for (int32_t n = node; n >= 0 && !seen[n]; n = st->parent[n]) {
+        seen[n] = 1;
+        const gplay *gp = st->node_gp[n];
+        if (gp) gseen[gp - st->gp] = 1;
+        if (depth > NIFF_MAX_BILLBOARD_DEPTH) continue;
+        int32_t cam = st->node_cam[n];
+        if (cam >= 0) {
+            const niff_cam *c = &st->f->cams[cam];
+            const uint32_t t[3] = {c->eye_obj, c->lookat_obj, c->up_obj};
+            for (int k = 0; k < 3; k++)
+                if (t[k] != NIFF_NONE) collect_deps(st, st->obj_node[t[k]], seen, gseen, depth + 1);
+        } else if (gp && gp->kind == G_BILLBOARD) {
+            if (st->bb_look[n] >= 0) collect_deps(st, st->bb_look[n], seen, gseen, depth + 1);
+            if (st->bb_up[n] >= 0) collect_deps(st, st->bb_up[n], seen, gseen, depth + 1);
+        }
+    }
+}
+
+static void share_keys(ra_channel *ch, const ra_channel *oc)
+{
+    ch->position = oc->position, ch->position_count = oc->position_count;
+    ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
+    ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
+}
+
+/* One animation over `dur` frames: a channel per animated object (objects
+ * sharing a group share its keys), then the cameras and billboards, sampled
+ * at the breakpoints of every group they depend on. */
+static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double max_key_angle, ra_mat4 *world,
+                                uint8_t *wstate, ra_error *err)
+{
+    const niff_file *f = st->f;
+    ra_arena *ar = doc->arena;
+    ra_scene *s = &doc->scene;
+    size_t nodes = st->node_count;
+    ra_animation *an = ra_arena_alloc(ar, sizeof *an);
+    int32_t *first_ch = ra_arena_array(ar, f->group_count, sizeof *first_ch);
+    dbuf *gb = calloc(f->group_count ? f->group_count : 1, sizeof *gb);
+    uint8_t *seen = malloc(nodes), *gseen = malloc(f->group_count ? f->group_count : 1);
+    ra_status rs = RA_OK;
+    if (!an || !first_ch || !gb || !seen || !gseen || !(an->channels = ra_arena_array(ar, nodes, sizeof *an->channels)))
+        rs = nomem(err);
+    double budget = NIFF_MAX_BREAKS;
+    ra_bake_params bp;
+    ra_bake_params_default(&bp);
+    bp.max_key_angle = max_key_angle;
+    for (uint32_t i = 0; rs == RA_OK && i < f->group_count; i++) {
+        first_ch[i] = -1;
+        const gplay *gp = &st->gp[i];
+        if (gp->kind == G_IDENTITY || gp->kind == G_CONST || gp->kind == G_BILLBOARD) continue;
+        bool used = false;
+        for (uint32_t o = 0; o < f->obj_count && !used; o++) used = st->node_gp[st->obj_node[o]] == gp;
+        if (used && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK)
+            qsort(gb[i].v, gb[i].n, sizeof *gb[i].v, cmp_double);
+    }
+    dbuf all = {0};
+    for (size_t n = 1; rs == RA_OK && n < nodes; n++) {
+        const gplay *gp = st->node_gp[n];
+        bool dependent = st->node_cam[n] >= 0 || (gp && gp->kind == G_BILLBOARD);
+        if (!dependent && (!gp || gp->kind == G_CONST)) continue;
+        ra_channel *ch = &an->channels[an->channel_count];
+        ch->node = (uint32_t)n;
+        ch->pre_state = ch->post_state = RA_BEHAVIOUR_DEFAULT;
+        bake_ctx ctx = {st, (int32_t)n, world, wstate};
+        if (!dependent) {
+            uint32_t gi = (uint32_t)(gp - st->gp);
+            if (gp->loop == 0 && gp->period > 0) ch->pre_state = ch->post_state = RA_BEHAVIOUR_REPEAT;
+            if (first_ch[gi] >= 0) {
+                share_keys(ch, &an->channels[first_ch[gi]]);
+            } else {
+                if (!ra_bake_channel(ar, bake_eval, &ctx, gb[gi].v, gb[gi].n, &bp, ch)) rs = nomem(err);
+                first_ch[gi] = (int32_t)an->channel_count;
+            }
+            an->channel_count++;
+            continue;
+        }
+        memset(seen, 0, nodes);
+        memset(gseen, 0, f->group_count);
+        collect_deps(st, (int32_t)n, seen, gseen, 0);
+        all.n = 0;
+        bool ok = dpush(&all, 0) && dpush(&all, dur / st->fps);
+        for (uint32_t g = 0; ok && g < f->group_count; g++)
+            for (size_t k = 0; ok && gseen[g] && k < gb[g].n; k++) ok = dpush(&all, gb[g].v[k]);
+        if (!ok) {
+            rs = nomem(err);
+            break;
+        }
+        qsort(all.v, all.n, sizeof *all.v, cmp_double);
+        size_t m = 0;
+        for (size_t k = 0; k < all.n; k++)
+            if (!m || all.v[k] != all.v[m - 1]) all.v[m++] = all.v[k];
+        all.n = m;
+        if (all.n > budget) {
+            rs = ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
+                         "more than %u keys to bake (cameras and billboards are sampled at every key of the objects "
+                         "that place them)",
+                         NIFF_MAX_BREAKS);
+            break;
+        }
+        budget -= all.n;
+        if (!ra_bake_channel(ar, bake_eval, &ctx, all.v, all.n, &bp, ch)) rs = nomem(err);
+        an->channel_count++;
+    }
+    if (rs == RA_OK && an->channel_count) {
+        an->name = ra_file_stem(ar, doc->filename, "niff");
+        an->ticks_per_second = st->fps;
+        an->duration = dur / st->fps;
+        if (!an->name) rs = nomem(err);
+        s->animations = an;
+        s->animation_count = 1;
+    }
+    for (uint32_t i = 0; gb && i < f->group_count; i++) free(gb[i].v);
+    free(gb);
+    free(all.v);
+    free(seen);
+    free(gseen);
+    return rs;
+}
+
+static ra_status niff_to_scene(ra_document *doc, ra_error *err)
+{
+    const niff_file *f = doc->model;
+    ra_arena *ar = doc->arena;
+    ra_scene *s = &doc->scene;
+    nstate *st = ra_arena_alloc(ar, sizeof *st);
+    if (!st) return nomem(err);
+    doc->state = st;
+    st->f = f;
+    st->fps = ra_options_get_double(&doc->options, "fps", 30.0);
+    if (!(st->fps > 0) || !isfinite(st->fps))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "fps", "fps must be a positive number of frames per second");
+    double mka = ra_options_get_double(&doc->options, "max_key_angle", 150.0);
+    if (!(mka > 0 && mka < 180))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0, 180) degrees");
+    int max_depth = (int)ra_options_get_double(&doc->options, "max_depth", 256);
+    if (max_depth < 1) max_depth = 1;
+
+    /* playback of every group */
+    st->gp = ra_arena_array(ar, f->group_count, sizeof *st->gp);
+    if (!st->gp) return nomem(err);
+    for (uint32_t i = 0; i < f->group_count; i++) {
+        ra_status rs = make_play(doc, &f->groups[i], &st->gp[i], err);
+        if (rs != RA_OK) return rs;
+    }
+
+    /* nodes: the scene's roots and their trees, then the objects not reached, then the cameras */
+    size_t nodes = 1 + (size_t)f->obj_count + f->cam_count;
+    st->node_count = nodes;
+    const char **names = node_names(ar, f, ra_file_stem(ar, doc->filename, "niff"));
+    st->obj_node = ra_arena_array(ar, f->obj_count, sizeof *st->obj_node);
+    if (!names || !st->obj_node) return nomem(err);
+    for (uint32_t i = 0; i < f->obj_count; i++) st->obj_node[i] = -1;
+    ra_mat4 id = ra_m4_identity();
+    if (ra_scene_add_node(s, names[nodes - 1], -1, &id) < 0) return nomem(err);
+    size_t depth_cap = (size_t)max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)max_depth + 1 : (size_t)f->obj_count + 1;
+    frame *stack = malloc(depth_cap * sizeof *stack);
+    uint8_t *on_path = calloc(f->obj_count ? f->obj_count : 1, 1);
+    size_t dup_links = 0, unreached = 0;
+    ra_status rs = stack && on_path ? RA_OK : nomem(err);
+    for (uint32_t k = 0; rs == RA_OK && k < f->scene.obj.n + f->obj_count; k++) {
+        uint32_t o = k < f->scene.obj.n ? f->scene.obj.v[k] : k - f->scene.obj.n;
+        if (st->obj_node[o] >= 0) {
+            if (k < f->scene.obj.n) dup_links++;
+            continue;
+        }
+        if (k >= f->scene.obj.n) unreached++;
+        rs = place_tree(doc, st, names, o, stack, on_path, &dup_links, max_depth, err);
+    }
+    free(stack);
+    free(on_path);
+    if (rs != RA_OK) return rs;
+    for (uint32_t c = 0; c < f->cam_count; c++)
+        if (ra_scene_add_node(s, names[f->obj_count + c], 0, &id) < 0) return nomem(err);
+    st->node_obj = ra_arena_array(ar, nodes, sizeof *st->node_obj);
+    st->node_cam = ra_arena_array(ar, nodes, sizeof *st->node_cam);
+    st->bb_look = ra_arena_array(ar, nodes, sizeof *st->bb_look);
+    st->bb_up = ra_arena_array(ar, nodes, sizeof *st->bb_up);
+    st->node_gp = ra_arena_array(ar, nodes, sizeof *st->node_gp);
+    st->parent = ra_arena_array(ar, nodes, sizeof *st->parent);
+    st->up_mode = ra_arena_array(ar, f->cam_count, sizeof *st->up_mode);
+    if (!st->node_obj || !st->node_cam || !st->bb_look || !st->bb_up || !st->node_gp || !st->parent || !st->up_mode)
+        return nomem(err);
+    for (size_t n = 0; n < nodes; n++) {
+        st->node_obj[n] = st->node_cam[n] = st->bb_look[n] = st->bb_up[n] = -1;
+        st->parent[n] = s->nodes[n].parent;
+    }
+    for (uint32_t c = 0; c < f->cam_count; c++) st->node_cam[1 + f->obj_count + c] = (int32_t)c;
+    double dur = 0; /* frames */
+    for (uint32_t i = 0; i < f->obj_count; i++) {
+        const niff_obj *o = &f->objs[i];
+        int32_t n = st->obj_node[i];
+        st->node_obj[n] = (int32_t)i;
+        if (o->anim_link == NIFF_NONE || o->state == NIFF_OBJ_CLEAR) continue;
+        const gplay *gp = &st->gp[o->anim_link];
+        if (gp->kind == G_IDENTITY) continue;
+        st->node_gp[n] = gp;
+        if (gp->kind == G_BILLBOARD) {
+            st->bb_look[n] = gp->bb->lookat_obj != NIFF_NONE ? st->obj_node[gp->bb->lookat_obj] : -1;
+            st->bb_up[n] = gp->bb->upper_obj != NIFF_NONE ? st->obj_node[gp->bb->upper_obj] : -1;
+        }
+        double len = gp->loop ? gp->period * gp->loop : gp->period;
+        if (len > dur) dur = len;
+    }
+
+    /* rest pose (frame 0) and the cameras' up conventions */
+    ra_mat4 *world = malloc(nodes * sizeof *world);
+    uint8_t *wstate = malloc(nodes);
+    if (!world || !wstate) {
+        free(world);
+        free(wstate);
+        return nomem(err);
+    }
+    for (uint32_t c = 0; c < f->cam_count; c++) st->up_mode[c] = UP_FIXED;
+    bool acyclic = eval_world(st, 0, world, wstate);
+    for (uint32_t c = 0; c < f->cam_count; c++) {
+        const niff_cam *cam = &f->cams[c];
+        if (cam->up_obj == NIFF_NONE) continue;
+        ra_vec3 e = cam->eye_obj != NIFF_NONE ? origin(&world[st->obj_node[cam->eye_obj]]) : ra_v3(0, 0, 0);
+        ra_vec3 l = cam->lookat_obj != NIFF_NONE ? origin(&world[st->obj_node[cam->lookat_obj]]) : ra_v3_add(e, ra_v3(0, 0, -1));
+        ra_vec3 u = origin(&world[st->obj_node[cam->up_obj]]), fw = ra_v3_sub(l, e), rel = ra_v3_sub(u, e);
+        bool fok = unit(&fw, 0);
+        ra_vec3 cand[2] = {rel, u};
+        for (int k = 0; k < 2 && fok; k++) {
+            if (!unit(&cand[k], 1e-6) || !(ra_v3_len(ra_v3_cross(cand[k], fw)) >= 0.1)) continue;
+            st->up_mode[c] = k == 0 ? UP_RELATIVE : UP_DIRECTION;
+            break;
+        }
+    }
+    if (acyclic) acyclic = eval_world(st, 0, world, wstate);
+    if (!acyclic) {
+        free(world);
+        free(wstate);
+        for (uint32_t i = 0; i < f->obj_count; i++)
+            if (st->node_gp[st->obj_node[i]] && st->node_gp[st->obj_node[i]]->kind == G_BILLBOARD)
+                return ra_fail(err, RA_ERR_BAD_VALUE, FMT, st->node_gp[st->obj_node[i]]->bb->offset + 12,
+                               "lookat_obj_index", "a billboard looks at (or up to) an object that depends on its own orientation");
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "billboard", "billboards depend on each other in a cycle");
+    }
+    for (size_t n = 1; n < nodes; n++) {
+        int32_t p = st->parent[n];
+        ra_mat4 inv;
+        if (p >= 0 && ra_m4_invert_affine(&world[p], &inv)) s->nodes[n].transform = ra_m4_mul(&inv, &world[n]);
+        else s->nodes[n].transform = world[n];
+    }
+
+    /* metadata */
+    bool ok = true;
+    for (uint32_t i = 0; i < f->obj_count && ok; i++)
+        ok = set_obj_meta(ar, &s->nodes[st->obj_node[i]].meta, f, i, names);
+    char ver[16];
+    snprintf(ver, sizeof ver, "0x%08X", f->version);
+    ok = ok && ra_meta_set_string(ar, &s->meta, "format", FMT) &&
+         ra_meta_set_string(ar, &s->meta, "coords", "NIFF's own frame: right-handed, Y up, Z toward the viewer") &&
+         ra_meta_set_string(ar, &s->meta, "niff.version", ver) &&
+         ra_meta_set_int(ar, &s->meta, "niff.major", niff_is_v2(f->version) ? 2 : 1) &&
+         ra_meta_set_double(ar, &s->meta, "native_ticks_per_second", st->fps);
+
+    /* cameras */
+    if (ok && f->cam_count) {
+        s->cameras = ra_arena_array(ar, f->cam_count, sizeof *s->cameras);
+        s->non_skeleton = ra_arena_array(ar, f->cam_count, sizeof *s->non_skeleton);
+        ok = s->cameras && s->non_skeleton;
+        for (uint32_t c = 0; ok && c < f->cam_count; c++) {
+            const niff_cam *cam = &f->cams[c];
+            uint32_t node = 1 + f->obj_count + c;
+            ra_camera *rc = &s->cameras[s->camera_count++];
+            s->non_skeleton[s->non_skeleton_count++] = node;
+            rc->name = names[f->obj_count + c];
+            rc->node = node;
+            double aspect = cam->aspect;
+            if (!(aspect > 0) || !isfinite(aspect)) {
+                ra_scene_warn(s, "a camera's aspect is not a positive number; 4:3 is used");
+                aspect = 4.0 / 3.0;
+            }
+            double fovy = cam->fovy;
+            if (!(fovy > 0 && fovy < 180)) {
+                if (cam->type != 1) ra_scene_warn(s, "a perspective camera's field of view is outside (0, 180) degrees; 45 is used");
+                fovy = 45;
+            }
+            rc->horizontal_fov = atan(tan(fovy * RA_PI / 360.0) * aspect);
+            rc->aspect = aspect;
+            rc->clip_near = cam->near_clip;
+            rc->clip_far = cam->far_clip;
+            rc->position = ra_v3(0, 0, 0);
+            rc->look_at = ra_v3(0, 0, -1);
+            rc->up = ra_v3(0, 1, 0);
+            static const char *const modes[3] = {"relative (up object - eye)", "direction (the up object's position)",
+                                                 "fixed (0, 1, 0)"};
+            ra_meta_list *md = &s->nodes[node].meta;
+            ok = ra_meta_set_int(ar, md, "niff.cam_index", c) &&
+                 ra_meta_set_string(ar, md, "niff.cam_type", cam->type == 1 ? "ORTHO" : "PERSP") &&
+                 ra_meta_set_double(ar, md, "niff.cam_fovy_degrees", cam->fovy) &&
+                 ra_meta_set_string(ar, md, "niff.cam_up_convention", modes[st->up_mode[c]]) &&
+                 (cam->eye_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_eye", names[cam->eye_obj])) &&
+                 (cam->lookat_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_lookat", names[cam->lookat_obj])) &&
+                 (cam->up_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_up", names[cam->up_obj]));
+            if (ok && cam->type == 1)
+                ok = ra_meta_set_vec3(ar, md, "niff.ortho_right_left_top", ra_v3(cam->right, cam->left, cam->top)) &&
+                     ra_meta_set_double(ar, md, "niff.ortho_bottom", cam->bottom);
+            if ((cam->near_clip <= 0 || cam->far_clip <= cam->near_clip) && cam->type != 1)
+                ra_scene_warn(s, "a camera's near/far clip planes are not 0 < near < far");
+        }
+    }
+    if (!ok) {
+        free(world);
+        free(wstate);
+        return nomem(err);
+    }
+
+    /* the animation */
+    rs = dur > 0 ? bake_animation(doc, st, dur, mka * RA_PI / 180.0, world, wstate, err) : RA_OK;
+    free(world);
+    free(wstate);
+    if (rs != RA_OK) return rs;
+    if (dup_links) ra_scene_warn(s, "%zu link(s) to an object placed already are ignored (an object has one parent)", dup_links);
+    if (unreached) ra_scene_warn(s, "%zu object tree(s) not reached from the SceneList are placed under the root", unreached);
+    return RA_OK;
+}
+
+/* ---- read / write / dump ----------------------------------------------------------------------------------- */
+static ra_status niff_read_doc(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    niff_file *f = ra_arena_alloc(doc->arena, sizeof *f);
+    if (!f) return nomem(err);
+    doc->model = f;
+    return niff_read(data, size, doc->arena, f, err);
+}
+
+static ra_status niff_write_doc(const ra_document *doc, ra_writer *w, ra_error *err)
+{
+    return niff_write(doc->model, w, err);
+}
+
+static void dump_links(ra_json *j, const char *key, const uint32_t *v, uint32_t n)
+{
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < n; i++) {
+        if (v[i] == NIFF_NONE) ra_json_int(j, -1);
+        else ra_json_uint(j, v[i]);
+    }
+    ra_json_end_array(j);
+}
+
+static void dump_index(ra_json *j, const char *key, uint32_t v)
+{
+    ra_json_key(j, key);
+    if (v == NIFF_NONE) ra_json_int(j, -1);
+    else ra_json_uint(j, v);
+}
+
+static void dump_floats(ra_json *j, const char *key, const float *v, unsigned n)
+{
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    for (unsigned i = 0; i < n; i++) ra_json_number(j, v[i]);
+    ra_json_end_array(j);
+}
+
+static void dump_ext(ra_json *j, const niff_ext *e)
+{
+    if (!e->nintendo.size && !e->user.size) return;
+    ra_json_key(j, "ext_bytes");
+    ra_json_begin_array(j);
+    ra_json_uint(j, e->nintendo.size);
+    ra_json_uint(j, e->user.size);
+    ra_json_end_array(j);
+}
+
+static void dump_anim(ra_json *j, const niff_anim *a)
+{
+    ra_json_begin_object(j);
+    ra_json_key(j, "offset");
+    ra_json_uint(j, a->offset);
+    static const char *const tags[5] = {"STATIC", "CONST", "FULL", "KEY", "BILLBOARD_OBJ"};
+    ra_json_key(j, "tag");
+    uint32_t t = a->tag - NIFF_TAG_ANIM_STATIC;
+    ra_json_string(j, t < 5 ? tags[t] : "unknown");
+    if (a->tag == NIFF_TAG_ANIM_KEY) {
+        ra_json_key(j, "key");
+        ra_json_uint(j, a->key);
+        dump_index(j, "next_key", a->next_key);
+        ra_json_key(j, "interpolation_type");
+        ra_json_uint(j, a->interp);
+    }
+    if (is_trs_tag(a->tag)) {
+        dump_floats(j, "translate", a->t, 3);
+        dump_floats(j, "rotate", a->r, 3);
+        ra_json_key(j, "rotate_expand_flag");
+        ra_json_uint(j, a->expand_flag);
+        dump_floats(j, "scale", a->s, 3);
+    } else if (a->tag == NIFF_TAG_ANIM_BILLBOARD) {
+        dump_index(j, "lookat_obj_index", a->lookat_obj);
+        dump_index(j, "upper_obj_index", a->upper_obj);
+    }
+    if (a->extra.size) {
+        ra_json_key(j, "extra_bytes");
+        ra_json_uint(j, a->extra.size);
+    }
+    ra_json_end_object(j);
+}
+
+static void dump_channels(ra_json *j, const niff_channels *ch)
+{
+    static const char *const cn[NIFF_CH_COUNT] = {"rotate_axis", "rotate_x", "rotate_y", "rotate_z",
+                                                  "orientation_xy", "translation", "unique_scale", "classical_scale"};
+    ra_json_key(j, "channels");
+    ra_json_begin_object(j);
+    ra_json_key(j, "use_animation_channel");
+    ra_json_uint(j, ch->use);
+    dump_links(j, "constraint", ch->constraint, 28);
+    for (int c = 0; c < NIFF_CH_COUNT; c++) {
+        if (!ch->count[c]) continue;
+        ra_json_key(j, cn[c]);
+        ra_json_begin_array(j);
+        for (uint32_t k = 0; k < ch->count[c]; k++) {
+            const niff_chkey *key = &ch->keys[c][k];
+            ra_json_begin_object(j);
+            ra_json_key(j, "interpolation_type");
+            ra_json_uint(j, key->interp);
+            ra_json_key(j, "key");
+            ra_json_uint(j, key->key);
+            dump_floats(j, "values", key->v, niff_channel_values[c]);
+            dump_floats(j, "differentials", key->d, niff_channel_values[c]);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    ra_json_end_object(j);
+}
+
+static void niff_dump_source(const ra_document *doc, ra_json *j)
+{
+    const niff_file *f = doc->model;
+    char ver[16];
+    snprintf(ver, sizeof ver, "0x%08X", f->version);
+    ra_json_begin_object(j);
+    ra_json_key(j, "format");
+    ra_json_string(j, FMT);
+    ra_json_key(j, "version");
+    ra_json_string(j, ver);
+    ra_json_key(j, "lists");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < f->list_count; i++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "0x%08X", f->lists[i].tag);
+        ra_json_begin_object(j);
+        ra_json_key(j, "tag");
+        ra_json_string(j, tag);
+        ra_json_key(j, "offset");
+        ra_json_uint(j, f->lists[i].offset);
+        ra_json_key(j, "parsed");
+        ra_json_bool(j, f->lists[i].parsed);
+        if (!f->lists[i].parsed) {
+            ra_json_key(j, "bytes");
+            ra_json_uint(j, f->lists[i].raw.size);
+        }
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "scene");
+    ra_json_begin_object(j);
+    dump_index(j, "name_index", f->scene.name_index);
+    dump_links(j, "obj_links", f->scene.obj.v, f->scene.obj.n);
+    dump_links(j, "cam_links", f->scene.cam.v, f->scene.cam.n);
+    ra_json_end_object(j);
+    ra_json_key(j, "names");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < f->name_count; i++) ra_json_string(j, f->names[i].text);
+    ra_json_end_array(j);
+    ra_json_key(j, "objects");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < f->obj_count; i++) {
+        const niff_obj *o = &f->objs[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "offset");
+        ra_json_uint(j, o->offset);
+        dump_index(j, "name_index", o->name_index);
+        ra_json_key(j, "state");
+        ra_json_uint(j, o->state);
+        ra_json_key(j, "type");
+        ra_json_uint(j, o->type);
+        dump_links(j, "render", o->render, 6);
+        ra_json_key(j, "have_link_billboard");
+        ra_json_uint(j, o->have_link_billboard);
+        dump_index(j, "parent_link", o->parent_link);
+        dump_index(j, "shape_link", o->shape_link);
+        dump_index(j, "mat_link", o->mat_link);
+        dump_index(j, "anim_link", o->anim_link);
+        dump_index(j, "coll_link", o->coll_link);
+        dump_floats(j, "lod_dist", o->lod_dist, o->lod_num);
+        dump_links(j, "lod_links", o->lod_link, o->lod_num);
+        dump_links(j, "child_links", o->child.v, o->child.n);
+        dump_ext(j, &o->ext);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "cameras");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < f->cam_count; i++) {
+        const niff_cam *c = &f->cams[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "offset");
+        ra_json_uint(j, c->offset);
+        dump_index(j, "name_index", c->name_index);
+        ra_json_key(j, "type");
+        ra_json_uint(j, c->type);
+        const float fl[9] = {c->near_clip, c->far_clip, c->right, c->left, c->top, c->bottom, c->fovy, c->aspect, c->scale};
+        dump_floats(j, "near_far_right_left_top_bottom_fovy_aspect_scale", fl, 9);
+        dump_index(j, "lookat_obj", c->lookat_obj);
+        dump_index(j, "eye_obj", c->eye_obj);
+        dump_index(j, "up_obj", c->up_obj);
+        dump_ext(j, &c->ext);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "anim_groups");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < f->group_count; i++) {
+        const niff_group *g = &f->groups[i];
+        char ro[16];
+        snprintf(ro, sizeof ro, "0x%08X", g->rot_order);
+        ra_json_begin_object(j);
+        ra_json_key(j, "offset");
+        ra_json_uint(j, g->offset);
+        ra_json_key(j, "header_size");
+        ra_json_uint(j, g->header_size);
+        dump_index(j, "name_index", g->name_index);
+        ra_json_key(j, "anim_type");
+        ra_json_uint(j, g->type);
+        ra_json_key(j, "frame_rate");
+        ra_json_uint(j, g->frame_rate);
+        ra_json_key(j, "anim_loop");
+        ra_json_uint(j, g->loop);
+        ra_json_key(j, "anim_rot_mtx_order");
+        ra_json_string(j, ro);
+        ra_json_key(j, "anims");
+        ra_json_begin_array(j);
+        for (uint32_t k = 0; k < g->anim_num; k++) dump_anim(j, &g->anims[k]);
+        ra_json_end_array(j);
+        if (g->has_channels) dump_channels(j, &g->ch);
+        dump_ext(j, &g->ext);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_end_object(j);
+}
+
+const ra_format ra_format_niff = {
+    .id = FMT,
+    .name = "Nintendo 64 NIFF (N64 Intermediate File Format 1.0 / 2.0)",
+    .extensions = "niff nif",
+    .detection = "content: file_size at byte 4, header tag 0 at 8, header size >= 100 at 12 with its extension "
+                 "sizes, SceneList tag 0x00010000 right after the header (no magic; .nif also names NetImmerse files)",
+    .detect = niff_detect,
+    .read = niff_read_doc,
+    .to_scene = niff_to_scene,
+    .pose = niff_pose,
+    .dump_source = niff_dump_source,
+    .write = niff_write_doc,
+};

@@ -1,0 +1,586 @@
+/* NIFF: the fixtures of test_models/niff (made by make_fixtures.py from the
+ * spec, independently of this project), random files from our writer, a
+ * 100-object x 300-frame FULL file, and hostile files.
+ *
+ * Per fixture: every expect-* line of its description (hand-computed poses
+ * and camera fields within 1e-4, node count, duration, error offsets), pose
+ * against consumer playback of the baked keys at every frame and half frame
+ * (1/60 s), and a byte-identical write(read(file)). */
+#include <string.h>
+#include <time.h>
+
+#include "ra_fixture.h"
+#include "retroanim/niff.h"
+
+#define TOL 1e-4
+static const char *g_dir;
+static long g_checks;
+static fx_stats g_stats;
+
+static ra_status load(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc, ra_error *e)
+{
+    ra_error_clear(e);
+    return ra_document_load(d, n, name, o, doc, e);
+}
+
+static double duration_of(const ra_document *doc)
+{
+    return doc->scene.animation_count ? doc->scene.animations[0].duration : 0;
+}
+
+/* An expect-pose line.  Past the end of the animation the pose (the game's
+ * rule) is checked by itself; the baked keys cover [0, duration]. */
+static void check_pose(const ra_document *doc, const char *line, const char *what)
+{
+    const char *pt = strstr(line, "t=");
+    double t = pt ? atof(pt + 2) : 0, dur = duration_of(doc);
+    if (!(t > dur + 1e-9) || !doc->scene.animation_count) {
+        fx_check_pose_line(doc, line, what, TOL);
+        return;
+    }
+    /* pose only: a temporary scene view without animations */
+    ra_document copy = *doc;
+    copy.scene.animation_count = 0;
+    fx_check_pose_line(&copy, line, what, TOL);
+}
+
+static bool field(const char *line, const char *name, char *out, size_t size)
+{
+    char key[40];
+    snprintf(key, sizeof key, " %s=", name);
+    const char *p = strstr(line, key);
+    if (!p) return false;
+    p += strlen(key);
+    size_t n = strcspn(p, " ");
+    if (n >= size) n = size - 1;
+    memcpy(out, p, n);
+    out[n] = 0;
+    return true;
+}
+
+static void check_camera_line(const ra_scene *s, const char *line, const char *what)
+{
+    char node[256] = "", v[64];
+    field(line, "node", node, sizeof node);
+    const ra_camera *c = NULL;
+    for (size_t i = 0; i < s->camera_count; i++)
+        if (!strcmp(s->cameras[i].name, node)) c = &s->cameras[i];
+    CHECK(c != NULL, "%s: no camera %s", what, node);
+    if (!c) return;
+    CHECK(!strcmp(s->nodes[c->node].name, node), "%s: camera %s is placed by node %s", what, node, s->nodes[c->node].name);
+    if (field(line, "hfov", v, sizeof v)) CHECK_NEAR(c->horizontal_fov, atof(v), TOL, what);
+    if (field(line, "aspect", v, sizeof v)) CHECK_NEAR(c->aspect, atof(v), TOL, what);
+    if (field(line, "near", v, sizeof v)) CHECK_NEAR(c->clip_near, atof(v), TOL, what);
+    if (field(line, "far", v, sizeof v)) CHECK_NEAR(c->clip_far, atof(v), TOL * fmax(1, atof(v)), what);
+}
+
+static void run_fixture(const char *name)
+{
+    fx_file fx;
+    if (!fx_open(g_dir, name, &fx)) return;
+    char line[4096];
+    ra_error e;
+    ra_document *doc = NULL;
+    bool not_detected = false;
+    while (fgets(line, sizeof line, fx.txt))
+        if (!strncmp(line, "expect-not-detected", 19)) not_detected = true;
+    rewind(fx.txt);
+    const ra_format *det = ra_format_detect(fx.data, fx.size, NULL);
+    if (not_detected) {
+        CHECK(det == NULL || strcmp(det->id, "niff"), "%s: taken for NIFF by content", name);
+        ra_status st = load(fx.data, fx.size, fx.path, NULL, &doc, &e);
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        CHECK(st != RA_OK && strstr(msg, "not a Nintendo 64 NIFF"), "%s: must be refused with a clear message: %s", name, msg);
+        if (doc) ra_document_free(doc);
+        g_checks++;
+        fx_close(&fx);
+        return;
+    }
+    if (fx.err_off < 0) CHECK(det && !strcmp(det->id, "niff"), "%s: detected as %s", name, det ? det->id : "nothing");
+    if (fx.err_off >= 0) {
+        ra_status st = load(fx.data, fx.size, fx.path, NULL, &doc, &e);
+        fx_check_refused(&fx, st, &e, name, "niff");
+        if (doc) ra_document_free(doc);
+        g_checks++;
+        fx_close(&fx);
+        return;
+    }
+    if (load(fx.data, fx.size, fx.path, NULL, &doc, &e) != RA_OK) {
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        CHECK(0, "%s: load failed: %s", name, msg);
+        fx_close(&fx);
+        return;
+    }
+    const ra_scene *s = &doc->scene;
+    int expects = fx.expects;
+    bool has_duration = false;
+    while (fgets(line, sizeof line, fx.txt)) {
+        line[strcspn(line, "\r\n")] = 0;
+        char word[64];
+        double t;
+        long n;
+        if (sscanf(line, "expect-format %63s", word) == 1) {
+            CHECK(!strcmp(doc->format->id, word), "%s: format %s, expected %s", name, doc->format->id, word);
+        } else if (sscanf(line, "expect-version %63s", word) == 1) {
+            const ra_meta *m = ra_meta_get(&s->meta, "niff.version");
+            CHECK(m && strtoul(m->u.s, NULL, 16) == strtoul(word, NULL, 16), "%s: version %s, expected %s", name, m ? m->u.s : "?", word);
+        } else if (sscanf(line, "expect-nodes %ld", &n) == 1) {
+            CHECK((long)s->node_count == n, "%s: %zu nodes, expected %ld", name, s->node_count, n);
+        } else if (sscanf(line, "expect-duration %lf", &t) == 1) {
+            has_duration = true;
+            CHECK(s->animation_count == 1, "%s: one animation", name);
+            if (s->animation_count) CHECK_NEAR(s->animations[0].duration, t, 1e-6, name);
+        } else if (!strncmp(line, "expect-pose ", 12)) {
+            check_pose(doc, line, name);
+        } else if (!strncmp(line, "expect-camera ", 14)) {
+            check_camera_line(s, line, name);
+        } else {
+            continue;
+        }
+        expects++;
+    }
+    if (!has_duration) CHECK(s->animation_count == 0, "%s: an animation nobody expected", name);
+    CHECK(expects >= 4, "%s: its description has only %d expectations", name, expects);
+    g_checks += expects;
+    fx_check_semantics(doc, name, 1.0 / 60, duration_of(doc) + 1e-9, TOL, &g_stats);
+    ra_document_free(doc);
+    fx_check_roundtrip(fx.data, fx.size, NULL, name);
+    fx_close(&fx);
+}
+
+/* ---- files from our writer ------------------------------------------------------------------------------ */
+static const uint32_t physical[] = {0x00010000, 0x00100000, 0x000e0000, 0x000f0000, 0x00020000, 0x00030000,
+                                    0x00040000, 0x00080000, 0x00050000, 0x00060000, 0x00070000, 0x00090000,
+                                    0x000a0000, 0x000b0000, 0x00120000, 0x000c0000, 0x000d0000, 0x00130000,
+                                    0x00110000, 0x00200000, 0x00210000, 0x00220000, 0x00280000, 0x00230000,
+                                    0x00240000, 0x00250000, 0x00260000, 0x00270000};
+
+/* Every list of the version, in physical order; the unparsed ones empty. */
+static void make_lists(ra_arena *ar, niff_file *f)
+{
+    uint32_t n = niff_is_v2(f->version) ? 28 : 19;
+    f->lists = ra_arena_array(ar, n, sizeof *f->lists);
+    f->list_count = n;
+    f->scene.name_index = NIFF_NONE;
+    for (uint32_t i = 0; i < n; i++) {
+        niff_list *l = &f->lists[i];
+        l->tag = physical[i];
+        l->parsed = l->tag == NIFF_TAG_SCENE_LIST || l->tag == NIFF_TAG_OBJ_LIST || l->tag == NIFF_TAG_CAM_LIST ||
+                    l->tag == NIFF_TAG_ANIM_LIST || l->tag == NIFF_TAG_NAME_LIST;
+        if (l->parsed) continue;
+        bool two = l->tag == 0x00050000 || l->tag == 0x00060000; /* Color and Vector lists: two counts */
+        uint32_t sz = two ? 28 : 24, words[7] = {l->tag, sz, sz, 0, 0, 0, 0};
+        l->raw.size = sz;
+        l->raw.data = ra_arena_alloc(ar, sz);
+        for (uint32_t k = 0; k < sz / 4; k++) {
+            uint8_t *p = l->raw.data + 4 * k;
+            p[0] = (uint8_t)(words[k] >> 24), p[1] = (uint8_t)(words[k] >> 16), p[2] = (uint8_t)(words[k] >> 8);
+            p[3] = (uint8_t)words[k];
+        }
+    }
+}
+
+static niff_obj *new_obj(niff_obj *o, uint32_t name, uint32_t group)
+{
+    memset(o, 0, sizeof *o);
+    o->name_index = name;
+    o->state = NIFF_OBJ_ACTIVE;
+    o->parent_link = o->shape_link = o->mat_link = o->coll_link = NIFF_NONE;
+    o->anim_link = group;
+    return o;
+}
+
+static void random_trs(niff_anim *a, uint32_t tag)
+{
+    a->tag = tag;
+    for (int c = 0; c < 3; c++) {
+        a->t[c] = (float)fx_frand(-4, 4);
+        a->r[c] = (float)fx_frand(-3.5, 3.5);
+        a->s[c] = (float)fx_frand(0.7, 1.4);
+    }
+}
+
+/* b = a moved by a moderate random step (a pose a few frames later) */
+static void nudge(niff_anim *b, const niff_anim *a)
+{
+    for (int c = 0; c < 3; c++) {
+        b->t[c] = a->t[c] + (float)fx_frand(-2, 2);
+        b->r[c] = a->r[c] + (float)fx_frand(-1.2, 1.2);
+        b->s[c] = (float)fmax(0.5, a->s[c] + fx_frand(-0.2, 0.2));
+    }
+}
+
+static const uint32_t orders[6] = {0x00010203, 0x00010302, 0x00020103, 0x00030102, 0x00020301, 0x00030201};
+
+/* A random scene: a tree of objects with every kind of AnimGroup, and cameras. */
+static void random_file(ra_arena *ar, niff_file *f, bool v2, uint32_t nobj)
+{
+    memset(f, 0, sizeof *f);
+    f->version = v2 ? 0x02010200 : 0x05000100;
+    make_lists(ar, f);
+    f->obj_count = nobj;
+    f->objs = ra_arena_array(ar, nobj, sizeof *f->objs);
+    f->group_count = nobj;
+    f->groups = ra_arena_array(ar, nobj, sizeof *f->groups);
+    f->name_count = nobj + 2;
+    f->names = ra_arena_array(ar, f->name_count, sizeof *f->names);
+    for (uint32_t i = 0; i < f->name_count; i++) {
+        f->names[i].header_size = 16;
+        f->names[i].text = ra_arena_printf(ar, i < nobj ? "obj_%u" : "Cam%u", i < nobj ? i : i - nobj);
+    }
+    int32_t *parent = ra_arena_array(ar, nobj, sizeof *parent);
+    bool *bb_free = ra_arena_array(ar, nobj, sizeof *bb_free); /* no billboard at or above it */
+    uint32_t *kids = ra_arena_array(ar, nobj, sizeof *kids);
+    f->scene.obj.v = ra_arena_array(ar, nobj, sizeof(uint32_t));
+    for (uint32_t i = 0; i < nobj; i++) {
+        parent[i] = i && fx_rnd() % 4 ? (int32_t)(fx_rnd() % i) : -1;
+        niff_group *g = &f->groups[i];
+        memset(g, 0, sizeof *g);
+        g->header_size = 48;
+        g->name_index = NIFF_NONE;
+        g->rot_order = orders[fx_rnd() % 6];
+        g->loop = fx_rnd() % 4 == 0 ? 2 : 0;
+        int kind = (int)(fx_rnd() % (v2 ? 6 : 5));
+        bool may_bb = parent[i] < 0 || bb_free[parent[i]];
+        if (kind == 4 && (!may_bb || i < 2)) kind = 1;
+        bb_free[i] = (parent[i] < 0 || bb_free[parent[i]]) && kind != 4;
+        if (kind == 0) { /* STATIC */
+            g->type = NIFF_ANIM_STATIC;
+            g->anim_num = 1;
+            g->anims = ra_arena_array(ar, 1, sizeof *g->anims);
+            random_trs(&g->anims[0], fx_rnd() % 2 ? NIFF_TAG_ANIM_STATIC : NIFF_TAG_ANIM_CONST);
+        } else if (kind == 1) { /* FULL */
+            g->type = NIFF_ANIM_FULL;
+            g->anim_num = 2 + fx_rnd() % 10;
+            g->frame_rate = 2;
+            g->anims = ra_arena_array(ar, g->anim_num, sizeof *g->anims);
+            random_trs(&g->anims[0], NIFF_TAG_ANIM_FULL);
+            for (uint32_t k = 1; k < g->anim_num; k++) {
+                g->anims[k] = g->anims[k - 1];
+                for (int c = 0; c < 3; c++) {
+                    g->anims[k].t[c] += (float)fx_frand(-1, 1);
+                    g->anims[k].r[c] += (float)fx_frand(-0.8, 0.8);
+                }
+            }
+        } else if (kind == 2 || kind == 3) { /* KEY */
+            static const uint32_t interps[5] = {0, 1, 2, 4, 6};
+            g->type = NIFF_ANIM_KEY;
+            g->anim_num = 2 + fx_rnd() % 5;
+            g->anims = ra_arena_array(ar, g->anim_num, sizeof *g->anims);
+            uint32_t key = kind == 3 ? 3 : 0;
+            for (uint32_t k = 0; k < g->anim_num; k++) {
+                random_trs(&g->anims[k], NIFF_TAG_ANIM_KEY);
+                if (k) nudge(&g->anims[k], &g->anims[k - 1]);
+                g->anims[k].key = key;
+                g->anims[k].interp = interps[fx_rnd() % 5];
+                key += 2 + fx_rnd() % 8;
+                g->anims[k].next_key = k + 1 < g->anim_num ? key : NIFF_NONE;
+            }
+        } else if (kind == 4) { /* BILLBOARD: targets outside every billboard's subtree */
+            g->type = NIFF_ANIM_BILLBOARD;
+            g->anim_num = 1;
+            g->anims = ra_arena_array(ar, 1, sizeof *g->anims);
+            g->anims[0].tag = NIFF_TAG_ANIM_BILLBOARD;
+            uint32_t a = fx_rnd() % i, b = fx_rnd() % i;
+            while (!bb_free[a]) a = (a + 1) % i;
+            while (!bb_free[b] || b == a) b = (b + 1) % i;
+            g->anims[0].lookat_obj = a;
+            g->anims[0].upper_obj = b;
+        } else { /* NIFF 2 channels */
+            g->type = NIFF_ANIM_STATIC;
+            g->has_channels = true;
+            niff_channels *ch = &g->ch;
+            int rot = (int)(fx_rnd() % 3); /* Euler, axis-angle, orientation XY */
+            int used[4] = {rot == 0 ? NIFF_CH_ROTATE_X : rot == 1 ? NIFF_CH_ROTATE_AXIS : NIFF_CH_ORIENTATION_XY,
+                           rot == 0 ? NIFF_CH_ROTATE_Z : -1, NIFF_CH_TRANSLATION, NIFF_CH_CLASSICAL_SCALE};
+            for (int u = 0; u < 4; u++) {
+                if (used[u] < 0) continue;
+                int c = used[u];
+                ch->use |= 1u << c;
+                ch->count[c] = 1 + fx_rnd() % 5;
+                ch->keys[c] = ra_arena_array(ar, ch->count[c], sizeof(niff_chkey));
+                uint32_t key = 0;
+                for (uint32_t k = 0; k < ch->count[c]; k++) {
+                    niff_chkey *kk = &ch->keys[c][k];
+                    kk->interp = fx_rnd() % 4;
+                    kk->key = key;
+                    uint32_t gap = fx_rnd() % 8; /* equal frames too */
+                    key += gap;
+                    for (int v = 0; v < niff_channel_values[c]; v++) {
+                        double base = k ? kk[-1].v[v] : c == NIFF_CH_CLASSICAL_SCALE ? 1 : fx_frand(-3, 3);
+                        kk->v[v] = (float)(base + (c == NIFF_CH_CLASSICAL_SCALE ? fx_frand(-0.2, 0.2) : fx_frand(-1, 1)));
+                        kk->d[v] = (float)fx_frand(-0.2, 0.2);
+                    }
+                    if (c == NIFF_CH_ORIENTATION_XY) kk->v[4] += 2; /* y away from x */
+                }
+            }
+        }
+        new_obj(&f->objs[i], i, fx_rnd() % 9 ? i : NIFF_NONE);
+        if (fx_rnd() % 7 == 0 && i > 0 && f->objs[i].anim_link != NIFF_NONE && f->groups[i - 1].type != NIFF_ANIM_BILLBOARD)
+            f->objs[i].anim_link = i - 1; /* two objects share a group */
+        if (parent[i] < 0) f->scene.obj.v[f->scene.obj.n++] = i;
+        else kids[parent[i]]++;
+    }
+    for (uint32_t i = 0; i < nobj; i++) f->objs[i].child.v = ra_arena_array(ar, kids[i], sizeof(uint32_t));
+    for (uint32_t i = 0; i < nobj; i++)
+        if (parent[i] >= 0) f->objs[parent[i]].child.v[f->objs[parent[i]].child.n++] = i;
+    for (uint32_t i = 0; i < nobj; i++) {
+        niff_obj *o = &f->objs[i];
+        if (!o->child.n || fx_rnd() % 3) continue;
+        /* these links as LODs */
+        o->lod_num = o->child.n;
+        o->lod_link = o->child.v;
+        o->lod_dist = ra_arena_array(ar, o->lod_num, sizeof(float));
+        o->child.n = 0;
+    }
+    f->cam_count = 2;
+    f->cams = ra_arena_array(ar, 2, sizeof *f->cams);
+    for (uint32_t c = 0; c < 2; c++) {
+        niff_cam *cam = &f->cams[c];
+        cam->name_index = nobj + c;
+        cam->near_clip = 1;
+        cam->far_clip = 1000;
+        cam->fovy = (float)fx_frand(30, 80);
+        cam->aspect = 1.333f;
+        cam->eye_obj = fx_rnd() % nobj;
+        cam->lookat_obj = (cam->eye_obj + 1 + fx_rnd() % (nobj - 1)) % nobj;
+        cam->up_obj = c ? NIFF_NONE : fx_rnd() % nobj;
+    }
+}
+
+static void write_read_check(const niff_file *f, const char *what, bool semantics)
+{
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    CHECK(niff_write(f, &w, &e) == RA_OK, "%s: write: %s", what, e.msg);
+    const ra_format *det = ra_format_detect(w.data, w.size, NULL);
+    CHECK(det && !strcmp(det->id, "niff"), "%s: our output is detected as NIFF", what);
+    ra_document *doc = NULL;
+    if (load(w.data, w.size, what, NULL, &doc, &e) != RA_OK) {
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        CHECK(0, "%s: load: %s", what, msg);
+    } else {
+        CHECK(ra_scene_check(&doc->scene, &e) == RA_OK, "%s: scene invariants: %s", what, e.msg);
+        if (semantics) fx_check_semantics(doc, what, 1.0 / 60, duration_of(doc) + 1e-9, TOL, &g_stats);
+        ra_document_free(doc);
+    }
+    fx_check_roundtrip(w.data, w.size, NULL, what);
+    ra_writer_free(&w);
+}
+
+static void random_files(int count)
+{
+    for (int i = 0; i < count; i++) {
+        ra_arena *ar = ra_arena_create(0);
+        niff_file f;
+        char what[64];
+        snprintf(what, sizeof what, "random file %d", i);
+        random_file(ar, &f, i % 2 == 1, 3 + fx_rnd() % 12);
+        write_read_check(&f, what, true);
+        if (getenv("NIFF_DUMP") && atoi(getenv("NIFF_DUMP")) == i) {
+            ra_writer w;
+            ra_writer_init(&w);
+            ra_error e;
+            niff_write(&f, &w, &e);
+            ra_write_file("/tmp/niff_dump.niff", w.data, w.size, &e);
+            ra_writer_free(&w);
+        }
+        ra_arena_destroy(ar);
+    }
+}
+
+/* The size: 100 objects x 300 FULL frames, imported exactly. */
+static void big_full(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    niff_file f;
+    memset(&f, 0, sizeof f);
+    f.version = 0x05000100;
+    make_lists(ar, &f);
+    uint32_t n = 100, frames = 300;
+    f.obj_count = f.group_count = f.name_count = n;
+    f.objs = ra_arena_array(ar, n, sizeof *f.objs);
+    f.groups = ra_arena_array(ar, n, sizeof *f.groups);
+    f.names = ra_arena_array(ar, n, sizeof *f.names);
+    f.scene.obj.v = ra_arena_array(ar, 1, sizeof(uint32_t));
+    f.scene.obj.n = 1;
+    for (uint32_t i = 0; i < n; i++) {
+        f.names[i].header_size = 16;
+        f.names[i].text = ra_arena_printf(ar, "joint%03u", i);
+        new_obj(&f.objs[i], i, i);
+        if (i + 1 < n && i % 10 != 9) { /* ten chains of ten */
+            f.objs[i].child.n = 1;
+            f.objs[i].child.v = ra_arena_array(ar, 1, sizeof(uint32_t));
+            f.objs[i].child.v[0] = i + 1;
+        }
+        niff_group *g = &f.groups[i];
+        g->header_size = 48;
+        g->name_index = NIFF_NONE;
+        g->type = NIFF_ANIM_FULL;
+        g->rot_order = 0x00010203;
+        g->anim_num = frames + 1;
+        g->anims = ra_arena_array(ar, frames + 1, sizeof *g->anims);
+        for (uint32_t k = 0; k <= frames; k++) {
+            niff_anim *a = &g->anims[k];
+            double ph = 2 * RA_PI * (k % frames) / frames;
+            a->tag = NIFF_TAG_ANIM_FULL;
+            a->t[0] = i % 10 ? 1.0f : (float)(i / 10);
+            a->t[1] = (float)(0.2 * sin(ph + i));
+            a->r[0] = (float)(0.4 * sin(ph + 0.3 * i));
+            a->r[1] = (float)(0.6 * cos(ph + 0.1 * i));
+            a->r[2] = (float)(0.3 * sin(2 * ph));
+            a->s[0] = a->s[1] = a->s[2] = 1;
+        }
+    }
+    uint32_t *roots = ra_arena_array(ar, 10, sizeof(uint32_t));
+    for (uint32_t r = 0; r < 10; r++) roots[r] = 10 * r;
+    f.scene.obj.v = roots;
+    f.scene.obj.n = 10;
+    write_read_check(&f, "100 objects x 300 FULL frames", true);
+    ra_arena_destroy(ar);
+}
+
+/* ---- hostile files ---------------------------------------------------------------------------------------- */
+static void expect_refused(const niff_file *f, const char *what, ra_status code, const char *field_name)
+{
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    niff_write(f, &w, &e);
+    ra_document *doc = NULL;
+    ra_status st = load(w.data, w.size, what, NULL, &doc, &e);
+    char msg[512];
+    ra_error_format(&e, msg, sizeof msg);
+    CHECK(st == code && !strcmp(e.field, field_name), "%s: refused with %s in %s: %s", what, ra_status_name(code),
+          field_name, msg);
+    if (doc) ra_document_free(doc);
+    ra_writer_free(&w);
+}
+
+static void hostile(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    niff_file f;
+    /* a chain of 300 objects: deeper than max_depth (256) */
+    memset(&f, 0, sizeof f);
+    f.version = 0x05000100;
+    make_lists(ar, &f);
+    f.obj_count = 300;
+    f.objs = ra_arena_array(ar, 300, sizeof *f.objs);
+    for (uint32_t i = 0; i < 300; i++) {
+        new_obj(&f.objs[i], NIFF_NONE, NIFF_NONE);
+        if (i + 1 < 300) {
+            f.objs[i].child.n = 1;
+            f.objs[i].child.v = ra_arena_array(ar, 1, sizeof(uint32_t));
+            f.objs[i].child.v[0] = i + 1;
+        }
+    }
+    f.scene.obj.v = ra_arena_array(ar, 1, sizeof(uint32_t));
+    f.scene.obj.n = 1;
+    expect_refused(&f, "300-deep tree", RA_ERR_LIMIT, "obj_child_link");
+    /* a cycle below the root, and a cycle that no root reaches */
+    f.objs[299].child.n = 1;
+    f.objs[299].child.v = ra_arena_array(ar, 1, sizeof(uint32_t));
+    f.objs[299].child.v[0] = 100;
+    f.objs[99].child.n = 0;
+    expect_refused(&f, "unreached cycle", RA_ERR_BAD_VALUE, "obj_child_link");
+
+    /* a billboard that looks at its own child */
+    random_file(ar, &f, false, 3);
+    for (uint32_t i = 0; i < 3; i++) f.objs[i].child.n = f.objs[i].lod_num = 0;
+    f.scene.obj.n = 1;
+    f.scene.obj.v[0] = 0;
+    f.objs[0].child.n = 1;
+    f.objs[0].child.v = ra_arena_array(ar, 1, sizeof(uint32_t));
+    f.objs[0].child.v[0] = 1;
+    f.objs[0].anim_link = 0;
+    f.groups[0].type = NIFF_ANIM_BILLBOARD;
+    f.groups[0].anim_num = 1;
+    f.groups[0].has_channels = false;
+    f.groups[0].anims = ra_arena_array(ar, 1, sizeof(niff_anim));
+    f.groups[0].anims[0].tag = NIFF_TAG_ANIM_BILLBOARD;
+    f.groups[0].anims[0].lookat_obj = 1;
+    f.groups[0].anims[0].upper_obj = 2;
+    f.objs[1].anim_link = NIFF_NONE;
+    expect_refused(&f, "billboard looking at its child", RA_ERR_BAD_VALUE, "lookat_obj_index");
+
+    /* a loop played 2^32-1 times */
+    f.groups[0].type = NIFF_ANIM_KEY;
+    f.groups[0].anim_num = 2;
+    f.groups[0].loop = 0xFFFFFFFEu;
+    f.groups[0].anims = ra_arena_array(ar, 2, sizeof(niff_anim));
+    random_trs(&f.groups[0].anims[0], NIFF_TAG_ANIM_KEY);
+    random_trs(&f.groups[0].anims[1], NIFF_TAG_ANIM_KEY);
+    f.groups[0].anims[0].next_key = 1;
+    f.groups[0].anims[1].key = 1;
+    f.groups[0].anims[1].next_key = NIFF_NONE;
+    expect_refused(&f, "a loop played 4 billion times", RA_ERR_LIMIT, "anim_loop");
+    ra_arena_destroy(ar);
+
+    /* counts of 0xFFFFFFFF in every count field of a written file */
+    ar = ra_arena_create(0);
+    fx_rng = 99;
+    random_file(ar, &f, true, 4);
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    niff_write(&f, &w, &e);
+    long refused = 0;
+    for (size_t off = 0; off + 4 <= w.size; off += 4) {
+        uint8_t save[4];
+        memcpy(save, w.data + off, 4);
+        memset(w.data + off, 0xFF, 4);
+        ra_document *doc = NULL;
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "format", "niff");
+        if (load(w.data, w.size, "ff", &o, &doc, &e) == RA_OK) {
+            CHECK(ra_scene_check(&doc->scene, &e) == RA_OK, "0xFFFFFFFF at %zu: a broken scene: %s", off, e.msg);
+            ra_document_free(doc);
+        } else {
+            refused++;
+            CHECK(e.format && e.field[0], "0xFFFFFFFF at %zu: the error names format and field", off);
+        }
+        memcpy(w.data + off, save, 4);
+    }
+    CHECK(refused > 50, "only %ld of the 0xFFFFFFFF words were refused", refused);
+    ra_writer_free(&w);
+    ra_arena_destroy(ar);
+}
+
+static bool is_fixture(const char *n)
+{
+    const char *x = strrchr(n, '.');
+    return x && (!strcmp(x, ".niff") || !strcmp(x, ".nif"));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_niff FIXTURE_DIR\n");
+        return 2;
+    }
+    g_dir = argv[1];
+    int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
+    CHECK(fixtures >= 15, "only %d fixtures", fixtures);
+    printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
+           g_stats.instants, g_stats.worst);
+    fx_rng = 4242;
+    clock_t c0 = clock();
+    random_files(60);
+    clock_t c1 = clock();
+    big_full();
+    clock_t c2 = clock();
+    hostile();
+    printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
+           (double)(c2 - c1) / CLOCKS_PER_SEC, (double)(clock() - c2) / CLOCKS_PER_SEC);
+    printf("pose/playback instants with random and big files: %ld (worst %.3g)\n", g_stats.instants, g_stats.worst);
+    return ra_test_finish("test_niff");
+}
