@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The CLI contract of DESIGN.md: commands, JSON outputs, exit codes, the error
 # line, convert to every exporter we rely on, batch with -j.
-# usage: test_cli.sh RETROANIM_BINARY LEGO_FIXTURE_DIR METROID_FIXTURE_DIR WOG_FIXTURE_DIR
+# usage: test_cli.sh RETROANIM_BINARY LEGO_FIXTURE_DIR METROID_FIXTURE_DIR WOG_FIXTURE_DIR NIFF_FIXTURE_DIR
 set -u
 BIN=$1
 FIX=$2
 MP=$3
 WOG=$4
+NIFF=$5
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -182,6 +183,29 @@ import json, sys
 a = json.load(open(sys.argv[1]))["nodes"][1]["world"]; b = json.load(open(sys.argv[2]))["nodes"][1]["world"]
 assert a[3] == b[3] and a[7] == -b[7] and a[7] != 0 and a[1] == -b[1]
 PY
+
+# ---- NIFF: every fixture, the NetImmerse .nif refused by name, cameras in the dump ----
+grep -q "niff" <("$BIN" formats) && ok || bad "formats lists niff"
+for f in "$NIFF"/*.niff "$NIFF"/*.nif; do
+  name=$(basename "$f")
+  if grep -q "^expect-not-detected" "${f%.*}.txt"; then
+    expect_rc 1 "$name info" "$BIN" info "$f"
+    grep -Eq "^retroanim: .*$name: niff: this is a NetImmerse/Gamebryo .nif model, not a Nintendo 64 NIFF file" "$TMP/err" && ok || bad "$name: $(cat "$TMP/err")"
+    continue
+  fi
+  check_fixture "$f" "niff" 0.25
+done
+"$BIN" dump "$NIFF/camera.niff" >"$TMP/cam.json"
+python3 - "$TMP/cam.json" <<'PY' && ok || bad "NIFF camera dump: two cameras on their own nodes, animated"
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [n["name"] for n in d["nodes"]]
+cams = d["cameras"]
+assert len(cams) == 2 and all(c["name"] in names for c in cams), cams
+chans = [c["node"] for c in d["animations"][0]["channels"]]
+assert cams[0]["name"] in [names[i] if isinstance(i, int) else i for i in chans], chans
+PY
+expect_rc 2 "bad fps" "$BIN" info "$NIFF/full3.niff" --option fps=0
 
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"

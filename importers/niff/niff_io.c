@@ -3,6 +3,7 @@
  * holds it and every index against the list it points into, and keeps what
  * it does not interpret as bytes.  No playback semantics here (niff_scene.c):
  * KEY chains, hierarchy cycles and billboard targets are checked there. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,14 @@ static float f32(rd *r, uint64_t off, uint64_t end, const char *field)
     uint32_t u = u32(r, off, end, field);
     float f;
     memcpy(&f, &u, 4);
+    return f;
+}
+
+/* A float that must be finite (NaN and infinities are refused). */
+static float ffin(rd *r, uint64_t off, uint64_t end, const char *field)
+{
+    float f = f32(r, off, end, field);
+    if (!failed(r) && !isfinite(f)) ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, off, field, "not a finite number");
     return f;
 }
 
@@ -259,7 +268,9 @@ static bool read_cam(rd *r, const item_span *it, niff_cam *c)
     c->name_index = u32(r, b + 12, end, "cam_name_index");
     c->type = u32(r, b + 16, end, "cam_type");
     float *fl[9] = {&c->near_clip, &c->far_clip, &c->right, &c->left, &c->top, &c->bottom, &c->fovy, &c->aspect, &c->scale};
-    for (int i = 0; i < 9; i++) *fl[i] = f32(r, b + 20 + 4ull * i, end, "cam_float");
+    static const char *const fn[9] = {"cam_near", "cam_far", "cam_right", "cam_left", "cam_top", "cam_bottom",
+                                      "cam_fovy", "cam_aspect", "cam_scale"};
+    for (int i = 0; i < 9; i++) *fl[i] = ffin(r, b + 20 + 4ull * i, end, fn[i]);
     c->lookat_obj = u32(r, b + 56, end, "cam_lookat_obj");
     c->eye_obj = u32(r, b + 60, end, "cam_eye_obj");
     c->up_obj = u32(r, b + 64, end, "cam_up_obj");
@@ -311,10 +322,10 @@ static bool read_anim(rd *r, uint64_t b, uint64_t end, niff_anim *a)
         p += 12;
     }
     if (need >= 52) {
-        for (int i = 0; i < 3; i++) a->t[i] = f32(r, p + 4ull * i, e, "translate");
-        for (int i = 0; i < 3; i++) a->r[i] = f32(r, p + 12 + 4ull * i, e, "rotate_axis");
+        for (int i = 0; i < 3; i++) a->t[i] = ffin(r, p + 4ull * i, e, "translate");
+        for (int i = 0; i < 3; i++) a->r[i] = ffin(r, p + 12 + 4ull * i, e, "rotate_axis");
         a->expand_flag = u32(r, p + 24, e, "rotate_expand_flag");
-        for (int i = 0; i < 3; i++) a->s[i] = f32(r, p + 28 + 4ull * i, e, "scale");
+        for (int i = 0; i < 3; i++) a->s[i] = ffin(r, p + 28 + 4ull * i, e, "scale");
         p += 40;
     } else if (a->tag == NIFF_TAG_ANIM_BILLBOARD) {
         a->lookat_obj = u32(r, p, e, "lookat_obj_index");
@@ -343,8 +354,8 @@ static bool read_channels(rd *r, uint64_t b, uint64_t end, niff_channels *ch)
             niff_chkey *key = &ch->keys[c][k];
             key->interp = u32(r, pos, end, "channel interpolation_type");
             key->key = u32(r, pos + 4, end, "channel key");
-            for (unsigned v = 0; v < nv; v++) key->v[v] = f32(r, pos + 8 + 4ull * v, end, "channel value");
-            for (unsigned v = 0; v < nv; v++) key->d[v] = f32(r, pos + 8 + 4ull * (nv + v), end, "channel differential");
+            for (unsigned v = 0; v < nv; v++) key->v[v] = ffin(r, pos + 8 + 4ull * v, end, "channel value");
+            for (unsigned v = 0; v < nv; v++) key->d[v] = ffin(r, pos + 8 + 4ull * (nv + v), end, "channel differential");
             if (failed(r)) return false;
             if (k && key->key < ch->keys[c][k - 1].key)
                 return bad(r, pos + 4, "channel key", "key frame %llu comes before the previous key's %llu", key->key,

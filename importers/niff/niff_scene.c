@@ -14,9 +14,17 @@
 #include "retroanim/niff.h"
 
 #define FMT "niff"
-/* Most breakpoints one load bakes (loops repeated inside a long scene,
- * cameras and billboards sampled at every key of the scene). */
-#define NIFF_MAX_BREAKS (1u << 20)
+/* Most breakpoints one load bakes: NIFF_BREAKS_BASE plus one per
+ * NIFF_BREAK_BYTES bytes of file.  What a file holds is baked whatever its
+ * size; the base bounds what repetition adds (loops repeated inside a long
+ * scene, cameras and billboards sampled at every key of the objects that
+ * place them). */
+#define NIFF_BREAKS_BASE (1u << 16)
+#define NIFF_BREAK_BYTES 4
+/* a segment turning more than this many quarter turns is cut at this many */
+#define NIFF_MAX_CUTS 256
+#define NIFF_VALUE_TOL 3e-6 /* relative to 1 + the value's magnitude */
+#define NIFF_ANGLE_TOL 4e-6 /* radians */
 #define NIFF_MAX_BILLBOARD_DEPTH 4096
 
 enum { G_IDENTITY, G_CONST, G_FULL, G_KEY, G_CHANNELS, G_BILLBOARD };
@@ -387,12 +395,18 @@ static int cmp_double(const void *x, const void *y)
 }
 
 /* Breakpoints of [a, b] cut so that no piece turns more than 90 degrees
- * (`turn` bounds the rotation over the segment, radians). */
-static bool push_segment(dbuf *b, double fa, double fb, double turn)
+ * (`turn` bounds the rotation over the segment, radians).  A segment that
+ * turns more than NIFF_MAX_CUTS quarter turns is refused (*fast is set):
+ * nothing sensible spins that fast, and following it would take millions
+ * of keys. */
+static bool push_segment(dbuf *b, double fa, double fb, double turn, bool *fast)
 {
     if (!dpush(b, fa)) return false;
     double n = ceil(turn / (RA_PI / 2));
-    if (n > 4096) n = 4096;
+    if (!(n <= NIFF_MAX_CUTS)) {
+        *fast = true;
+        return false;
+    }
     for (double m = 1; m < n; m++)
         if (!dpush(b, fa + (fb - fa) * m / n)) return false;
     return true;
@@ -409,8 +423,9 @@ static double chan_turn(const niff_chkey *a, const niff_chkey *b, unsigned first
     return t;
 }
 
-/* One period of a group's breakpoints, in frames. */
-static bool group_breaks(const gplay *gp, dbuf *b)
+/* One period of a group's breakpoints, in frames.  On a segment that
+ * turns too fast, *fast is set and *bad is the offset of its rotation. */
+static bool group_breaks(const gplay *gp, dbuf *b, bool *fast, uint64_t *bad)
 {
     const niff_group *g = gp->g;
     if (!dpush(b, 0)) return false;
@@ -418,7 +433,8 @@ static bool group_breaks(const gplay *gp, dbuf *b)
         for (uint32_t i = 0; i + 1 < gp->n; i++) {
             double turn = 0;
             for (int c = 0; c < 3; c++) turn += fabs((double)g->anims[i + 1].r[c] - g->anims[i].r[c]);
-            if (!push_segment(b, i, i + 1, turn)) return false;
+            *bad = g->anims[i + 1].offset + 24;
+            if (!push_segment(b, i, i + 1, turn, fast)) return false;
         }
         return dpush(b, gp->n ? gp->n - 1 : 0);
     }
@@ -429,21 +445,26 @@ static bool group_breaks(const gplay *gp, dbuf *b)
             const niff_anim *n = &g->anims[gp->order[i + 1]];
             double turn = 0;
             for (int c = 0; c < 3; c++) turn += fabs((double)n->r[c] - a->r[c]);
-            if (!push_segment(b, a->key, n->key, turn * ease_slope(a->interp))) return false;
+            *bad = n->offset + 36;
+            if (!push_segment(b, a->key, n->key, turn * ease_slope(a->interp), fast)) return false;
         }
         return true;
     }
     if (gp->kind == G_CHANNELS) {
+        uint64_t pos = g->ch.offset + NIFF_CH_HEAD_BYTES;
         for (int c = 0; c < NIFF_CH_COUNT; c++) {
             const niff_chkey *k = g->ch.keys[c];
-            for (uint32_t i = 0; i < g->ch.count[c]; i++) {
+            unsigned rec = 8 + 8 * niff_channel_values[c];
+            for (uint32_t i = 0; i < g->ch.count[c]; i++, pos += rec) {
                 double turn = 0;
                 if (i + 1 < g->ch.count[c]) {
                     if (c >= NIFF_CH_ROTATE_X && c <= NIFF_CH_ROTATE_Z) turn = chan_turn(&k[i], &k[i + 1], 0, 1);
                     if (c == NIFF_CH_ROTATE_AXIS) turn = chan_turn(&k[i], &k[i + 1], 3, 1) + RA_PI * chan_turn(&k[i], &k[i + 1], 0, 3);
                     if (c == NIFF_CH_ORIENTATION_XY) turn = RA_PI * chan_turn(&k[i], &k[i + 1], 0, 6);
                 }
-                if (!push_segment(b, k[i].key, i + 1 < g->ch.count[c] ? k[i + 1].key : k[i].key, turn)) return false;
+                *bad = pos + rec + 8;
+                if (!push_segment(b, k[i].key, i + 1 < g->ch.count[c] ? k[i + 1].key : k[i].key, turn, fast))
+                    return false;
             }
         }
         return true;
@@ -464,8 +485,13 @@ static double group_cycles(const gplay *gp, double dur)
 static ra_status scene_breaks(const gplay *gp, double dur, double fps, dbuf *out, double *budget, ra_error *err)
 {
     dbuf one = {0};
-    if (!group_breaks(gp, &one)) {
+    bool fast = false;
+    uint64_t bad = RA_NO_OFFSET;
+    if (!group_breaks(gp, &one, &fast, &bad)) {
         free(one.v);
+        if (fast)
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, bad, "rotation",
+                           "the rotation turns more than %d quarter turns between two keys", NIFF_MAX_CUTS);
         return nomem(err);
     }
     qsort(one.v, one.n, sizeof *one.v, cmp_double);
@@ -473,9 +499,9 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, dbuf *out
     if (cycles * (one.n + 1) > *budget) {
         free(one.v);
         return ra_fail(err, RA_ERR_LIMIT, FMT, gp->g->offset, "anim_loop",
-                       "more than %u keys to bake (an AnimGroup of %.9g frames plays %.0f times in the scene's %.9g "
-                       "frames)",
-                       NIFF_MAX_BREAKS, gp->period, cycles, dur);
+                       "too many keys to bake (an AnimGroup of %.9g frames plays %.0f times in the scene's %.9g "
+                       "frames; a load bakes at most %u keys plus one per %u bytes of file)",
+                       gp->period, cycles, dur, NIFF_BREAKS_BASE, NIFF_BREAK_BYTES);
     }
     *budget -= cycles * (one.n + 1);
     bool ok = true;
@@ -836,10 +862,16 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     ra_status rs = RA_OK;
     if (!an || !first_ch || !gb || !seen || !gseen || !(an->channels = ra_arena_array(ar, nodes, sizeof *an->channels)))
         rs = nomem(err);
-    double budget = NIFF_MAX_BREAKS;
+    double budget = NIFF_BREAKS_BASE + (double)doc->source_size / NIFF_BREAK_BYTES;
     ra_bake_params bp;
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;
+    /* NIFF's curves (eased KEY segments, Hermite channels, Euler
+     * interpolation) are not linear in anything: at the default 1e-6 a
+     * smoothstep of a few units needs ~800 keys.  1e-5 relative and 1e-5 rad
+     * keep consumers within 1e-4 of the game at a third of the keys. */
+    bp.value_tol = NIFF_VALUE_TOL;
+    bp.angle_tol = NIFF_ANGLE_TOL;
     for (uint32_t i = 0; rs == RA_OK && i < f->group_count; i++) {
         first_ch[i] = -1;
         const gplay *gp = &st->gp[i];
@@ -888,9 +920,9 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         all.n = m;
         if (all.n > budget) {
             rs = ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
-                         "more than %u keys to bake (cameras and billboards are sampled at every key of the objects "
-                         "that place them)",
-                         NIFF_MAX_BREAKS);
+                         "too many keys to bake (cameras and billboards are sampled at every key of the objects that "
+                         "place them; a load bakes at most %u keys plus one per %u bytes of file)",
+                         NIFF_BREAKS_BASE, NIFF_BREAK_BYTES);
             break;
         }
         budget -= all.n;
@@ -942,7 +974,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     /* nodes: the scene's roots and their trees, then the objects not reached, then the cameras */
     size_t nodes = 1 + (size_t)f->obj_count + f->cam_count;
     st->node_count = nodes;
-    const char **names = node_names(ar, f, ra_file_stem(ar, doc->filename, "niff"));
+    const char **names = node_names(ar, f, "RootNode");
     st->obj_node = ra_arena_array(ar, f->obj_count, sizeof *st->obj_node);
     if (!names || !st->obj_node) return nomem(err);
     for (uint32_t i = 0; i < f->obj_count; i++) st->obj_node[i] = -1;

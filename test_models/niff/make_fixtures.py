@@ -1358,7 +1358,7 @@ def cam_names(sc, used):
 
 def build_nodes(sc, stem, where=None):
     names = obj_names(sc)
-    nodes = [Node(stem, None)]
+    nodes = [Node("RootNode", None)]
     placed = {}
 
     def place(o, parent, path, link):
@@ -1903,7 +1903,7 @@ def _grid(spec):
 
 
 POSES = {
-    'full3.niff': [(0, 'full3')] + _grid([
+    'full3.niff': [(0, 'RootNode')] + _grid([
         ('base', [0, 0.5, 1, 3.5, 6, 6.5, 9.25]),
         ('mid', [0, 0.5, 1, 3.5, 5.99, 6, 6.5, 9.25]),
         ('tip', [0, 0.5, 1, 3.5, 5.99, 6, 6.5, 9.25]),
@@ -1922,7 +1922,7 @@ POSES = {
         ('k_endless', [0, 1.5, 3, 5.5, 8, 9.5, 17, 30]),
         ('k_twice', [0, 2, 4, 8.99, 9.01, 13, 17.99, 18, 25, 40])]),
     'static.niff': [(0, n) for n in
-                    ['static', 'house', 'orphan', 'door', 'lamp', 'cleared',
+                    ['RootNode', 'house', 'orphan', 'door', 'lamp', 'cleared',
                      'under_clear', 'post', 'post#2', 'obj8', 'marker',
                      'house_lod']],
     'camera.niff': _grid([
