@@ -270,18 +270,28 @@ static void TestFixture(const std::string &dir, const std::string &name)
                 loops = loops || s.animations[0].channels[c].post_state == RA_BEHAVIOUR_REPEAT;
             std::vector<ra_mat4> pose(s.node_count);
             double worst = 0;
+            std::string worst_at;
             long steps = (long)std::floor(s.animations[0].duration * 120 + 1e-9) + (loops ? 0 : 2);
             for (long i = 0; i <= steps; i++) {
                 double t = i / 120.0;
                 ra_error e2;
                 ra_error_clear(&e2);
                 ra_document_pose(doc, 0, t, pose.data(), &e2);
-                std::map<std::string, aiMatrix4x4> w;
+                // glTF stores key times as float32: a step key at t may come back up to one float32
+                // ulp later, so at an instant on a step the glb is also read just after it
+                std::map<std::string, aiMatrix4x4> w, w2;
                 CollectWorld(g->mRootNode, ga, t * tps, aiMatrix4x4(), w);
-                for (size_t k = 0; k < s.node_count; k++)
-                    if (w.count(s.nodes[k].name)) worst = std::max(worst, Diff(w[s.nodes[k].name], pose[k]));
+                CollectWorld(g->mRootNode, ga, (t + 2 * ra_f32_ulp(t)) * tps, aiMatrix4x4(), w2);
+                for (size_t k = 0; k < s.node_count; k++) {
+                    if (!w.count(s.nodes[k].name)) continue;
+                    double d = std::min(Diff(w[s.nodes[k].name], pose[k]), Diff(w2[s.nodes[k].name], pose[k]));
+                    if (d > worst) {
+                        worst = d;
+                        worst_at = std::string(s.nodes[k].name) + " at " + std::to_string(t) + " s";
+                    }
+                }
             }
-            CHECK(worst <= 2e-4, "%s: glb playback vs pose differ by %g", name.c_str(), worst);
+            CHECK(worst <= 2e-4, "%s: glb playback vs pose differ by %g (%s)", name.c_str(), worst, worst_at.c_str());
             if (name.rfind("rot_1rps.", 0) == 0) {
                 // one full counter-clockwise turn per second: 90, 180, 270 degrees at the quarters
                 const double want[] = {0, 90, 180, -90, 0};

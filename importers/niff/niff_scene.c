@@ -19,7 +19,7 @@
  * size; the base bounds what repetition adds (loops repeated inside a long
  * scene, cameras and billboards sampled at every key of the objects that
  * place them). */
-#define NIFF_BREAKS_BASE (1u << 16)
+#define NIFF_BREAKS_BASE (1u << 14)
 #define NIFF_BREAK_BYTES 4
 /* a segment turning more than this many quarter turns is cut at this many */
 #define NIFF_MAX_CUTS 256
@@ -872,6 +872,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
      * keep consumers within 1e-4 of the game at a third of the keys. */
     bp.value_tol = NIFF_VALUE_TOL;
     bp.angle_tol = NIFF_ANGLE_TOL;
+    double kt = ra_options_get_double(&doc->options, "key_tolerance", 0);
+    if (kt > 0) bp.value_tol = bp.angle_tol = kt;
     for (uint32_t i = 0; rs == RA_OK && i < f->group_count; i++) {
         first_ch[i] = -1;
         const gplay *gp = &st->gp[i];
@@ -960,6 +962,9 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     double mka = ra_options_get_double(&doc->options, "max_key_angle", 150.0);
     if (!(mka > 0 && mka < 180))
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0, 180) degrees");
+    double kt = ra_options_get_double(&doc->options, "key_tolerance", NIFF_VALUE_TOL);
+    if (!(kt > 0 && kt <= 0.1))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_tolerance", "key_tolerance must be in (0, 0.1]");
     int max_depth = (int)ra_options_get_double(&doc->options, "max_depth", 256);
     if (max_depth < 1) max_depth = 1;
 
