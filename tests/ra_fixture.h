@@ -107,6 +107,21 @@ static inline bool fx_check_pose_line(const ra_document *doc, const char *line, 
     return true;
 }
 
+/* "name=value" of a space-separated expect line (value up to the next space) */
+static inline bool fx_field(const char *line, const char *name, char *out, size_t size)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", name);
+    const char *p = strstr(line, pat);
+    if (!p) return false;
+    p += strlen(pat);
+    size_t n = strcspn(p, " ");
+    if (n >= size) n = size - 1;
+    memcpy(out, p, n);
+    out[n] = 0;
+    return true;
+}
+
 /* A fixture and its description: the data file DIR/NAME and DIR/<stem>.txt,
  * whose expect-error-offset line (if any) is read up front. */
 typedef struct fx_file {

@@ -44,34 +44,20 @@ static void check_pose(const ra_document *doc, const char *line, const char *wha
     fx_check_pose_line(&copy, line, what, TOL);
 }
 
-static bool field(const char *line, const char *name, char *out, size_t size)
-{
-    char key[40];
-    snprintf(key, sizeof key, " %s=", name);
-    const char *p = strstr(line, key);
-    if (!p) return false;
-    p += strlen(key);
-    size_t n = strcspn(p, " ");
-    if (n >= size) n = size - 1;
-    memcpy(out, p, n);
-    out[n] = 0;
-    return true;
-}
-
 static void check_camera_line(const ra_scene *s, const char *line, const char *what)
 {
     char node[256] = "", v[64];
-    field(line, "node", node, sizeof node);
+    fx_field(line, "node", node, sizeof node);
     const ra_camera *c = NULL;
     for (size_t i = 0; i < s->camera_count; i++)
         if (!strcmp(s->cameras[i].name, node)) c = &s->cameras[i];
     CHECK(c != NULL, "%s: no camera %s", what, node);
     if (!c) return;
     CHECK(!strcmp(s->nodes[c->node].name, node), "%s: camera %s is placed by node %s", what, node, s->nodes[c->node].name);
-    if (field(line, "hfov", v, sizeof v)) CHECK_NEAR(c->horizontal_fov, atof(v), TOL, what);
-    if (field(line, "aspect", v, sizeof v)) CHECK_NEAR(c->aspect, atof(v), TOL, what);
-    if (field(line, "near", v, sizeof v)) CHECK_NEAR(c->clip_near, atof(v), TOL, what);
-    if (field(line, "far", v, sizeof v)) CHECK_NEAR(c->clip_far, atof(v), TOL * fmax(1, atof(v)), what);
+    if (fx_field(line, "hfov", v, sizeof v)) CHECK_NEAR(c->horizontal_fov, atof(v), TOL, what);
+    if (fx_field(line, "aspect", v, sizeof v)) CHECK_NEAR(c->aspect, atof(v), TOL, what);
+    if (fx_field(line, "near", v, sizeof v)) CHECK_NEAR(c->clip_near, atof(v), TOL, what);
+    if (fx_field(line, "far", v, sizeof v)) CHECK_NEAR(c->clip_far, atof(v), TOL * fmax(1, atof(v)), what);
 }
 
 static void run_fixture(const char *name)

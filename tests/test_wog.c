@@ -75,21 +75,6 @@ static double node_meta_double(const ra_scene *s, const char *node, const char *
     return m && m->type == RA_META_DOUBLE ? m->u.d : NAN;
 }
 
-/* "name=value" of a space-separated line (value up to the next space) */
-static bool field(const char *line, const char *name, char *out, size_t size)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, " %s=", name);
-    const char *p = strstr(line, pat);
-    if (!p) return false;
-    p += strlen(pat);
-    size_t n = strcspn(p, " ");
-    if (n >= size) n = size - 1;
-    memcpy(out, p, n);
-    out[n] = 0;
-    return true;
-}
-
 /* expect-alpha / expect-color / expect-sound: the k-th line of a node and
  * kind matches the k-th row of its metadata list. */
 typedef struct key_cursor { char node[128]; char kind[16]; int next; } key_cursor;
@@ -98,13 +83,13 @@ static void check_key_line(const ra_scene *s, const char *line, const char *what
 {
     char kind[16] = "", node[128], t[64], v[128] = "", interp[16] = "";
     sscanf(line, "expect-%15s", kind);
-    if (!field(line, "node", node, sizeof node) || !field(line, "t", t, sizeof t)) {
+    if (!fx_field(line, "node", node, sizeof node) || !fx_field(line, "t", t, sizeof t)) {
         CHECK(0, "%s: malformed %s", what, line);
         return;
     }
     bool sound = !strcmp(kind, "sound");
-    field(line, sound ? "id" : "value", v, sizeof v);
-    field(line, "interp", interp, sizeof interp);
+    fx_field(line, sound ? "id" : "value", v, sizeof v);
+    fx_field(line, "interp", interp, sizeof interp);
     int k = 0;
     for (int i = 0; i < ncur; i++)
         if (!strcmp(cur[i].node, node) && !strcmp(cur[i].kind, kind)) k = cur[i].next++;
@@ -126,20 +111,20 @@ static void check_key_line(const ra_scene *s, const char *line, const char *what
 static void check_actor_line(const ra_scene *s, const char *line, const char *what)
 {
     char node[128], v[128];
-    if (!field(line, "node", node, sizeof node)) {
+    if (!fx_field(line, "node", node, sizeof node)) {
         CHECK(0, "%s: malformed %s", what, line);
         return;
     }
     static const char *const strs[][2] = {{"type", "wog.actorType"}, {"image", "wog.image"}, {"label", "wog.label"},
                                           {"font", "wog.font"},      {"justification", "wog.justification"}};
     for (int i = 0; i < 5; i++) {
-        if (!field(line, strs[i][0], v, sizeof v)) continue;
+        if (!fx_field(line, strs[i][0], v, sizeof v)) continue;
         const char *got = node_meta_string(s, node, strs[i][1]);
         CHECK(got && !strcmp(got, v), "%s: %s %s is '%s', expected '%s'", what, node, strs[i][1], got ? got : "(none)", v);
     }
     static const char *const nums[][2] = {{"depth", "wog.depth"}, {"maxWidth", "wog.maxWidth"}, {"wrapWidth", "wog.wrapWidth"}};
     for (int i = 0; i < 3; i++)
-        if (field(line, nums[i][0], v, sizeof v)) CHECK_NEAR(node_meta_double(s, node, nums[i][1]), strtod(v, NULL), 1e-6, what);
+        if (fx_field(line, nums[i][0], v, sizeof v)) CHECK_NEAR(node_meta_double(s, node, nums[i][1]), strtod(v, NULL), 1e-6, what);
 }
 
 static double duration_of(const ra_document *doc) { return doc->scene.animation_count ? doc->scene.animations[0].duration : 0; }
@@ -313,7 +298,7 @@ static void run_fixture(const char *name)
                    !strncmp(line, "expect-sound ", 13)) {
             char node[128], kind[16] = "";
             sscanf(line, "expect-%15s", kind);
-            if (field(line, "node", node, sizeof node)) {
+            if (fx_field(line, "node", node, sizeof node)) {
                 int i = 0;
                 while (i < ncur && (strcmp(cur[i].node, node) || strcmp(cur[i].kind, kind))) i++;
                 if (i == ncur && ncur < 32) {

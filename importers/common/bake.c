@@ -192,3 +192,27 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
     free(fin);
     return ok;
 }
+
+bool ra_breaks_push(ra_breaks *b, double t)
+{
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        double *nv = realloc(b->v, cap * sizeof *nv);
+        if (!nv) return false;
+        b->v = nv;
+        b->cap = cap;
+    }
+    b->v[b->n++] = t;
+    return true;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+void ra_breaks_sort(ra_breaks *b)
+{
+    if (b->n > 1) qsort(b->v, b->n, sizeof *b->v, cmp_double);
+}

@@ -370,45 +370,21 @@ static ra_status niff_pose(const ra_document *doc, size_t anim, double t, ra_mat
 }
 
 /* ---- baking ---------------------------------------------------------------------------------------------- */
-typedef struct dbuf {
-    double *v;
-    size_t n, cap;
-} dbuf;
-
-static bool dpush(dbuf *b, double v)
-{
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        double *nv = realloc(b->v, cap * sizeof *nv);
-        if (!nv) return false;
-        b->v = nv;
-        b->cap = cap;
-    }
-    b->v[b->n++] = v;
-    return true;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Breakpoints of [a, b] cut so that no piece turns more than 90 degrees
  * (`turn` bounds the rotation over the segment, radians).  A segment that
  * turns more than NIFF_MAX_CUTS quarter turns is refused (*fast is set):
  * nothing sensible spins that fast, and following it would take millions
  * of keys. */
-static bool push_segment(dbuf *b, double fa, double fb, double turn, bool *fast)
+static bool push_segment(ra_breaks *b, double fa, double fb, double turn, bool *fast)
 {
-    if (!dpush(b, fa)) return false;
+    if (!ra_breaks_push(b, fa)) return false;
     double n = ceil(turn / (RA_PI / 2));
     if (!(n <= NIFF_MAX_CUTS)) {
         *fast = true;
         return false;
     }
     for (double m = 1; m < n; m++)
-        if (!dpush(b, fa + (fb - fa) * m / n)) return false;
+        if (!ra_breaks_push(b, fa + (fb - fa) * m / n)) return false;
     return true;
 }
 
@@ -425,10 +401,10 @@ static double chan_turn(const niff_chkey *a, const niff_chkey *b, unsigned first
 
 /* One period of a group's breakpoints, in frames.  On a segment that
  * turns too fast, *fast is set and *bad is the offset of its rotation. */
-static bool group_breaks(const gplay *gp, dbuf *b, bool *fast, uint64_t *bad)
+static bool group_breaks(const gplay *gp, ra_breaks *b, bool *fast, uint64_t *bad)
 {
     const niff_group *g = gp->g;
-    if (!dpush(b, 0)) return false;
+    if (!ra_breaks_push(b, 0)) return false;
     if (gp->kind == G_FULL) {
         for (uint32_t i = 0; i + 1 < gp->n; i++) {
             double turn = 0;
@@ -436,12 +412,12 @@ static bool group_breaks(const gplay *gp, dbuf *b, bool *fast, uint64_t *bad)
             *bad = g->anims[i + 1].offset + 24;
             if (!push_segment(b, i, i + 1, turn, fast)) return false;
         }
-        return dpush(b, gp->n ? gp->n - 1 : 0);
+        return ra_breaks_push(b, gp->n ? gp->n - 1 : 0);
     }
     if (gp->kind == G_KEY) {
         for (uint32_t i = 0; i < gp->n; i++) {
             const niff_anim *a = &g->anims[gp->order[i]];
-            if (i + 1 == gp->n) return dpush(b, a->key);
+            if (i + 1 == gp->n) return ra_breaks_push(b, a->key);
             const niff_anim *n = &g->anims[gp->order[i + 1]];
             double turn = 0;
             for (int c = 0; c < 3; c++) turn += fabs((double)n->r[c] - a->r[c]);
@@ -482,9 +458,9 @@ static double group_cycles(const gplay *gp, double dur)
 }
 
 /* The group's breakpoints over the scene (seconds), repeated per period. */
-static ra_status scene_breaks(const gplay *gp, double dur, double fps, dbuf *out, double *budget, ra_error *err)
+static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks *out, double *budget, ra_error *err)
 {
-    dbuf one = {0};
+    ra_breaks one = {0};
     bool fast = false;
     uint64_t bad = RA_NO_OFFSET;
     if (!group_breaks(gp, &one, &fast, &bad)) {
@@ -494,7 +470,7 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, dbuf *out
                            "the rotation turns more than %d quarter turns between two keys", NIFF_MAX_CUTS);
         return nomem(err);
     }
-    qsort(one.v, one.n, sizeof *one.v, cmp_double);
+    ra_breaks_sort(&one);
     double cycles = group_cycles(gp, dur);
     if (cycles * (one.n + 1) > *budget) {
         free(one.v);
@@ -508,9 +484,9 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, dbuf *out
     for (double c = 0; c < cycles && ok; c++) {
         double off = c * gp->period;
         for (size_t i = 0; i < one.n && ok; i++)
-            if (off + one.v[i] <= dur) ok = dpush(out, (off + one.v[i]) / fps);
+            if (off + one.v[i] <= dur) ok = ra_breaks_push(out, (off + one.v[i]) / fps);
     }
-    if (ok && gp->period > 0) ok = dpush(out, dur / fps); /* a loop cut by the end of the scene */
+    if (ok && gp->period > 0) ok = ra_breaks_push(out, dur / fps); /* a loop cut by the end of the scene */
     free(one.v);
     return ok ? RA_OK : nomem(err);
 }
@@ -857,7 +833,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     size_t nodes = st->node_count;
     ra_animation *an = ra_arena_alloc(ar, sizeof *an);
     int32_t *first_ch = ra_arena_array(ar, f->group_count, sizeof *first_ch);
-    dbuf *gb = calloc(f->group_count ? f->group_count : 1, sizeof *gb);
+    ra_breaks *gb = calloc(f->group_count ? f->group_count : 1, sizeof *gb);
     uint8_t *seen = malloc(nodes), *gseen = malloc(f->group_count ? f->group_count : 1);
     ra_status rs = RA_OK;
     if (!an || !first_ch || !gb || !seen || !gseen || !(an->channels = ra_arena_array(ar, nodes, sizeof *an->channels)))
@@ -881,9 +857,9 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         bool used = false;
         for (uint32_t o = 0; o < f->obj_count && !used; o++) used = st->node_gp[st->obj_node[o]] == gp;
         if (used && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK)
-            qsort(gb[i].v, gb[i].n, sizeof *gb[i].v, cmp_double);
+            ra_breaks_sort(&gb[i]);
     }
-    dbuf all = {0};
+    ra_breaks all = {0};
     for (size_t n = 1; rs == RA_OK && n < nodes; n++) {
         const gplay *gp = st->node_gp[n];
         bool dependent = st->node_cam[n] >= 0 || (gp && gp->kind == G_BILLBOARD);
@@ -908,14 +884,14 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         memset(gseen, 0, f->group_count);
         collect_deps(st, (int32_t)n, seen, gseen, 0);
         all.n = 0;
-        bool ok = dpush(&all, 0) && dpush(&all, dur / st->fps);
+        bool ok = ra_breaks_push(&all, 0) && ra_breaks_push(&all, dur / st->fps);
         for (uint32_t g = 0; ok && g < f->group_count; g++)
-            for (size_t k = 0; ok && gseen[g] && k < gb[g].n; k++) ok = dpush(&all, gb[g].v[k]);
+            for (size_t k = 0; ok && gseen[g] && k < gb[g].n; k++) ok = ra_breaks_push(&all, gb[g].v[k]);
         if (!ok) {
             rs = nomem(err);
             break;
         }
-        qsort(all.v, all.n, sizeof *all.v, cmp_double);
+        ra_breaks_sort(&all);
         size_t m = 0;
         for (size_t k = 0; k < all.n; k++)
             if (!m || all.v[k] != all.v[m - 1]) all.v[m++] = all.v[k];

@@ -186,30 +186,6 @@ static ra_trs part_trs(const void *vctx, double t)
     return r;
 }
 
-typedef struct dbuf {
-    double *v;
-    size_t n, cap;
-} dbuf;
-
-static bool dpush(dbuf *b, double v)
-{
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        double *nv = realloc(b->v, cap * sizeof *nv);
-        if (!nv) return false;
-        b->v = nv;
-        b->cap = cap;
-    }
-    b->v[b->n++] = v;
-    return true;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Most breakpoints one load bakes, over all its nodes (short loops inside a
  * long movie, spins of many turns, many actors sharing one animation). */
 #define WOG_MAX_BREAKS (1u << 19)
@@ -218,7 +194,7 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
                            ra_channel *ch, bool *cut, double *budget, ra_error *err)
 {
     const char *fmt = doc->format->id;
-    dbuf b = {0};
+    ra_breaks b = {0};
     double reps = 1;
     if (p->loop == LOOP_ALWAYS && p->period > 0) reps = ceil(duration / p->period);
     /* A long spin is cut into pieces of at most `step` degrees up front:
@@ -242,7 +218,7 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
     bool ok = true, past = false;
     for (double r = 0; r < reps && ok; r++) {
         double off = r * p->period;
-        if (r > 0) ok = dpush(&b, off); /* the wrap back to the start */
+        if (r > 0) ok = ra_breaks_push(&b, off); /* the wrap back to the start */
         for (uint32_t i = 0; i < p->count && ok; i++) {
             uint32_t e = p->order[p->first + i];
             const ktrack *tr = &p->tracks[e];
@@ -252,25 +228,25 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
                     past = true;
                     continue;
                 }
-                ok = dpush(&b, t);
+                ok = ra_breaks_push(&b, t);
                 if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k + 1 >= tr->n ||
                     tr->k[k]->interpolation != WOG_INTERP_LINEAR)
                     continue;
                 double n = ceil(fabs((double)tr->k[k + 1]->angle - tr->k[k]->angle) / step);
                 for (double m = 1; m < n && ok; m++) {
                     double tm = t + (tr->t[k + 1] - tr->t[k]) * m / n;
-                    if (tm <= duration) ok = dpush(&b, tm);
+                    if (tm <= duration) ok = ra_breaks_push(&b, tm);
                 }
             }
         }
     }
-    if (ok && past) ok = dpush(&b, duration);
+    if (ok && past) ok = ra_breaks_push(&b, duration);
     *cut = past && p->loop != LOOP_ALWAYS; /* a loop ending mid-period is no cut */
     if (!ok) {
         free(b.v);
         return nomem(err, fmt);
     }
-    if (b.n) qsort(b.v, b.n, sizeof *b.v, cmp_double);
+    ra_breaks_sort(&b);
     ra_bake_params bp;
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;

@@ -186,6 +186,15 @@ typedef struct ra_bake_params {
 } ra_bake_params;
 
 void ra_bake_params_default(ra_bake_params *p);
+
+/* A growable list of breakpoint times (malloc'd: free(b.v) when done). */
+typedef struct ra_breaks {
+    double *v;
+    size_t n, cap;
+} ra_breaks;
+bool ra_breaks_push(ra_breaks *b, double t);
+/* Sorts ascending (duplicates stay; ra_bake_channel accepts them). */
+void ra_breaks_sort(ra_breaks *b);
 /* breaks: sorted ascending, may hold duplicates.  Fills ch->position/rotation/
  * scaling (all three tracks) in ch; ch->node is left to the caller. */
 bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
