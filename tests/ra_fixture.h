@@ -122,6 +122,28 @@ static inline bool fx_field(const char *line, const char *name, char *out, size_
     return true;
 }
 
+/* The expect lines every format shares: expect-format ID, expect-nodes N
+ * (all scene nodes, the root included), expect-duration SECONDS (one
+ * animation).  Returns false when the line is none of them. */
+static inline bool fx_check_common_line(const ra_document *doc, const char *line, const char *name)
+{
+    const ra_scene *s = &doc->scene;
+    char word[64];
+    double t;
+    long n;
+    if (sscanf(line, "expect-format %63s", word) == 1) {
+        CHECK(!strcmp(doc->format->id, word), "%s: format %s, expected %s", name, doc->format->id, word);
+    } else if (sscanf(line, "expect-nodes %ld", &n) == 1) {
+        CHECK((long)s->node_count == n, "%s: %zu nodes, expected %ld", name, s->node_count, n);
+    } else if (sscanf(line, "expect-duration %lf", &t) == 1) {
+        CHECK(s->animation_count == 1, "%s: one animation", name);
+        if (s->animation_count) CHECK_NEAR(s->animations[0].duration, t, 1e-6, name);
+    } else {
+        return false;
+    }
+    return true;
+}
+
 /* A fixture and its description: the data file DIR/NAME and DIR/<stem>.txt,
  * whose expect-error-offset line (if any) is read up front. */
 typedef struct fx_file {

@@ -52,6 +52,16 @@ check_fixture() {
   [ -s "$out" ] && ok || bad "$name .glb written"
 }
 
+# A fixture whose description says expect-not-detected: `info` fails with the
+# error text given.  usage: not_detected FILE ERROR_REGEX (status 1: an ordinary fixture)
+not_detected() {
+  local f=$1 name
+  name=$(basename "$f")
+  grep -q "^expect-not-detected" "${f%.*}.txt" || return 1
+  expect_rc 1 "$name info" "$BIN" info "$f"
+  grep -Eq "^retroanim: .*$name: $2" "$TMP/err" && ok || bad "$name: $(cat "$TMP/err")"
+}
+
 expect_rc 0 "formats" "$BIN" formats
 grep -q "lego_ani" "$TMP/out" && ok || bad "formats lists lego_ani"
 expect_rc 2 "no command" "$BIN"
@@ -152,13 +162,7 @@ expect_rc 2 "bad layout option" "$BIN" info "$MP/v2_mp1.anim" --option layout=v9
 # ---- World of Goo: every fixture (animations and movies, all layouts), the error line ----
 grep -q "wog_movie" <("$BIN" formats) && ok || bad "formats lists wog_movie"
 for f in "$WOG"/*.bin*; do
-  name=$(basename "$f")
-  if grep -q "^expect-not-detected" "${f%.*}.txt"; then
-    expect_rc 1 "$name info" "$BIN" info "$f"
-    grep -Eq "^retroanim: .*$name: retroanim: not a file of any supported format" "$TMP/err" && ok || bad "$name: $(cat "$TMP/err")"
-    continue
-  fi
-  check_fixture "$f" "wog_(anim|movie)" 0.3
+  not_detected "$f" "retroanim: not a file of any supported format" || check_fixture "$f" "wog_(anim|movie)" 0.3
 done
 # a movie: actors by depth with their properties and key lists as node metadata
 "$BIN" dump "$WOG/scene.movie.binltl" >"$TMP/movie.json"
@@ -187,13 +191,8 @@ PY
 # ---- NIFF: every fixture, the NetImmerse .nif refused by name, cameras in the dump ----
 grep -q "niff" <("$BIN" formats) && ok || bad "formats lists niff"
 for f in "$NIFF"/*.niff "$NIFF"/*.nif; do
-  name=$(basename "$f")
-  if grep -q "^expect-not-detected" "${f%.*}.txt"; then
-    expect_rc 1 "$name info" "$BIN" info "$f"
-    grep -Eq "^retroanim: .*$name: niff: this is a NetImmerse/Gamebryo .nif model, not a Nintendo 64 NIFF file" "$TMP/err" && ok || bad "$name: $(cat "$TMP/err")"
-    continue
-  fi
-  check_fixture "$f" "niff" 0.25
+  not_detected "$f" "niff: this is a NetImmerse/Gamebryo .nif model, not a Nintendo 64 NIFF file" ||
+    check_fixture "$f" "niff" 0.25
 done
 "$BIN" dump "$NIFF/camera.niff" >"$TMP/cam.json"
 python3 - "$TMP/cam.json" <<'PY' && ok || bad "NIFF camera dump: two cameras on their own nodes, animated"

@@ -105,19 +105,12 @@ static void run_fixture(const char *name)
     while (fgets(line, sizeof line, fx.txt)) {
         line[strcspn(line, "\r\n")] = 0;
         char word[64];
-        double t;
-        long n;
-        if (sscanf(line, "expect-format %63s", word) == 1) {
-            CHECK(!strcmp(doc->format->id, word), "%s: format %s, expected %s", name, doc->format->id, word);
+        if (fx_check_common_line(doc, line, name)) {
+            has_duration = has_duration || !strncmp(line, "expect-duration ", 16);
         } else if (sscanf(line, "expect-version %63s", word) == 1) {
             const ra_meta *m = ra_meta_get(&s->meta, "niff.version");
-            CHECK(m && strtoul(m->u.s, NULL, 16) == strtoul(word, NULL, 16), "%s: version %s, expected %s", name, m ? m->u.s : "?", word);
-        } else if (sscanf(line, "expect-nodes %ld", &n) == 1) {
-            CHECK((long)s->node_count == n, "%s: %zu nodes, expected %ld", name, s->node_count, n);
-        } else if (sscanf(line, "expect-duration %lf", &t) == 1) {
-            has_duration = true;
-            CHECK(s->animation_count == 1, "%s: one animation", name);
-            if (s->animation_count) CHECK_NEAR(s->animations[0].duration, t, 1e-6, name);
+            CHECK(m && strtoul(m->u.s, NULL, 16) == strtoul(word, NULL, 16), "%s: version %s, expected %s", name,
+                  m ? m->u.s : "?", word);
         } else if (!strncmp(line, "expect-pose ", 12)) {
             check_pose(doc, line, name);
         } else if (!strncmp(line, "expect-camera ", 14)) {

@@ -278,18 +278,10 @@ static void run_fixture(const char *name)
     while (fgets(line, sizeof line, fx.txt)) {
         line[strcspn(line, "\r\n")] = 0;
         char word[64];
-        double t;
-        long n;
-        if (sscanf(line, "expect-format %63s", word) == 1) {
-            CHECK(!strcmp(doc->format->id, word), "%s: format %s, expected %s", name, doc->format->id, word);
+        if (fx_check_common_line(doc, line, name)) {
         } else if (sscanf(line, "expect-layout %63s", word) == 1) {
             const ra_meta *m = ra_meta_get(&s->meta, "wog.layout");
             CHECK(m && !strcmp(m->u.s, word), "%s: layout %s, expected %s", name, m ? m->u.s : "?", word);
-        } else if (sscanf(line, "expect-nodes %ld", &n) == 1) {
-            CHECK((long)s->node_count == n, "%s: %zu nodes, expected %ld", name, s->node_count, n);
-        } else if (sscanf(line, "expect-duration %lf", &t) == 1) {
-            CHECK(s->animation_count == 1, "%s: one animation", name);
-            if (s->animation_count) CHECK_NEAR(s->animations[0].duration, t, 1e-6, name);
         } else if (!strncmp(line, "expect-pose ", 12)) {
             check_pose(doc, line, name);
         } else if (!strncmp(line, "expect-pose-with ", 17)) {
