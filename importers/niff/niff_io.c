@@ -270,7 +270,7 @@ static bool read_cam(rd *r, const item_span *it, niff_cam *c)
     float *fl[9] = {&c->near_clip, &c->far_clip, &c->right, &c->left, &c->top, &c->bottom, &c->fovy, &c->aspect, &c->scale};
     static const char *const fn[9] = {"cam_near", "cam_far", "cam_right", "cam_left", "cam_top", "cam_bottom",
                                       "cam_fovy", "cam_aspect", "cam_scale"};
-    for (int i = 0; i < 9; i++) *fl[i] = ffin(r, b + 20 + 4ull * i, end, fn[i]);
+    for (int i = 0; i < 9; i++) *fl[i] = f32(r, b + 20 + 4ull * i, end, fn[i]); /* the scene replaces bad values */
     c->lookat_obj = u32(r, b + 56, end, "cam_lookat_obj");
     c->eye_obj = u32(r, b + 60, end, "cam_eye_obj");
     c->up_obj = u32(r, b + 64, end, "cam_up_obj");
@@ -392,6 +392,8 @@ static bool read_group(rd *r, const item_span *it, bool v2, niff_group *g)
     if (!g->anims) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "anims", "out of memory") == RA_OK;
     uint64_t pos = b + 48; /* never header_size: blend2niff counts its extension there (NOTES §2) */
     for (uint32_t i = 0; i < g->anim_num; i++) {
+        if (body_end - pos < 12)
+            return bad(r, b + 28, "anim_num", "anim_num %llu, but only %llu Anims fit the AnimGroup's body", g->anim_num, i);
         if (!read_anim(r, pos, body_end, &g->anims[i])) return false;
         pos += u32(r, pos + 8, body_end, "anim_size");
     }

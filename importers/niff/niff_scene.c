@@ -25,7 +25,9 @@
 #define NIFF_MAX_CUTS 256
 #define NIFF_VALUE_TOL 3e-6 /* relative to 1 + the value's magnitude */
 #define NIFF_ANGLE_TOL 4e-6 /* radians */
-#define NIFF_MAX_BILLBOARD_DEPTH 4096
+/* deepest recursion of the world evaluation: tree depth plus billboard
+ * and camera aims (each level is two small frames) */
+#define NIFF_MAX_AIM_DEPTH 1024
 
 enum { G_IDENTITY, G_CONST, G_FULL, G_KEY, G_CHANNELS, G_BILLBOARD };
 
@@ -267,13 +269,15 @@ static bool unit(ra_vec3 *v, double eps)
     return true;
 }
 
-/* World matrix of a frame with +Z toward `toward` (billboard) or -Z
- * (camera), +Y toward `up`; rotation identity when degenerate. */
-static ra_mat4 aim(ra_vec3 at, ra_vec3 dir, ra_vec3 up, bool camera)
+/* World matrix of a frame at `at` with +Z along `dir` (billboard) or -Z
+ * (camera) and +Y toward `up`.  When the directions are degenerate the
+ * rotation is identity and *ok (if given) is set false. */
+static ra_mat4 aim(ra_vec3 at, ra_vec3 dir, ra_vec3 up, bool camera, bool *ok)
 {
     ra_vec3 z = camera ? ra_v3_scale(dir, -1) : dir, x;
-    if (!unit(&z, 1e-9) || (x = ra_v3_cross(up, z), !unit(&x, 1e-9))) return ra_m4_translation(at);
-    return ra_m4_from_columns(x, ra_v3_cross(z, x), z, at);
+    bool good = unit(&z, 1e-9) && (x = ra_v3_cross(up, z), unit(&x, 1e-9));
+    if (ok) *ok = good;
+    return good ? ra_m4_from_columns(x, ra_v3_cross(z, x), z, at) : ra_m4_translation(at);
 }
 
 
@@ -281,8 +285,10 @@ typedef struct wctx {
     const nstate *st;
     double f;
     ra_mat4 *world;
+    ra_mat4 *local; /* per node, as computed (NULL: not kept) */
     uint8_t *state; /* per node: 0 to do, 1 in progress, 2 done */
     bool cycle;     /* a billboard depends on itself */
+    bool deep;      /* billboards aim at billboards more than NIFF_MAX_AIM_DEPTH deep */
 } wctx;
 
 static ra_vec3 target_origin(wctx *w, int32_t node, ra_vec3 fallback, int depth);
@@ -291,8 +297,9 @@ static const ra_mat4 *world_of(wctx *w, int32_t node, int depth)
 {
     const nstate *st = w->st;
     if (w->state[node] == 2) return &w->world[node];
-    if (w->state[node] == 1 || depth > NIFF_MAX_BILLBOARD_DEPTH) {
-        w->cycle = true;
+    if (w->state[node] == 1 || depth > NIFF_MAX_AIM_DEPTH) {
+        if (w->state[node] == 1) w->cycle = true;
+        else w->deep = true;
         w->world[node] = ra_m4_identity();
         return &w->world[node];
     }
@@ -311,7 +318,7 @@ static const ra_mat4 *world_of(wctx *w, int32_t node, int depth)
         ra_vec3 u = c->up_obj != NIFF_NONE ? target_origin(w, st->obj_node[c->up_obj], zero, depth) : zero;
         int mode = st->up_mode[cam];
         ra_vec3 up = mode == UP_RELATIVE ? ra_v3_sub(u, e) : mode == UP_DIRECTION ? u : ra_v3(0, 1, 0);
-        local = aim(e, ra_v3_sub(l, e), up, true);
+        local = aim(e, ra_v3_sub(l, e), up, true, NULL);
     } else if (gp && gp->kind == G_BILLBOARD) {
         ra_vec3 s = origin(&pw);
         int32_t ln = st->bb_look[node], un = st->bb_up[node];
@@ -319,16 +326,19 @@ static const ra_mat4 *world_of(wctx *w, int32_t node, int depth)
         ra_vec3 y0 = ra_v3_sub(un >= 0 ? target_origin(w, un, s, depth) : s, s);
         ra_vec3 pt, ps;
         ra_quat pq;
-        if (unit(&y0, 0) && ra_m4_decompose(&pw, &pt, &pq, &ps)) {
+        bool aimed = false;
+        ra_mat4 wm = aim(ra_v3(0, 0, 0), ra_v3_sub(l, s), y0, false, &aimed);
+        if (unit(&y0, 0) && aimed && ra_m4_decompose(&pw, &pt, &pq, &ps)) {
             /* the aimed rotation relative to the parent's world rotation; the
              * parent's scale still applies (a TRS node cannot undo a shear) */
-            ra_mat4 wm = aim(ra_v3(0, 0, 0), ra_v3_sub(l, s), y0, false), pr = ra_m4_from_quat(ra_q_conj(pq));
+            ra_mat4 pr = ra_m4_from_quat(ra_q_conj(pq));
             local = ra_m4_mul(&pr, &wm);
         }
     } else if (gp) {
         ra_trs r = group_trs(gp, w->f);
         local = ra_m4_compose(r.t, r.r, r.s);
     }
+    if (w->local) w->local[node] = local;
     w->world[node] = ra_m4_mul(&pw, &local);
     w->state[node] = 2;
     return &w->world[node];
@@ -341,20 +351,25 @@ static ra_vec3 target_origin(wctx *w, int32_t node, ra_vec3 fallback, int depth)
     return origin(m);
 }
 
-/* Every node's world matrix at frame f; false if a billboard depends on itself. */
-static bool eval_world(const nstate *st, double f, ra_mat4 *world, uint8_t *state)
+/* Every node's world (and, if `local` is given, local) matrix at frame f.
+ * 0, or AIM_CYCLE / AIM_DEEP when billboards depend on themselves or on
+ * each other too deeply. */
+enum { AIM_CYCLE = 1, AIM_DEEP = 2 };
+static int eval_world(const nstate *st, double f, ra_mat4 *world, ra_mat4 *local, uint8_t *state)
 {
     memset(state, 0, st->node_count);
-    wctx w = {st, f, world, state, false};
+    wctx w = {st, f, world, local, state, false, false};
     for (size_t n = 0; n < st->node_count; n++) world_of(&w, (int32_t)n, 0);
-    return !w.cycle;
+    return w.cycle ? AIM_CYCLE : w.deep ? AIM_DEEP : 0;
 }
 
 /* Seconds to NIFF frames; a time that is a whole frame up to rounding
  * (62/60 s * 30) is that frame, so the value at a step is the one after it. */
 static double to_frame(const nstate *st, double t)
 {
-    double f = t * st->fps, r = nearbyint(f);
+    double f = t * st->fps, r;
+    if (!(f > -1e15 && f < 1e15)) f = f > 0 ? 1e15 : 0; /* NaN, infinities, beyond any loop */
+    r = nearbyint(f);
     return fabs(f - r) < 1e-6 ? r : f;
 }
 
@@ -364,7 +379,7 @@ static ra_status niff_pose(const ra_document *doc, size_t anim, double t, ra_mat
     const nstate *st = doc->state;
     uint8_t *state = malloc(st->node_count ? st->node_count : 1);
     if (!state) return nomem(err);
-    eval_world(st, to_frame(st, t), world, state);
+    eval_world(st, to_frame(st, t), world, NULL, state);
     free(state);
     return RA_OK;
 }
@@ -494,7 +509,7 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
 typedef struct bake_ctx {
     const nstate *st;
     int32_t node;
-    ra_mat4 *world;
+    ra_mat4 *world, *local;
     uint8_t *state;
 } bake_ctx;
 
@@ -516,16 +531,11 @@ static ra_trs bake_eval(const void *vctx, double t)
     const gplay *gp = st->node_gp[c->node];
     double f = to_frame(st, t);
     if (gp && gp->kind != G_BILLBOARD && st->node_cam[c->node] < 0) return group_trs(gp, f);
-    /* only the nodes this one depends on */
+    /* only the nodes this one depends on; its local matrix as computed */
     memset(c->state, 0, st->node_count);
-    wctx w = {st, f, c->world, c->state, false};
+    wctx w = {st, f, c->world, c->local, c->state, false, false};
     world_of(&w, c->node, 0);
-    int32_t p = st->parent[c->node];
-    if (p < 0) return trs_of(&c->world[c->node]);
-    ra_mat4 inv, local;
-    if (!ra_m4_invert_affine(&c->world[p], &inv)) return trs_of(&c->world[c->node]);
-    local = ra_m4_mul(&inv, &c->world[c->node]);
-    return trs_of(&local);
+    return trs_of(&c->local[c->node]);
 }
 
 /* ---- building the playback of each group ----------------------------------------------------------------- */
@@ -800,7 +810,7 @@ static void collect_deps(const nstate *st, int32_t node, uint8_t *seen, uint8_t 
         seen[n] = 1;
         const gplay *gp = st->node_gp[n];
         if (gp) gseen[gp - st->gp] = 1;
-        if (depth > NIFF_MAX_BILLBOARD_DEPTH) continue;
+        if (depth > NIFF_MAX_AIM_DEPTH) continue;
         int32_t cam = st->node_cam[n];
         if (cam >= 0) {
             const niff_cam *c = &st->f->cams[cam];
@@ -824,7 +834,7 @@ static void share_keys(ra_channel *ch, const ra_channel *oc)
 /* One animation over `dur` frames: a channel per animated object (objects
  * sharing a group share its keys), then the cameras and billboards, sampled
  * at the breakpoints of every group they depend on. */
-static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double max_key_angle, ra_mat4 *world,
+static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double max_key_angle, ra_mat4 *world, ra_mat4 *local,
                                 uint8_t *wstate, ra_error *err)
 {
     const niff_file *f = st->f;
@@ -850,13 +860,14 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     bp.angle_tol = NIFF_ANGLE_TOL;
     double kt = ra_options_get_double(&doc->options, "key_tolerance", 0);
     if (kt > 0) bp.value_tol = bp.angle_tol = kt;
+    if (gseen) memset(gseen, 0, f->group_count ? f->group_count : 1);
+    for (size_t n = 0; gseen && n < nodes; n++)
+        if (st->node_gp[n]) gseen[st->node_gp[n] - st->gp] = 1; /* groups some node plays */
     for (uint32_t i = 0; rs == RA_OK && i < f->group_count; i++) {
         first_ch[i] = -1;
         const gplay *gp = &st->gp[i];
         if (gp->kind == G_IDENTITY || gp->kind == G_CONST || gp->kind == G_BILLBOARD) continue;
-        bool used = false;
-        for (uint32_t o = 0; o < f->obj_count && !used; o++) used = st->node_gp[st->obj_node[o]] == gp;
-        if (used && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK)
+        if (gseen[i] && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK)
             ra_breaks_sort(&gb[i]);
     }
     ra_breaks all = {0};
@@ -867,7 +878,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         ra_channel *ch = &an->channels[an->channel_count];
         ch->node = (uint32_t)n;
         ch->pre_state = ch->post_state = RA_BEHAVIOUR_DEFAULT;
-        bake_ctx ctx = {st, (int32_t)n, world, wstate};
+        bake_ctx ctx = {st, (int32_t)n, world, local, wstate};
         if (!dependent) {
             uint32_t gi = (uint32_t)(gp - st->gp);
             if (gp->loop == 0 && gp->period > 0) ch->pre_state = ch->post_state = RA_BEHAVIOUR_REPEAT;
@@ -941,8 +952,8 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     double kt = ra_options_get_double(&doc->options, "key_tolerance", NIFF_VALUE_TOL);
     if (!(kt > 0 && kt <= 0.1))
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_tolerance", "key_tolerance must be in (0, 0.1]");
-    int max_depth = (int)ra_options_get_double(&doc->options, "max_depth", 256);
-    if (max_depth < 1) max_depth = 1;
+    double mdepth = ra_options_get_double(&doc->options, "max_depth", 256);
+    int max_depth = mdepth >= 1 && mdepth <= 10000 ? (int)mdepth : mdepth > 10000 ? 10000 : 1;
 
     /* playback of every group */
     st->gp = ra_arena_array(ar, f->group_count, sizeof *st->gp);
@@ -1012,7 +1023,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     }
 
     /* rest pose (frame 0) and the cameras' up conventions */
-    ra_mat4 *world = malloc(nodes * sizeof *world);
+    ra_mat4 *world = malloc(2 * nodes * sizeof *world), *local = world ? world + nodes : NULL;
     uint8_t *wstate = malloc(nodes);
     if (!world || !wstate) {
         free(world);
@@ -1020,14 +1031,14 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
         return nomem(err);
     }
     for (uint32_t c = 0; c < f->cam_count; c++) st->up_mode[c] = UP_FIXED;
-    bool acyclic = eval_world(st, 0, world, wstate);
+    int aimfail = eval_world(st, 0, world, local, wstate);
     for (uint32_t c = 0; c < f->cam_count; c++) {
         const niff_cam *cam = &f->cams[c];
         if (cam->up_obj == NIFF_NONE) continue;
         ra_vec3 e = cam->eye_obj != NIFF_NONE ? origin(&world[st->obj_node[cam->eye_obj]]) : ra_v3(0, 0, 0);
         ra_vec3 l = cam->lookat_obj != NIFF_NONE ? origin(&world[st->obj_node[cam->lookat_obj]]) : ra_v3_add(e, ra_v3(0, 0, -1));
         ra_vec3 u = origin(&world[st->obj_node[cam->up_obj]]), fw = ra_v3_sub(l, e), rel = ra_v3_sub(u, e);
-        bool fok = unit(&fw, 0);
+        bool fok = unit(&fw, 1e-9);
         ra_vec3 cand[2] = {rel, u};
         for (int k = 0; k < 2 && fok; k++) {
             if (!unit(&cand[k], 1e-6) || !(ra_v3_len(ra_v3_cross(cand[k], fw)) >= 0.1)) continue;
@@ -1035,22 +1046,21 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
             break;
         }
     }
-    if (acyclic) acyclic = eval_world(st, 0, world, wstate);
-    if (!acyclic) {
+    if (!aimfail) aimfail = eval_world(st, 0, world, local, wstate);
+    if (aimfail) {
         free(world);
         free(wstate);
+        if (aimfail == AIM_DEEP)
+            return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "billboard",
+                           "billboards and cameras aim at objects placed by other billboards more than %d levels deep",
+                           NIFF_MAX_AIM_DEPTH);
         for (uint32_t i = 0; i < f->obj_count; i++)
             if (st->node_gp[st->obj_node[i]] && st->node_gp[st->obj_node[i]]->kind == G_BILLBOARD)
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, st->node_gp[st->obj_node[i]]->bb->offset + 12,
                                "lookat_obj_index", "a billboard looks at (or up to) an object that depends on its own orientation");
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "billboard", "billboards depend on each other in a cycle");
     }
-    for (size_t n = 1; n < nodes; n++) {
-        int32_t p = st->parent[n];
-        ra_mat4 inv;
-        if (p >= 0 && ra_m4_invert_affine(&world[p], &inv)) s->nodes[n].transform = ra_m4_mul(&inv, &world[n]);
-        else s->nodes[n].transform = world[n];
-    }
+    for (size_t n = 1; n < nodes; n++) s->nodes[n].transform = local[n];
 
     /* metadata */
     bool ok = true;
@@ -1081,15 +1091,20 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
                 ra_scene_warn(s, "a camera's aspect is not a positive number; 4:3 is used");
                 aspect = 4.0 / 3.0;
             }
-            double fovy = cam->fovy;
+            double fovy = cam->fovy; /* NaN fails the test below */
             if (!(fovy > 0 && fovy < 180)) {
                 if (cam->type != 1) ra_scene_warn(s, "a perspective camera's field of view is outside (0, 180) degrees; 45 is used");
                 fovy = 45;
             }
             rc->horizontal_fov = atan(tan(fovy * RA_PI / 360.0) * aspect);
             rc->aspect = aspect;
-            rc->clip_near = cam->near_clip;
-            rc->clip_far = cam->far_clip;
+            double cn = cam->near_clip, cf = cam->far_clip;
+            if (!(cn > 0) || !isfinite(cn)) cn = 0.01;
+            if (!(cf > cn) || !isfinite(cf)) cf = cn * 1e5;
+            if (cn != cam->near_clip || cf != cam->far_clip)
+                ra_scene_warn(s, "a camera's near/far clip planes are not 0 < near < far; replaced (the stored values are metadata)");
+            rc->clip_near = cn;
+            rc->clip_far = cf;
             rc->position = ra_v3(0, 0, 0);
             rc->look_at = ra_v3(0, 0, -1);
             rc->up = ra_v3(0, 1, 0);
@@ -1106,8 +1121,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
             if (ok && cam->type == 1)
                 ok = ra_meta_set_vec3(ar, md, "niff.ortho_right_left_top", ra_v3(cam->right, cam->left, cam->top)) &&
                      ra_meta_set_double(ar, md, "niff.ortho_bottom", cam->bottom);
-            if ((cam->near_clip <= 0 || cam->far_clip <= cam->near_clip) && cam->type != 1)
-                ra_scene_warn(s, "a camera's near/far clip planes are not 0 < near < far");
+            if (ok) ok = ra_meta_set_vec3(ar, md, "niff.cam_near_far_scale", ra_v3(cam->near_clip, cam->far_clip, cam->scale));
         }
     }
     if (!ok) {
@@ -1117,7 +1131,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     }
 
     /* the animation */
-    rs = dur > 0 ? bake_animation(doc, st, dur, mka * RA_PI / 180.0, world, wstate, err) : RA_OK;
+    rs = dur > 0 ? bake_animation(doc, st, dur, mka * RA_PI / 180.0, world, local, wstate, err) : RA_OK;
     free(world);
     free(wstate);
     if (rs != RA_OK) return rs;
