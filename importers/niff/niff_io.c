@@ -501,8 +501,6 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
     f->lists = ra_arena_array(arena, cap, sizeof *f->lists);
     if (!f->lists) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, hs, "lists", "out of memory");
     bool seen[NIFF_HEADER_LISTS + NIFF2_HEADER_LISTS] = {false};
-    int last_slot = -1;
-    bool out_of_order = false;
     for (uint64_t off = hs; off < fsize;) {
         uint32_t ltag = u32(&r, off, fsize, "list tag"), lsize = u32(&r, off + 8, fsize, "list_size");
         if (failed(&r)) return err->code;
@@ -521,7 +519,6 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
                                hsize[slot], lsize);
         }
         if (f->list_count == cap) {
-            if (cap > (fsize - off) / 24 + f->list_count) break; /* cannot happen: every list has 24 bytes */
             niff_list *nl = ra_arena_grow(arena, f->lists, cap, cap * 2, sizeof *nl);
             if (!nl) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "lists", "out of memory");
             f->lists = nl;
@@ -571,13 +568,8 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
             if (!blob(&r, off, lsize, end, &l->raw, "list")) return err->code;
             break;
         }
-        if (slot >= 0) {
-            if (slot < last_slot) out_of_order = true;
-            last_slot = slot;
-        }
         off = end;
     }
-    (void)out_of_order;
     for (int i = 0; i < nlists; i++)
         if (!seen[i] && hsize[i])
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, hoff[i], "list_num_byte",
@@ -750,7 +742,7 @@ typedef void (*item_writer)(ra_writer *w, const void *item, uint32_t index);
 
 /* A generic list: header, item sizes (patched), items, extension blocks. */
 static void write_list(ra_writer *w, uint32_t tag, const niff_ext *ext, const void *items, size_t item_size,
-                       uint32_t n, void (*one)(ra_writer *, const void *, uint32_t))
+                       uint32_t n, item_writer one)
 {
     size_t b = w->size;
     wu(w, tag);

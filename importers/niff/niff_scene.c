@@ -47,7 +47,6 @@ typedef struct nstate {
     const niff_file *f;
     double fps;
     int32_t *obj_node;   /* ObjList index -> scene node */
-    int32_t *node_obj;   /* scene node -> ObjList index, or -1 */
     int32_t *node_cam;   /* scene node -> CamList index, or -1 */
     int32_t *bb_look, *bb_up; /* billboard node -> nodes of its targets (-1: none) */
     gplay *gp;           /* per AnimGroup */
@@ -991,17 +990,16 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     if (rs != RA_OK) return rs;
     for (uint32_t c = 0; c < f->cam_count; c++)
         if (ra_scene_add_node(s, names[f->obj_count + c], 0, &id) < 0) return nomem(err);
-    st->node_obj = ra_arena_array(ar, nodes, sizeof *st->node_obj);
     st->node_cam = ra_arena_array(ar, nodes, sizeof *st->node_cam);
     st->bb_look = ra_arena_array(ar, nodes, sizeof *st->bb_look);
     st->bb_up = ra_arena_array(ar, nodes, sizeof *st->bb_up);
     st->node_gp = ra_arena_array(ar, nodes, sizeof *st->node_gp);
     st->parent = ra_arena_array(ar, nodes, sizeof *st->parent);
     st->up_mode = ra_arena_array(ar, f->cam_count, sizeof *st->up_mode);
-    if (!st->node_obj || !st->node_cam || !st->bb_look || !st->bb_up || !st->node_gp || !st->parent || !st->up_mode)
+    if (!st->node_cam || !st->bb_look || !st->bb_up || !st->node_gp || !st->parent || !st->up_mode)
         return nomem(err);
     for (size_t n = 0; n < nodes; n++) {
-        st->node_obj[n] = st->node_cam[n] = st->bb_look[n] = st->bb_up[n] = -1;
+        st->node_cam[n] = st->bb_look[n] = st->bb_up[n] = -1;
         st->parent[n] = s->nodes[n].parent;
     }
     for (uint32_t c = 0; c < f->cam_count; c++) st->node_cam[1 + f->obj_count + c] = (int32_t)c;
@@ -1009,7 +1007,6 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     for (uint32_t i = 0; i < f->obj_count; i++) {
         const niff_obj *o = &f->objs[i];
         int32_t n = st->obj_node[i];
-        st->node_obj[n] = (int32_t)i;
         if (o->anim_link == NIFF_NONE || o->state == NIFF_OBJ_CLEAR) continue;
         const gplay *gp = &st->gp[o->anim_link];
         if (gp->kind == G_IDENTITY) continue;
