@@ -205,17 +205,7 @@ static ra_mat4 camera_native(const lego_camera *cam, unsigned sorted, double t_m
     double c = cos(roll), s = sin(roll);
     ra_vec3 r2 = ra_v3_add(ra_v3_scale(right, c), ra_v3_scale(up, s));
     ra_vec3 u2 = ra_v3_add(ra_v3_scale(right, -s), ra_v3_scale(up, c));
-    ra_mat4 m = ra_m4_identity();
-    ra_vec3 cols[3] = {r2, u2, fwd};
-    for (int k = 0; k < 3; k++) {
-        m.m[0][k] = cols[k].x;
-        m.m[1][k] = cols[k].y;
-        m.m[2][k] = cols[k].z;
-    }
-    m.m[0][3] = pos.x;
-    m.m[1][3] = pos.y;
-    m.m[2][3] = pos.z;
-    return m;
+    return ra_m4_from_columns(r2, u2, fwd, pos);
 }
 
 static ra_mat4 camera_world(const lego_camera *cam, unsigned sorted, double t_ms, bool native)
