@@ -152,6 +152,7 @@ typedef struct fx_file {
     size_t size;
     FILE *txt;
     long err_off; /* -1: the file must load */
+    bool not_detected; /* expect-not-detected: no format may take it */
     int expects;  /* expect-* lines counted so far */
 } fx_file;
 
@@ -175,8 +176,10 @@ static inline bool fx_open(const char *dir, const char *name, fx_file *f)
         return false;
     }
     char line[2048];
-    while (fgets(line, sizeof line, f->txt))
+    while (fgets(line, sizeof line, f->txt)) {
         if (sscanf(line, "expect-error-offset %ld", &f->err_off) == 1) f->expects++;
+        else if (!strncmp(line, "expect-not-detected", 19)) f->not_detected = true;
+    }
     rewind(f->txt);
     return true;
 }

@@ -67,12 +67,8 @@ static void run_fixture(const char *name)
     char line[4096];
     ra_error e;
     ra_document *doc = NULL;
-    bool not_detected = false;
-    while (fgets(line, sizeof line, fx.txt))
-        if (!strncmp(line, "expect-not-detected", 19)) not_detected = true;
-    rewind(fx.txt);
     const ra_format *det = ra_format_detect(fx.data, fx.size, NULL);
-    if (not_detected) {
+    if (fx.not_detected) {
         CHECK(det == NULL || strcmp(det->id, "niff"), "%s: taken for NIFF by content", name);
         ra_status st = load(fx.data, fx.size, fx.path, NULL, &doc, &e);
         char msg[512];

@@ -241,11 +241,7 @@ static void run_fixture(const char *name)
     char line[4096];
     ra_error e;
     ra_document *doc = NULL;
-    bool not_detected = false;
-    while (fgets(line, sizeof line, fx.txt))
-        if (!strncmp(line, "expect-not-detected", 19)) not_detected = true;
-    rewind(fx.txt);
-    if (not_detected) {
+    if (fx.not_detected) {
         const ra_format *f = ra_format_detect(fx.data, fx.size, name);
         CHECK(f == NULL, "%s: claimed by %s", name, f ? f->id : "");
         CHECK(ra_format_by_extension(name) == NULL, "%s: its extension is claimed", name);
