@@ -226,8 +226,21 @@ static void test_options(void)
     CHECK(!ra_options_parse_list(&o, "novalue", store, sizeof store), "malformed refused");
 }
 
+/* repeated and reserved names get "#2", "#3"... in order */
+static void test_unique_names(void)
+{
+    ra_arena *a = ra_arena_create(0);
+    const char *names[6] = {"RootNode", "door", "door", "RootNode", "door#2", "x"};
+    static const char *const reserved[1] = {"RootNode"};
+    CHECK(ra_names_make_unique(a, names, 6, reserved, 1), "make_unique");
+    static const char *const want[6] = {"RootNode#2", "door", "door#2", "RootNode#3", "door#2#2", "x"};
+    for (int i = 0; i < 6; i++) CHECK(!strcmp(names[i], want[i]), "name %d: %s, expected %s", i, names[i], want[i]);
+    ra_arena_destroy(a);
+}
+
 int main(void)
 {
+    test_unique_names();
     test_cursor();
     test_arena_writer();
     test_math();

@@ -552,8 +552,11 @@ bool ra_names_make_unique(ra_arena *ar, const char **names, size_t n, const char
 {
     ra_strmap used;
     if (!ra_strmap_init(&used, ar, n + nreserved)) return false;
-    for (size_t r = 0; r < nreserved; r++)
-        if (!ra_strmap_slot(&used, reserved[r])) return false;
+    for (size_t r = 0; r < nreserved; r++) {
+        uint32_t *u = ra_strmap_slot(&used, reserved[r]);
+        if (!u) return false;
+        *u = 1; /* taken: a name equal to it gets "#2" */
+    }
     for (size_t i = 0; i < n; i++) {
         const char *cand = names[i];
         for (;;) {
