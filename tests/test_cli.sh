@@ -2,12 +2,14 @@
 # The CLI contract of DESIGN.md: commands, JSON outputs, exit codes, the error
 # line, convert to every exporter we rely on, batch with -j.
 # usage: test_cli.sh RETROANIM_BINARY LEGO_FIXTURE_DIR METROID_FIXTURE_DIR WOG_FIXTURE_DIR NIFF_FIXTURE_DIR
+#                    HOMEWORLD_FIXTURE_DIR
 set -u
 BIN=$1
 FIX=$2
 MP=$3
 WOG=$4
 NIFF=$5
+HW=$6
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 pass=0
@@ -205,6 +207,35 @@ chans = [c["node"] for c in d["animations"][0]["channels"]]
 assert cams[0]["name"] in [names[i] if isinstance(i, int) else i for i in chans], chans
 PY
 expect_rc 2 "bad fps" "$BIN" info "$NIFF/full3.niff" --option fps=0
+
+# ---- Homeworld: every fixture, Homeworld 2's .mad refused by name, one glTF animation per record ----
+grep -q "homeworld_mad" <("$BIN" formats) && ok || bad "formats lists homeworld_mad"
+for f in "$HW"/*.mad; do
+  not_detected "$f" "homeworld_mad: this is a Homeworld 2 .mad" || check_fixture "$f" "homeworld_mad" 0.1
+done
+for f in "$HW"/*.mad; do
+  name=$(basename "$f")
+  out="$TMP/fixture_${name//./_}.glb"
+  [ -f "$out" ] || continue
+  want=$(grep -c "^expect-anim " "${f%.*}.txt")
+  python3 - "$out" "$want" "${f%.*}.txt" <<'PY' && ok || bad "$name: one glTF animation per record, named as in the file"
+import json, struct, sys
+data = open(sys.argv[1], "rb").read()
+n = struct.unpack_from("<I", data, 12)[0]
+gltf = json.loads(data[20:20 + n])
+names = [l.split(" name=", 1)[1].rstrip("\n") for l in open(sys.argv[3]) if l.startswith("expect-anim ")]
+anims = gltf.get("animations", [])
+assert len(anims) == int(sys.argv[2]), (len(anims), sys.argv[2])
+assert [a.get("name", "") for a in anims] == names, ([a.get("name") for a in anims], names)
+PY
+done
+expect_rc 0 "pose --anim 2" "$BIN" pose "$HW/timeline.mad" --time 0.5 --anim 2
+json_ok "$TMP/out" "pose --anim 2"
+expect_rc 2 "pose --anim past the records" "$BIN" pose "$HW/timeline.mad" --time 0.5 --anim 3
+expect_rc 2 "bad sample_rate" "$BIN" info "$HW/timeline.mad" --option sample_rate=0
+expect_rc 2 "bad space" "$BIN" info "$HW/timeline.mad" --option space=maya
+expect_rc 0 "space=lightwave" "$BIN" info "$HW/timeline.mad" --option space=lightwave
+expect_rc 0 "sample_rate=30" "$BIN" info "$HW/timeline.mad" --option sample_rate=30
 
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"

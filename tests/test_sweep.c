@@ -1,11 +1,12 @@
 /* Corruption sweep: every prefix of every fixture, and every single-byte
  * change (+1, -1, 0x00, 0xFF) of every byte, either loads (and then the scene
  * passes ra_scene_check and can be posed) or fails with a format, a message
- * and an offset inside the file.  NIFF files are made of big-endian 4-byte
- * words: there the changes go to each word's top and bottom byte (every
- * field gets 0x00/0xFF at the top, +1/-1 at the bottom), and the prefixes
- * end on every even byte.  Keys are baked coarsely (key_tolerance=1e-3):
- * the sweep is about reading and scene building, not the baker's precision.  Run under ASan/UBSan in CI: no crash, no
+ * and an offset inside the file.  NIFF (big-endian) and Homeworld (little-
+ * endian) files are made of 4-byte words: there the changes go to each
+ * word's top and bottom byte (every field gets 0x00/0xFF at the top, +1/-1 at
+ * the bottom), and the prefixes end on every even byte.  Keys are baked
+ * coarsely (key_tolerance=1e-3, sample_rate=10): the sweep is about reading
+ * and scene building, not the baker's precision.  Run under ASan/UBSan in CI: no crash, no
  * leak, no undefined behaviour. */
 #include <dirent.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static void one(const uint8_t *d, size_t n, bool body, const char *name, size_t 
     if (body) ra_options_add(&o, "format", "lego_ani_body");
     ra_options_add(&o, "cinf", "none"); /* no file system search per case */
     ra_options_add(&o, "key_tolerance", "1e-3");
+    ra_options_add(&o, "sample_rate", "10");
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = NULL;
@@ -30,11 +32,13 @@ static void one(const uint8_t *d, size_t n, bool body, const char *name, size_t 
     if (st == RA_OK) {
         g_loaded++;
         ra_mat4 *w = malloc((doc->scene.node_count ? doc->scene.node_count : 1) * sizeof *w);
-        double dur = doc->scene.animation_count ? doc->scene.animations[0].duration : 0;
-        for (int k = 0; k <= 4; k++) {
-            ra_error e2;
-            ra_error_clear(&e2);
-            ra_document_pose(doc, 0, dur * k / 4, w, &e2);
+        for (size_t a = 0; a < (doc->scene.animation_count ? doc->scene.animation_count : 1); a++) {
+            double dur = a < doc->scene.animation_count ? doc->scene.animations[a].duration : 0;
+            for (int k = 0; k <= 4; k++) {
+                ra_error e2;
+                ra_error_clear(&e2);
+                ra_document_pose(doc, a, dur * k / 4, w, &e2);
+            }
         }
         free(w);
         ra_document_free(doc);
@@ -47,15 +51,19 @@ static void one(const uint8_t *d, size_t n, bool body, const char *name, size_t 
           at, (unsigned long long)e.offset, n);
 }
 
-static bool is_word_format(const char *nm)
+/* 0: bytes; 1: big-endian words (NIFF); 2: little-endian words (Homeworld) */
+static int word_format(const char *nm)
 {
     const char *x = strrchr(nm, '.');
-    return x && (!strcmp(x, ".niff") || !strcmp(x, ".nif"));
+    if (x && (!strcmp(x, ".niff") || !strcmp(x, ".nif"))) return 1;
+    return x && !strcmp(x, ".mad") ? 2 : 0;
 }
 
 static void sweep_file(const uint8_t *data, size_t size, bool body, const char *nm)
 {
-    bool words = is_word_format(nm);
+    int wf = word_format(nm);
+    bool words = wf != 0;
+    size_t top = wf == 2 ? 3 : 0; /* the byte that gets 0x00 and 0xFF; the other end gets +1 and -1 */
     /* every prefix, in a buffer of exactly that size so ASan sees overreads */
     for (size_t n = 0; n < size; n += words ? 2 : 1) {
         uint8_t *p = malloc(n ? n : 1);
@@ -67,7 +75,7 @@ static void sweep_file(const uint8_t *data, size_t size, bool body, const char *
     for (size_t i = 0; i < size; i++) {
         static const int kinds[4] = {1, -1, 0x100, 0x1FF};
         for (int k = 0; k < 4; k++) {
-            if (words && (i % 4 == 1 || i % 4 == 2 || (i % 4 == 0) != (k >= 2))) continue;
+            if (words && (i % 4 == 1 || i % 4 == 2 || (i % 4 == top) != (k >= 2))) continue;
             memcpy(m, data, size);
             if (kinds[k] == 0x100) m[i] = 0;
             else if (kinds[k] == 0x1FF) m[i] = 0xFF;

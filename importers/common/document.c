@@ -78,6 +78,7 @@ extern const ra_format ra_format_metroid_cinf;
 extern const ra_format ra_format_wog_anim;
 extern const ra_format ra_format_wog_movie;
 extern const ra_format ra_format_niff;
+extern const ra_format ra_format_homeworld_mad;
 
 static const ra_format *const g_formats[] = {
     &ra_format_lego_ani,
@@ -87,6 +88,7 @@ static const ra_format *const g_formats[] = {
     &ra_format_wog_anim,
     &ra_format_wog_movie,
     &ra_format_niff,
+    &ra_format_homeworld_mad,
 };
 
 const ra_format *const *ra_formats(size_t *count)

@@ -1,0 +1,680 @@
+/* Homeworld .mad semantics: the game's TCB spline and transform (pose) and
+ * the scene sampled from them (to_scene).  The rules are written out in
+ * test_models/homeworld/RULES.md; in short:
+ *
+ *  - each channel is the Kochanek-Bartels Hermite of bsCurveUpdate on the
+ *    object's whole key array, phantom keys included (NOTES §2);
+ *  - (x, y, z, h, p, b) give the ship-space local matrix T = (y, z, -x),
+ *    R = Rx(-h) Rz(p) Ry(-b) (NOTES §3); the root turns ship space (up +X,
+ *    forward +Z) into Y up;
+ *  - an animation record is a window [start, end] of the shared timeline,
+ *    played by the objects whose bit is set; the others stay at rest.
+ * Assimp has no TCB curve, so each window is sampled: a uniform grid at
+ * sample_rate Hz (default 60) plus every real key time and both ends. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retroanim/homeworld.h"
+
+#define FMT "homeworld_mad"
+
+enum { SPACE_SHIP, SPACE_LIGHTWAVE };
+
+typedef struct hw_state {
+    ra_mat4 basis;      /* local = basis * M_ship * basis^T */
+    int space;
+    bool native;
+    double sample_rate;
+} hw_state;
+
+static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
+
+const hw_mad *hw_document_mad(const ra_document *doc)
+{
+    if (!doc || !doc->format || strcmp(doc->format->id, FMT) != 0) return NULL;
+    return doc->model;
+}
+
+/* ---- the game's spline ------------------------------------------------------------------------------------- */
+/* The segment of tau: the largest i in [1, n-3] with t_i <= tau (t_i < tau when left). */
+static int64_t segment(const float *t, int64_t n, double tau, bool left)
+{
+    int64_t lo = 1, hi = n - 3; /* answer in [lo, hi]; t_1 <= tau (< when left) holds */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (left ? t[mid] < tau : t[mid] <= tau) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+static double ratio(double len, double den, unsigned *flags)
+{
+    double r = den > 0 ? len / den : NAN;
+    if (isfinite(r)) return r;
+    if (flags) *flags |= HW_SPLINE_RATIO_FALLBACK;
+    return 0.5;
+}
+
+double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, double *d2, unsigned *flags)
+{
+    int64_t n = o->key_count;
+    const float *t = o->times, *P = o->path[c];
+    if (d1) *d1 = 0;
+    if (d2) *d2 = 0;
+    if (n <= 0) return 0;
+    if (n < 4) return P[n == 1 ? 0 : 1];
+    if (left ? tau <= t[1] : tau < t[1]) return P[1];
+    if (left ? tau > t[n - 2] : tau >= t[n - 2]) return P[n - 2];
+    int64_t i = segment(t, n, tau, left);
+    double t0 = t[i], t1 = t[i + 1], len = t1 - t0;
+    double s = (tau - t0) / len;
+    const hw_tcb *k0 = &o->tcb[i], *k1 = &o->tcb[i + 1];
+    double adj0 = ratio(len, t1 - t[i - 1], flags), adj1 = ratio(len, t[i + 2] - t0, flags);
+    double p0 = P[i - 1], p1 = P[i], p2 = P[i + 1], p3 = P[i + 2];
+    double out = adj0 * ((1.0 - k0->tension) * (1.0 + k0->continuity) * (1.0 + k0->bias) * (p1 - p0) +
+                         (1.0 - k0->tension) * (1.0 - k0->continuity) * (1.0 - k0->bias) * (p2 - p1));
+    double in = adj1 * ((1.0 - k1->tension) * (1.0 - k1->continuity) * (1.0 + k1->bias) * (p2 - p1) +
+                        (1.0 - k1->tension) * (1.0 + k1->continuity) * (1.0 - k1->bias) * (p3 - p2));
+    double s2 = s * s, s3 = s2 * s;
+    double v = (2 * s3 - 3 * s2 + 1) * p1 + (-2 * s3 + 3 * s2) * p2 + (s3 - 2 * s2 + s) * out + (s3 - s2) * in;
+    if (!isfinite(v)) {
+        if (flags) *flags |= HW_SPLINE_NOT_FINITE;
+        return 0;
+    }
+    if (d1) *d1 = ((6 * s2 - 6 * s) * (p1 - p2) + (3 * s2 - 4 * s + 1) * out + (3 * s2 - 2 * s) * in) / len;
+    if (d2) *d2 = ((12 * s - 6) * (p1 - p2) + (6 * s - 4) * out + (6 * s - 2) * in) / (len * len);
+    return v;
+}
+
+/* ---- the game's transform ---------------------------------------------------------------------------------- */
+static void values_at(const hw_object *o, double tau, bool left, double v[HW_CHANNELS], unsigned *flags)
+{
+    for (int c = 0; c < HW_CHANNELS; c++) v[c] = hw_spline(o, c, tau, left, NULL, NULL, flags);
+}
+
+/* nisObjectEulerToMatrix and the (y, z, -x) translation, in closed form (NOTES §3) */
+static ra_mat4 ship_matrix(const double v[HW_CHANNELS])
+{
+    double ch = cos(v[HW_H]), sh = sin(v[HW_H]), cp = cos(v[HW_P]), sp = sin(v[HW_P]);
+    double cb = cos(v[HW_B]), sb = sin(v[HW_B]);
+    ra_mat4 m = {{{cp * cb, -sp, -cp * sb, v[HW_Y]},
+                  {ch * sp * cb + sh * sb, ch * cp, sh * cb - ch * sp * sb, v[HW_Z]},
+                  {ch * sb - sh * sp * cb, -sh * cp, ch * cb + sh * sp * sb, -v[HW_X]},
+                  {0, 0, 0, 1}}};
+    return m;
+}
+
+static ra_mat4 local_matrix(const hw_state *st, const double v[HW_CHANNELS])
+{
+    ra_mat4 m = ship_matrix(v);
+    if (st->space == SPACE_SHIP) return m;
+    ra_mat4 bt = ra_m4_transpose(&st->basis), x = ra_m4_mul(&m, &bt);
+    return ra_m4_mul(&st->basis, &x);
+}
+
+/* The same transform as translation and quaternion, built independently of
+ * the matrix above (the tests compare the two). */
+static ra_trs local_trs(const hw_state *st, const double v[HW_CHANNELS])
+{
+    const ra_vec3 X = {1, 0, 0}, Y = {0, 1, 0}, Z = {0, 0, 1};
+    ra_trs r = {ra_v3(0, 0, 0), ra_q_identity(), ra_v3(1, 1, 1)};
+    double h = v[HW_H], p = v[HW_P], b = v[HW_B];
+    if (st->space == SPACE_SHIP) {
+        r.t = ra_v3(v[HW_Y], v[HW_Z], -v[HW_X]);
+        r.r = ra_q_mul(ra_q_mul(ra_q_axis_angle(X, -h), ra_q_axis_angle(Z, p)), ra_q_axis_angle(Y, -b));
+    } else if (!st->native) { /* LightWave, Z mirrored into a right-handed frame */
+        r.t = ra_v3(v[HW_X], v[HW_Y], -v[HW_Z]);
+        r.r = ra_q_mul(ra_q_mul(ra_q_axis_angle(Y, -h), ra_q_axis_angle(X, -p)), ra_q_axis_angle(Z, b));
+    } else { /* LightWave as stored (left-handed) */
+        r.t = ra_v3(v[HW_X], v[HW_Y], v[HW_Z]);
+        r.r = ra_q_mul(ra_q_mul(ra_q_axis_angle(Y, h), ra_q_axis_angle(X, p)), ra_q_axis_angle(Z, b));
+    }
+    return r;
+}
+
+
+static bool takes_part(const hw_object *o, size_t anim) { return anim < 32 && (o->animation_bits >> anim & 1u); }
+
+static ra_status hw_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
+{
+    (void)err;
+    const hw_mad *m = doc->model;
+    const hw_state *st = doc->state;
+    world[0] = doc->scene.nodes[0].transform;
+    const hw_animation *a = anim < (size_t)m->animation_count ? &m->animations[anim] : NULL;
+    bool play = a != NULL;
+    double u = t;
+    if (a) {
+        double d = (double)a->end - a->start;
+        if ((a->flags & HW_MAD_FLAG_LOOP) && d > 0 && u > d) u = fmod(u, d);
+        if (u < 0 || u > d) play = false;
+    }
+    for (int32_t j = 0; j < m->object_count; j++) {
+        const hw_object *o = &m->objects[j];
+        ra_mat4 local = doc->scene.nodes[j + 1].transform;
+        if (play && takes_part(o, anim)) {
+            double v[HW_CHANNELS];
+            values_at(o, (double)a->start + u, false, v, NULL);
+            local = local_matrix(st, v);
+        }
+        world[j + 1] = ra_m4_mul(&world[0], &local);
+    }
+    return RA_OK;
+}
+
+/* ---- sampling ------------------------------------------------------------------------------------------------ */
+enum { SAMPLE_GRID, SAMPLE_KEY, SAMPLE_STEP };
+typedef struct sample { double u; int kind; } sample;
+
+static int cmp_sample(const void *x, const void *y)
+{
+    const sample *a = x, *b = y;
+    if (a->u != b->u) return a->u < b->u ? -1 : 1;
+    return b->kind - a->kind;
+}
+
+/* The instants one window needs for one object, sorted, at least one step
+ * epsilon apart (two before a step, whose left value is written at u - eps):
+ * a key time or a step wins over a grid point next to it. */
+static sample *window_samples(const hw_object *o, const hw_animation *a, double rate, size_t *count)
+{
+    double d = (double)a->end - a->start;
+    double grid = floor(d * rate + 1e-9);
+    int64_t n = o->key_count;
+    size_t cap = (size_t)grid + 3 + (n > 2 ? (size_t)n : 0);
+    sample *c = malloc(cap * sizeof *c);
+    if (!c) return NULL;
+    size_t k = 0;
+    for (double g = 0; g <= grid; g++) c[k++] = (sample){g / rate, SAMPLE_GRID};
+    c[k++] = (sample){0, SAMPLE_KEY};
+    c[k++] = (sample){d, SAMPLE_KEY};
+    for (int64_t i = 1; n >= 4 && i <= n - 2; i++) {
+        double u = (double)o->times[i] - a->start;
+        if (u > 0 && u < d) c[k++] = (sample){u, i >= 2 && o->times[i] == o->times[i - 1] ? SAMPLE_STEP : SAMPLE_KEY};
+    }
+    qsort(c, k, sizeof *c, cmp_sample);
+    size_t out = 0;
+    for (size_t i = 0; i < k; i++) {
+        sample s = c[i];
+        double gap = ra_step_epsilon(s.u) * (s.kind == SAMPLE_STEP ? 2 : 1);
+        while (out && s.u - c[out - 1].u < gap && c[out - 1].kind < s.kind) out--;
+        if (out && s.u - c[out - 1].u < gap) continue;
+        c[out++] = s;
+    }
+    *count = out;
+    return c;
+}
+
+typedef struct baker {
+    ra_arena *arena;
+    const hw_state *st;
+    const hw_object *o;
+    double start;
+    ra_vec_track pos;
+    ra_quat_track rot;
+    size_t *left; /* keys this load may still write */
+    unsigned flags;
+} baker;
+
+static ra_trs trs_at(baker *b, double u, bool left)
+{
+    double v[HW_CHANNELS];
+    values_at(b->o, b->start + u, left, v, &b->flags);
+    return local_trs(b->st, v);
+}
+
+static bool push(baker *b, double u, ra_trs r)
+{
+    if (!*b->left) return false;
+    --*b->left;
+    return ra_vec_track_push(b->arena, &b->pos, u, r.t) && ra_quat_track_push(b->arena, &b->rot, u, r.r);
+}
+
+/* Between two samples a slerp must not turn more than 90 degrees, or the
+ * consumer's shortest arc may go the wrong way round: halve until it does. */
+static bool push_between(baker *b, double u0, ra_quat q0, double u1, ra_trs r1, int depth)
+{
+    if (depth < 24 && ra_q_angle_between(q0, r1.r) > RA_PI / 2 && u1 - u0 > 2 * ra_step_epsilon(u1)) {
+        double um = 0.5 * (u0 + u1);
+        ra_trs rm = trs_at(b, um, false);
+        if (!push_between(b, u0, q0, um, rm, depth + 1)) return false;
+        return push_between(b, um, rm.r, u1, r1, depth + 1);
+    }
+    return push(b, u1, r1);
+}
+
+/* drops interior keys equal to both neighbours */
+static void drop_repeats_vec(ra_vec_track *tr)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < tr->count; i++) {
+        ra_vec3 v = tr->keys[i].v;
+        if (o >= 2 && i + 1 < tr->count) {
+            ra_vec3 p = tr->keys[o - 1].v, q = tr->keys[o - 2].v;
+            if (v.x == p.x && v.y == p.y && v.z == p.z && p.x == q.x && p.y == q.y && p.z == q.z) {
+                tr->keys[o - 1] = tr->keys[i];
+                continue;
+            }
+        }
+        tr->keys[o++] = tr->keys[i];
+    }
+    tr->count = o;
+}
+
+static void drop_repeats_quat(ra_quat_track *tr)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < tr->count; i++) {
+        ra_quat v = tr->keys[i].q;
+        if (o >= 2 && i + 1 < tr->count) {
+            ra_quat p = tr->keys[o - 1].q, q = tr->keys[o - 2].q;
+            if (v.w == p.w && v.x == p.x && v.y == p.y && v.z == p.z && p.w == q.w && p.x == q.x && p.y == q.y &&
+                p.z == q.z) {
+                tr->keys[o - 1] = tr->keys[i];
+                continue;
+            }
+        }
+        tr->keys[o++] = tr->keys[i];
+    }
+    tr->count = o;
+}
+
+static ra_status limit_error(ra_error *err, size_t limit)
+{
+    return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "max_samples",
+                   "sampling the animations needs more than %zu keys (max_samples; a lower sample_rate "
+                   "needs fewer)",
+                   limit);
+}
+
+static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_object *o, const hw_animation *a,
+                             ra_channel *ch, size_t *left, size_t limit, unsigned *flags, ra_error *err)
+{
+    /* the samples the window needs at least, before any is made */
+    double need = floor(((double)a->end - a->start) * st->sample_rate) + 3 + (o->key_count > 0 ? o->key_count : 0);
+    if (need > (double)*left) return limit_error(err, limit);
+    size_t ns = 0;
+    sample *smp = window_samples(o, a, st->sample_rate, &ns);
+    if (!smp) return nomem(err);
+    baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0};
+    bool ok = true;
+    if (ns > *left) ok = false;
+    /* the tracks hold at least one key per sample; subdivisions grow them */
+    if (ok) {
+        b.pos.cap = b.rot.cap = ns + 1;
+        b.pos.keys = ra_arena_array(doc->arena, b.pos.cap, sizeof *b.pos.keys);
+        b.rot.keys = ra_arena_array(doc->arena, b.rot.cap, sizeof *b.rot.keys);
+        if (!b.pos.keys || !b.rot.keys) {
+            free(smp);
+            return nomem(err);
+        }
+    }
+    double pu = 0;
+    ra_quat pq = ra_q_identity();
+    for (size_t i = 0; ok && i < ns; i++) {
+        double u = smp[i].u;
+        if (smp[i].kind == SAMPLE_STEP) {
+            double e = ra_step_epsilon(u);
+            ra_trs l = trs_at(&b, u, true);
+            ok = (i == 0 || push_between(&b, pu, pq, u - e, l, 0)) && push(&b, u, trs_at(&b, u, false));
+        } else {
+            ra_trs r = trs_at(&b, u, false);
+            ok = i == 0 ? push(&b, u, r) : push_between(&b, pu, pq, u, r, 0);
+        }
+        pu = u;
+        pq = b.rot.count ? b.rot.keys[b.rot.count - 1].q : pq;
+    }
+    free(smp);
+    if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : nomem(err);
+    drop_repeats_vec(&b.pos);
+    drop_repeats_quat(&b.rot);
+    ch->position = b.pos.keys, ch->position_count = b.pos.count;
+    ch->rotation = b.rot.keys, ch->rotation_count = b.rot.count;
+    ch->scaling = ra_arena_alloc(doc->arena, sizeof *ch->scaling);
+    if (!ch->scaling) return nomem(err);
+    ch->scaling[0] = (ra_vec_key){0, ra_v3(1, 1, 1)};
+    ch->scaling_count = 1;
+    *flags |= b.flags;
+    return RA_OK;
+}
+
+/* ---- metadata ------------------------------------------------------------------------------------------------ */
+/* Most text the per-key TCB lists of one load may take. */
+#define HW_MAX_META ((size_t)16 << 20)
+
+static const char *tcb_json(ra_arena *ar, const hw_object *o, size_t *left)
+{
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_json j;
+    ra_json_init_buffer(&j, &w, false);
+    ra_json_begin_array(&j);
+    for (int32_t k = 0; k < o->key_count && w.size <= *left; k++) {
+        ra_json_begin_array(&j);
+        ra_json_number(&j, o->tcb[k].tension);
+        ra_json_number(&j, o->tcb[k].continuity);
+        ra_json_number(&j, o->tcb[k].bias);
+        ra_json_end_array(&j);
+    }
+    ra_json_end_array(&j);
+    const char *s = NULL;
+    if (!w.failed && w.size <= *left) {
+        s = ra_arena_strndup(ar, (const char *)w.data, w.size);
+        if (s) *left -= w.size;
+    }
+    ra_writer_free(&w);
+    return s;
+}
+
+static const char *animations_json(ra_arena *ar, const hw_mad *m)
+{
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_json j;
+    ra_json_init_buffer(&j, &w, false);
+    ra_json_begin_array(&j);
+    for (int32_t a = 0; a < m->animation_count; a++) {
+        const hw_animation *an = &m->animations[a];
+        ra_json_begin_object(&j);
+        ra_json_key(&j, "name"), ra_json_string(&j, an->name);
+        ra_json_key(&j, "startTime"), ra_json_number(&j, an->start);
+        ra_json_key(&j, "endTime"), ra_json_number(&j, an->end);
+        ra_json_key(&j, "flags"), ra_json_uint(&j, an->flags);
+        ra_json_end_object(&j);
+    }
+    ra_json_end_array(&j);
+    const char *s = w.failed ? NULL : ra_arena_strndup(ar, (const char *)w.data, w.size);
+    ra_writer_free(&w);
+    return s;
+}
+
+/* ---- to_scene ------------------------------------------------------------------------------------------------ */
+static bool has_key_at(const hw_object *o, float t)
+{
+    for (int32_t k = 1; k + 1 < o->key_count; k++)
+        if (o->times[k] == t) return true;
+    return false;
+}
+
+/* Warnings about what the file does that the game would not do well. */
+static void warn_file(ra_scene *s, const hw_mad *m, const char *const *names, size_t size)
+{
+    if (m->version != HW_MAD_VERSION)
+        ra_scene_warn(s, "version is %.9g, not 0.91 (retail builds of the game do not check it)", m->version);
+    if (!(isfinite(m->fps) && m->fps > 0))
+        ra_scene_warn(s, "framesPerSecond is %.9g; 30 is used as the native rate", m->fps);
+    if ((uint64_t)m->string_block_offset + (uint64_t)m->string_block_length != size)
+        ra_scene_warn(s, "the string block is not the last %d bytes of the file (the 32-bit game reads those instead)",
+                      (int)m->string_block_length);
+    for (int32_t j = 0; j < m->object_count; j++) {
+        const hw_object *o = &m->objects[j];
+        int64_t n = o->key_count;
+        if (m->animation_count < 32 && (o->animation_bits >> m->animation_count))
+            ra_scene_warn(s, "object '%s' has animation bits beyond the %d animations; they are ignored", names[j],
+                          (int)m->animation_count);
+        if (n < 4)
+            ra_scene_warn(s, "object '%s' has %lld key(s) with the phantom keys: it is held constant", names[j],
+                          (long long)n);
+        bool step = false, ratio0 = false;
+        for (int64_t k = 2; k + 1 < n; k++) step |= o->times[k] == o->times[k - 1];
+        for (int64_t i = 1; i + 2 < n; i++)
+            if (o->times[i + 1] > o->times[i] && (!(o->times[i + 1] > o->times[i - 1]) || !(o->times[i + 2] > o->times[i])))
+                ratio0 = true;
+        if (step) ra_scene_warn(s, "object '%s' has real keys at equal times: its curve steps there", names[j]);
+        if (ratio0)
+            ra_scene_warn(s, "object '%s': a tangent's time ratio has a denominator <= 0 (a phantom key out of time "
+                             "order); 0.5 is used where the game would divide by it",
+                          names[j]);
+        for (int32_t a = 0; a < m->animation_count; a++) {
+            const hw_animation *an = &m->animations[a];
+            if (takes_part(o, (size_t)a) && n >= 4 && (!has_key_at(o, an->start) || !has_key_at(o, an->end)))
+                ra_scene_warn(s, "object '%s' has no key at the start or end of animation '%s' (the game needs "
+                                 "both); it is played on the spline",
+                              names[j], an->name);
+        }
+    }
+}
+
+static ra_status hw_to_scene(ra_document *doc, ra_error *err)
+{
+    const hw_mad *m = doc->model;
+    ra_scene *s = &doc->scene;
+    ra_arena *ar = doc->arena;
+    const ra_options *opt = &doc->options;
+
+    const char *cm = ra_options_get(opt, "coords");
+    if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "coords", "coords must be 'converted' or 'native', not '%s'", cm);
+    const char *sp = ra_options_get(opt, "space");
+    if (sp && strcmp(sp, "ship") && strcmp(sp, "lightwave"))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "space", "space must be 'ship' or 'lightwave', not '%s'", sp);
+    double rate = ra_options_get_double(opt, "sample_rate", 60.0);
+    if (!(rate > 0 && rate <= 100000))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "sample_rate", "sample_rate must be in (0, 100000] Hz");
+    double max_samples = ra_options_get_double(opt, "max_samples", (double)((1u << 19) + doc->source_size / 2));
+    if (!(max_samples >= 1 && max_samples <= 1e12))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_samples", "max_samples must be in [1, 1e12]");
+
+    hw_state *st = ra_arena_alloc(ar, sizeof *st);
+    if (!st) return nomem(err);
+    doc->state = st;
+    st->native = cm && !strcmp(cm, "native");
+    st->space = sp && !strcmp(sp, "lightwave") ? SPACE_LIGHTWAVE : SPACE_SHIP;
+    st->sample_rate = rate;
+    /* P: LightWave -> ship (NOTES §3); F mirrors Z */
+    const ra_mat4 P = {{{0, 1, 0, 0}, {0, 0, 1, 0}, {-1, 0, 0, 0}, {0, 0, 0, 1}}};
+    const ra_mat4 F = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 0, 1}}};
+    ra_mat4 pt = ra_m4_transpose(&P);
+    st->basis = st->space == SPACE_SHIP ? ra_m4_identity() : st->native ? pt : ra_m4_mul(&F, &pt);
+    ra_mat4 root = ra_m4_identity();
+    if (st->space == SPACE_SHIP && !st->native) /* ship (up +X, right +Y, forward +Z) -> Y up: Rz(+90) */
+        root = (ra_mat4){{{0, -1, 0, 0}, {1, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
+
+    /* nodes */
+    size_t no = (size_t)m->object_count;
+    const char **names = ra_arena_array(ar, no, sizeof *names);
+    if (!names) return nomem(err);
+    size_t renamed = 0;
+    for (size_t j = 0; j < no; j++) {
+        names[j] = m->objects[j].name;
+        if (!names[j][0]) {
+            names[j] = ra_arena_printf(ar, "object%zu", j);
+            renamed++;
+        }
+        if (!names[j]) return nomem(err);
+    }
+    static const char *const reserved[1] = {"RootNode"};
+    if (!ra_names_make_unique(ar, names, no, reserved, 1)) return nomem(err);
+    for (size_t j = 0; j < no; j++) renamed += strcmp(names[j], m->objects[j].name) != 0 && m->objects[j].name[0];
+    if (ra_scene_add_node(s, "RootNode", -1, &root) < 0) return nomem(err);
+    size_t meta_left = HW_MAX_META;
+    bool meta_cut = false;
+    for (size_t j = 0; j < no; j++) {
+        const hw_object *o = &m->objects[j];
+        double v[HW_CHANNELS];
+        /* at rest: the first real key's values (key 1: the left value at its time) */
+        values_at(o, o->key_count >= 4 ? o->times[1] : 0, true, v, NULL);
+        ra_mat4 rest = local_matrix(st, v);
+        int32_t node = ra_scene_add_node(s, names[j], 0, &rest);
+        if (node < 0) return nomem(err);
+        ra_meta_list *md = &s->nodes[node].meta;
+        const char *tcb = tcb_json(ar, o, &meta_left);
+        meta_cut |= !tcb;
+        bool ok = ra_meta_set_int(ar, md, "homeworld.object", (int64_t)j) &&
+                  ra_meta_set_string(ar, md, "homeworld.name", o->name) &&
+                  ra_meta_set_int(ar, md, "homeworld.animationBits", o->animation_bits) &&
+                  ra_meta_set_int(ar, md, "homeworld.nameCRC", o->name_crc) &&
+                  ra_meta_set_int(ar, md, "homeworld.nKeyframes", o->key_count) &&
+                  (!tcb || ra_meta_set_string(ar, md, "homeworld.tcb", tcb));
+        if (!ok) return nomem(err);
+    }
+
+    /* animations */
+    size_t na = (size_t)m->animation_count;
+    double fps = isfinite(m->fps) && m->fps > 0 ? m->fps : 30.0;
+    s->animations = ra_arena_array(ar, na, sizeof *s->animations);
+    if (!s->animations) return nomem(err);
+    size_t limit = (size_t)max_samples, left = limit;
+    unsigned flags = 0;
+    for (size_t a = 0; a < na; a++) {
+        const hw_animation *an = &m->animations[a];
+        ra_animation *A = &s->animations[a];
+        A->name = an->name;
+        A->ticks_per_second = fps;
+        A->duration = (double)an->end - an->start;
+        size_t nc = 0;
+        for (size_t j = 0; j < no; j++) nc += takes_part(&m->objects[j], a);
+        A->channels = ra_arena_array(ar, nc ? nc : 1, sizeof *A->channels);
+        if (!A->channels) return nomem(err);
+        ra_behaviour b = an->flags & HW_MAD_FLAG_LOOP ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
+        for (size_t j = 0; j < no; j++) {
+            if (!takes_part(&m->objects[j], a)) continue;
+            ra_channel *ch = &A->channels[A->channel_count++];
+            ch->node = (uint32_t)(j + 1);
+            ch->pre_state = ch->post_state = b;
+            ra_status rs = bake_object(doc, st, &m->objects[j], an, ch, &left, limit, &flags, err);
+            if (rs != RA_OK) return rs;
+        }
+        if (!nc) {
+            /* Nobody takes part: everything rests.  A constant channel keeps
+             * the record (Assimp wants one): the first object's, at rest (the
+             * root's when there is no object). */
+            ra_channel *ch = &A->channels[A->channel_count++];
+            ch->node = no ? 1 : 0;
+            ra_vec3 t, sc;
+            ra_quat q;
+            ra_m4_decompose(&s->nodes[ch->node].transform, &t, &q, &sc);
+            ch->position = ra_arena_alloc(ar, sizeof *ch->position);
+            ch->rotation = ra_arena_alloc(ar, sizeof *ch->rotation);
+            ch->scaling = ra_arena_alloc(ar, sizeof *ch->scaling);
+            if (!ch->position || !ch->rotation || !ch->scaling) return nomem(err);
+            ch->position[0] = (ra_vec_key){0, t};
+            ch->rotation[0] = (ra_quat_key){0, q};
+            ch->scaling[0] = (ra_vec_key){0, sc};
+            ch->position_count = ch->rotation_count = ch->scaling_count = 1;
+            ch->pre_state = ch->post_state = b;
+            ra_scene_warn(s, "no object takes part in animation '%s'", an->name);
+        }
+    }
+    s->animation_count = na;
+
+    /* scene metadata and warnings */
+    const char *anims = animations_json(ar, m);
+    const char *frame = st->space == SPACE_SHIP
+                            ? (st->native ? "Homeworld ship space (up +X, right +Y, forward +Z), as the game uses it"
+                                          : "Homeworld ship space under a root turning it Y up (forward +Z, right -X)")
+                            : (st->native ? "LightWave as stored (left-handed, Y up)"
+                                          : "LightWave with Z mirrored (right-handed, Y up)");
+    bool ok = anims && ra_meta_set_string(ar, &s->meta, "format", FMT) && ra_meta_set_string(ar, &s->meta, "coords", frame) &&
+              ra_meta_set_double(ar, &s->meta, "native_ticks_per_second", fps) &&
+              ra_meta_set_double(ar, &s->meta, "homeworld.version", m->version) &&
+              ra_meta_set_double(ar, &s->meta, "homeworld.framesPerSecond", m->fps) &&
+              ra_meta_set_double(ar, &s->meta, "homeworld.length", m->length) &&
+              ra_meta_set_double(ar, &s->meta, "homeworld.sample_rate", rate) &&
+              ra_meta_set_string(ar, &s->meta, "homeworld.space", st->space == SPACE_SHIP ? "ship" : "lightwave") &&
+              ra_meta_set_string(ar, &s->meta, "homeworld.rest", "each object's first real key") &&
+              ra_meta_set_string(ar, &s->meta, "homeworld.animations", anims);
+    if (!ok) return nomem(err);
+    warn_file(s, m, names, doc->source_size);
+    if (renamed) ra_scene_warn(s, "%zu object name(s) were empty or repeated: renamed (object<j>, #2, ...)", renamed);
+    if (meta_cut) ra_scene_warn(s, "the TCB lists exceed %zu MiB of metadata; some objects have none", HW_MAX_META >> 20);
+    if (flags & HW_SPLINE_NOT_FINITE) ra_scene_warn(s, "a curve overflowed; 0 was used there (as the game's 64-bit port does)");
+    if (!m->canonical) ra_scene_warn(s, "the file is not in the exporter's contiguous layout; it was read by its offsets");
+    return RA_OK;
+}
+
+/* ---- read / write / dump ---------------------------------------------------------------------------------- */
+static ra_status hw_read(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    hw_mad *m = ra_arena_alloc(doc->arena, sizeof *m);
+    if (!m) return nomem(err);
+    doc->model = m;
+    return hw_mad_read(data, size, doc->arena, m, err);
+}
+
+static ra_status hw_write(const ra_document *doc, ra_writer *w, ra_error *err) { return hw_mad_write(doc->model, w, err); }
+
+static void dump_floats(ra_json *j, const float *v, size_t n, size_t stride)
+{
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) ra_json_number(j, v[i * stride]);
+    ra_json_end_array(j);
+}
+
+static void hw_dump_source(const ra_document *doc, ra_json *j)
+{
+    const hw_mad *m = doc->model;
+    static const char *const pname[HW_CHANNELS] = {"x", "y", "z", "h", "p", "b"};
+    ra_json_begin_object(j);
+    ra_json_key(j, "format"), ra_json_string(j, FMT);
+    ra_json_key(j, "version"), ra_json_number(j, m->version);
+    ra_json_key(j, "stringBlockLength"), ra_json_int(j, m->string_block_length);
+    ra_json_key(j, "stringBlock"), ra_json_uint(j, m->string_block_offset);
+    ra_json_key(j, "length"), ra_json_number(j, m->length);
+    ra_json_key(j, "framesPerSecond"), ra_json_number(j, m->fps);
+    ra_json_key(j, "nObjects"), ra_json_int(j, m->object_count);
+    ra_json_key(j, "objPath"), ra_json_uint(j, m->objects_offset);
+    ra_json_key(j, "nAnimations"), ra_json_int(j, m->animation_count);
+    ra_json_key(j, "canonical_layout"), ra_json_bool(j, m->canonical);
+    ra_json_key(j, "animations");
+    ra_json_begin_array(j);
+    for (int32_t a = 0; a < m->animation_count; a++) {
+        const hw_animation *an = &m->animations[a];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name"), ra_json_uint(j, an->name_offset);
+        ra_json_key(j, "name_string"), ra_json_string(j, an->name);
+        ra_json_key(j, "startTime"), ra_json_number(j, an->start);
+        ra_json_key(j, "endTime"), ra_json_number(j, an->end);
+        ra_json_key(j, "flags"), ra_json_uint(j, an->flags);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "objects");
+    ra_json_begin_array(j);
+    for (int32_t i = 0; i < m->object_count; i++) {
+        const hw_object *o = &m->objects[i];
+        size_t n = (size_t)o->key_count;
+        ra_json_begin_object(j);
+        ra_json_key(j, "name"), ra_json_uint(j, o->name_offset);
+        ra_json_key(j, "name_string"), ra_json_string(j, o->name);
+        ra_json_key(j, "nameCRC"), ra_json_uint(j, o->name_crc);
+        ra_json_key(j, "pad");
+        ra_json_begin_array(j);
+        ra_json_uint(j, o->pad[0]), ra_json_uint(j, o->pad[1]);
+        ra_json_end_array(j);
+        ra_json_key(j, "animationBits"), ra_json_uint(j, o->animation_bits);
+        ra_json_key(j, "nKeyframes"), ra_json_int(j, o->key_count);
+        ra_json_key(j, "times_offset"), ra_json_uint(j, o->times_offset);
+        ra_json_key(j, "parameters_offset"), ra_json_uint(j, o->tcb_offset);
+        ra_json_key(j, "path_offsets");
+        ra_json_begin_array(j);
+        for (int c = 0; c < HW_CHANNELS; c++) ra_json_uint(j, o->path_offset[c]);
+        ra_json_end_array(j);
+        ra_json_key(j, "times"), dump_floats(j, o->times, n, 1);
+        ra_json_key(j, "tension"), dump_floats(j, &o->tcb[0].tension, n, 3);
+        ra_json_key(j, "continuity"), dump_floats(j, &o->tcb[0].continuity, n, 3);
+        ra_json_key(j, "bias"), dump_floats(j, &o->tcb[0].bias, n, 3);
+        for (int c = 0; c < HW_CHANNELS; c++) ra_json_key(j, pname[c]), dump_floats(j, o->path[c], n, 1);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_end_object(j);
+}
+
+static int hw_detect(const uint8_t *d, size_t n) { return n >= 8 && !memcmp(d, HW_MAD_IDENT, 8) ? 100 : 0; }
+
+const ra_format ra_format_homeworld_mad = {
+    FMT,
+    "Homeworld mesh animation (.mad, \"Mellonn\" 0.91)",
+    "mad",
+    "the 8-byte identifier \"Mellonn\\0\" (Homeworld 2's IFF .mad is refused by name)",
+    hw_detect,
+    hw_read,
+    hw_to_scene,
+    hw_pose,
+    hw_dump_source,
+    hw_write,
+};

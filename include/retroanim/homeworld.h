@@ -1,0 +1,94 @@
+/* Homeworld (1999) .mad mesh animations ("Mellonn" 0.91): the format model,
+ * field for field.  Spec: specs/homeworld/NOTES.md §1.
+ *
+ * A file holds one shared timeline per mesh object: each object has its own
+ * keys (times, tension/continuity/bias, and six channels x, y, z, h, p, b),
+ * including the two phantom keys the exporter adds; an animation is a time
+ * window [start, end] on that timeline, played by the objects whose
+ * animationBits have its bit set.  All offsets are bytes from the file's
+ * start, names are offsets into the string block. */
+#ifndef RETROANIM_HOMEWORLD_H
+#define RETROANIM_HOMEWORLD_H
+
+#include "retroanim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HW_MAD_IDENT "Mellonn"      /* followed by a NUL: 8 bytes */
+#define HW_MAD_VERSION 0.91f        /* bytes C3 F5 68 3F */
+#define HW_MAD_MAX_ANIMATIONS 32    /* animationBits is 32 bits wide */
+#define HW_MAD_HEADER_SIZE 40u
+#define HW_MAD_ANIM_SIZE 16u
+#define HW_MAD_OBJECT_SIZE 48u
+#define HW_MAD_FLAG_LOOP 0x1u
+
+enum { HW_X, HW_Y, HW_Z, HW_H, HW_P, HW_B, HW_CHANNELS };
+
+typedef struct hw_tcb { float tension, continuity, bias; } hw_tcb;
+
+typedef struct hw_animation {
+    uint32_t name_offset; /* into the string block */
+    const char *name;     /* decoded (points into the model's string block) */
+    float start, end;     /* seconds on the shared timeline */
+    uint32_t flags;       /* bit 0: loop */
+} hw_animation;
+
+typedef struct hw_object {
+    uint32_t name_offset;
+    const char *name;
+    uint16_t name_crc; /* the exporter writes 0; the game recomputes it */
+    uint8_t pad[2];
+    uint32_t animation_bits;
+    int32_t key_count; /* phantom keys included */
+    /* stored offsets of the arrays (kept for dump --source and messages) */
+    uint32_t times_offset, tcb_offset, path_offset[HW_CHANNELS];
+    float *times;           /* key_count, seconds */
+    hw_tcb *tcb;            /* key_count */
+    float *path[HW_CHANNELS]; /* key_count each: x, y, z (LightWave units), h, p, b (radians) */
+} hw_object;
+
+typedef struct hw_mad {
+    float version;
+    int32_t string_block_length;
+    uint32_t string_block_offset;
+    float length; /* informational: sum of the windows' lengths */
+    float fps;
+    int32_t object_count;
+    uint32_t objects_offset;
+    int32_t animation_count;
+    hw_animation *animations;
+    hw_object *objects;
+    uint8_t *strings; /* the string block as stored (string_block_length bytes) */
+    bool canonical;   /* laid out exactly as the exporter writes (the writer reproduces it) */
+} hw_mad;
+
+/* The exporter's (LWExport) contiguous layout: header, animation records,
+ * object records, each object's arrays, the string block last. */
+ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *out, ra_error *err);
+/* Writes that layout; the model's string block and name offsets are kept. */
+ra_status hw_mad_write(const hw_mad *m, ra_writer *w, ra_error *err);
+/* Builds a string block from the animation and object `name`s (animation
+ * names first, then object names, as the exporter does) and sets every
+ * name_offset; for writers that make a model from scratch. */
+bool hw_mad_set_strings(hw_mad *m, ra_arena *arena);
+
+/* hw_spline flags */
+#define HW_SPLINE_RATIO_FALLBACK 1u /* a tangent ratio's denominator was <= 0: 0.5 was used */
+#define HW_SPLINE_NOT_FINITE 2u     /* the value overflowed: 0 was used (as the 64-bit port does) */
+
+/* The game's TCB spline (NOTES §2) of channel c of object o at absolute time
+ * tau (test_models/homeworld/RULES.md).  `left` takes the value just before
+ * tau where two real keys share a time.  d1/d2 (may be NULL) receive the
+ * first and second derivatives in time; *flags (may be NULL) gets the
+ * HW_SPLINE_* bits of what happened ORed in. */
+double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, double *d2, unsigned *flags);
+
+/* For callers holding a document of format homeworld_mad (NULL otherwise). */
+const hw_mad *hw_document_mad(const ra_document *doc);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,630 @@
+/* Homeworld .mad: the fixtures of test_models/homeworld (made by
+ * make_fixtures.py from the spec, independently of this project), random
+ * files from our writer, a 200-object x 500-key file, and hostile files.
+ *
+ * Sampling error.  The scene samples the game's TCB spline at sample_rate Hz
+ * (h = 1/rate between samples at most) plus every key time, and consumers
+ * play the samples linearly (slerp for rotations).  Between two samples the
+ * linear error of a curve f is at most h^2/8 max|f''|.  So, per node and
+ * animation, the test allows
+ *     h^2/8 * ( |x''| + |y''| + |z''|  +  |h''| + |p''| + |b''| + (|h'| + |p'| + |b'|)^2 ) + 1e-6
+ * with each maximum taken over the window: the translation's error is bounded
+ * by its second derivative, the rotation's by the angular acceleration, which
+ * the angles' second derivatives and the products of their rates bound.  A
+ * matrix entry moves no more than the rotation angle or the translation.
+ * At 60 Hz a wing fold of 0.8 rad over a second allows about 1e-4; the test
+ * prints the worst ratio of difference to allowance it saw. */
+#include <string.h>
+#include <time.h>
+
+#include "ra_fixture.h"
+#include "retroanim/homeworld.h"
+
+#define TOL 1e-4
+#define FMT "homeworld_mad"
+static const char *g_dir;
+static long g_checks;
+static fx_stats g_stats;
+
+static ra_status load(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc, ra_error *e)
+{
+    ra_error_clear(e);
+    return ra_document_load(d, n, name, o, doc, e);
+}
+
+static double rate_of(const ra_document *doc)
+{
+    const ra_meta *m = ra_meta_get(&doc->scene.meta, "homeworld.sample_rate");
+    return m ? m->u.d : 60;
+}
+
+/* largest |f'| and |f''| of channel c over [a, b] (a fine grid plus both sides of every key) */
+static void curve_maxima(const hw_object *o, int c, double a, double b, double *m1, double *m2)
+{
+    double d1, d2;
+    *m1 = *m2 = 0;
+    double dt = fmin(1.0 / 2400, (b - a) / 1000);
+    for (double t = a; dt > 0 && t <= b + 1e-12; t += dt) {
+        hw_spline(o, c, t, false, &d1, &d2, NULL);
+        *m1 = fmax(*m1, fabs(d1)), *m2 = fmax(*m2, fabs(d2));
+    }
+    for (int32_t k = 1; k + 1 < o->key_count; k++) {
+        double t = o->times[k];
+        if (t < a || t > b) continue;
+        for (int left = 0; left < 2; left++) {
+            hw_spline(o, c, t, left, &d1, &d2, NULL);
+            *m1 = fmax(*m1, fabs(d1)), *m2 = fmax(*m2, fabs(d2));
+        }
+    }
+    *m1 *= 1.02; /* f' is quadratic in a segment: the grid may miss its peak by a little */
+}
+
+/* the sampling error allowed for a node of animation anim (see the top of the file) */
+static double sampling_tol(const ra_document *doc, size_t anim, size_t node)
+{
+    const hw_mad *m = hw_document_mad(doc);
+    if (!m || node == 0 || node > (size_t)m->object_count || anim >= (size_t)m->animation_count) return 1e-6;
+    const hw_object *o = &m->objects[node - 1];
+    const hw_animation *a = &m->animations[anim];
+    if (!(o->animation_bits >> anim & 1u)) return 1e-6;
+    double m1[HW_CHANNELS], m2[HW_CHANNELS];
+    for (int c = 0; c < HW_CHANNELS; c++) curve_maxima(o, c, a->start, a->end, &m1[c], &m2[c]);
+    double h = 1.0 / rate_of(doc), rates = m1[HW_H] + m1[HW_P] + m1[HW_B];
+    double acc = m2[HW_X] + m2[HW_Y] + m2[HW_Z] + m2[HW_H] + m2[HW_P] + m2[HW_B] + rates * rates;
+    return h * h / 8 * acc + 1e-6;
+}
+
+/* every animation, pose against playback every dt up to its end (a loop
+ * starts over just after it) */
+static void check_all_semantics(const ra_document *doc, const char *what, double dt)
+{
+    for (size_t a = 0; a < doc->scene.animation_count; a++)
+        fx_check_semantics_ex(doc, a, what, dt, doc->scene.animations[a].duration, TOL, sampling_tol, &g_stats);
+}
+
+static void check_anim_line(const ra_document *doc, const char *line, const char *what)
+{
+    char v[64];
+    const ra_scene *s = &doc->scene;
+    size_t a = fx_field(line, "index", v, sizeof v) ? (size_t)atol(v) : (size_t)-1;
+    CHECK(a < s->animation_count, "%s: no animation %zu", what, a);
+    if (a >= s->animation_count) return;
+    const ra_animation *an = &s->animations[a];
+    const char *pn = strstr(line, " name=");
+    CHECK(pn && !strcmp(an->name, pn + 6), "%s: animation %zu is named '%s', expected '%s'", what, a, an->name,
+          pn ? pn + 6 : "?");
+    if (fx_field(line, "duration", v, sizeof v)) CHECK_NEAR(an->duration, atof(v), 1e-6, what);
+    if (fx_field(line, "channels", v, sizeof v))
+        CHECK(an->channel_count == (size_t)atol(v), "%s: animation %zu has %zu channels, expected %s", what, a,
+              an->channel_count, v);
+    if (fx_field(line, "loop", v, sizeof v)) {
+        ra_behaviour b = atoi(v) ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
+        for (size_t c = 0; c < an->channel_count; c++)
+            CHECK(an->channels[c].pre_state == b && an->channels[c].post_state == b, "%s: animation %zu behaviour", what,
+                  a);
+    }
+}
+
+static void check_rest_line(const ra_document *doc, const char *line, const char *what)
+{
+    const ra_scene *s = &doc->scene;
+    const char *pn = strstr(line, " node="), *pm = strstr(line, " world=");
+    if (!pn || !pm) {
+        CHECK(0, "%s: malformed %s", what, line);
+        return;
+    }
+    char node[256];
+    size_t len = (size_t)(pm - (pn + 6));
+    snprintf(node, sizeof node, "%.*s", (int)(len < 255 ? len : 255), pn + 6);
+    int32_t i = ra_scene_find_node(s, node);
+    CHECK(i >= 0, "%s: no node %s", what, node);
+    if (i < 0) return;
+    ra_mat4 want, got = i ? ra_m4_mul(&s->nodes[0].transform, &s->nodes[i].transform) : s->nodes[0].transform;
+    char *q = (char *)pm + 7;
+    for (int k = 0; k < 16; k++) {
+        want.m[k / 4][k % 4] = strtod(q, &q);
+        if (*q == ',') q++;
+    }
+    double d = ra_m4_max_abs_diff(&got, &want);
+    CHECK(d <= TOL, "%s: rest of %s differs by %g", what, node, d);
+}
+
+/* write(read(file)): byte-identical for a file in the exporter's layout, the same model otherwise */
+static void check_write(const fx_file *fx, bool canonical, const char *name)
+{
+    if (canonical) {
+        fx_check_roundtrip(fx->data, fx->size, NULL, name);
+        return;
+    }
+    ra_document *a = NULL, *b = NULL;
+    ra_error e;
+    ra_error_clear(&e);
+    if (ra_document_read(fx->data, fx->size, name, NULL, &a, &e) != RA_OK) return;
+    ra_writer w;
+    ra_writer_init(&w);
+    CHECK(a->format->write(a, &w, &e) == RA_OK, "%s: write", name);
+    CHECK(ra_document_read(w.data, w.size, name, NULL, &b, &e) == RA_OK, "%s: re-read", name);
+    if (b) {
+        const hw_mad *x = a->model, *y = b->model;
+        CHECK(y->canonical, "%s: our writer's layout is the exporter's", name);
+        bool same = x->object_count == y->object_count && x->animation_count == y->animation_count;
+        for (int32_t j = 0; same && j < x->object_count; j++) {
+            const hw_object *p = &x->objects[j], *q = &y->objects[j];
+            size_t n = (size_t)p->key_count;
+            same = !strcmp(p->name, q->name) && p->key_count == q->key_count &&
+                   p->animation_bits == q->animation_bits && !memcmp(p->times, q->times, 4 * n) &&
+                   !memcmp(p->tcb, q->tcb, 12 * n);
+            for (int c = 0; same && c < HW_CHANNELS; c++) same = !memcmp(p->path[c], q->path[c], 4 * n);
+        }
+        for (int32_t i = 0; same && i < x->animation_count; i++)
+            same = !strcmp(x->animations[i].name, y->animations[i].name) &&
+                   x->animations[i].start == y->animations[i].start && x->animations[i].end == y->animations[i].end &&
+                   x->animations[i].flags == y->animations[i].flags;
+        CHECK(same, "%s: written in the exporter's layout, it reads back to the same model", name);
+        ra_document_free(b);
+    }
+    ra_writer_free(&w);
+    ra_document_free(a);
+}
+
+static void run_fixture(const char *name)
+{
+    fx_file fx;
+    if (!fx_open(g_dir, name, &fx)) return;
+    char line[4096];
+    ra_error e;
+    ra_document *doc = NULL;
+    const ra_format *det = ra_format_detect(fx.data, fx.size, NULL);
+    if (fx.not_detected) {
+        CHECK(det == NULL, "%s: taken for %s by content", name, det ? det->id : "");
+        ra_status st = load(fx.data, fx.size, fx.path, NULL, &doc, &e);
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        CHECK(st != RA_OK && strstr(msg, "Homeworld 2"), "%s: must be refused with a clear message: %s", name, msg);
+        if (doc) ra_document_free(doc);
+        g_checks++;
+        fx_close(&fx);
+        return;
+    }
+    if (fx.err_off < 0) CHECK(det && !strcmp(det->id, FMT), "%s: detected as %s", name, det ? det->id : "nothing");
+    if (fx.err_off >= 0) {
+        ra_status st = load(fx.data, fx.size, fx.path, NULL, &doc, &e);
+        fx_check_refused(&fx, st, &e, name, FMT);
+        if (doc) ra_document_free(doc);
+        g_checks++;
+        fx_close(&fx);
+        return;
+    }
+    if (load(fx.data, fx.size, fx.path, NULL, &doc, &e) != RA_OK) {
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        CHECK(0, "%s: load failed: %s", name, msg);
+        fx_close(&fx);
+        return;
+    }
+    const ra_scene *s = &doc->scene;
+    int expects = fx.expects, canonical = -1;
+    long n;
+    while (fgets(line, sizeof line, fx.txt)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (fx_check_common_line(doc, line, name)) {
+        } else if (sscanf(line, "expect-animations %ld", &n) == 1) {
+            CHECK((long)s->animation_count == n, "%s: %zu animations, expected %ld", name, s->animation_count, n);
+        } else if (!strncmp(line, "expect-anim ", 12)) {
+            check_anim_line(doc, line, name);
+        } else if (!strncmp(line, "expect-pose ", 12)) {
+            fx_check_pose_line_ex(doc, line, name, TOL, sampling_tol);
+        } else if (!strncmp(line, "expect-rest ", 12)) {
+            check_rest_line(doc, line, name);
+        } else if (sscanf(line, "expect-canonical %d", &canonical) == 1) {
+            const hw_mad *m = hw_document_mad(doc);
+            CHECK(m && m->canonical == (canonical == 1), "%s: canonical layout %d, expected %d", name,
+                  m ? m->canonical : -1, canonical);
+        } else {
+            continue;
+        }
+        expects++;
+    }
+    CHECK(expects >= 8, "%s: its description has only %d expectations", name, expects);
+    CHECK(canonical >= 0, "%s: no expect-canonical line", name);
+    g_checks += expects;
+    ra_error se;
+    ra_error_clear(&se);
+    CHECK(ra_scene_check(s, &se) == RA_OK, "%s: scene invariants: %s", name, se.msg);
+    check_all_semantics(doc, name, 1.0 / 240);
+    ra_document_free(doc);
+    check_write(&fx, canonical == 1, name);
+    fx_close(&fx);
+}
+
+/* ---- files from our writer ------------------------------------------------------------------------------ */
+/* A file as LWExport writes one: `nobj` objects with keys on frames of a
+ * 30 fps timeline, `nanim` windows on it (in time order unless shuffled),
+ * phantom keys as NOTES §1 says, bits for the windows an object has keys at
+ * both ends of.  every_frame: each object keys every frame. */
+static void random_mad(ra_arena *ar, hw_mad *m, int nobj, int frames, int nanim, bool shuffle, bool every_frame)
+{
+    memset(m, 0, sizeof *m);
+    m->version = HW_MAD_VERSION;
+    m->fps = 30;
+    m->animation_count = nanim;
+    m->object_count = nobj;
+    m->animations = ra_arena_array(ar, (size_t)nanim, sizeof *m->animations);
+    m->objects = ra_arena_array(ar, (size_t)nobj, sizeof *m->objects);
+    int *ws = ra_arena_array(ar, (size_t)nanim, sizeof *ws), *we = ra_arena_array(ar, (size_t)nanim, sizeof *we);
+    /* windows: consecutive pieces of the timeline, some with a gap */
+    int at = 0, span = frames / nanim;
+    for (int a = 0; a < nanim; a++) {
+        ws[a] = at;
+        we[a] = a + 1 == nanim ? frames : at + 1 + (int)(fx_rnd() % (uint32_t)span);
+        at = we[a] + (fx_rnd() % 3 == 0 ? 1 + (int)(fx_rnd() % 3) : 0);
+        if (at >= frames) at = frames - 1;
+        if (ws[a] > we[a]) ws[a] = we[a];
+    }
+    if (shuffle)
+        for (int a = nanim - 1; a > 0; a--) {
+            int b = (int)(fx_rnd() % (uint32_t)(a + 1)), t = ws[a];
+            ws[a] = ws[b], ws[b] = t, t = we[a], we[a] = we[b], we[b] = t;
+        }
+    float length = 0;
+    for (int a = 0; a < nanim; a++) {
+        hw_animation *an = &m->animations[a];
+        an->name = ra_arena_printf(ar, a % 3 == 1 ? "Anim%dLoop" : "Anim%d", a);
+        an->start = (float)ws[a] / 30.0f;
+        an->end = (float)we[a] / 30.0f;
+        an->flags = a % 3 == 1 ? HW_MAD_FLAG_LOOP : 0;
+        length += an->end - an->start;
+    }
+    m->length = length;
+    float phantom_end = m->animations[nanim - 1].end + 1.0f;
+    char *used = ra_arena_array(ar, (size_t)frames + 1, 1);
+    for (int j = 0; j < nobj; j++) {
+        hw_object *o = &m->objects[j];
+        o->name = ra_arena_printf(ar, "Part%02d", j);
+        memset(used, 0, (size_t)frames + 1);
+        int nk = 0;
+        for (int f = 0; f <= frames; f++) {
+            bool on = every_frame || fx_rnd() % 5 == 0;
+            for (int a = 0; a < nanim; a++) /* most objects key the windows' ends */
+                if ((f == ws[a] || f == we[a]) && (j + a) % 4 != 3) on = true;
+            if (on) used[f] = 1, nk++;
+        }
+        if (nk < 2) used[0] = used[frames] = 1, nk = 2;
+        nk = 0;
+        for (int f = 0; f <= frames; f++) nk += used[f];
+        o->key_count = nk + 2;
+        size_t n = (size_t)o->key_count;
+        o->times = ra_arena_array(ar, n, sizeof(float));
+        o->tcb = ra_arena_array(ar, n, sizeof *o->tcb);
+        for (int c = 0; c < HW_CHANNELS; c++) o->path[c] = ra_arena_array(ar, n, sizeof(float));
+        size_t k = 1;
+        double v[HW_CHANNELS] = {0};
+        for (int c = 0; c < HW_CHANNELS; c++) v[c] = fx_frand(-3, 3);
+        for (int f = 0; f <= frames; f++) {
+            if (!used[f]) continue;
+            o->times[k] = (float)f / 30.0f;
+            for (int c = 0; c < HW_CHANNELS; c++) {
+                v[c] += c < 3 ? fx_frand(-4, 4) : fx_frand(-0.6, 0.6);
+                o->path[c][k] = (float)v[c];
+            }
+            o->tcb[k] = (hw_tcb){(float)fx_frand(-1, 1), (float)fx_frand(-1, 1), (float)fx_frand(-1, 1)};
+            k++;
+        }
+        o->times[0] = -1.0f, o->times[n - 1] = phantom_end;
+        o->tcb[0] = o->tcb[1], o->tcb[n - 1] = o->tcb[n - 2];
+        for (int c = 0; c < HW_CHANNELS; c++) o->path[c][0] = o->path[c][1], o->path[c][n - 1] = o->path[c][n - 2];
+        for (int a = 0; a < nanim; a++)
+            if (used[ws[a]] && used[we[a]]) o->animation_bits |= 1u << a;
+    }
+    hw_mad_set_strings(m, ar);
+}
+
+static uint8_t *write_mad(const hw_mad *m, size_t *size)
+{
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    CHECK(hw_mad_write(m, &w, &e) == RA_OK, "write: %s", e.msg);
+    *size = w.size;
+    return w.data;
+}
+
+/* At every real key inside a window the pose is the key itself (the spline interpolates its keys). */
+static void check_keys_hit(const ra_document *doc, const char *what)
+{
+    const hw_mad *m = hw_document_mad(doc);
+    const ra_scene *s = &doc->scene;
+    ra_mat4 *w = malloc(s->node_count * sizeof *w);
+    double worst = 0;
+    for (int32_t a = 0; a < m->animation_count; a++) {
+        const hw_animation *an = &m->animations[a];
+        for (int32_t j = 0; j < m->object_count; j++) {
+            const hw_object *o = &m->objects[j];
+            if (!(o->animation_bits >> a & 1u)) continue;
+            for (int32_t k = 1; k + 1 < o->key_count; k++) {
+                if (o->times[k] < an->start || o->times[k] > an->end) continue;
+                ra_error e;
+                ra_error_clear(&e);
+                ra_document_pose(doc, (size_t)a, (double)o->times[k] - an->start, w, &e);
+                /* root Rz(+90) * (y, z, -x) */
+                ra_vec3 want = {-o->path[HW_Z][k], o->path[HW_Y][k], -o->path[HW_X][k]};
+                const ra_mat4 *g = &w[j + 1];
+                worst = fmax(worst, fmax(fabs(g->m[0][3] - want.x), fmax(fabs(g->m[1][3] - want.y), fabs(g->m[2][3] - want.z))));
+            }
+        }
+    }
+    CHECK(worst <= 1e-9, "%s: the pose at a key time is not the key's position (off by %g)", what, worst);
+    free(w);
+}
+
+static void write_read_check(const hw_mad *m, const char *what, double dt)
+{
+    size_t size;
+    uint8_t *d = write_mad(m, &size);
+    ra_document *doc = NULL;
+    ra_error e;
+    if (load(d, size, what, NULL, &doc, &e) != RA_OK) {
+        CHECK(0, "%s: load: %s", what, e.msg);
+        free(d);
+        return;
+    }
+    CHECK(hw_document_mad(doc)->canonical, "%s: the writer's layout is the exporter's", what);
+    CHECK(doc->scene.animation_count == (size_t)m->animation_count, "%s: one animation per record", what);
+    ra_error se;
+    ra_error_clear(&se);
+    CHECK(ra_scene_check(&doc->scene, &se) == RA_OK, "%s: scene invariants: %s", what, se.msg);
+    check_keys_hit(doc, what);
+    check_all_semantics(doc, what, dt);
+    ra_document_free(doc);
+    fx_check_roundtrip(d, size, NULL, what);
+    free(d);
+}
+
+static void random_files(int count)
+{
+    for (int i = 0; i < count; i++) {
+        ra_arena *ar = ra_arena_create(0);
+        hw_mad m;
+        int nanim = 1 + (int)(fx_rnd() % 5);
+        random_mad(ar, &m, 1 + (int)(fx_rnd() % 6), 20 + (int)(fx_rnd() % 100), nanim, i % 3 == 2, false);
+        char what[64];
+        snprintf(what, sizeof what, "random%d.mad", i);
+        write_read_check(&m, what, 1.0 / 240);
+        ra_arena_destroy(ar);
+    }
+}
+
+/* The other frames: space=lightwave (mirrored and as stored), coords=native.
+ * Every one is checked for pose vs playback (pose builds matrices by a basis
+ * change, the scene quaternions by their own formulas), and their worlds are
+ * the default's under the fixed change of frame. */
+static void spaces(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    hw_mad m;
+    random_mad(ar, &m, 4, 60, 3, false, false);
+    size_t size;
+    uint8_t *d = write_mad(&m, &size);
+    static const char *const opts[4][2] = {{"ship", "converted"}, {"ship", "native"}, {"lightwave", "converted"},
+                                           {"lightwave", "native"}};
+    ra_document *doc[4] = {0};
+    for (int k = 0; k < 4; k++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "space", opts[k][0]);
+        ra_options_add(&o, "coords", opts[k][1]);
+        ra_error e;
+        CHECK(load(d, size, "spaces.mad", &o, &doc[k], &e) == RA_OK, "space=%s coords=%s: %s", opts[k][0], opts[k][1],
+              e.msg);
+        if (doc[k]) check_all_semantics(doc[k], opts[k][0], 1.0 / 240);
+    }
+    /* P: LightWave -> ship; F mirrors Z; R: the default root */
+    const ra_mat4 P = {{{0, 1, 0, 0}, {0, 0, 1, 0}, {-1, 0, 0, 0}, {0, 0, 0, 1}}};
+    const ra_mat4 F = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 0, 1}}};
+    const ra_mat4 R = {{{0, -1, 0, 0}, {1, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
+    ra_mat4 pt = ra_m4_transpose(&P), rt = ra_m4_transpose(&R), fp = ra_m4_mul(&F, &pt);
+    ra_mat4 to[4], from[4]; /* world_k = to[k] * world_0 * from[k] */
+    to[0] = from[0] = ra_m4_identity();
+    to[1] = rt, from[1] = ra_m4_identity();
+    to[2] = ra_m4_mul(&fp, &rt), from[2] = ra_m4_transpose(&fp);
+    to[3] = ra_m4_mul(&pt, &rt), from[3] = P;
+    if (doc[0] && doc[1] && doc[2] && doc[3]) {
+        size_t nn = doc[0]->scene.node_count;
+        ra_mat4 *w0 = malloc(nn * sizeof *w0), *wk = malloc(nn * sizeof *wk);
+        double worst = 0;
+        for (size_t a = 0; a < 3; a++)
+            for (double t = 0; t <= doc[0]->scene.animations[a].duration; t += 0.05) {
+                ra_error e;
+                ra_document_pose(doc[0], a, t, w0, &e);
+                for (int k = 1; k < 4; k++) {
+                    ra_document_pose(doc[k], a, t, wk, &e);
+                    for (size_t n = 1; n < nn; n++) {
+                        ra_mat4 x = ra_m4_mul(&w0[n], &from[k]), y = ra_m4_mul(&to[k], &x);
+                        worst = fmax(worst, ra_m4_max_abs_diff(&y, &wk[n]));
+                    }
+                }
+            }
+        CHECK(worst < 1e-9, "the four frames are one pose under fixed changes of frame (off by %g)", worst);
+        free(w0);
+        free(wk);
+    }
+    for (int k = 0; k < 4; k++)
+        if (doc[k]) ra_document_free(doc[k]);
+    free(d);
+    ra_arena_destroy(ar);
+}
+
+/* The 200 objects x 500 keys, written by our writer. */
+static void big_file(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    hw_mad m;
+    random_mad(ar, &m, 200, 499, 4, false, true);
+    size_t size;
+    uint8_t *d = write_mad(&m, &size);
+    clock_t c0 = clock();
+    ra_document *doc = NULL;
+    ra_error e;
+    CHECK(load(d, size, "big.mad", NULL, &doc, &e) == RA_OK, "big.mad: %s", e.msg);
+    double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (doc) {
+        size_t keys = 0;
+        for (size_t a = 0; a < doc->scene.animation_count; a++)
+            for (size_t c = 0; c < doc->scene.animations[a].channel_count; c++)
+                keys += doc->scene.animations[a].channels[c].position_count +
+                        doc->scene.animations[a].channels[c].rotation_count;
+        printf("big.mad: %zu bytes, 200 objects x 500 keys, loaded in %.3f s CPU, %zu keys\n", size, secs, keys);
+        CHECK(doc->scene.node_count == 201 && doc->scene.animation_count == 4, "big.mad: nodes and animations");
+        check_all_semantics(doc, "big.mad", 1.0 / 120);
+        ra_document_free(doc);
+    }
+    fx_check_roundtrip(d, size, NULL, "big.mad");
+    free(d);
+    ra_arena_destroy(ar);
+}
+
+/* ---- hostile files -------------------------------------------------------------------------------------- */
+static void expect_refused(const uint8_t *d, size_t n, const ra_options *o, const char *what, ra_status code,
+                           const char *field)
+{
+    ra_document *doc = NULL;
+    ra_error e;
+    clock_t c0 = clock();
+    ra_status st = load(d, n, what, o, &doc, &e);
+    double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    char msg[512];
+    ra_error_format(&e, msg, sizeof msg);
+    CHECK(st == code && !strcmp(e.field, field), "%s: expected %s at %s, got %s: %s", what, ra_status_name(code), field,
+          ra_status_name(st), msg);
+    CHECK(secs < 1.0, "%s: took %.2f s", what, secs);
+    if (doc) ra_document_free(doc);
+}
+
+static void put32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24); }
+
+static void hostile(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    hw_mad m;
+    random_mad(ar, &m, 3, 40, 2, false, false);
+    size_t size;
+    uint8_t *d = write_mad(&m, &size);
+    /* option values */
+    static const char *const bad[][2] = {{"sample_rate", "0"},     {"sample_rate", "-5"}, {"sample_rate", "1e9"},
+                                         {"space", "maya"},        {"coords", "zup"},     {"max_samples", "0"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, bad[i][0], bad[i][1]);
+        expect_refused(d, size, &o, bad[i][0], RA_ERR_USAGE, bad[i][0]);
+    }
+    /* a window of a million seconds needs 60 million samples: refused by the sample budget */
+    uint8_t *h = malloc(size);
+    memcpy(h, d, size);
+    float big = 1e6f;
+    uint32_t bits;
+    memcpy(&bits, &big, 4);
+    put32(h + 40 + 16 * 1 + 8, bits);
+    expect_refused(h, size, NULL, "1e6 s window", RA_ERR_LIMIT, "max_samples");
+    /* angles of 1e30 radians: the rotation is noise, every pair of samples
+     * turns more than 90 degrees; halving is bounded, the budget refuses */
+    memcpy(h, d, size);
+    {
+        const hw_object *o = &m.objects[0];
+        uint32_t off = 40 + 16 * 2 + 48 * 3; /* object 0's arrays */
+        float huge = 1e30f;
+        memcpy(&bits, &huge, 4);
+        for (int32_t k = 2; k < o->key_count - 1; k += 2) put32(h + off + (16 + 12) * (uint32_t)o->key_count + 4 * (uint32_t)k, bits);
+        ra_document *doc = NULL;
+        ra_error e;
+        clock_t c0 = clock();
+        ra_status st = load(h, size, "huge angles", NULL, &doc, &e);
+        double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        CHECK(st == RA_OK || st == RA_ERR_LIMIT, "huge angles: %s", e.msg);
+        CHECK(secs < 1.0, "huge angles: took %.2f s", secs);
+        if (doc) {
+            ra_error se;
+            ra_error_clear(&se);
+            CHECK(ra_scene_check(&doc->scene, &se) == RA_OK, "huge angles: scene invariants: %s", se.msg);
+            ra_document_free(doc);
+        }
+    }
+    /* every object pointing at the same arrays: fine for a few, refused when
+     * they add up to more than the file (an allocation multiplier) */
+    {
+        hw_mad o = m;
+        o.object_count = 4000;
+        o.objects = ra_arena_array(ar, 4000, sizeof *o.objects);
+        for (int j = 0; j < 4000; j++) {
+            o.objects[j] = m.objects[0];
+            o.objects[j].name = ra_arena_printf(ar, "o%d", j);
+            if (j) o.objects[j].key_count = 0; /* no arrays of its own */
+        }
+        hw_mad_set_strings(&o, ar);
+        size_t n2;
+        uint8_t *d2 = write_mad(&o, &n2);
+        /* aim objects 1.. at object 0's arrays */
+        uint32_t obj0 = 40 + 16 * 2;
+        for (int j = 1; j < 4000; j++) memcpy(d2 + obj0 + 48 * j + 12, d2 + obj0 + 12, 36);
+        expect_refused(d2, n2, NULL, "shared arrays", RA_ERR_LIMIT, "object.nKeyframes");
+        free(d2);
+    }
+    /* counts and offsets at their extremes */
+    static const struct { uint32_t off, value; ra_status code; const char *field; } words[] = {
+        {12, 0x80000000u, RA_ERR_BAD_VALUE, "stringBlockLength"}, {16, 0xFFFFFFFFu, RA_ERR_TRUNCATED, "stringBlock"},
+        {28, 0x7FFFFFFFu, RA_ERR_TRUNCATED, "objPath"},           {32, 0xFFFFFFF0u, RA_ERR_TRUNCATED, "objPath"},
+        {36, 0xFFFFFFFFu, RA_ERR_BAD_VALUE, "nAnimations"},       {36, 0x7FFFFFFFu, RA_ERR_BAD_VALUE, "nAnimations"},
+        {40 + 32 + 12, 0x7FFFFFFFu, RA_ERR_TRUNCATED, "object.times"},
+        {40 + 32 + 16, 0xFFFFFFFCu, RA_ERR_TRUNCATED, "object.times"},
+        {40 + 32 + 20, 0xFFFFFFFCu, RA_ERR_TRUNCATED, "object.parameters"},
+        {40 + 32 + 44, 0xFFFFFFFCu, RA_ERR_TRUNCATED, "object.path"},
+        {40, 0xFFFFFFFFu, RA_ERR_BAD_VALUE, "animation.name"},
+        {40 + 4, 0x7FC00000u, RA_ERR_BAD_VALUE, "animation.startTime"},
+        {40 + 8, 0xFF800000u, RA_ERR_BAD_VALUE, "animation.endTime"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        memcpy(h, d, size);
+        put32(h + words[i].off, words[i].value);
+        char what[64];
+        snprintf(what, sizeof what, "word %u = 0x%08x", words[i].off, words[i].value);
+        expect_refused(h, size, NULL, what, words[i].code, words[i].field);
+    }
+    free(h);
+    free(d);
+    ra_arena_destroy(ar);
+}
+
+static bool is_fixture(const char *n)
+{
+    size_t l = strlen(n);
+    return l > 4 && !strcmp(n + l - 4, ".mad");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_homeworld FIXTURE_DIR\n");
+        return 2;
+    }
+    g_dir = argv[1];
+    int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
+    CHECK(fixtures >= 15, "only %d fixtures", fixtures);
+    printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g, worst share of the allowed "
+           "sampling error %.3g)\n",
+           fixtures, g_checks, g_stats.instants, g_stats.worst, g_stats.worst_ratio);
+    fx_rng = 9090;
+    clock_t c0 = clock();
+    random_files(60);
+    spaces();
+    clock_t c1 = clock();
+    big_file();
+    clock_t c2 = clock();
+    hostile();
+    printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
+           (double)(c2 - c1) / CLOCKS_PER_SEC, (double)(clock() - c2) / CLOCKS_PER_SEC);
+    printf("pose/playback instants with random and big files: %ld (worst %.3g, worst share of the allowed "
+           "sampling error %.3g)\n",
+           g_stats.instants, g_stats.worst, g_stats.worst_ratio);
+    return ra_test_finish("test_homeworld");
+}
