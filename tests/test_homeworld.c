@@ -276,7 +276,7 @@ static void random_mad(ra_arena *ar, hw_mad *m, int nobj, int frames, int nanim,
         length += an->end - an->start;
     }
     m->length = length;
-    float phantom_end = m->animations[nanim - 1].end + 1.0f;
+    float phantom_end = hw_mad_phantom_end(m);
     char *used = ra_arena_array(ar, (size_t)frames + 1, 1);
     for (int j = 0; j < nobj; j++) {
         hw_object *o = &m->objects[j];
@@ -292,27 +292,23 @@ static void random_mad(ra_arena *ar, hw_mad *m, int nobj, int frames, int nanim,
         if (nk < 2) used[0] = used[frames] = 1, nk = 2;
         nk = 0;
         for (int f = 0; f <= frames; f++) nk += used[f];
-        o->key_count = nk + 2;
-        size_t n = (size_t)o->key_count;
-        o->times = ra_arena_array(ar, n, sizeof(float));
-        o->tcb = ra_arena_array(ar, n, sizeof *o->tcb);
-        for (int c = 0; c < HW_CHANNELS; c++) o->path[c] = ra_arena_array(ar, n, sizeof(float));
-        size_t k = 1;
+        float *times = ra_arena_array(ar, (size_t)nk, sizeof(float)), *vals[HW_CHANNELS];
+        hw_tcb *tcb = ra_arena_array(ar, (size_t)nk, sizeof *tcb);
+        for (int c = 0; c < HW_CHANNELS; c++) vals[c] = ra_arena_array(ar, (size_t)nk, sizeof(float));
+        size_t k = 0;
         double v[HW_CHANNELS] = {0};
         for (int c = 0; c < HW_CHANNELS; c++) v[c] = fx_frand(-3, 3);
         for (int f = 0; f <= frames; f++) {
             if (!used[f]) continue;
-            o->times[k] = (float)f / 30.0f;
+            times[k] = (float)f / 30.0f;
             for (int c = 0; c < HW_CHANNELS; c++) {
                 v[c] += c < 3 ? fx_frand(-4, 4) : fx_frand(-0.6, 0.6);
-                o->path[c][k] = (float)v[c];
+                vals[c][k] = (float)v[c];
             }
-            o->tcb[k] = (hw_tcb){(float)fx_frand(-1, 1), (float)fx_frand(-1, 1), (float)fx_frand(-1, 1)};
+            tcb[k] = (hw_tcb){(float)fx_frand(-1, 1), (float)fx_frand(-1, 1), (float)fx_frand(-1, 1)};
             k++;
         }
-        o->times[0] = -1.0f, o->times[n - 1] = phantom_end;
-        o->tcb[0] = o->tcb[1], o->tcb[n - 1] = o->tcb[n - 2];
-        for (int c = 0; c < HW_CHANNELS; c++) o->path[c][0] = o->path[c][1], o->path[c][n - 1] = o->path[c][n - 2];
+        CHECK(hw_object_set_keys(o, ar, (size_t)nk, times, tcb, (const float *const *)vals, phantom_end), "keys");
         for (int a = 0; a < nanim; a++)
             if (used[ws[a]] && used[we[a]]) o->animation_bits |= 1u << a;
     }

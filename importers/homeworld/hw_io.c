@@ -196,6 +196,33 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
     return RA_OK;
 }
 
+float hw_mad_phantom_end(const hw_mad *m)
+{
+    return (m->animation_count > 0 ? m->animations[m->animation_count - 1].end : 0.0f) + 1.0f;
+}
+
+bool hw_object_set_keys(hw_object *o, ra_arena *arena, size_t n_real, const float *times, const hw_tcb *tcb,
+                        const float *const values[HW_CHANNELS], float phantom_end)
+{
+    if (n_real < 1 || n_real > INT32_MAX - 2) return false;
+    size_t n = n_real + 2;
+    o->times = ra_arena_array(arena, n, sizeof *o->times);
+    o->tcb = ra_arena_array(arena, n, sizeof *o->tcb);
+    bool ok = o->times && o->tcb;
+    for (int c = 0; c < HW_CHANNELS; c++) ok &= (o->path[c] = ra_arena_array(arena, n, sizeof(float))) != NULL;
+    if (!ok) return false;
+    o->key_count = (int32_t)n;
+    memcpy(o->times + 1, times, n_real * sizeof *times);
+    memcpy(o->tcb + 1, tcb, n_real * sizeof *tcb);
+    o->times[0] = -1.0f, o->times[n - 1] = phantom_end;
+    o->tcb[0] = tcb[0], o->tcb[n - 1] = tcb[n_real - 1];
+    for (int c = 0; c < HW_CHANNELS; c++) {
+        memcpy(o->path[c] + 1, values[c], n_real * sizeof(float));
+        o->path[c][0] = values[c][0], o->path[c][n - 1] = values[c][n_real - 1];
+    }
+    return true;
+}
+
 bool hw_mad_set_strings(hw_mad *m, ra_arena *arena)
 {
     size_t total = 0;
