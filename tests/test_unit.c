@@ -79,6 +79,19 @@ static void test_arena_writer(void)
     CHECK(s && strcmp(s, "x-42") == 0, "printf %s", s ? s : "(null)");
     ra_arena_destroy(a);
 
+    /* A block too large for the head's free space (but with 4 KiB or more
+     * left there) gets a chunk of its own size behind the head, not a
+     * doubled chunk: fill a 16 MiB head to 6000 free bytes, then ask for
+     * 8000 bytes fifty times. */
+    a = ra_arena_create(0);
+    size_t big = (16u << 20) - 6000;
+    CHECK(ra_arena_alloc(a, big) && ra_arena_alloc(a, 16) && ra_arena_alloc(a, (16u << 20) - 16 - 6000), "alloc");
+    size_t before = ra_arena_used(a);
+    for (int i = 0; i < 50; i++) CHECK(ra_arena_alloc(a, 8000), "alloc 8000");
+    CHECK(ra_arena_used(a) - before < 50 * 8200, "50 blocks of 8000 bytes took %zu bytes of arena",
+          ra_arena_used(a) - before);
+    ra_arena_destroy(a);
+
     ra_writer w;
     ra_writer_init(&w);
     ra_wr_u32le(&w, 0x11223344);

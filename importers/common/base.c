@@ -106,8 +106,11 @@ void *ra_arena_alloc(ra_arena *a, size_t size)
     if (need == 0) need = 16;
     ra_chunk *c = a->head;
     if (!c || c->size - c->used < need) {
-        size_t want = c ? c->size * 2 : RA_CHUNK_MIN;
-        if (want > RA_CHUNK_MAX) want = RA_CHUNK_MAX;
+        /* a large block gets a chunk of its own size behind the head, so the
+         * head's free space is not wasted (nor a doubled chunk spent on it) */
+        bool behind = c && need > RA_CHUNK_MIN && c->size - c->used >= RA_CHUNK_MIN;
+        size_t want = behind ? need : c ? c->size * 2 : RA_CHUNK_MIN;
+        if (!behind && want > RA_CHUNK_MAX) want = RA_CHUNK_MAX;
         if (want < need) want = need;
         if (want > SIZE_MAX - RA_CHUNK_HDR) return NULL;
         size_t bytes = RA_CHUNK_HDR + want;
@@ -117,9 +120,7 @@ void *ra_arena_alloc(ra_arena *a, size_t size)
         nc->size = want;
         nc->used = 0;
         a->total += bytes;
-        /* a large block gets its own chunk behind the head, so the head's
-         * free space is not wasted */
-        if (c && need > RA_CHUNK_MIN && c->size - c->used >= RA_CHUNK_MIN) {
+        if (behind) {
             nc->next = c->next;
             c->next = nc;
         } else {
