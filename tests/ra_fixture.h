@@ -238,6 +238,31 @@ static inline void fx_check_refused(const fx_file *f, ra_status st, const ra_err
           "%s: error names format and field: %s", name, msg);
 }
 
+/* Loads a fixture by its path.  A broken one (expect-error-offset) must fail
+ * at that byte naming `format` (one check counted in *checks); a valid one
+ * must load.  Returns the document of a valid fixture (the caller frees it),
+ * NULL when there is nothing more to check. */
+static inline ra_document *fx_load_or_refuse(const fx_file *f, const char *name, const char *format, long *checks)
+{
+    ra_error e;
+    ra_error_clear(&e);
+    ra_document *doc = NULL;
+    ra_status st = ra_document_load(f->data, f->size, f->path, NULL, &doc, &e);
+    if (f->err_off >= 0) {
+        fx_check_refused(f, st, &e, name, format);
+        if (doc) ra_document_free(doc);
+        (*checks)++;
+        return NULL;
+    }
+    if (st != RA_OK) {
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        CHECK(0, "%s: load failed: %s", name, msg);
+        return NULL;
+    }
+    return doc;
+}
+
 /* xorshift32 for the writer round-trip tests: reproducible (a test sets
  * fx_rng to its seed), the same on every machine. */
 static uint32_t fx_rng = 1;

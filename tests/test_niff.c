@@ -80,18 +80,8 @@ static void run_fixture(const char *name)
         return;
     }
     if (fx.err_off < 0) CHECK(det && !strcmp(det->id, "niff"), "%s: detected as %s", name, det ? det->id : "nothing");
-    if (fx.err_off >= 0) {
-        ra_status st = load(fx.data, fx.size, fx.path, NULL, &doc, &e);
-        fx_check_refused(&fx, st, &e, name, "niff");
-        if (doc) ra_document_free(doc);
-        g_checks++;
-        fx_close(&fx);
-        return;
-    }
-    if (load(fx.data, fx.size, fx.path, NULL, &doc, &e) != RA_OK) {
-        char msg[512];
-        ra_error_format(&e, msg, sizeof msg);
-        CHECK(0, "%s: load failed: %s", name, msg);
+    doc = fx_load_or_refuse(&fx, name, "niff", &g_checks);
+    if (!doc) {
         fx_close(&fx);
         return;
     }

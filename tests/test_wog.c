@@ -254,16 +254,8 @@ static void run_fixture(const char *name)
     /* detection by content alone, without the name */
     const ra_format *det = ra_format_detect(fx.data, fx.size, NULL);
     if (fx.err_off < 0 || fx.size >= 64) CHECK(det && !strcmp(det->id, fmt), "%s: detected as %s", name, det ? det->id : "nothing");
-    if (fx.err_off >= 0) {
-        ra_status st = load_opts(fx.data, fx.size, fx.path, NULL, &doc, &e);
-        fx_check_refused(&fx, st, &e, name, fmt);
-        if (doc) ra_document_free(doc);
-        g_checks++;
-        fx_close(&fx);
-        return;
-    }
-    if (load_opts(fx.data, fx.size, fx.path, NULL, &doc, &e) != RA_OK) {
-        CHECK(0, "%s: load failed: %s", name, e.msg);
+    doc = fx_load_or_refuse(&fx, name, fmt, &g_checks);
+    if (!doc) {
         fx_close(&fx);
         return;
     }
