@@ -2,6 +2,7 @@
  * The reader follows every stored offset (hand-made files need not use the
  * exporter's contiguous layout); the writer writes that layout. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "retroanim/homeworld.h"
@@ -13,20 +14,19 @@ static ra_status fail(ra_error *err, ra_status code, uint64_t off, const char *f
     return ra_fail(err, code, FMT, off, field, "%s", msg);
 }
 
-/* The name at `name_off` of the string block, or NULL when it is outside the
- * block or has no NUL before the block's end. */
-static const char *block_string(const hw_mad *m, uint32_t name_off)
-{
-    if ((int64_t)name_off >= m->string_block_length) return NULL;
-    const void *nul = memchr(m->strings + name_off, 0, (size_t)m->string_block_length - name_off);
-    return nul ? (const char *)m->strings + name_off : NULL;
-}
+#define NO_NUL UINT32_MAX
 
-static ra_status read_name(const hw_mad *m, uint32_t name_off, uint64_t field_off, const char *field,
-                           const char **out, ra_error *err)
+/* Each name is checked and measured in O(1) from `len_at`: the length of the
+ * string starting at every offset of the block (NO_NUL when no NUL follows
+ * inside it), built once, since many records may point into one long run. */
+static ra_status read_name(const hw_mad *m, const uint32_t *len_at, uint32_t name_off, uint64_t field_off,
+                           const char *field, const char **out, uint32_t *len, ra_error *err)
 {
-    *out = block_string(m, name_off);
-    if (*out) return RA_OK;
+    if ((int64_t)name_off < m->string_block_length && len_at[name_off] != NO_NUL) {
+        *out = (const char *)m->strings + name_off;
+        *len = len_at[name_off];
+        return RA_OK;
+    }
     return ra_fail(err, RA_ERR_BAD_VALUE, FMT, field_off, field,
                    (int64_t)name_off >= m->string_block_length
                        ? "name offset %u is outside the %d-byte string block"
@@ -44,14 +44,14 @@ static ra_status read_floats(const uint8_t *data, uint32_t off, size_t n, size_t
         memcpy(&f, &bits, 4);
         if (!isfinite(f))
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, (uint64_t)off + i * stride, field,
-                           "%s of key %zu is not a finite number", field, i);
+                           "%s is not a finite number", field);
         out[i * out_stride] = f;
     }
     return RA_OK;
 }
 
-static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_arena *arena, hw_mad *m, hw_object *o,
-                             uint64_t *keys_left, ra_error *err)
+static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_arena *arena, hw_mad *m,
+                             const uint32_t *len_at, hw_object *o, uint64_t *keys_left, ra_error *err)
 {
     ra_cursor c;
     ra_cursor_init(&c, data, size, FMT, err);
@@ -65,7 +65,7 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
     ra_rd_u32le(&c, &o->tcb_offset, "object.parameters");
     for (int i = 0; i < HW_CHANNELS; i++) ra_rd_u32le(&c, &o->path_offset[i], "object.path");
     if (!ra_cursor_ok(&c)) return err->code;
-    ra_status st = read_name(m, o->name_offset, rec, "object.name", &o->name, err);
+    ra_status st = read_name(m, len_at, o->name_offset, rec, "object.name", &o->name, &o->name_length, err);
     if (st != RA_OK) return st;
     if (o->key_count < 0)
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 12, "object.nKeyframes", "nKeyframes is %d",
@@ -85,23 +85,29 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
             return ra_fail(err, RA_ERR_TRUNCATED, FMT, rec + 24 + 4 * (unsigned)i, "object.path",
                            "the %s array (%llu keys at offset %u) runs past the end of the file", pname[i],
                            (unsigned long long)n, o->path_offset[i]);
-    /* Arrays may overlap (nothing forbids it), but all objects' keys together
-     * may not need more bytes than the file holds: that bounds what overlap
-     * can make this reader allocate. */
+    /* Arrays may overlap or be shared (nothing forbids it), but all objects'
+     * keys together may not need more than HW_MAD_MAX_SHARING times the
+     * file's bytes: that bounds what sharing can make this reader allocate. */
     if (40 * n > *keys_left)
         return ra_fail(err, RA_ERR_LIMIT, FMT, rec + 12, "object.nKeyframes",
-                       "the objects' key arrays add up to more bytes than the file holds (overlapping arrays)");
+                       "the objects' key arrays add up to more than %u times the file's size (arrays shared by "
+                       "many objects)",
+                       HW_MAD_MAX_SHARING);
     *keys_left -= 40 * n;
     o->times = ra_arena_array(arena, n, sizeof *o->times);
     o->tcb = ra_arena_array(arena, n, sizeof *o->tcb);
     bool ok = o->times && o->tcb;
     for (int i = 0; i < HW_CHANNELS; i++) ok &= (o->path[i] = ra_arena_array(arena, n, sizeof(float))) != NULL;
     if (!ok) return fail(err, RA_ERR_NO_MEMORY, rec, "object", "out of memory (memory_limit)");
-    if ((st = read_floats(data, o->times_offset, n, 4, o->times, 1, "time", err)) != RA_OK ||
-        (st = read_floats(data, o->tcb_offset, n, 12, &o->tcb[0].tension, 3, "tension", err)) != RA_OK ||
-        (st = read_floats(data, o->tcb_offset + 4, n, 12, &o->tcb[0].continuity, 3, "continuity", err)) != RA_OK ||
-        (st = read_floats(data, o->tcb_offset + 8, n, 12, &o->tcb[0].bias, 3, "bias", err)) != RA_OK)
-        return st;
+    if ((st = read_floats(data, o->times_offset, n, 4, o->times, 1, "time", err)) != RA_OK) return st;
+    for (uint64_t k = 0; k < n; k++) { /* in key order: tension, continuity, bias */
+        static const char *const tn[3] = {"tension", "continuity", "bias"};
+        float *dst[3] = {&o->tcb[k].tension, &o->tcb[k].continuity, &o->tcb[k].bias};
+        for (int i = 0; i < 3; i++)
+            if ((st = read_floats(data, (uint32_t)(o->tcb_offset + 12 * k + 4 * (uint64_t)i), 1, 4, dst[i], 1, tn[i],
+                                  err)) != RA_OK)
+                return st;
+    }
     for (int i = 0; i < HW_CHANNELS; i++)
         if ((st = read_floats(data, o->path_offset[i], n, 4, o->path[i], 1, pname[i], err)) != RA_OK) return st;
     /* real keys (1 .. n-2) in time order; the phantoms may be anywhere */
@@ -112,6 +118,9 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
                            o->times[k], o->times[k - 1]);
     return RA_OK;
 }
+
+static ra_status read_records(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *m, const uint32_t *len_at,
+                              ra_error *err);
 
 ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *m, ra_error *err)
 {
@@ -159,6 +168,23 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
     m->objects = ra_arena_array(arena, no, sizeof *m->objects);
     if (!m->strings || !m->animations || !m->objects) return fail(err, RA_ERR_NO_MEMORY, 0, "", "out of memory");
     memcpy(m->strings, data + m->string_block_offset, (size_t)m->string_block_length);
+    size_t sbl = (size_t)m->string_block_length;
+    uint32_t *len_at = malloc((sbl + 1) * sizeof *len_at);
+    if (!len_at) return fail(err, RA_ERR_NO_MEMORY, 0, "", "out of memory");
+    len_at[sbl] = NO_NUL;
+    for (size_t i = sbl; i-- > 0;) len_at[i] = !m->strings[i] ? 0 : len_at[i + 1] == NO_NUL ? NO_NUL : len_at[i + 1] + 1;
+    ra_status st = read_records(data, size, arena, m, len_at, err);
+    free(len_at);
+    return st;
+}
+
+static ra_status read_records(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *m, const uint32_t *len_at,
+                              ra_error *err)
+{
+    ra_cursor c;
+    ra_cursor_init(&c, data, size, FMT, err);
+    c.pos = HW_MAD_HEADER_SIZE;
+    uint64_t na = (uint64_t)m->animation_count, no = (uint64_t)m->object_count;
 
     for (uint64_t a = 0; a < na; a++) {
         hw_animation *an = &m->animations[a];
@@ -168,7 +194,7 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
         ra_rd_f32le(&c, &an->end, "animation.endTime");
         ra_rd_u32le(&c, &an->flags, "animation.flags");
         if (!ra_cursor_ok(&c)) return err->code;
-        ra_status st = read_name(m, an->name_offset, rec, "animation.name", &an->name, err);
+        ra_status st = read_name(m, len_at, an->name_offset, rec, "animation.name", &an->name, &an->name_length, err);
         if (st != RA_OK) return st;
         if (!isfinite(an->start))
             return fail(err, RA_ERR_BAD_VALUE, rec + 4, "animation.startTime", "startTime is not a finite number");
@@ -176,15 +202,16 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
             return fail(err, RA_ERR_BAD_VALUE, rec + 8, "animation.endTime", "endTime is not a finite number");
         if (an->end < an->start)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 8, "animation.endTime",
-                           "animation '%s' ends (%.9g s) before it starts (%.9g s)", an->name, an->end, an->start);
+                           "animation '%.60s' ends (%.9g s) before it starts (%.9g s)", an->name, an->end, an->start);
     }
 
-    uint64_t keys_left = size;
+    uint64_t keys_left = HW_MAD_MAX_SHARING * (uint64_t)size;
     uint64_t expect = HW_MAD_HEADER_SIZE + HW_MAD_ANIM_SIZE * na + HW_MAD_OBJECT_SIZE * no;
     m->canonical = m->objects_offset == HW_MAD_HEADER_SIZE + HW_MAD_ANIM_SIZE * na;
     for (uint64_t j = 0; j < no; j++) {
         hw_object *o = &m->objects[j];
-        ra_status st = read_object(data, size, m->objects_offset + HW_MAD_OBJECT_SIZE * j, arena, m, o, &keys_left, err);
+        ra_status st =
+            read_object(data, size, m->objects_offset + HW_MAD_OBJECT_SIZE * j, arena, m, len_at, o, &keys_left, err);
         if (st != RA_OK) return st;
         uint64_t n = (uint64_t)o->key_count;
         bool contiguous = o->times_offset == expect && o->tcb_offset == expect + 4 * n;
@@ -237,6 +264,7 @@ bool hw_mad_set_strings(hw_mad *m, ra_arena *arena)
         memcpy(s + at, m->animations[a].name, n);
         m->animations[a].name_offset = (uint32_t)at;
         m->animations[a].name = (const char *)s + at;
+        m->animations[a].name_length = (uint32_t)(n - 1);
         at += n;
     }
     for (int32_t j = 0; j < m->object_count; j++) {
@@ -244,6 +272,7 @@ bool hw_mad_set_strings(hw_mad *m, ra_arena *arena)
         memcpy(s + at, m->objects[j].name, n);
         m->objects[j].name_offset = (uint32_t)at;
         m->objects[j].name = (const char *)s + at;
+        m->objects[j].name_length = (uint32_t)(n - 1);
         at += n;
     }
     m->strings = s;

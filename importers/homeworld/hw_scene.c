@@ -11,6 +11,7 @@
  *    played by the objects whose bit is set; the others stay at rest.
  * Assimp has no TCB curve, so each window is sampled: a uniform grid at
  * sample_rate Hz (default 60) plus every real key time and both ends. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,7 +81,7 @@ double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, d
                         (1.0 - k1->tension) * (1.0 + k1->continuity) * (1.0 - k1->bias) * (p3 - p2));
     double s2 = s * s, s3 = s2 * s;
     double v = (2 * s3 - 3 * s2 + 1) * p1 + (-2 * s3 + 3 * s2) * p2 + (s3 - 2 * s2 + s) * out + (s3 - s2) * in;
-    if (!isfinite(v)) {
+    if (!(fabs(v) <= FLT_MAX)) { /* past float range (or NaN): what consumers store is a float */
         if (flags) *flags |= HW_SPLINE_NOT_FINITE;
         return 0;
     }
@@ -150,7 +151,7 @@ static ra_status hw_pose(const ra_document *doc, size_t anim, double t, ra_mat4 
     if (a) {
         double d = (double)a->end - a->start;
         if ((a->flags & HW_MAD_FLAG_LOOP) && d > 0 && u > d) u = fmod(u, d);
-        if (u < 0 || u > d) play = false;
+        if (!(u >= 0 && u <= d)) play = false; /* NaN too */
     }
     for (int32_t j = 0; j < m->object_count; j++) {
         const hw_object *o = &m->objects[j];
@@ -166,7 +167,7 @@ static ra_status hw_pose(const ra_document *doc, size_t anim, double t, ra_mat4 
 }
 
 /* ---- sampling ------------------------------------------------------------------------------------------------ */
-enum { SAMPLE_GRID, SAMPLE_KEY, SAMPLE_STEP };
+enum { SAMPLE_GRID, SAMPLE_KEY, SAMPLE_STEP, SAMPLE_END };
 typedef struct sample { double u; int kind; } sample;
 
 static int cmp_sample(const void *x, const void *y)
@@ -178,7 +179,8 @@ static int cmp_sample(const void *x, const void *y)
 
 /* The instants one window needs for one object, sorted, at least one step
  * epsilon apart (two before a step, whose left value is written at u - eps):
- * a key time or a step wins over a grid point next to it. */
+ * the window's ends win over everything, a step over a key time, a key time
+ * over a grid point next to it. */
 static sample *window_samples(const hw_object *o, const hw_animation *a, double rate, size_t *count)
 {
     double d = (double)a->end - a->start;
@@ -189,8 +191,8 @@ static sample *window_samples(const hw_object *o, const hw_animation *a, double 
     if (!c) return NULL;
     size_t k = 0;
     for (double g = 0; g <= grid; g++) c[k++] = (sample){g / rate, SAMPLE_GRID};
-    c[k++] = (sample){0, SAMPLE_KEY};
-    c[k++] = (sample){d, SAMPLE_KEY};
+    c[k++] = (sample){0, SAMPLE_END};
+    c[k++] = (sample){d, SAMPLE_END};
     for (int64_t i = 1; n >= 4 && i <= n - 2; i++) {
         double u = (double)o->times[i] - a->start;
         if (u > 0 && u < d) c[k++] = (sample){u, i >= 2 && o->times[i] == o->times[i - 1] ? SAMPLE_STEP : SAMPLE_KEY};
@@ -201,7 +203,14 @@ static sample *window_samples(const hw_object *o, const hw_animation *a, double 
         sample s = c[i];
         double gap = ra_step_epsilon(s.u) * (s.kind == SAMPLE_STEP ? 2 : 1);
         while (out && s.u - c[out - 1].u < gap && c[out - 1].kind < s.kind) out--;
-        if (out && s.u - c[out - 1].u < gap) continue;
+        if (out && s.u - c[out - 1].u < gap) {
+            /* a step too close after the window's start to write its left
+             * value: its right value is a plain key (the start keeps its own) */
+            if (s.kind == SAMPLE_STEP && c[out - 1].kind == SAMPLE_END && s.u - c[out - 1].u >= ra_step_epsilon(s.u))
+                s.kind = SAMPLE_KEY;
+            else
+                continue;
+        }
         c[out++] = s;
     }
     *count = out;
@@ -246,40 +255,23 @@ static bool push_between(baker *b, double u0, ra_quat q0, double u1, ra_trs r1, 
     return push(b, u1, r1);
 }
 
-/* drops interior keys equal to both neighbours */
-static void drop_repeats_vec(ra_vec_track *tr)
+/* Drops the interior keys whose value (the bytes after the time) equals both
+ * neighbours': linear and slerp playback is the same without them. */
+static size_t drop_repeats(void *keys, size_t count, size_t stride)
 {
+    uint8_t *k = keys;
+    const size_t off = sizeof(double), len = stride - off; /* {double t; value} */
     size_t o = 0;
-    for (size_t i = 0; i < tr->count; i++) {
-        ra_vec3 v = tr->keys[i].v;
-        if (o >= 2 && i + 1 < tr->count) {
-            ra_vec3 p = tr->keys[o - 1].v, q = tr->keys[o - 2].v;
-            if (v.x == p.x && v.y == p.y && v.z == p.z && p.x == q.x && p.y == q.y && p.z == q.z) {
-                tr->keys[o - 1] = tr->keys[i];
-                continue;
-            }
+    for (size_t i = 0; i < count; i++) {
+        uint8_t *v = k + i * stride;
+        if (o >= 2 && !memcmp(v + off, k + (o - 1) * stride + off, len) &&
+            !memcmp(v + off, k + (o - 2) * stride + off, len)) {
+            memmove(k + (o - 1) * stride, v, stride); /* the run's last key moves up */
+            continue;
         }
-        tr->keys[o++] = tr->keys[i];
+        memmove(k + o++ * stride, v, stride);
     }
-    tr->count = o;
-}
-
-static void drop_repeats_quat(ra_quat_track *tr)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < tr->count; i++) {
-        ra_quat v = tr->keys[i].q;
-        if (o >= 2 && i + 1 < tr->count) {
-            ra_quat p = tr->keys[o - 1].q, q = tr->keys[o - 2].q;
-            if (v.w == p.w && v.x == p.x && v.y == p.y && v.z == p.z && p.w == q.w && p.x == q.x && p.y == q.y &&
-                p.z == q.z) {
-                tr->keys[o - 1] = tr->keys[i];
-                continue;
-            }
-        }
-        tr->keys[o++] = tr->keys[i];
-    }
-    tr->count = o;
+    return o;
 }
 
 static ra_status limit_error(ra_error *err, size_t limit)
@@ -329,8 +321,8 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     }
     free(smp);
     if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : nomem(err);
-    drop_repeats_vec(&b.pos);
-    drop_repeats_quat(&b.rot);
+    b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
+    b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
     ch->position = b.pos.keys, ch->position_count = b.pos.count;
     ch->rotation = b.rot.keys, ch->rotation_count = b.rot.count;
     ch->scaling = ra_arena_alloc(doc->arena, sizeof *ch->scaling);
@@ -379,7 +371,7 @@ static const char *animations_json(ra_arena *ar, const hw_mad *m)
     for (int32_t a = 0; a < m->animation_count; a++) {
         const hw_animation *an = &m->animations[a];
         ra_json_begin_object(&j);
-        ra_json_key(&j, "name"), ra_json_string(&j, an->name);
+        ra_json_key(&j, "name"), ra_json_string_n(&j, an->name, an->name_length < HW_MAD_MAX_NAME ? an->name_length : HW_MAD_MAX_NAME);
         ra_json_key(&j, "startTime"), ra_json_number(&j, an->start);
         ra_json_key(&j, "endTime"), ra_json_number(&j, an->end);
         ra_json_key(&j, "flags"), ra_json_uint(&j, an->flags);
@@ -391,6 +383,14 @@ static const char *animations_json(ra_arena *ar, const hw_mad *m)
     return s;
 }
 
+/* a header float: a number, or its text when it is not finite (metadata holds no NaN) */
+static bool set_number(ra_arena *ar, ra_meta_list *md, const char *key, float v)
+{
+    if (isfinite(v)) return ra_meta_set_double(ar, md, key, v);
+    const char *t = ra_arena_printf(ar, "%g", v);
+    return t && ra_meta_set_string(ar, md, key, t);
+}
+
 /* ---- to_scene ------------------------------------------------------------------------------------------------ */
 static bool has_key_at(const hw_object *o, float t)
 {
@@ -399,9 +399,22 @@ static bool has_key_at(const hw_object *o, float t)
     return false;
 }
 
-/* Warnings about what the file does that the game would not do well. */
+/* Warnings about what the file does that the game would not do well: one
+ * line per kind, with how many objects and the first one's name. */
+enum { W_BITS, W_FEW_KEYS, W_STEP, W_RATIO, W_WINDOW, W_KINDS };
+
 static void warn_file(ra_scene *s, const hw_mad *m, const char *const *names, size_t size)
 {
+    static const char *const what[W_KINDS] = {
+        "have animation bits beyond the file's animations (ignored)",
+        "have fewer than 4 keys with the phantom keys (held constant)",
+        "have real keys at equal times (the curve steps there)",
+        "have a tangent time ratio whose denominator is <= 0 (a phantom key out of time order): 0.5 is used where "
+        "the game would divide by it",
+        "take part in an animation without a key at its start or end (the game needs both): played on the spline",
+    };
+    size_t count[W_KINDS] = {0};
+    const char *first[W_KINDS] = {0};
     if (m->version != HW_MAD_VERSION)
         ra_scene_warn(s, "version is %.9g, not 0.91 (retail builds of the game do not check it)", m->version);
     if (!(isfinite(m->fps) && m->fps > 0))
@@ -412,30 +425,22 @@ static void warn_file(ra_scene *s, const hw_mad *m, const char *const *names, si
     for (int32_t j = 0; j < m->object_count; j++) {
         const hw_object *o = &m->objects[j];
         int64_t n = o->key_count;
-        if (m->animation_count < 32 && (o->animation_bits >> m->animation_count))
-            ra_scene_warn(s, "object '%s' has animation bits beyond the %d animations; they are ignored", names[j],
-                          (int)m->animation_count);
-        if (n < 4)
-            ra_scene_warn(s, "object '%s' has %lld key(s) with the phantom keys: it is held constant", names[j],
-                          (long long)n);
-        bool step = false, ratio0 = false;
-        for (int64_t k = 2; k + 1 < n; k++) step |= o->times[k] == o->times[k - 1];
+        bool w[W_KINDS] = {0};
+        w[W_BITS] = m->animation_count < 32 && (o->animation_bits >> m->animation_count);
+        w[W_FEW_KEYS] = n < 4;
+        for (int64_t k = 2; k + 1 < n; k++) w[W_STEP] |= o->times[k] == o->times[k - 1];
         for (int64_t i = 1; i + 2 < n; i++)
-            if (o->times[i + 1] > o->times[i] && (!(o->times[i + 1] > o->times[i - 1]) || !(o->times[i + 2] > o->times[i])))
-                ratio0 = true;
-        if (step) ra_scene_warn(s, "object '%s' has real keys at equal times: its curve steps there", names[j]);
-        if (ratio0)
-            ra_scene_warn(s, "object '%s': a tangent's time ratio has a denominator <= 0 (a phantom key out of time "
-                             "order); 0.5 is used where the game would divide by it",
-                          names[j]);
+            w[W_RATIO] |= o->times[i + 1] > o->times[i] &&
+                          (!(o->times[i + 1] > o->times[i - 1]) || !(o->times[i + 2] > o->times[i]));
         for (int32_t a = 0; a < m->animation_count; a++) {
             const hw_animation *an = &m->animations[a];
-            if (takes_part(o, (size_t)a) && n >= 4 && (!has_key_at(o, an->start) || !has_key_at(o, an->end)))
-                ra_scene_warn(s, "object '%s' has no key at the start or end of animation '%s' (the game needs "
-                                 "both); it is played on the spline",
-                              names[j], an->name);
+            w[W_WINDOW] |= takes_part(o, (size_t)a) && n >= 4 && (!has_key_at(o, an->start) || !has_key_at(o, an->end));
         }
+        for (int k = 0; k < W_KINDS; k++)
+            if (w[k] && !count[k]++) first[k] = names[j];
     }
+    for (int k = 0; k < W_KINDS; k++)
+        if (count[k]) ra_scene_warn(s, "%zu object(s) (the first: '%.200s') %s", count[k], first[k], what[k]);
 }
 
 static ra_status hw_to_scene(ra_document *doc, ra_error *err)
@@ -477,18 +482,26 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     size_t no = (size_t)m->object_count;
     const char **names = ra_arena_array(ar, no, sizeof *names);
     if (!names) return nomem(err);
-    size_t renamed = 0;
+    size_t renamed = 0, cut = 0;
     for (size_t j = 0; j < no; j++) {
-        names[j] = m->objects[j].name;
-        if (!names[j][0]) {
+        const hw_object *o = &m->objects[j];
+        if (!o->name_length) {
             names[j] = ra_arena_printf(ar, "object%zu", j);
             renamed++;
+        } else if (o->name_length > HW_MAD_MAX_NAME) {
+            names[j] = ra_arena_strndup(ar, o->name, HW_MAD_MAX_NAME);
+            cut++;
+        } else {
+            names[j] = o->name;
         }
         if (!names[j]) return nomem(err);
     }
     static const char *const reserved[1] = {"RootNode"};
     if (!ra_names_make_unique(ar, names, no, reserved, 1)) return nomem(err);
-    for (size_t j = 0; j < no; j++) renamed += strcmp(names[j], m->objects[j].name) != 0 && m->objects[j].name[0];
+    for (size_t j = 0; j < no; j++) {
+        const hw_object *o = &m->objects[j];
+        renamed += o->name_length && o->name_length <= HW_MAD_MAX_NAME && strcmp(names[j], o->name) != 0;
+    }
     if (ra_scene_add_node(s, "RootNode", -1, &root) < 0) return nomem(err);
     size_t meta_left = HW_MAX_META;
     bool meta_cut = false;
@@ -503,8 +516,11 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
         ra_meta_list *md = &s->nodes[node].meta;
         const char *tcb = tcb_json(ar, o, &meta_left);
         meta_cut |= !tcb;
+        /* the stored name where the node's differs (a cut name: its length) */
+        bool same = !strcmp(names[j], o->name), long_name = o->name_length > HW_MAD_MAX_NAME;
         bool ok = ra_meta_set_int(ar, md, "homeworld.object", (int64_t)j) &&
-                  ra_meta_set_string(ar, md, "homeworld.name", o->name) &&
+                  (same || long_name || ra_meta_set_string(ar, md, "homeworld.name", o->name)) &&
+                  (!long_name || ra_meta_set_int(ar, md, "homeworld.name_length", o->name_length)) &&
                   ra_meta_set_int(ar, md, "homeworld.animationBits", o->animation_bits) &&
                   ra_meta_set_int(ar, md, "homeworld.nameCRC", o->name_crc) &&
                   ra_meta_set_int(ar, md, "homeworld.nKeyframes", o->key_count) &&
@@ -522,7 +538,9 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     for (size_t a = 0; a < na; a++) {
         const hw_animation *an = &m->animations[a];
         ra_animation *A = &s->animations[a];
-        A->name = an->name;
+        A->name = an->name_length > HW_MAD_MAX_NAME ? ra_arena_strndup(ar, an->name, HW_MAD_MAX_NAME) : an->name;
+        if (!A->name) return nomem(err);
+        cut += an->name_length > HW_MAD_MAX_NAME;
         A->ticks_per_second = fps;
         A->duration = (double)an->end - an->start;
         size_t nc = 0;
@@ -556,7 +574,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
             ch->scaling[0] = (ra_vec_key){0, sc};
             ch->position_count = ch->rotation_count = ch->scaling_count = 1;
             ch->pre_state = ch->post_state = b;
-            ra_scene_warn(s, "no object takes part in animation '%s'", an->name);
+            ra_scene_warn(s, "no object takes part in animation '%.200s'", an->name);
         }
     }
     s->animation_count = na;
@@ -570,9 +588,9 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
                                           : "LightWave with Z mirrored (right-handed, Y up)");
     bool ok = anims && ra_meta_set_string(ar, &s->meta, "format", FMT) && ra_meta_set_string(ar, &s->meta, "coords", frame) &&
               ra_meta_set_double(ar, &s->meta, "native_ticks_per_second", fps) &&
-              ra_meta_set_double(ar, &s->meta, "homeworld.version", m->version) &&
-              ra_meta_set_double(ar, &s->meta, "homeworld.framesPerSecond", m->fps) &&
-              ra_meta_set_double(ar, &s->meta, "homeworld.length", m->length) &&
+              set_number(ar, &s->meta, "homeworld.version", m->version) &&
+              set_number(ar, &s->meta, "homeworld.framesPerSecond", m->fps) &&
+              set_number(ar, &s->meta, "homeworld.length", m->length) &&
               ra_meta_set_double(ar, &s->meta, "homeworld.sample_rate", rate) &&
               ra_meta_set_string(ar, &s->meta, "homeworld.space", st->space == SPACE_SHIP ? "ship" : "lightwave") &&
               ra_meta_set_string(ar, &s->meta, "homeworld.rest", "each object's first real key") &&
@@ -580,8 +598,9 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     if (!ok) return nomem(err);
     warn_file(s, m, names, doc->source_size);
     if (renamed) ra_scene_warn(s, "%zu object name(s) were empty or repeated: renamed (object<j>, #2, ...)", renamed);
+    if (cut) ra_scene_warn(s, "%zu name(s) longer than %u bytes were cut", cut, HW_MAD_MAX_NAME);
     if (meta_cut) ra_scene_warn(s, "the TCB lists exceed %zu MiB of metadata; some objects have none", HW_MAX_META >> 20);
-    if (flags & HW_SPLINE_NOT_FINITE) ra_scene_warn(s, "a curve overflowed; 0 was used there (as the game's 64-bit port does)");
+    if (flags & HW_SPLINE_NOT_FINITE) ra_scene_warn(s, "a curve left the float range; 0 was used there (as the game's 64-bit port does with NaN)");
     if (!m->canonical) ra_scene_warn(s, "the file is not in the exporter's contiguous layout; it was read by its offsets");
     return RA_OK;
 }
@@ -602,6 +621,13 @@ static void dump_floats(ra_json *j, const float *v, size_t n, size_t stride)
     ra_json_begin_array(j);
     for (size_t i = 0; i < n; i++) ra_json_number(j, v[i * stride]);
     ra_json_end_array(j);
+}
+
+/* a name, cut at HW_MAD_MAX_NAME bytes (records may share one long string) */
+static void dump_name(ra_json *j, const char *name, uint32_t len)
+{
+    ra_json_string_n(j, name, len < HW_MAD_MAX_NAME ? len : HW_MAD_MAX_NAME);
+    if (len > HW_MAD_MAX_NAME) ra_json_key(j, "name_length"), ra_json_uint(j, len);
 }
 
 static void hw_dump_source(const ra_document *doc, ra_json *j)
@@ -625,7 +651,7 @@ static void hw_dump_source(const ra_document *doc, ra_json *j)
         const hw_animation *an = &m->animations[a];
         ra_json_begin_object(j);
         ra_json_key(j, "name"), ra_json_uint(j, an->name_offset);
-        ra_json_key(j, "name_string"), ra_json_string(j, an->name);
+        ra_json_key(j, "name_string"), dump_name(j, an->name, an->name_length);
         ra_json_key(j, "startTime"), ra_json_number(j, an->start);
         ra_json_key(j, "endTime"), ra_json_number(j, an->end);
         ra_json_key(j, "flags"), ra_json_uint(j, an->flags);
@@ -639,7 +665,7 @@ static void hw_dump_source(const ra_document *doc, ra_json *j)
         size_t n = (size_t)o->key_count;
         ra_json_begin_object(j);
         ra_json_key(j, "name"), ra_json_uint(j, o->name_offset);
-        ra_json_key(j, "name_string"), ra_json_string(j, o->name);
+        ra_json_key(j, "name_string"), dump_name(j, o->name, o->name_length);
         ra_json_key(j, "nameCRC"), ra_json_uint(j, o->name_crc);
         ra_json_key(j, "pad");
         ra_json_begin_array(j);

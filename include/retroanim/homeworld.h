@@ -23,6 +23,12 @@ extern "C" {
 #define HW_MAD_ANIM_SIZE 16u
 #define HW_MAD_OBJECT_SIZE 48u
 #define HW_MAD_FLAG_LOOP 0x1u
+/* Names longer than this are cut in the scene and in dumps (Assimp keeps
+ * 1023 bytes; names in several records may share one long string). */
+#define HW_MAD_MAX_NAME 1000u
+/* All objects' key arrays together may need at most this many times the
+ * file's size (arrays shared by many objects multiply what is read). */
+#define HW_MAD_MAX_SHARING 8u
 
 enum { HW_X, HW_Y, HW_Z, HW_H, HW_P, HW_B, HW_CHANNELS };
 
@@ -31,6 +37,7 @@ typedef struct hw_tcb { float tension, continuity, bias; } hw_tcb;
 typedef struct hw_animation {
     uint32_t name_offset; /* into the string block */
     const char *name;     /* decoded (points into the model's string block) */
+    uint32_t name_length; /* strlen(name) */
     float start, end;     /* seconds on the shared timeline */
     uint32_t flags;       /* bit 0: loop */
 } hw_animation;
@@ -38,6 +45,7 @@ typedef struct hw_animation {
 typedef struct hw_object {
     uint32_t name_offset;
     const char *name;
+    uint32_t name_length;
     uint16_t name_crc; /* the exporter writes 0; the game recomputes it */
     uint8_t pad[2];
     uint32_t animation_bits;
