@@ -409,8 +409,8 @@ static void warn_file(ra_scene *s, const hw_mad *m, const char *const *names, si
         "have animation bits beyond the file's animations (ignored)",
         "have fewer than 4 keys with the phantom keys (held constant)",
         "have real keys at equal times (the curve steps there)",
-        "have a tangent time ratio whose denominator is <= 0 (a phantom key out of time order): 0.5 is used where "
-        "the game would divide by it",
+        ("have a tangent time ratio whose denominator is <= 0 (a phantom key out of time order): 0.5 is used "
+         "where the game would divide by it"),
         "take part in an animation without a key at its start or end (the game needs both): played on the spline",
     };
     size_t count[W_KINDS] = {0};
