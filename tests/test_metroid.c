@@ -346,7 +346,8 @@ static void random_encodes(int count)
     for (int it = 0; it < count; it++) {
         mp_layout l = layouts[it % 6];
         gen g;
-        make_keys(&g, l, 1 + fx_rnd() % 6, 2 + fx_rnd() % 20, fx_rnd() % 2);
+        uint32_t nb = 1 + fx_rnd() % 6, nf = 2 + fx_rnd() % 20; /* one draw per declarator: argument order is unspecified */
+        make_keys(&g, l, nb, nf, fx_rnd() % 2);
         g.p.pad_to = fx_rnd() % 2 ? 32 : 0;
         char what[96];
         snprintf(what, sizeof what, "random %s file %d", mp_layout_name(l), it);

@@ -409,8 +409,10 @@ static void random_files(int count)
             memcpy(m.strings, table, 28);
             for (uint32_t i = 0; i < m.num_actors; i++) {
                 bool text = fx_rnd() % 2;
+                int32_t just = (int32_t)(fx_rnd() % 3); /* one draw per statement: the same stream with every compiler */
+                float depth = (float)(fx_rnd() % 3);
                 m.actors[i] = (wog_actor){text, text ? 0 : 1, text ? 9 : 0, text ? 17 : 0, text ? 300.f : -1.f,
-                                          text ? 200.f : -1.f, (int32_t)(fx_rnd() % 3), (float)(fx_rnd() % 3)};
+                                          text ? 200.f : -1.f, just, depth};
                 random_anim(ar, &m.anims[i], canonical);
             }
             m.length = (float)(32 + fx_rnd() % 700) / 64;
