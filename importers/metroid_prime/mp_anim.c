@@ -3,6 +3,7 @@
  * the Echoes demo, metaforce's PC version 3). */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mp_internal.h"
@@ -847,6 +848,22 @@ static bool quantize_vec(const ra_vec3 *v, uint32_t k, float mult, int32_t *q, d
     return true;
 }
 
+/* One translation or scale track: finite keys, quantized with `mult`, and its
+ * three components' first values and bit widths. */
+static ra_status encode_vec(ra_arena *ar, const ra_vec3 *v, uint32_t k, float mult, double init_limit, int32_t **q,
+                            mp_quant out[3], const char *what, const char *mult_field, ra_error *err)
+{
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s keys must be finite", what);
+    if (!all_finite_vec(v, k)) return enc_fail(err, what, msg);
+    *q = ra_arena_array(ar, (size_t)k * 3, sizeof(int32_t));
+    if (!*q) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
+    snprintf(msg, sizeof msg, "%ss do not fit the quantization (multiplier too small)", what);
+    if (!quantize_vec(v, k, mult, *q, init_limit)) return enc_fail(err, mult_field, msg);
+    for (int i = 0; i < 3; i++) out[i] = (mp_quant){(*q)[i], bits_for(*q, k, i)};
+    return RA_OK;
+}
+
 static ra_status encode_v0(const mp_encode_params *p, const mp_encode_track *t, size_t n, ra_arena *ar, mp_anim *a,
                            ra_error *err)
 {
@@ -980,22 +997,14 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
             }
             for (int i = 0; i < 3; i++) ch->rq[i] = (mp_quant){ch->qrot[i], bits_for(ch->qrot, k, i)};
         }
-        if (ch->has_trans) {
-            if (!all_finite_vec(t[c].trans, k)) return enc_fail(err, "translation", "translation keys must be finite");
-            ch->qtrans = ra_arena_array(ar, (size_t)k * 3, sizeof(int32_t));
-            if (!ch->qtrans) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
-            if (!quantize_vec(t[c].trans, k, a->trans_mult, ch->qtrans, init_limit))
-                return enc_fail(err, "trans_mult", "translations do not fit the quantization (multiplier too small)");
-            for (int i = 0; i < 3; i++) ch->tq[i] = (mp_quant){ch->qtrans[i], bits_for(ch->qtrans, k, i)};
-        }
-        if (ch->has_scale) {
-            if (!all_finite_vec(t[c].scale, k)) return enc_fail(err, "scale", "scale keys must be finite");
-            ch->qscale = ra_arena_array(ar, (size_t)k * 3, sizeof(int32_t));
-            if (!ch->qscale) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
-            if (!quantize_vec(t[c].scale, k, a->scale_mult, ch->qscale, init_limit))
-                return enc_fail(err, "scale_mult", "scales do not fit the quantization (multiplier too small)");
-            for (int i = 0; i < 3; i++) ch->sq[i] = (mp_quant){ch->qscale[i], bits_for(ch->qscale, k, i)};
-        }
+        ra_status vs = RA_OK;
+        if (ch->has_trans)
+            vs = encode_vec(ar, t[c].trans, k, a->trans_mult, init_limit, &ch->qtrans, ch->tq, "translation",
+                            "trans_mult", err);
+        if (vs == RA_OK && ch->has_scale)
+            vs = encode_vec(ar, t[c].scale, k, a->scale_mult, init_limit, &ch->qscale, ch->sq, "scale", "scale_mult",
+                            err);
+        if (vs != RA_OK) return vs;
     }
     if (!decode_values(a, ar)) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
     return RA_OK;
