@@ -248,6 +248,14 @@ static void test_unique_names(void)
     CHECK(ra_names_make_unique(a, names, 6, reserved, 1), "make_unique");
     static const char *const want[6] = {"RootNode#2", "door", "door#2", "RootNode#3", "door#2#2", "x"};
     for (int i = 0; i < 6; i++) CHECK(!strcmp(names[i], want[i]), "name %d: %s, expected %s", i, names[i], want[i]);
+    /* two names that differ only after RA_NAME_MAX bytes: cut, then told apart */
+    char *l1 = calloc(1501, 1), *l2 = calloc(1501, 1);
+    memset(l1, 'n', 1500), memset(l2, 'n', 1500), l2[1200] = 'x';
+    const char *longs[2] = {l1, l2};
+    CHECK(ra_names_make_unique(a, longs, 2, NULL, 0), "make_unique long");
+    CHECK(strlen(longs[0]) == RA_NAME_MAX && strlen(longs[1]) == RA_NAME_MAX + 2 && !strcmp(longs[1] + RA_NAME_MAX, "#2"),
+          "long names cut at %u bytes and made unique: %zu, %zu", RA_NAME_MAX, strlen(longs[0]), strlen(longs[1]));
+    free(l1), free(l2);
     ra_arena_destroy(a);
 }
 

@@ -558,6 +558,11 @@ bool ra_names_make_unique(ra_arena *ar, const char **names, size_t n, const char
         *u = 1; /* taken: a name equal to it gets "#2" */
     }
     for (size_t i = 0; i < n; i++) {
+        /* bounded search: many names may start inside one long string */
+        if (strnlen(names[i], RA_NAME_MAX + 1) > RA_NAME_MAX) {
+            names[i] = ra_arena_strndup(ar, names[i], RA_NAME_MAX);
+            if (!names[i]) return false;
+        }
         const char *cand = names[i];
         for (;;) {
             uint32_t *u = ra_strmap_slot(&used, cand);

@@ -488,11 +488,9 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
         if (!o->name_length) {
             names[j] = ra_arena_printf(ar, "object%zu", j);
             renamed++;
-        } else if (o->name_length > HW_MAD_MAX_NAME) {
-            names[j] = ra_arena_strndup(ar, o->name, HW_MAD_MAX_NAME);
-            cut++;
         } else {
-            names[j] = o->name;
+            names[j] = o->name; /* ra_names_make_unique cuts it at RA_NAME_MAX */
+            cut += o->name_length > HW_MAD_MAX_NAME;
         }
         if (!names[j]) return nomem(err);
     }

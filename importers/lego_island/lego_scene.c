@@ -276,14 +276,12 @@ static char *actor_key(ra_arena *ar, const char *name)
     return k;
 }
 
-/* Assimp's aiString holds 1023 bytes: names are cut before they are made
- * unique, so that two long names never become equal in the aiScene. */
-#define LEGO_NAME_MAX 1000
-
+/* Raw names are cut at RA_NAME_MAX before they are compared (Assimp's
+ * aiString holds 1023 bytes), as ra_names_make_unique does with the result. */
 static const char *cut_name(ra_arena *ar, const char *name)
 {
     size_t n = strlen(name);
-    return n <= LEGO_NAME_MAX ? name : ra_arena_strndup(ar, name, LEGO_NAME_MAX);
+    return n <= RA_NAME_MAX ? name : ra_arena_strndup(ar, name, RA_NAME_MAX);
 }
 
 /* NOTES §5: unique names.  A raw name shared by several nodes becomes
@@ -333,8 +331,8 @@ static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
         if (q >= 0) {
             const char *qn = f[q].node->name;
             size_t ql = strlen(qn), nl = strlen(nd->name);
-            if (ql > LEGO_NAME_MAX / 2) ql = LEGO_NAME_MAX / 2;
-            if (nl > LEGO_NAME_MAX - ql - 1) nl = LEGO_NAME_MAX - ql - 1;
+            if (ql > RA_NAME_MAX / 2) ql = RA_NAME_MAX / 2;
+            if (nl > RA_NAME_MAX - ql - 1) nl = RA_NAME_MAX - ql - 1;
             base[i] = ra_arena_printf(ar, "%.*s:%.*s", (int)ql, qn, (int)nl, nd->name);
             if (!base[i]) return false;
         }

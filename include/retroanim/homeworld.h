@@ -25,7 +25,7 @@ extern "C" {
 #define HW_MAD_FLAG_LOOP 0x1u
 /* Names longer than this are cut in the scene and in dumps (Assimp keeps
  * 1023 bytes; names in several records may share one long string). */
-#define HW_MAD_MAX_NAME 1000u
+#define HW_MAD_MAX_NAME RA_NAME_MAX
 /* All objects' key arrays together may need at most this many times the
  * file's size (arrays shared by many objects multiply what is read). */
 #define HW_MAD_MAX_SHARING 8u

@@ -118,8 +118,12 @@ bool ra_meta_set_double(ra_arena *a, ra_meta_list *m, const char *key, double v)
 bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
 const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key);
-/* Makes names[0..n) unique in order: a name already used (or reserved) gets
- * "#2", "#3", ... appended.  Rewrites the array in place. */
+/* Longest node name (bytes) before a "#k" suffix: Assimp's aiString keeps
+ * 1023 bytes, so longer names could become equal in an aiScene. */
+#define RA_NAME_MAX 1000u
+/* Makes names[0..n) unique in order: a name longer than RA_NAME_MAX bytes is
+ * cut to that, then a name already used (or reserved) gets "#2", "#3", ...
+ * appended.  Rewrites the array in place. */
 bool ra_names_make_unique(ra_arena *a, const char **names, size_t n, const char *const *reserved, size_t nreserved);
 
 /* Adds a warning (deduplicated by text). */
