@@ -496,10 +496,6 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     }
     static const char *const reserved[1] = {"RootNode"};
     if (!ra_names_make_unique(ar, names, no, reserved, 1)) return nomem(err);
-    for (size_t j = 0; j < no; j++) {
-        const hw_object *o = &m->objects[j];
-        renamed += o->name_length && o->name_length <= HW_MAD_MAX_NAME && strcmp(names[j], o->name) != 0;
-    }
     if (ra_scene_add_node(s, "RootNode", -1, &root) < 0) return nomem(err);
     size_t meta_left = HW_MAX_META;
     bool meta_cut = false;
@@ -516,6 +512,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
         meta_cut |= !tcb;
         /* the stored name where the node's differs (a cut name: its length) */
         bool same = !strcmp(names[j], o->name), long_name = o->name_length > HW_MAD_MAX_NAME;
+        renamed += o->name_length && !long_name && !same; /* repeated (empty ones are counted above) */
         bool ok = ra_meta_set_int(ar, md, "homeworld.object", (int64_t)j) &&
                   (same || long_name || ra_meta_set_string(ar, md, "homeworld.name", o->name)) &&
                   (!long_name || ra_meta_set_int(ar, md, "homeworld.name_length", o->name_length)) &&
