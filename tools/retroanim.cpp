@@ -16,6 +16,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -306,6 +308,89 @@ struct Converted {
     size_t nodes = 0, animations = 0, keys = 0, cameras = 0;
 };
 
+// Assimp's FBX exporter writes rotations as Euler curves, converting each key
+// alone; between two keys a rotation past 90 degrees of pitch switches the
+// Euler branch, so components jump by 180 degrees or more.  three.js's
+// FBXLoader slerps across such a jump but drops the key the jump ends on
+// (unless the next interval jumps too), so the rotation misses that key.  A
+// copy of every rotation key 1 ns after it keeps each key in every reader:
+// the jump ends on the copy, which three.js's float32 times put at the key's
+// own time (retroanim's key times are float32 already).
+void RepeatRotationKeys(aiScene *sc)
+{
+    for (unsigned a = 0; a < sc->mNumAnimations; a++) {
+        aiAnimation *an = sc->mAnimations[a];
+        double tick = 1e-9 * (an->mTicksPerSecond > 0 ? an->mTicksPerSecond : 1.0);
+        for (unsigned c = 0; c < an->mNumChannels; c++) {
+            aiNodeAnim *ch = an->mChannels[c];
+            unsigned n = ch->mNumRotationKeys;
+            if (n < 2) continue;
+            std::vector<aiQuatKey> keys;
+            keys.reserve(2 * (size_t)n);
+            for (unsigned k = 0; k < n; k++) {
+                keys.push_back(ch->mRotationKeys[k]);
+                double copy = ch->mRotationKeys[k].mTime + tick;
+                if (k + 1 == n || ch->mRotationKeys[k + 1].mTime > copy + tick)
+                    keys.push_back(aiQuatKey(copy, ch->mRotationKeys[k].mValue));
+            }
+            aiQuatKey *out = new aiQuatKey[keys.size()];
+            std::copy(keys.begin(), keys.end(), out);
+            delete[] ch->mRotationKeys;
+            ch->mRotationKeys = out;
+            ch->mNumRotationKeys = (unsigned)keys.size();
+        }
+    }
+}
+
+// Assimp writes an ASCII FBX property's numbers as "0, -0, 90".  three.js's
+// FBXLoader replaces the first blank of a property value with '_' before it
+// splits the numbers, so the second one reads as NaN, and a node whose rest
+// transform is read from such a property (every unanimated node) becomes NaN
+// with its whole subtree.  Writing the numbers without blanks ("0,-0,90", as
+// FBX SDK files often do) is the same FBX to every other reader.
+bool CompactAsciiFbxNumbers(const std::string &path, std::string &error)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+        error = "cannot read back " + path;
+        return false;
+    }
+    std::string out;
+    out.reserve(text.size());
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t end = text.find('\n', pos);
+        end = end == std::string::npos ? text.size() : end + 1;
+        std::string line = text.substr(pos, end - pos);
+        pos = end;
+        size_t p = line.find("P: \"");
+        if (p != std::string::npos) {
+            // the value follows the fourth "," (name, type, label, flags)
+            size_t v = p;
+            int fields = 0;
+            while (fields < 4 && (v = line.find("\",", v)) != std::string::npos) {
+                v += 2;
+                fields++;
+            }
+            if (fields == 4 && line.find_first_not_of("0123456789+-.eE, \t\r\n", v) == std::string::npos) {
+                std::string value;
+                for (size_t i = v; i < line.size(); i++)
+                    if (line[i] != ' ' || (i > v && line[i - 1] != ',')) value += line[i];
+                line = line.substr(0, v) + value;
+            }
+        }
+        out += line;
+    }
+    std::ofstream o(path, std::ios::binary | std::ios::trunc);
+    o << out;
+    if (!o.good()) {
+        error = "cannot rewrite " + path;
+        return false;
+    }
+    return true;
+}
+
 bool ConvertOne(const std::string &in, const std::string &out, const std::string &export_id, const Options &o,
                 std::string &error, Converted &info)
 {
@@ -327,6 +412,10 @@ bool ConvertOne(const std::string &in, const std::string &out, const std::string
         return false;
     }
     if (!forced) opts += std::string(opts.empty() ? "" : ";") + "format=" + f->id;
+    // the importer reads from memory; this lets it find companion files
+    // (a path with the list separators ; or , cannot travel in the list)
+    if (!ra_options_get(&o.opt, "source_path") && in.find_first_of(";,") == std::string::npos)
+        opts += ";source_path=" + in;
     // every retroanim importer honours format=ID; pick one Assimp will route to
     std::string hint;
     size_t n = 0;
@@ -356,11 +445,13 @@ bool ConvertOne(const std::string &in, const std::string &out, const std::string
             const aiNodeAnim *ch = sc->mAnimations[a]->mChannels[c];
             info.keys += ch->mNumPositionKeys + ch->mNumRotationKeys + ch->mNumScalingKeys;
         }
+    if (export_id == "fbx" || export_id == "fbxa") RepeatRotationKeys(const_cast<aiScene *>(sc));
     Assimp::Exporter ex;
     if (ex.Export(sc, export_id, out) != AI_SUCCESS) {
         error = std::string("export to ") + export_id + " failed: " + ex.GetErrorString();
         return false;
     }
+    if (export_id == "fbxa") return CompactAsciiFbxNumbers(out, error);
     return true;
 }
 

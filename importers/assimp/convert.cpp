@@ -5,11 +5,14 @@
 #include <assimp/metadata.h>
 #include <assimp/scene.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "retroanim/assimp.hpp"
@@ -25,6 +28,25 @@ aiMatrix4x4 ToAi(const ra_mat4 &m)
         (ai_real)m.m[1][0], (ai_real)m.m[1][1], (ai_real)m.m[1][2], (ai_real)m.m[1][3],
         (ai_real)m.m[2][0], (ai_real)m.m[2][1], (ai_real)m.m[2][2], (ai_real)m.m[2][3],
         (ai_real)m.m[3][0], (ai_real)m.m[3][1], (ai_real)m.m[3][2], (ai_real)m.m[3][3]);
+}
+
+bool IsIdentity(const ra_mat4 &m)
+{
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            if (m.m[r][c] != (r == c ? 1.0 : 0.0)) return false;
+    return true;
+}
+
+// Name of the identity node put above a root that carries a transform: the
+// base name, or base#2, #3, ... when the scene already uses it.
+std::string WrapperName(const ra_scene &s)
+{
+    std::unordered_set<std::string> used;
+    for (size_t i = 0; i < s.node_count; i++) used.insert(s.nodes[i].name);
+    std::string name = "SceneRoot";
+    for (size_t k = 2; used.count(name); k++) name = "SceneRoot#" + std::to_string(k);
+    return name;
 }
 
 aiVector3D ToAi(const ra_vec3 &v) { return aiVector3D((ai_real)v.x, (ai_real)v.y, (ai_real)v.z); }
@@ -81,6 +103,18 @@ aiMetadata *ToAi(const ra_meta_list &list, const std::vector<std::pair<std::stri
     return md;
 }
 
+// The largest float32 not above t.  glTF stores key times as float32
+// seconds; a time rounded up would put a step's landing key after the
+// instant it lands (a player sampling exactly there would still be inside the
+// 0.1 ms step).  Rounded down, each key stays at or before its instant, by
+// less than one float32 step of time.
+double FloorToFloat(double t)
+{
+    float f = (float)t;
+    if ((double)f > t) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+    return f;
+}
+
 aiAnimBehaviour ToAi(ra_behaviour b)
 {
     switch (b) {
@@ -91,6 +125,65 @@ aiAnimBehaviour ToAi(ra_behaviour b)
     }
 }
 
+// The wrapper root is no joint of its own: its knob's vertices go to the
+// file's root (both are unanimated), so that exporters need no bone for the
+// node that stands for the scene (Assimp's FBX exporter writes no model for
+// it, and its ASCII flavour then reads back as NaN in three.js).
+void FoldWrapperBone(const aiNode *wrapper, const aiNode *root, aiScene *out)
+{
+    for (unsigned m = 0; m < out->mNumMeshes; m++) {
+        aiMesh *mesh = out->mMeshes[m];
+        aiBone *from = nullptr, *to = nullptr;
+        unsigned from_index = 0;
+        for (unsigned b = 0; b < mesh->mNumBones; b++) {
+            if (mesh->mBones[b]->mName == wrapper->mName) from = mesh->mBones[b], from_index = b;
+            if (mesh->mBones[b]->mName == root->mName) to = mesh->mBones[b];
+        }
+        if (!from || !to) continue;
+        aiVertexWeight *w = new aiVertexWeight[to->mNumWeights + from->mNumWeights];
+        std::copy(to->mWeights, to->mWeights + to->mNumWeights, w);
+        std::copy(from->mWeights, from->mWeights + from->mNumWeights, w + to->mNumWeights);
+        delete[] to->mWeights;
+        to->mWeights = w;
+        to->mNumWeights += from->mNumWeights;
+        delete from;
+        for (unsigned b = from_index; b + 1 < mesh->mNumBones; b++) mesh->mBones[b] = mesh->mBones[b + 1];
+        mesh->mNumBones--;
+    }
+}
+
+// The builder inverts each bone's world matrix in float, so the bottom row of
+// an offset matrix comes out as 0.99999988 instead of 1 and glTF's inverse
+// bind matrices fail validation (ACCESSOR_INVALID_IBM).  They are recomputed
+// here from the scene's double-precision rest transforms, as affine inverses
+// with an exact bottom row (the mesh hangs on the identity scene root).
+void SetBindMatrices(const ra_scene &s, aiScene *out)
+{
+    if (!out->mNumMeshes) return;
+    std::vector<ra_mat4> world(s.node_count);
+    std::unordered_map<std::string, size_t> index;
+    index.reserve(s.node_count);
+    for (size_t i = 0; i < s.node_count; i++) {
+        world[i] = i ? ra_m4_mul(&world[(size_t)s.nodes[i].parent], &s.nodes[i].transform) : s.nodes[0].transform;
+        index.emplace(s.nodes[i].name, i);
+    }
+    for (unsigned m = 0; m < out->mNumMeshes; m++) {
+        aiMesh *mesh = out->mMeshes[m];
+        for (unsigned b = 0; b < mesh->mNumBones; b++) {
+            aiBone *bone = mesh->mBones[b];
+            auto it = index.find(bone->mName.C_Str());
+            ra_mat4 inv = ra_m4_identity();  // the wrapper root, or a singular bone
+            if (it != index.end() && !ra_m4_invert_affine(&world[it->second], &inv)) inv = ra_m4_identity();
+            aiMatrix4x4 o = ToAi(inv);
+            o.d1 = 0;
+            o.d2 = 0;
+            o.d3 = 0;
+            o.d4 = 1;
+            bone->mOffsetMatrix = o;
+        }
+    }
+}
+
 }  // namespace
 
 void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *out)
@@ -98,7 +191,18 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     if (s.node_count == 0) throw std::runtime_error("retroanim: scene has no nodes");
     if (s.node_count > std::numeric_limits<unsigned>::max() / 2)
         throw std::runtime_error("retroanim: too many nodes for Assimp");
-    // nodes, in pre-order; parents come before children
+    // nodes, in pre-order; parents come before children.  The aiScene root
+    // must be an unanimated identity node: the skeleton mesh hangs on it (a
+    // skinned glTF mesh ignores its node's transform; the validator warns
+    // NODE_SKINNED_MESH_LOCAL_TRANSFORMS) and Assimp's FBX exporter drops the
+    // root node with its transform.  A root that turns the scene (Metroid
+    // Prime's and Homeworld's axis changes) gets one above it.
+    aiNode *wrapper = nullptr;
+    if (!IsIdentity(s.nodes[0].transform)) {
+        wrapper = new aiNode(WrapperName(s));
+        out->mRootNode = wrapper;
+        wrapper->mChildren = new aiNode *[1];
+    }
     std::vector<aiNode *> nodes(s.node_count);
     std::vector<unsigned> child_count(s.node_count, 0);
     for (size_t i = 1; i < s.node_count; i++) child_count[(size_t)s.nodes[i].parent]++;
@@ -107,12 +211,12 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
         // bad_alloc leaves nothing the aiScene destructor does not free
         aiNode *n = new aiNode(s.nodes[i].name);
         nodes[i] = n;
-        if (i == 0) {
-            out->mRootNode = n;
-        } else {
-            aiNode *p = nodes[(size_t)s.nodes[i].parent];
+        aiNode *p = i ? nodes[(size_t)s.nodes[i].parent] : wrapper;
+        if (p) {
             n->mParent = p;
             p->mChildren[p->mNumChildren++] = n;
+        } else {
+            out->mRootNode = n;
         }
         n->mTransformation = ToAi(s.nodes[i].transform);
         if (child_count[i]) n->mChildren = new aiNode *[child_count[i]];
@@ -134,6 +238,8 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
             aiAnimation *an = new aiAnimation();
             out->mAnimations[a] = an;
             double tps = settings.ticks_native ? src.ticks_per_second : 1.0;
+            // key time in ticks; seconds are kept exact in float32 (above)
+            auto ticks = [&](double t) { return settings.ticks_native ? t * tps : FloorToFloat(t); };
             an->mName = src.name;
             an->mTicksPerSecond = tps;
             an->mDuration = src.duration * tps;
@@ -150,7 +256,7 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                     na->mNumPositionKeys = (unsigned)ch.position_count;
                     na->mPositionKeys = new aiVectorKey[ch.position_count];
                     for (size_t k = 0; k < ch.position_count; k++)
-                        na->mPositionKeys[k] = aiVectorKey(ch.position[k].t * tps, ToAi(ch.position[k].v));
+                        na->mPositionKeys[k] = aiVectorKey(ticks(ch.position[k].t), ToAi(ch.position[k].v));
                 }
                 if (ch.rotation_count) {
                     na->mNumRotationKeys = (unsigned)ch.rotation_count;
@@ -158,14 +264,14 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                     for (size_t k = 0; k < ch.rotation_count; k++) {
                         const ra_quat &q = ch.rotation[k].q;
                         na->mRotationKeys[k] =
-                            aiQuatKey(ch.rotation[k].t * tps, aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
+                            aiQuatKey(ticks(ch.rotation[k].t), aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
                     }
                 }
                 if (ch.scaling_count) {
                     na->mNumScalingKeys = (unsigned)ch.scaling_count;
                     na->mScalingKeys = new aiVectorKey[ch.scaling_count];
                     for (size_t k = 0; k < ch.scaling_count; k++)
-                        na->mScalingKeys[k] = aiVectorKey(ch.scaling[k].t * tps, ToAi(ch.scaling[k].v));
+                        na->mScalingKeys[k] = aiVectorKey(ticks(ch.scaling[k].t), ToAi(ch.scaling[k].v));
                 }
             }
         }
@@ -229,6 +335,9 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
         throw;
     }
     reattach();
+    if (wrapper) FoldWrapperBone(wrapper, nodes[0], out);
+    SetBindMatrices(s, out);
 }
+
 
 }  // namespace retroanim

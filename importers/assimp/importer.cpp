@@ -92,10 +92,16 @@ protected:
         if (ticks && std::strcmp(ticks, "native") != 0 && std::strcmp(ticks, "seconds") != 0)
             throw std::runtime_error(std::string("retroanim: ticks must be 'seconds' or 'native', not '") + ticks + "'");
 
+        // source_path names the file bytes read from memory came from, so
+        // that companion files (a Metroid Prime CINF beside its ANIM) are
+        // found; ReadFileFromMemory gives the loader only a magic name
+        const char *source = ra_options_get(&opt, "source_path");
+        std::string path = source && *source ? source : file;
+
         ra_error err;
         ra_error_clear(&err);
         ra_document *doc = nullptr;
-        if (ra_document_load(data.data(), data.size(), file.c_str(), &opt, &doc, &err) != RA_OK) {
+        if (ra_document_load(data.data(), data.size(), path.c_str(), &opt, &doc, &err) != RA_OK) {
             char buf[512];
             ra_error_format(&err, buf, sizeof buf);
             throw std::runtime_error(buf);

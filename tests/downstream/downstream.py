@@ -1,0 +1,658 @@
+#!/usr/bin/env python3
+"""Downstream checks: retroanim's exports played in consumers retroanim does not control.
+
+    downstream.py CHECK --cli build/retroanim --models test_models --work DIR
+                  [--preload build/libretroanim_preload.so] [--mismatch-preload LIB] [--require]
+
+CHECK is one of
+  validator  every loadable fixture converted to .gltf and .glb; the Khronos glTF validator
+             reports 0 errors and no warning outside ALLOWED_WARNINGS
+  three      .glb, .gltf, binary .fbx and ASCII .fbx played in three.js (GLTFLoader /
+             FBXLoader + AnimationMixer) at 7 times per animation; every node's world matrix
+             agrees with `retroanim pose` (TOLERANCE)
+  blender    .glb imported by Blender's own glTF importer, sampled the same way
+  assimp     the stock `assimp` command line with the preload module: `info` on every fixture
+             (refused ones refused with retroanim's message) and `export` to .glb, whose JSON and
+             animation data equal `retroanim convert`'s; a module built for another libassimp
+             version registers nothing and says so
+  pyassimp   Debian's pyassimp library (system python) reads every animation back through its
+             raw ctypes structures, through the preload module; names, counts, durations and
+             every key equal `retroanim dump`
+  kaitai     the LEGO Island Kaitai Struct description compiled to JavaScript parses every
+             LEGO fixture, and every field equals `retroanim dump --source`
+  convert    every loadable fixture converts to .gltf, .glb, .fbx, ASCII .fbx and .assbin
+
+A check whose tool is not installed is skipped (exit 77, which ctest reports as skipped)
+unless --require is given (CI gives it: scripts/setup.sh --downstream installs the tools).
+Exit 0: passed; 1: failed.
+"""
+import argparse
+import base64
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SKIP = 77
+
+EXTENSIONS = (".ani", ".anb", ".anim", ".cinf", ".binltl", ".binbig", ".binltl64", ".binuni",
+              ".niff", ".nif", ".mad")
+# options a fixture needs (a LEGO animation body has no header to detect)
+FIXTURE_OPTIONS = {".anb": ["format=lego_ani_body"]}
+
+# Sample times, as fractions of each animation's duration: irregular, so that they fall
+# between keys, plus both ends.
+FRACTIONS = (0.0, 0.137, 0.291, 0.5, 0.713, 0.862, 1.0)
+
+# World-matrix agreement with `retroanim pose`: |a - b| <= tol * max(1, |b|) per entry
+# (absolute for entries up to 1, relative above: positions of hundreds of units are float32
+# in every exported file).
+TOLERANCE = {
+    "glb": 1e-4,
+    "gltf": 1e-4,
+    # Assimp 5.2.5's FBX exporter writes rotations as Euler angles in degrees and every key
+    # value as float32; FBXLoader converts them back to quaternions.  That is within float32
+    # precision too (worst on the fixtures 2.3e-5; README, "Known losses").
+    "fbx": 1e-4,
+    "fbxa": 1e-4,
+    "blender": 1e-4,
+}
+# Blender interpolates quaternion channels per component (nlerp), not by slerp: between keys
+# 5 degrees apart that stays within 3e-6 rad, so the Blender file is converted with
+# max_key_angle=5 (README, option max_key_angle).
+BLENDER_OPTIONS = ["max_key_angle=5"]
+
+# Validator warnings that may appear, with why.  Errors are never allowed.
+ALLOWED_WARNINGS = {
+    # none: a warning fails the check (the skeleton mesh hangs on an unanimated identity root)
+}
+# Infos and hints are printed but never fail the check.
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL " + msg, flush=True)
+
+
+def run(cmd, env=None, check=False, **kw):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **kw)
+    if check and r.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), r.returncode, r.stderr.decode(errors="replace")))
+    return r
+
+
+class Fixture:
+    def __init__(self, path, rel, options):
+        self.path, self.rel, self.options = path, rel, options
+        self.dump = None      # `retroanim dump` JSON when the fixture loads
+        self.error = None     # the CLI's error line when it is refused
+
+
+class Ctx:
+    def __init__(self, args):
+        self.args = args
+        self.cli = os.path.abspath(args.cli)
+        self.work = os.path.abspath(args.work)
+        os.makedirs(self.work, exist_ok=True)
+
+    def opt_args(self, options):
+        out = []
+        for o in options:
+            out += ["--option", o]
+        return out
+
+    def fixtures(self):
+        out = []
+        models = os.path.abspath(self.args.models)
+        for fmt in sorted(os.listdir(models)):
+            d = os.path.join(models, fmt)
+            if not os.path.isdir(d):
+                continue
+            for name in sorted(os.listdir(d)):
+                low = name.lower()
+                ext = next((e for e in EXTENSIONS if low.endswith(e)), None)
+                if not ext:
+                    continue
+                fx = Fixture(os.path.join(d, name), fmt + "/" + name, FIXTURE_OPTIONS.get(ext, []))
+                r = run([self.cli, "dump", fx.path] + self.opt_args(fx.options))
+                if r.returncode == 0:
+                    fx.dump = json.loads(r.stdout)
+                else:
+                    fx.error = r.stderr.decode(errors="replace").strip()
+                out.append(fx)
+        return out
+
+    def out_path(self, fx, suffix):
+        p = os.path.join(self.work, fx.rel.replace("/", "__") + suffix)
+        return p
+
+    def convert(self, fx, suffix, fmt=None, extra=()):
+        out = self.out_path(fx, suffix)
+        cmd = [self.cli, "convert", fx.path, out, "--quiet"] + self.opt_args(list(fx.options) + list(extra))
+        if fmt:
+            cmd += ["--format", fmt]
+        r = run(cmd)
+        if r.returncode != 0 or not os.path.exists(out):
+            raise RuntimeError("convert %s -> %s failed: %s" % (fx.rel, suffix, r.stderr.decode(errors="replace").strip()))
+        return out
+
+    def pose(self, fx, anim, t):
+        r = run([self.cli, "pose", fx.path, "--time", repr(t), "--anim", str(anim)] + self.opt_args(fx.options),
+                check=True)
+        return [(n["name"], n["world"]) for n in json.loads(r.stdout)["nodes"]]
+
+
+def sample_times(fx, anim):
+    d = float(fx.dump["animations"][anim]["duration"])
+    ts = [f * d for f in FRACTIONS]
+    if fx.dump["format"] == "homeworld_mad":
+        # Homeworld's splines are sampled every 1/60 s from the window's start; on that grid
+        # the exported keys are the curve itself (between them test_homeworld's bound holds)
+        ts = [min(d, round(t * 60) / 60) for t in ts]
+    return ts
+
+
+def node_tree(fx):
+    nodes = fx.dump["nodes"]
+    return nodes
+
+
+def compare_worlds(ref, got, tol):
+    """ref: [(name, 16 numbers)]; got: {name: 16 numbers}. Returns (worst, missing, where)."""
+    worst, where, missing = 0.0, None, []
+    for name, m in ref:
+        g = got.get(name)
+        if g is None:
+            missing.append(name)
+            continue
+        for k in range(16):
+            # a consumer's NaN arrives as null (JSON has no NaN)
+            d = abs(m[k] - g[k]) / max(1.0, abs(m[k])) if g[k] is not None else float("inf")
+            if not d <= worst:  # also catches NaN
+                worst, where = (d if d == d else float("inf")), (name, k, m[k], g[k])
+    return worst, missing, where
+
+
+# ------------------------------------------------------------------------------------------
+def need_node(ctx, packages):
+    node = shutil.which("node")
+    missing = [p for p in packages if not os.path.isdir(os.path.join(HERE, "node_modules", p))]
+    if not node or missing:
+        return "node and the npm packages %s (scripts/setup.sh --downstream)" % ", ".join(missing or packages)
+    return None
+
+
+def check_convert(ctx, fixtures):
+    n = 0
+    for fx in fixtures:
+        if fx.dump is None:
+            continue
+        try:
+            for suffix, fmt in ((".gltf", None), (".glb", None), (".fbx", None), (".ascii.fbx", "fbxa"),
+                                (".assbin", None)):
+                out = ctx.convert(fx, suffix, fmt)
+                if os.path.getsize(out) == 0:
+                    fail("%s: %s is empty" % (fx.rel, suffix))
+                n += 1
+        except RuntimeError as e:
+            fail(str(e))
+    print("convert: %d files written from %d fixtures" % (n, sum(1 for f in fixtures if f.dump)))
+
+
+def check_validator(ctx, fixtures):
+    files = []
+    for fx in fixtures:
+        if fx.dump is None:
+            continue
+        for suffix in (".gltf", ".glb"):
+            try:
+                files.append((fx, ctx.convert(fx, suffix)))
+            except RuntimeError as e:
+                fail(str(e))
+    r = run(["node", os.path.join(HERE, "validate.mjs")] + [f for _, f in files], check=True)
+    reports = [json.loads(line) for line in r.stdout.decode().splitlines() if line.strip()]
+    if len(reports) != len(files):
+        fail("validator: %d reports for %d files" % (len(reports), len(files)))
+    infos = {}
+    version = reports[0]["validator"] if reports else "?"
+    for (fx, path), rep in zip(files, reports):
+        want = len(fx.dump["animations"])
+        bad = [i for i in rep["issues"] if i["severity"] == "error" or
+               (i["severity"] == "warning" and i["code"] not in ALLOWED_WARNINGS)]
+        for i in rep["issues"]:
+            if i["severity"] in ("info", "hint"):
+                infos[i["code"]] = infos.get(i["code"], 0) + 1
+        status = "ok"
+        if bad:
+            status = "FAIL"
+            for i in bad[:10]:
+                fail("validator %s: %s %s %s: %s" % (os.path.basename(path), i["severity"], i["code"], i["pointer"],
+                                                      i["message"]))
+        if rep["animations"] != want:
+            status = "FAIL"
+            fail("validator %s: %d animations in the file, %d in the scene" % (os.path.basename(path),
+                                                                              rep["animations"], want))
+        print("validator %-48s errors %d warnings %d infos %d hints %d animations %d %s" % (
+            fx.rel + path[path.rfind("."):], rep["errors"], rep["warnings"], rep["infos"], rep["hints"],
+            rep["animations"], status))
+    print("validator: glTF validator %s, %d files; infos/hints seen (allowed): %s" % (
+        version, len(reports), ", ".join("%s×%d" % kv for kv in sorted(infos.items())) or "none"))
+
+
+def pose_jobs(ctx, fixtures, kinds, options=()):
+    """Converts and builds the sampling jobs: [(fx, kind, path, [(anim, times)])]."""
+    jobs = []
+    for fx in fixtures:
+        if fx.dump is None:
+            continue
+        anims = [(a, sample_times(fx, a)) for a in range(len(fx.dump["animations"]))] or [(0, [0.0])]
+        for kind in kinds:
+            suffix, fmt = {"glb": (".glb", None), "gltf": (".gltf", None), "fbx": (".fbx", None),
+                           "fbxa": (".ascii.fbx", "fbxa"), "blender": (".blender.glb", None)}[kind]
+            try:
+                jobs.append((fx, kind, ctx.convert(fx, suffix, fmt, options), anims))
+            except RuntimeError as e:
+                fail(str(e))
+    return jobs
+
+
+def compare_jobs(ctx, jobs, results, consumer):
+    poses = {}
+    worst_by_kind = {}
+    count = 0
+    for (fx, kind, path, anims), res in zip(jobs, results):
+        if res.get("error"):
+            fail("%s %s (%s): %s" % (consumer, fx.rel, kind, res["error"].strip().splitlines()[0][:300]))
+            continue
+        tol = TOLERANCE[kind]
+        worst, where_all = 0.0, None
+        for (anim, times), got in zip(anims, res["anims"]):
+            n_anims = len(fx.dump["animations"])
+            if n_anims and got.get("clip", "") is None:
+                fail("%s %s (%s): no animation %d in the consumer" % (consumer, fx.rel, kind, anim))
+                continue
+            if n_anims and "clips" in got and got["clips"] != n_anims:
+                fail("%s %s (%s): %d animations in the consumer, %d in the scene" % (
+                    consumer, fx.rel, kind, got["clips"], n_anims))
+            for t, sample in zip(times, got["samples"]):
+                key = (fx.rel, anim, t)
+                if key not in poses:
+                    poses[key] = ctx.pose(fx, anim, t)
+                ref = poses[key]
+                w, missing, where = compare_worlds(ref, sample["nodes"], tol)
+                count += 1
+                # FBX has no node for Assimp's scene root (the FBX scene root stands for it);
+                # retroanim's root is always unanimated
+                if kind in ("fbx", "fbxa") and missing and missing[0] == ref[0][0]:
+                    if compare_worlds([ref[0]], {ref[0][0]: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]},
+                                      tol)[0] > tol:
+                        fail("%s %s (%s): the scene root is not identity and FBX drops it" % (consumer, fx.rel, kind))
+                    missing = missing[1:]
+                if missing:
+                    fail("%s %s (%s): nodes missing in the consumer: %s" % (consumer, fx.rel, kind,
+                                                                            ", ".join(missing[:8])))
+                if w > worst:
+                    worst, where_all = w, (anim, t) + (where or ())
+        status = "ok" if worst <= tol else "FAIL"
+        if worst > tol:
+            fail("%s %s (%s): world matrices differ from pose by %.3g > %g (animation %s, t=%s, node %s entry %s: "
+                 "pose %s, consumer %s)" % ((consumer, fx.rel, kind, worst, tol) + tuple(where_all)))
+        wk = worst_by_kind.setdefault(kind, [0.0, 0, 0])
+        wk[0] = max(wk[0], worst)
+        wk[1] += 1
+        wk[2] += sum(len(t) for _, t in anims)
+        print("%s %-6s %-44s animations %d, %d times, worst %.2e (tolerance %g) %s" % (
+            consumer, kind, fx.rel, len(fx.dump["animations"]), sum(len(t) for _, t in anims), worst, tol, status))
+    for kind, (w, files, times) in sorted(worst_by_kind.items()):
+        print("%s %s: %d files, %d sample times, worst difference %.3g (tolerance %g)" % (
+            consumer, kind, files, times, w, TOLERANCE[kind]))
+    return count
+
+
+def check_three(ctx, fixtures):
+    jobs = pose_jobs(ctx, fixtures, ("glb", "gltf", "fbx", "fbxa"))
+    job_file = os.path.join(ctx.work, "three_jobs.json")
+    with open(job_file, "w") as f:
+        json.dump([{"file": p, "anims": [{"index": a, "times": t} for a, t in anims]} for _, _, p, anims in jobs], f)
+    r = run(["node", os.path.join(HERE, "three_sample.mjs"), job_file], check=True)
+    results = json.loads(r.stdout)
+    compare_jobs(ctx, jobs, results, "three")
+
+
+def check_blender(ctx, fixtures):
+    jobs = pose_jobs(ctx, fixtures, ("blender",), BLENDER_OPTIONS)
+    job_file = os.path.join(ctx.work, "blender_jobs.json")
+    out_file = os.path.join(ctx.work, "blender_out.json")
+    with open(job_file, "w") as f:
+        json.dump([{"file": p, "anims": [{"index": a, "times": t} for a, t in anims]} for _, _, p, anims in jobs], f)
+    r = run(["blender", "-b", "--factory-startup", "--python", os.path.join(HERE, "blender_sample.py"), "--",
+             job_file, out_file])
+    if r.returncode != 0 or not os.path.exists(out_file):
+        fail("blender exited %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-2000:]))
+        return
+    results = json.load(open(out_file))
+    print("blender: %s" % run(["blender", "--version"]).stdout.decode().splitlines()[0])
+    compare_jobs(ctx, jobs, results, "blender")
+
+
+# ------------------------------------------------------------------------------------------
+def glb_parts(path):
+    data = open(path, "rb").read()
+    if data[:4] != b"glTF":
+        raise RuntimeError("%s is not a .glb" % path)
+    jlen = struct.unpack_from("<I", data, 12)[0]
+    js = json.loads(data[20:20 + jlen])
+    bin_chunk = b""
+    off = 20 + jlen
+    if off + 8 <= len(data):
+        blen = struct.unpack_from("<I", data, off)[0]
+        bin_chunk = data[off + 8: off + 8 + blen]
+    return js, bin_chunk
+
+
+def animation_bytes(js, binary):
+    """The bytes of every accessor an animation sampler reads, in order."""
+    out = []
+    views = js.get("bufferViews", [])
+    for an in js.get("animations", []):
+        for s in an["samplers"]:
+            for acc_index in (s["input"], s["output"]):
+                acc = js["accessors"][acc_index]
+                v = views[acc["bufferView"]]
+                start = v.get("byteOffset", 0) + acc.get("byteOffset", 0)
+                out.append(binary[start: start + v["byteLength"]])
+    return out
+
+
+def check_assimp(ctx, fixtures):
+    preload = os.path.abspath(ctx.args.preload)
+    base_env = dict(os.environ)
+    base_env.pop("RETROANIM_OPTIONS", None)
+    ok = 0
+    for fx in fixtures:
+        env = dict(base_env, LD_PRELOAD=preload)
+        if fx.options:
+            env["RETROANIM_OPTIONS"] = ";".join(fx.options)
+        r = run(["assimp", "info", fx.path], env=env)
+        out = r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
+        if fx.dump is None:
+            # refused by the stock tool too, with retroanim's message (the part after "FILE: ")
+            msg = fx.error.split(": ", 2)[-1] if fx.error else ""
+            if r.returncode == 0 or msg not in out:
+                fail("assimp info %s: expected the refusal '%s', got exit %d:\n%s" % (fx.rel, msg, r.returncode,
+                                                                                       out[-500:]))
+            else:
+                ok += 1
+                print("assimp info   %-44s refused: %s" % (fx.rel, msg))
+            continue
+        fields = {}
+        for line in out.splitlines():
+            if ":" in line:
+                k, v = line.split(":", 1)
+                fields[k.strip()] = v.strip()
+        want_anims = len(fx.dump["animations"])
+        want_cams = len(fx.dump["cameras"])
+        if r.returncode != 0:
+            fail("assimp info %s: exit %d:\n%s" % (fx.rel, r.returncode, out[-800:]))
+            continue
+        if fields.get("Animations") != str(want_anims) or fields.get("Cameras") != str(want_cams):
+            fail("assimp info %s: Animations %s Cameras %s, the scene has %d and %d" % (
+                fx.rel, fields.get("Animations"), fields.get("Cameras"), want_anims, want_cams))
+            continue
+        out_glb = ctx.out_path(fx, ".assimp.glb")
+        if os.path.exists(out_glb):
+            os.remove(out_glb)
+        r = run(["assimp", "export", fx.path, out_glb, "-fglb2"], env=env)
+        if r.returncode != 0 or not os.path.exists(out_glb):
+            fail("assimp export %s: exit %d: %s" % (fx.rel, r.returncode, r.stderr.decode(errors="replace")[-500:]))
+            continue
+        ours = ctx.convert(fx, ".glb")
+        js_a, bin_a = glb_parts(out_glb)
+        js_b, bin_b = glb_parts(ours)
+        if js_a != js_b or animation_bytes(js_a, bin_a) != animation_bytes(js_b, bin_b):
+            fail("assimp export %s: the .glb differs from retroanim convert's (JSON or animation data)" % fx.rel)
+            continue
+        ok += 1
+        print("assimp export %-44s Nodes %s Animations %s Channels %s: .glb equals retroanim convert's" % (
+            fx.rel, fields.get("Nodes"), fields.get("Animations"), fields.get("Animation Channels")))
+    # without the module the stock tool does not know the formats; with a module built for
+    # another libassimp version it says so once and registers nothing
+    sample = next(fx for fx in fixtures if fx.dump is not None)
+    r = run(["assimp", "info", sample.path], env=base_env)
+    if r.returncode == 0:
+        fail("assimp info %s succeeded without the preload module" % sample.rel)
+    if ctx.args.mismatch_preload:
+        env = dict(base_env, LD_PRELOAD=os.path.abspath(ctx.args.mismatch_preload))
+        r = run(["assimp", "info", sample.path], env=env)
+        err = r.stderr.decode(errors="replace")
+        lines = [l for l in err.splitlines() if l.startswith("retroanim preload:")]
+        if r.returncode == 0 or len(lines) != 1 or "not registered" not in lines[0]:
+            fail("version mismatch: expected one 'retroanim preload: ... not registered' line and a refusal, "
+                 "got exit %d, stderr:\n%s" % (r.returncode, err[-800:]))
+        else:
+            print("assimp: a module built for another version: %s" % lines[0])
+    print("assimp: %s; %d of %d fixtures as expected" % (
+        run(["assimp", "version"]).stdout.decode(errors="replace").strip().splitlines()[0] if shutil.which("assimp")
+        else "?", ok, len(fixtures)))
+
+
+PYASSIMP_READER = r'''
+import json, sys
+import pyassimp.core as core
+out = []
+for path in sys.argv[1:]:
+    sp = core._assimp_lib.load(path.encode(), 0)
+    if not sp:
+        out.append({"file": path, "error": core._assimp_lib.get_error().decode(errors="replace")})
+        continue
+    s = sp.contents
+    anims = []
+    for i in range(s.mNumAnimations):
+        a = s.mAnimations[i].contents
+        chans = []
+        for j in range(a.mNumChannels):
+            c = a.mChannels[j].contents
+            pos = [[c.mPositionKeys[k].mTime, c.mPositionKeys[k].mValue.x, c.mPositionKeys[k].mValue.y,
+                    c.mPositionKeys[k].mValue.z] for k in range(c.mNumPositionKeys)]
+            rot = [[c.mRotationKeys[k].mTime, c.mRotationKeys[k].mValue.w, c.mRotationKeys[k].mValue.x,
+                    c.mRotationKeys[k].mValue.y, c.mRotationKeys[k].mValue.z] for k in range(c.mNumRotationKeys)]
+            scl = [[c.mScalingKeys[k].mTime, c.mScalingKeys[k].mValue.x, c.mScalingKeys[k].mValue.y,
+                    c.mScalingKeys[k].mValue.z] for k in range(c.mNumScalingKeys)]
+            chans.append({"node": c.mNodeName.data.decode("utf-8", "replace"), "position": pos, "rotation": rot,
+                          "scaling": scl, "pre": c.mPreState, "post": c.mPostState})
+        anims.append({"name": a.mName.data.decode("utf-8", "replace"), "duration": a.mDuration,
+                      "tps": a.mTicksPerSecond, "channels": chans})
+    out.append({"file": path, "animations": anims, "cameras": s.mNumCameras, "flags": s.mFlags})
+    core._assimp_lib.release(sp)
+print(json.dumps(out))
+'''
+
+BEHAVIOUR = {"default": 0, "constant": 1, "linear": 2, "repeat": 3}
+
+
+def check_pyassimp(ctx, fixtures):
+    preload = os.path.abspath(ctx.args.preload)
+    loadable = [fx for fx in fixtures if fx.dump is not None]
+    env = dict(os.environ, LD_PRELOAD=preload)
+    env.pop("RETROANIM_OPTIONS", None)
+    results = []
+    # one run per option set (the options travel in the environment)
+    groups = {}
+    for fx in loadable:
+        groups.setdefault(tuple(fx.options), []).append(fx)
+    by_path = {}
+    for opts, fxs in groups.items():
+        e = dict(env)
+        if opts:
+            e["RETROANIM_OPTIONS"] = ";".join(opts)
+        r = run(["/usr/bin/python3", "-c", PYASSIMP_READER] + [fx.path for fx in fxs], env=e)
+        if r.returncode != 0:
+            fail("pyassimp reader exited %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-1500:]))
+            return
+        for item in json.loads(r.stdout):
+            by_path[item["file"]] = item
+    keys_total = 0
+    for fx in loadable:
+        got = by_path.get(fx.path)
+        if got is None or got.get("error"):
+            fail("pyassimp %s: not loaded: %s" % (fx.rel, got and got.get("error")))
+            continue
+        want = fx.dump["animations"]
+        worst, nkeys = 0.0, 0
+        problems = []
+        if len(got["animations"]) != len(want) or got["cameras"] != len(fx.dump["cameras"]):
+            problems.append("%d animations / %d cameras, the scene has %d / %d" % (
+                len(got["animations"]), got["cameras"], len(want), len(fx.dump["cameras"])))
+        for ga, wa in zip(got["animations"], want):
+            if ga["name"] != wa["name"] or ga["tps"] != 1.0 or abs(ga["duration"] - wa["duration"]) > 1e-9:
+                problems.append("animation %r: name/tps/duration %r %r %r, want %r 1 %r" % (
+                    wa["name"], ga["name"], ga["tps"], ga["duration"], wa["name"], wa["duration"]))
+            if len(ga["channels"]) != len(wa["channels"]):
+                problems.append("animation %r: %d channels, want %d" % (wa["name"], len(ga["channels"]),
+                                                                       len(wa["channels"])))
+                continue
+            for gc, wc in zip(ga["channels"], wa["channels"]):
+                if gc["node"] != wc["node"] or gc["pre"] != BEHAVIOUR[wc["pre_state"]] or \
+                        gc["post"] != BEHAVIOUR[wc["post_state"]]:
+                    problems.append("channel %r: node/pre/post %r %r %r" % (wc["node"], gc["node"], gc["pre"],
+                                                                             gc["post"]))
+                for track in ("position", "rotation", "scaling"):
+                    g, w = gc[track], wc[track]
+                    if len(g) != len(w):
+                        problems.append("channel %r %s: %d keys, want %d" % (wc["node"], track, len(g), len(w)))
+                        continue
+                    for gk, wk in zip(g, w):
+                        nkeys += 1
+                        for a, b in zip(gk, wk):
+                            # ai_real is float: 1e-6 relative, times and values alike
+                            d = abs(a - b) / max(1.0, abs(b))
+                            worst = max(worst, d if d == d else float("inf"))
+        keys_total += nkeys
+        if worst > 1e-6:
+            problems.append("a key differs by %.3g (> 1e-6, float32)" % worst)
+        for p in problems[:5]:
+            fail("pyassimp %s: %s" % (fx.rel, p))
+        print("pyassimp %-44s animations %d, %d keys read back, worst %.2e %s" % (
+            fx.rel, len(want), nkeys, worst, "FAIL" if problems else "ok"))
+    print("pyassimp: %d fixtures, %d keys read back through libassimp's raw structures" % (len(loadable),
+                                                                                         keys_total))
+
+
+def check_kaitai(ctx, fixtures):
+    ksy = os.path.join(HERE, "lego_animation.ksy")
+    lego = [fx for fx in fixtures if fx.rel.startswith("lego_island/") and fx.path.lower().endswith(".ani")]
+    r = run(["node", os.path.join(HERE, "kaitai_lego.mjs"), ksy] + [fx.path for fx in lego], check=True)
+    parsed = json.loads(r.stdout)
+    n_fields = 0
+    for fx, res in zip(lego, parsed):
+        src = run([ctx.cli, "dump", "--source", fx.path])
+        if fx.dump is None:
+            # a file retroanim refuses: Kaitai must not parse it cleanly either, unless the
+            # refusal is a rule the description does not state (magic)
+            print("kaitai %-44s retroanim refuses (%s); kaitai: %s" % (
+                fx.rel, (fx.error or "").split(": ", 2)[-1], res.get("error", "parsed")[:120]))
+            if not res.get("error") and "magic" not in (fx.error or ""):
+                fail("kaitai %s: Kaitai parses a file retroanim refuses: %s" % (fx.rel, fx.error))
+            continue
+        if res.get("error"):
+            fail("kaitai %s: Kaitai cannot parse it: %s" % (fx.rel, res["error"][:300]))
+            continue
+        ours = json.loads(src.stdout)
+        diffs = []
+        count = compare_fields(res["value"], ours, "", diffs)
+        n_fields += count
+        for d in diffs[:8]:
+            fail("kaitai %s: %s" % (fx.rel, d))
+        print("kaitai %-44s %d fields equal %s" % (fx.rel, count, "FAIL" if diffs else "ok"))
+    print("kaitai: %d LEGO Island files, %d fields compared with dump --source" % (len(lego), n_fields))
+
+
+def compare_fields(k, ours, path, diffs):
+    """Every field Kaitai parsed must be in dump --source with the same value."""
+    n = 0
+    if isinstance(k, dict):
+        if not isinstance(ours, dict):
+            diffs.append("%s: Kaitai has an object, dump --source %r" % (path or "/", ours))
+            return 0
+        for key, v in k.items():
+            if key not in ours:
+                diffs.append("%s/%s: Kaitai has it, dump --source not" % (path, key))
+                continue
+            n += compare_fields(v, ours[key], path + "/" + key, diffs)
+        return n
+    if isinstance(k, list):
+        if not isinstance(ours, list) or len(ours) != len(k):
+            diffs.append("%s: Kaitai has %d items, dump --source %r" % (path, len(k), ours if not isinstance(
+                ours, list) else len(ours)))
+            return 0
+        for i, (a, b) in enumerate(zip(k, ours)):
+            n += compare_fields(a, b, "%s[%d]" % (path, i), diffs)
+        return n
+    if isinstance(k, float) or isinstance(ours, float):
+        # both read the same float32; dump --source prints it with 9 significant digits
+        same = (k == ours) or (isinstance(ours, (int, float)) and abs(k - ours) <= 1e-8 * max(1.0, abs(k)))
+    else:
+        same = k == ours
+    if not same:
+        diffs.append("%s: Kaitai %r, dump --source %r" % (path, k, ours))
+    return 1
+
+
+def need_pyassimp(ctx):
+    if not ctx.args.preload:
+        return "--preload"
+    if not os.path.exists("/usr/bin/python3") or run(["/usr/bin/python3", "-c", "import pyassimp"]).returncode:
+        return "Debian's python3-pyassimp (for /usr/bin/python3)"
+    return None
+
+
+CHECKS = {
+    "convert": (check_convert, lambda ctx: None),
+    "validator": (check_validator, lambda ctx: need_node(ctx, ["gltf-validator"])),
+    "three": (check_three, lambda ctx: need_node(ctx, ["three"])),
+    "blender": (check_blender, lambda ctx: None if shutil.which("blender") else "blender (apt: blender python3-numpy)"),
+    "assimp": (check_assimp, lambda ctx: None if shutil.which("assimp") and ctx.args.preload
+               else "the assimp command line (apt: assimp-utils) and --preload"),
+    "pyassimp": (check_pyassimp, lambda ctx: need_pyassimp(ctx)),
+    "kaitai": (check_kaitai, lambda ctx: need_node(ctx, ["kaitai-struct-compiler", "kaitai-struct", "js-yaml"])),
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("check", choices=sorted(CHECKS))
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--models", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--preload")
+    ap.add_argument("--mismatch-preload")
+    ap.add_argument("--require", action="store_true", help="a missing tool is a failure, not a skip")
+    args = ap.parse_args()
+    ctx = Ctx(args)
+    fn, missing = CHECKS[args.check]
+    why = missing(ctx)
+    if why:
+        print("downstream %s: SKIPPED: needs %s" % (args.check, why))
+        return 1 if args.require else SKIP
+    fixtures = ctx.fixtures()
+    print("downstream %s: %d fixtures (%d load, %d refused)" % (
+        args.check, len(fixtures), sum(1 for f in fixtures if f.dump), sum(1 for f in fixtures if not f.dump)))
+    try:
+        fn(ctx, fixtures)
+    except Exception as e:  # a tool that broke is a failure, with its message
+        fail("%s: %s" % (args.check, e))
+    if failures:
+        print("downstream %s: FAILED (%d problems)" % (args.check, len(failures)))
+        return 1
+    print("downstream %s: PASSED" % args.check)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
