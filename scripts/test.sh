@@ -5,13 +5,17 @@
 # UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+bash scripts/setup.sh --downstream
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== gcc, -Werror, Release"
-CC=gcc CXX=g++ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRETROANIM_WERROR=ON >/dev/null
+CC=gcc CXX=g++ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRETROANIM_WERROR=ON \
+  -DRETROANIM_DOWNSTREAM_REQUIRED=ON >/dev/null
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
+echo "== downstream checks: what ran (full lines in build/Testing/Temporary/LastTest.log)"
+grep -h -E "^downstream [a-z]+: (SKIPPED|PASSED|FAILED)|^(convert|validator|pyassimp|assimp): |^(three|blender) [a-z]+: [0-9]+ files" \
+  build/Testing/Temporary/LastTest.log || true
 
 echo "== clang, -Werror, ASan + UBSan"
 CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRETROANIM_WERROR=ON \

@@ -105,6 +105,14 @@ static aiMatrix4x4 SampleLocal(const aiNode *node, const aiAnimation *anim, doub
     return m;
 }
 
+static bool IsIdentityExact(const ra_mat4 &m)
+{
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            if (m.m[r][c] != (r == c ? 1.0 : 0.0)) return false;
+    return true;
+}
+
 static void CollectWorld(const aiNode *n, const aiAnimation *a, double ticks, const aiMatrix4x4 &parent,
                          std::map<std::string, aiMatrix4x4> &out)
 {
@@ -157,8 +165,36 @@ static void TestFixture(const std::string &dir, const std::string &name)
     }
     const ra_scene &s = doc->scene;
     CHECK(sc->mNumMeshes == 1 && !(sc->mFlags & AI_SCENE_FLAGS_INCOMPLETE), "%s: skeleton mesh", name.c_str());
-    CHECK(sc->mRootNode->mName == aiString("RootNode") && sc->mRootNode->mNumMeshes == 1,
-          "%s: the mesh hangs on the unanimated RootNode", name.c_str());
+    // the mesh hangs on the aiScene root, which is an identity node: RootNode
+    // itself, or SceneRoot above a RootNode that turns the scene
+    const aiNode *top = sc->mRootNode;
+    CHECK(top->mNumMeshes == 1 && top->mTransformation.IsIdentity(), "%s: the mesh hangs on an identity root", name.c_str());
+    const bool wrapped = !IsIdentityExact(s.nodes[0].transform);
+    CHECK(wrapped ? (top->mName == aiString("SceneRoot") && top->mNumChildren == 1 &&
+                     top->mChildren[0]->mName == aiString("RootNode"))
+                  : top->mName == aiString("RootNode"),
+          "%s: root %s (RootNode %s identity)", name.c_str(), top->mName.C_Str(), wrapped ? "is not" : "is");
+    // inverse bind matrices: exact bottom row (glTF's validator requires it), and
+    // the inverse of each bone's rest world matrix
+    if (sc->mNumMeshes == 1) {
+        const aiMesh *mesh = sc->mMeshes[0];
+        double worst = 0;
+        for (unsigned b = 0; b < mesh->mNumBones; b++) {
+            const aiBone *bone = mesh->mBones[b];
+            const aiMatrix4x4 &o = bone->mOffsetMatrix;
+            CHECK(o.d1 == 0 && o.d2 == 0 && o.d3 == 0 && o.d4 == 1, "%s: bone %s offset bottom row", name.c_str(),
+                  bone->mName.C_Str());
+            const aiNode *n = top->FindNode(bone->mName);
+            CHECK(n != nullptr, "%s: bone %s has a node", name.c_str(), bone->mName.C_Str());
+            if (!n) continue;
+            aiMatrix4x4 w = n->mTransformation;
+            for (const aiNode *p = n->mParent; p; p = p->mParent) w = p->mTransformation * w;
+            aiMatrix4x4 id = o * w;
+            for (unsigned r = 0; r < 4; r++)
+                for (unsigned c = 0; c < 4; c++) worst = std::max(worst, (double)std::fabs(id[r][c] - (r == c ? 1.0f : 0.0f)));
+        }
+        CHECK(worst < 1e-4, "%s: offset * rest world differs from identity by %g", name.c_str(), worst);
+    }
     CHECK(sc->mNumAnimations == s.animation_count, "%s: animations", name.c_str());
     CHECK(sc->mNumCameras == s.camera_count, "%s: cameras", name.c_str());
     for (size_t i = 0; i < s.node_count; i++)

@@ -152,6 +152,43 @@ void FoldWrapperBone(const aiNode *wrapper, const aiNode *root, aiScene *out)
     }
 }
 
+// The builder draws a pyramid from each node to each child and a knob on each
+// leaf, sized by the distances; nodes that share a position (common at rest)
+// give triangles of zero area.  Post-processing that drops degenerate faces
+// (the `assimp info` preset among others) then removes the whole mesh and the
+// import fails with "No meshes remaining".  Each such triangle becomes a small
+// one at the same place: its corners move along x, y and z by 1 % of the
+// skeleton's size (the builder gives every face its own vertices, all
+// weighted to one bone, so the skinning is unchanged).
+void MendDegenerateFaces(aiScene *out)
+{
+    for (unsigned m = 0; m < out->mNumMeshes; m++) {
+        aiMesh *mesh = out->mMeshes[m];
+        if (!mesh->mNumVertices) continue;
+        aiVector3D lo = mesh->mVertices[0], hi = lo;
+        for (unsigned v = 1; v < mesh->mNumVertices; v++) {
+            const aiVector3D &p = mesh->mVertices[v];
+            lo = aiVector3D(std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z));
+            hi = aiVector3D(std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z));
+        }
+        ai_real size = (hi - lo).Length();
+        ai_real k = std::isfinite(size) && size > 0 ? size * (ai_real)0.01 : (ai_real)0.01;
+        const aiVector3D offset[3] = {aiVector3D(k, 0, 0), aiVector3D(0, k, 0), aiVector3D(0, 0, k)};
+        for (unsigned f = 0; f < mesh->mNumFaces; f++) {
+            const aiFace &face = mesh->mFaces[f];
+            if (face.mNumIndices != 3) continue;
+            aiVector3D *v[3] = {&mesh->mVertices[face.mIndices[0]], &mesh->mVertices[face.mIndices[1]],
+                                &mesh->mVertices[face.mIndices[2]]};
+            aiVector3D n = (*v[1] - *v[0]) ^ (*v[2] - *v[0]);
+            if (n.Length() > k * k * (ai_real)1e-3) continue;
+            for (int i = 0; i < 3; i++) *v[i] += offset[i];
+            n = ((*v[1] - *v[0]) ^ (*v[2] - *v[0])).NormalizeSafe();
+            if (mesh->mNormals)
+                for (int i = 0; i < 3; i++) mesh->mNormals[face.mIndices[i]] = n;
+        }
+    }
+}
+
 // The builder inverts each bone's world matrix in float, so the bottom row of
 // an offset matrix comes out as 0.99999988 instead of 1 and glTF's inverse
 // bind matrices fail validation (ACCESSOR_INVALID_IBM).  They are recomputed
@@ -336,6 +373,7 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     }
     reattach();
     if (wrapper) FoldWrapperBone(wrapper, nodes[0], out);
+    MendDegenerateFaces(out);
     SetBindMatrices(s, out);
 }
 

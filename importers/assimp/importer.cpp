@@ -38,10 +38,30 @@ const aiImporterDesc *DescriptorFor(const ra_format *f)
     d->mMaintainer = "retroanim";
     d->mComments = f->detection;
     d->mFlags = aiImporterFlags_SupportBinaryFlavour;
-    d->mFileExtensions = f->extensions;
+    // Assimp asserts on an empty list; a format reached only through
+    // format=ID lists its id, which no file name ends with
+    d->mFileExtensions = f->extensions[0] ? f->extensions : f->id;
     keys.push_back(f);
     descs.push_back(std::move(d));
     return descs.back().get();
+}
+
+// The format forced by RETROANIM_OPTIONS (format=ID), or null.
+const char *ForcedFormat()
+{
+    const char *env = std::getenv("RETROANIM_OPTIONS");
+    if (!env || !*env) return nullptr;
+    static thread_local std::string cached_env, cached_format;
+    if (cached_env != env) {
+        cached_env = env;
+        cached_format.clear();
+        ra_options opt;
+        ra_options_init(&opt);
+        std::vector<char> store(cached_env.size() + 1);
+        if (ra_options_parse_list(&opt, cached_env.c_str(), store.data(), store.size()))
+            if (const char *f = ra_options_get(&opt, "format")) cached_format = f;
+    }
+    return cached_format.empty() ? nullptr : cached_format.c_str();
 }
 
 class RetroanimImporter : public Assimp::BaseImporter {
@@ -50,6 +70,10 @@ public:
 
     bool CanRead(const std::string &file, Assimp::IOSystem *io, bool checkSig) const override
     {
+        // format=ID in the environment's options claims every file for that
+        // format: the way stock tools reach data without a header (a LEGO
+        // animation body) or with a foreign extension
+        if (const char *forced = ForcedFormat()) return std::strcmp(forced, format_->id) == 0;
         if (!checkSig) return ra_format_by_extension(file.c_str()) == format_;
         if (!format_->detect || !io) return false;
         std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
@@ -131,8 +155,8 @@ void RegisterImporters(Assimp::Importer &importer)
     for (size_t i = 0; i < n; i++) {
         // a format that is neither detected nor named by an extension (a
         // body-only LEGO animation) is reached through the option
-        // format=ID, which every retroanim importer honours
-        if (!f[i]->detect && !f[i]->extensions[0]) continue;
+        // format=ID: every retroanim importer honours it, and this one's
+        // CanRead says yes when RETROANIM_OPTIONS forces it
         importer.RegisterLoader(new RetroanimImporter(f[i]));
     }
 }

@@ -53,7 +53,13 @@ def load(path):
     if res != {"FINISHED"} or "gltf" not in _captured:
         raise RuntimeError("Blender's glTF import failed: %s" % (res,))
     gltf = _captured["gltf"]
+    # the importer's own starting values: bones cannot hold a rest scale, so
+    # it keeps one in the pose bone's basis
     rest = {o.name: o.matrix_basis.copy() for o in bpy.data.objects}
+    for o in bpy.data.objects:
+        if o.pose:
+            for pb in o.pose.bones:
+                rest[(o.name, pb.name)] = pb.matrix_basis.copy()
     return gltf, rest
 
 
@@ -87,7 +93,7 @@ def play(job):
             o.matrix_basis = rest[o.name]
             if o.pose:
                 for pb in o.pose.bones:
-                    pb.matrix_basis = Matrix.Identity(4)
+                    pb.matrix_basis = rest[(o.name, pb.name)]
         anims = gltf.data.animations or []
         track = None
         if want["index"] < len(anims):
