@@ -105,14 +105,6 @@ static aiMatrix4x4 SampleLocal(const aiNode *node, const aiAnimation *anim, doub
     return m;
 }
 
-static bool IsIdentityExact(const ra_mat4 &m)
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++)
-            if (m.m[r][c] != (r == c ? 1.0 : 0.0)) return false;
-    return true;
-}
-
 static void CollectWorld(const aiNode *n, const aiAnimation *a, double ticks, const aiMatrix4x4 &parent,
                          std::map<std::string, aiMatrix4x4> &out)
 {
@@ -169,7 +161,8 @@ static void TestFixture(const std::string &dir, const std::string &name)
     // itself, or SceneRoot above a RootNode that turns the scene
     const aiNode *top = sc->mRootNode;
     CHECK(top->mNumMeshes == 1 && top->mTransformation.IsIdentity(), "%s: the mesh hangs on an identity root", name.c_str());
-    const bool wrapped = !IsIdentityExact(s.nodes[0].transform);
+    const ra_mat4 identity = ra_m4_identity();
+    const bool wrapped = ra_m4_max_abs_diff(&s.nodes[0].transform, &identity) != 0;
     CHECK(wrapped ? (top->mName == aiString("SceneRoot") && top->mNumChildren == 1 &&
                      top->mChildren[0]->mName == aiString("RootNode"))
                   : top->mName == aiString("RootNode"),

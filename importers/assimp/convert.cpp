@@ -30,14 +30,6 @@ aiMatrix4x4 ToAi(const ra_mat4 &m)
         (ai_real)m.m[3][0], (ai_real)m.m[3][1], (ai_real)m.m[3][2], (ai_real)m.m[3][3]);
 }
 
-bool IsIdentity(const ra_mat4 &m)
-{
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++)
-            if (m.m[r][c] != (r == c ? 1.0 : 0.0)) return false;
-    return true;
-}
-
 // Name of the identity node put above a root that carries a transform: the
 // base name, or base#2, #3, ... when the scene already uses it.
 std::string WrapperName(const ra_scene &s)
@@ -126,9 +118,9 @@ aiAnimBehaviour ToAi(ra_behaviour b)
 }
 
 // The wrapper root is no joint of its own: its knob's vertices go to the
-// file's root (both are unanimated), so that exporters need no bone for the
-// node that stands for the scene (Assimp's FBX exporter writes no model for
-// it, and its ASCII flavour then reads back as NaN in three.js).
+// file's root (both are unanimated), so that no skin is bound to the node
+// that stands for the whole scene (Assimp's FBX exporter writes no model for
+// the scene root, so a bone there would have no node to follow).
 void FoldWrapperBone(const aiNode *wrapper, const aiNode *root, aiScene *out)
 {
     for (unsigned m = 0; m < out->mNumMeshes; m++) {
@@ -235,7 +227,8 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     // root node with its transform.  A root that turns the scene (Metroid
     // Prime's and Homeworld's axis changes) gets one above it.
     aiNode *wrapper = nullptr;
-    if (!IsIdentity(s.nodes[0].transform)) {
+    const ra_mat4 identity = ra_m4_identity();
+    if (ra_m4_max_abs_diff(&s.nodes[0].transform, &identity) != 0) {  // (NaN too)
         wrapper = new aiNode(WrapperName(s));
         out->mRootNode = wrapper;
         wrapper->mChildren = new aiNode *[1];
@@ -376,6 +369,5 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     MendDegenerateFaces(out);
     SetBindMatrices(s, out);
 }
-
 
 }  // namespace retroanim

@@ -46,22 +46,17 @@ const aiImporterDesc *DescriptorFor(const ra_format *f)
     return descs.back().get();
 }
 
-// The format forced by RETROANIM_OPTIONS (format=ID), or null.
-const char *ForcedFormat()
+// The format forced by RETROANIM_OPTIONS (format=ID), or empty.
+std::string ForcedFormat()
 {
     const char *env = std::getenv("RETROANIM_OPTIONS");
-    if (!env || !*env) return nullptr;
-    static thread_local std::string cached_env, cached_format;
-    if (cached_env != env) {
-        cached_env = env;
-        cached_format.clear();
-        ra_options opt;
-        ra_options_init(&opt);
-        std::vector<char> store(cached_env.size() + 1);
-        if (ra_options_parse_list(&opt, cached_env.c_str(), store.data(), store.size()))
-            if (const char *f = ra_options_get(&opt, "format")) cached_format = f;
-    }
-    return cached_format.empty() ? nullptr : cached_format.c_str();
+    if (!env || !*env) return {};
+    ra_options opt;
+    ra_options_init(&opt);
+    std::vector<char> store(std::strlen(env) + 1);
+    if (!ra_options_parse_list(&opt, env, store.data(), store.size())) return {};
+    const char *f = ra_options_get(&opt, "format");
+    return f ? f : "";
 }
 
 class RetroanimImporter : public Assimp::BaseImporter {
@@ -73,7 +68,8 @@ public:
         // format=ID in the environment's options claims every file for that
         // format: the way stock tools reach data without a header (a LEGO
         // animation body) or with a foreign extension
-        if (const char *forced = ForcedFormat()) return std::strcmp(forced, format_->id) == 0;
+        std::string forced = ForcedFormat();
+        if (!forced.empty()) return forced == format_->id;
         if (!checkSig) return ra_format_by_extension(file.c_str()) == format_;
         if (!format_->detect || !io) return false;
         std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
