@@ -25,9 +25,7 @@ unless --require is given (CI gives it: scripts/setup.sh --downstream installs t
 Exit 0: passed; 1: failed.
 """
 import argparse
-import base64
 import json
-import math
 import os
 import shutil
 import struct
@@ -73,6 +71,16 @@ ALLOWED_WARNINGS = {
     # none: a warning fails the check (the skeleton mesh hangs on an unanimated identity root)
 }
 # Infos and hints are printed but never fail the check.
+
+# What `retroanim convert` writes for each check: file suffix, exporter id (None: from the suffix)
+OUTPUTS = {
+    "gltf": (".gltf", None),
+    "glb": (".glb", None),
+    "fbx": (".fbx", None),
+    "fbxa": (".ascii.fbx", "fbxa"),
+    "assbin": (".assbin", None),
+    "blender": (".blender.glb", None),
+}
 
 failures = []
 
@@ -131,17 +139,18 @@ class Ctx:
         return out
 
     def out_path(self, fx, suffix):
-        p = os.path.join(self.work, fx.rel.replace("/", "__") + suffix)
-        return p
+        return os.path.join(self.work, fx.rel.replace("/", "__") + suffix)
 
-    def convert(self, fx, suffix, fmt=None, extra=()):
+    def convert(self, fx, kind, extra=()):
+        """Converts to one of OUTPUTS; returns the written file's path."""
+        suffix, fmt = OUTPUTS[kind]
         out = self.out_path(fx, suffix)
         cmd = [self.cli, "convert", fx.path, out, "--quiet"] + self.opt_args(list(fx.options) + list(extra))
         if fmt:
             cmd += ["--format", fmt]
         r = run(cmd)
         if r.returncode != 0 or not os.path.exists(out):
-            raise RuntimeError("convert %s -> %s failed: %s" % (fx.rel, suffix, r.stderr.decode(errors="replace").strip()))
+            raise RuntimeError("convert %s -> %s failed: %s" % (fx.rel, kind, r.stderr.decode(errors="replace").strip()))
         return out
 
     def pose(self, fx, anim, t):
@@ -158,11 +167,6 @@ def sample_times(fx, anim):
         # the exported keys are the curve itself (between them test_homeworld's bound holds)
         ts = [min(d, round(t * 60) / 60) for t in ts]
     return ts
-
-
-def node_tree(fx):
-    nodes = fx.dump["nodes"]
-    return nodes
 
 
 def compare_worlds(ref, got, tol):
@@ -196,11 +200,10 @@ def check_convert(ctx, fixtures):
         if fx.dump is None:
             continue
         try:
-            for suffix, fmt in ((".gltf", None), (".glb", None), (".fbx", None), (".ascii.fbx", "fbxa"),
-                                (".assbin", None)):
-                out = ctx.convert(fx, suffix, fmt)
+            for kind in ("gltf", "glb", "fbx", "fbxa", "assbin"):
+                out = ctx.convert(fx, kind)
                 if os.path.getsize(out) == 0:
-                    fail("%s: %s is empty" % (fx.rel, suffix))
+                    fail("%s: %s is empty" % (fx.rel, kind))
                 n += 1
         except RuntimeError as e:
             fail(str(e))
@@ -212,9 +215,9 @@ def check_validator(ctx, fixtures):
     for fx in fixtures:
         if fx.dump is None:
             continue
-        for suffix in (".gltf", ".glb"):
+        for kind in ("gltf", "glb"):
             try:
-                files.append((fx, ctx.convert(fx, suffix)))
+                files.append((fx, ctx.convert(fx, kind)))
             except RuntimeError as e:
                 fail(str(e))
     r = run(["node", os.path.join(HERE, "validate.mjs")] + [f for _, f in files], check=True)
@@ -255,10 +258,8 @@ def pose_jobs(ctx, fixtures, kinds, options=()):
             continue
         anims = [(a, sample_times(fx, a)) for a in range(len(fx.dump["animations"]))] or [(0, [0.0])]
         for kind in kinds:
-            suffix, fmt = {"glb": (".glb", None), "gltf": (".gltf", None), "fbx": (".fbx", None),
-                           "fbxa": (".ascii.fbx", "fbxa"), "blender": (".blender.glb", None)}[kind]
             try:
-                jobs.append((fx, kind, ctx.convert(fx, suffix, fmt, options), anims))
+                jobs.append((fx, kind, ctx.convert(fx, kind, options), anims))
             except RuntimeError as e:
                 fail(str(e))
     return jobs
@@ -287,15 +288,14 @@ def blender_stale(fx, anim):
 def compare_jobs(ctx, jobs, results, consumer):
     poses = {}
     worst_by_kind = {}
-    count = 0
     for (fx, kind, path, anims), res in zip(jobs, results):
         if res.get("error"):
             fail("%s %s (%s): %s" % (consumer, fx.rel, kind, res["error"].strip().splitlines()[0][:300]))
             continue
         tol = TOLERANCE[kind]
         worst, where_all = 0.0, None
+        n_anims = len(fx.dump["animations"])
         for (anim, times), got in zip(anims, res["anims"]):
-            n_anims = len(fx.dump["animations"])
             if n_anims and got.get("clip", "") is None:
                 fail("%s %s (%s): no animation %d in the consumer" % (consumer, fx.rel, kind, anim))
                 continue
@@ -314,7 +314,6 @@ def compare_jobs(ctx, jobs, results, consumer):
                     t_tol = BLENDER_BETWEEN_KEYS
                 w, missing, where = compare_worlds(ref, sample["nodes"], t_tol)
                 w *= tol / t_tol  # reported on the scale of the file's tolerance
-                count += 1
                 # FBX has no node for Assimp's scene root (the FBX scene root stands for it);
                 # retroanim's root is always unanimated
                 if kind in ("fbx", "fbxa") and missing and missing[0] == ref[0][0]:
@@ -340,7 +339,6 @@ def compare_jobs(ctx, jobs, results, consumer):
     for kind, (w, files, times) in sorted(worst_by_kind.items()):
         print("%s %s: %d files, %d sample times, worst difference %.3g (tolerance %g)" % (
             consumer, kind, files, times, w, TOLERANCE[kind]))
-    return count
 
 
 def check_three(ctx, fixtures):
@@ -445,7 +443,7 @@ def check_assimp(ctx, fixtures):
         if r.returncode != 0 or not os.path.exists(out_glb):
             fail("assimp export %s: exit %d: %s" % (fx.rel, r.returncode, r.stderr.decode(errors="replace")[-500:]))
             continue
-        ours = ctx.convert(fx, ".glb")
+        ours = ctx.convert(fx, "glb")
         js_a, bin_a = glb_parts(out_glb)
         js_b, bin_b = glb_parts(ours)
         if js_a != js_b or animation_bytes(js_a, bin_a) != animation_bytes(js_b, bin_b):
