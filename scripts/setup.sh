@@ -4,7 +4,8 @@
 #   setup.sh               what the build and the core tests need
 #   setup.sh --downstream  also the consumers the downstream checks play exports in:
 #                          Blender (+ python3-numpy), pyassimp, Node.js and the pinned npm
-#                          packages of tests/downstream (gltf-validator, three)
+#                          packages of tests/downstream (gltf-validator, three,
+#                          kaitai-struct-compiler, kaitai-struct, js-yaml)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS=(cmake ninja-build gcc g++ clang make pkg-config python3
@@ -21,10 +22,14 @@ for p in "${PKGS[@]}"; do
 done
 npm_ci() {
   [ $DOWNSTREAM = 1 ] || return 0
-  if [ ! -d tests/downstream/node_modules/three ] || [ ! -d tests/downstream/node_modules/gltf-validator ]; then
-    echo "setup: npm ci in tests/downstream (gltf-validator, three; versions pinned in package-lock.json)" >&2
-    (cd tests/downstream && npm ci --no-audit --no-fund --loglevel=error)
-  fi
+  local p
+  for p in gltf-validator three kaitai-struct-compiler kaitai-struct js-yaml; do
+    if [ ! -d "tests/downstream/node_modules/$p" ]; then
+      echo "setup: npm ci in tests/downstream (versions pinned in package-lock.json)" >&2
+      (cd tests/downstream && npm ci --no-audit --no-fund --loglevel=error)
+      return 0
+    fi
+  done
 }
 if [ ${#missing[@]} -eq 0 ]; then npm_ci; exit 0; fi
 SUDO=()

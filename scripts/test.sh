@@ -14,7 +14,7 @@ CC=gcc CXX=g++ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRETROAN
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"
 echo "== downstream checks: what ran (full lines in build/Testing/Temporary/LastTest.log)"
-grep -h -E "^downstream [a-z]+: (SKIPPED|PASSED|FAILED)|^(convert|validator|pyassimp|assimp): |^(three|blender) [a-z]+: [0-9]+ files" \
+grep -h -E "^downstream [a-z]+: (SKIPPED|PASSED|FAILED)|^(convert|validator|pyassimp|assimp|kaitai): |^(three|blender) [a-z]+: [0-9]+ files" \
   build/Testing/Temporary/LastTest.log || true
 
 echo "== clang, -Werror, ASan + UBSan"

@@ -19,6 +19,10 @@ CHECK is one of
              raw ctypes structures, through the preload module; names, counts, durations and
              every key equal `retroanim dump`
   convert    every loadable fixture converts to .gltf, .glb, .fbx, ASCII .fbx and .assbin
+  kaitai     the LEGO Island Kaitai description (lego_animation.ksy), compiled to JavaScript by
+             the official compiler, parses every LEGO fixture; every field equals
+             `retroanim dump --source`, and both refuse the same files (the one documented
+             difference: the .ksy does not check the magic, NOTES §2.1)
 
 A check whose tool is not installed is skipped (exit 77, which ctest reports as skipped)
 unless --require is given (CI gives it: scripts/setup.sh --downstream installs the tools).
@@ -370,6 +374,70 @@ def check_blender(ctx, fixtures):
     compare_jobs(ctx, jobs, results, "blender")
 
 
+def float32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def same_tree(ours, theirs, where, out):
+    """Appends to `out` every difference between `dump --source` and the Kaitai parse; returns
+    the number of values compared.  Our floats are printed with 9 significant digits, which
+    round-trip float32 exactly, so they are compared exactly after rounding to float32."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        if set(ours) != set(theirs):
+            out.append("%s: fields %s here, %s in Kaitai" % (where, sorted(set(ours) - set(theirs)),
+                                                             sorted(set(theirs) - set(ours))))
+        return sum(same_tree(ours[k], theirs[k], where + "." + k, out) for k in sorted(set(ours) & set(theirs)))
+    elif isinstance(ours, list) and isinstance(theirs, list):
+        if len(ours) != len(theirs):
+            out.append("%s: %d entries here, %d in Kaitai" % (where, len(ours), len(theirs)))
+        return sum(same_tree(a, b, "%s[%d]" % (where, i), out) for i, (a, b) in enumerate(zip(ours, theirs)))
+    elif isinstance(ours, float) or isinstance(theirs, float):
+        if not (isinstance(theirs, (int, float)) and isinstance(ours, (int, float)) and
+                float32(ours) == theirs):
+            out.append("%s: %r here, %r in Kaitai" % (where, ours, theirs))
+    elif ours != theirs or type(ours) != type(theirs):
+        out.append("%s: %r here, %r in Kaitai" % (where, ours, theirs))
+    return 1
+
+
+def check_kaitai(ctx, fixtures):
+    lego = [fx for fx in fixtures if fx.rel.startswith("lego_island/")]
+    args = [fx.path + (":body" if "format=lego_ani_body" in fx.options else "") for fx in lego]
+    r = run(["node", os.path.join(HERE, "kaitai_lego.mjs"), os.path.join(ctx.work, "kaitai")] + args, check=True)
+    theirs = {item["file"]: item for item in map(json.loads, r.stdout.decode().splitlines())}
+    fields_total = 0
+    for fx in lego:
+        k = theirs.get(fx.path)
+        if k is None:
+            fail("kaitai %s: no result" % fx.rel)
+            continue
+        r = run([ctx.cli, "dump", "--source", fx.path] + ctx.opt_args(fx.options))
+        if r.returncode != 0:
+            # refused by retroanim: Kaitai must refuse too, except for the magic it does not check
+            if "error" in k:
+                print("kaitai %-36s refused by both: Kaitai '%s'" % (fx.rel, k["error"]))
+            elif k["parsed"].get("magic", 0x11) != 0x11 and "magic" in fx.error:
+                print("kaitai %-36s Kaitai accepts magic %d (no valid: in the .ksy), retroanim refuses: %s" % (
+                    fx.rel, k["parsed"]["magic"], fx.error.split(": ", 2)[-1]))
+            else:
+                fail("kaitai %s: Kaitai parses the file, retroanim refuses it: %s" % (fx.rel, fx.error))
+            continue
+        if "error" in k:
+            fail("kaitai %s: retroanim loads the file, Kaitai refuses it: %s" % (fx.rel, k["error"]))
+            continue
+        ours = json.loads(r.stdout)
+        ours.pop("format")
+        diffs = []
+        n = same_tree(ours, k["parsed"], "", diffs)
+        fields_total += n
+        for d in diffs[:8]:
+            fail("kaitai %s: %s" % (fx.rel, d))
+        print("kaitai %-36s %d values equal %s" % (fx.rel, n, "FAIL" if diffs else "ok"))
+    print("kaitai: kaitai-struct-compiler %s, %d LEGO fixtures, %d values compared" % (
+        json.load(open(os.path.join(HERE, "node_modules", "kaitai-struct-compiler", "package.json")))["version"],
+        len(lego), fields_total))
+
+
 # ------------------------------------------------------------------------------------------
 def glb_parts(path):
     data = open(path, "rb").read()
@@ -594,6 +662,7 @@ CHECKS = {
     "assimp": (check_assimp, lambda ctx: None if shutil.which("assimp") and ctx.args.preload
                else "the assimp command line (apt: assimp-utils) and --preload"),
     "pyassimp": (check_pyassimp, lambda ctx: need_pyassimp(ctx)),
+    "kaitai": (check_kaitai, lambda ctx: need_node(ctx, ["kaitai-struct-compiler", "kaitai-struct", "js-yaml"])),
 }
 
 
