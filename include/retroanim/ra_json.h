@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define RA_JSON_MAX_DEPTH 64
+#define RA_JSON_MAX_DEPTH 1024 /* a LEGO tree of the default max_depth (256) needs 2 levels per node */
 
 typedef struct ra_json {
     FILE *fp;       /* output to a stream, or */

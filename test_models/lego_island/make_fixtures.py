@@ -306,6 +306,127 @@ def dup_times():
             + root)
 
 
+# --- deep: a 128-level chain turning at every level ---------------------------
+
+DEEP_LEVELS = 128
+DEEP_TIMES_MS = (0, 600, 1000)
+
+
+def deep_axis(i, k):
+    """A unit axis that differs per level i and per key k."""
+    v = (math.sin(1.3 * i + k), math.cos(0.7 * i + 2 * k), math.sin(0.4 * i - k) + 0.5)
+    n = math.sqrt(sum(c * c for c in v))
+    return tuple(c / n for c in v)
+
+
+def deep_keys(i):
+    """Level i's rotation keys (w, x, y, z) at DEEP_TIMES_MS and its constant translation.
+    Angles stay within +-34 degrees, so consecutive keys have a positive dot product and
+    the engine's plain slerp is the ordinary short-arc slerp."""
+    angles = (10 + (i % 7) * 3, -(15 + (i % 5) * 4), 25 - (i % 3) * 5)
+    rots = []
+    for k, deg in enumerate(angles):
+        half = math.radians(deg) / 2
+        ax = deep_axis(i, k)
+        rots.append((math.cos(half),) + tuple(math.sin(half) * c for c in ax))
+    t = (0.0, 0.0, 0.0) if i == 0 else (0.3 * math.sin(i), 0.5, 0.3 * math.cos(i))
+    return rots, t
+
+
+def deep():
+    """128 nodes, each the only child of the one before; every level has its own
+    translation and three rotation keys about different axes, so every inverse bind
+    matrix and every world matrix composes 128 turned levels."""
+    child = ()
+    for i in reversed(range(DEEP_LEVELS)):
+        rots, t = deep_keys(i)
+        R = [rot_key(ms, ACTIVE, *q) for ms, q in zip(DEEP_TIMES_MS, rots)]
+        child = (node('J%03d' % i, T=[trans_key(0, ACTIVE, *t)], R=R, children=child),)
+    return (header(64.0, 0.0, 32.0, 0.0, 0)
+            + actor_list([])
+            + duration(1000)
+            + child[0])
+
+
+def f32r(v):
+    """The value as stored in the file (float32)."""
+    return struct.unpack('<f', struct.pack('<f', v))[0]
+
+
+def engine_slerp(a, b, u):
+    """NOTES 3.2: plain slerp on the raw values (acos of the raw dot; linear if 1-d < 1e-5)."""
+    d = sum(x * y for x, y in zip(a, b))
+    if 1 - d < 1e-5:
+        return tuple(x + (y - x) * u for x, y in zip(a, b))
+    th = math.acos(d)
+    sa, sb = math.sin((1 - u) * th) / math.sin(th), math.sin(u * th) / math.sin(th)
+    return tuple(sa * x + sb * y for x, y in zip(a, b))
+
+
+def mat_mul(a, b):
+    return [[sum(a[r][k] * b[k][c] for k in range(4)) for c in range(4)] for r in range(4)]
+
+
+def deep_world(t_ms):
+    """World matrices of every level at t_ms, in the converted frame (README.md
+    "Expectation lines"): the engine's row-vector local M = R(q) + T, composed as
+    world_child = M_local * world_parent, then transposed and Z-mirrored.  The row-vector
+    FromQuaternion of q (scaled by 2/|q|^2) is written out here."""
+    out = []
+    world = [[1.0 if r == c else 0.0 for c in range(4)] for r in range(4)]
+    for i in range(DEEP_LEVELS):
+        rots, t = deep_keys(i)
+        rots = [tuple(f32r(c) for c in q) for q in rots]
+        t = tuple(f32r(c) for c in t)
+        k = max(j for j in range(len(DEEP_TIMES_MS)) if DEEP_TIMES_MS[j] <= t_ms)
+        if k == len(DEEP_TIMES_MS) - 1:
+            q = rots[k]
+        else:
+            u = (t_ms - DEEP_TIMES_MS[k]) / (DEEP_TIMES_MS[k + 1] - DEEP_TIMES_MS[k])
+            q = engine_slerp(rots[k], rots[k + 1], u)
+        w, x, y, z = q
+        s = 2.0 / (w * w + x * x + y * y + z * z)
+        # FromQuaternion fills the array of q's column-vector matrix, and the engine uses it
+        # with row vectors (v' = v * M), so it turns by the conjugate (NOTES 6)
+        m = [[1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y), 0.0],
+             [s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x), 0.0],
+             [s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y), 0.0],
+             [t[0], t[1], t[2], 1.0]]
+        world = mat_mul(m, world)
+        wt = [[world[c][r] for c in range(4)] for r in range(4)]     # transpose
+        f = (1, 1, -1, 1)
+        out.append([[f[r] * wt[r][c] * f[c] for c in range(4)] for r in range(4)])
+    return out
+
+
+def deep_text():
+    lines = ["deep.ani -- a 128-level chain with a translation and three rotation keys at every level",
+             "",
+             "How it was made: make_fixtures.py, functions deep() and deep_keys(). Level i",
+             "(node Jiii, J000 to J127) is the only child of level i-1; its translation is",
+             "(0.3 sin i, 0.5, 0.3 cos i) (level 0: none) and its rotation keys at 0, 600 and",
+             "1000 ms turn about a different axis each (deep_axis) by 10..28, -15..-31 and",
+             "15..25 degrees.  Consecutive keys have a positive dot product, so the engine's",
+             "plain slerp is the short arc.  Duration 1000 ms.",
+             "",
+             "It tests exports of deep, turned hierarchies: every inverse bind matrix and",
+             "every world matrix composes up to 128 rotations.",
+             "",
+             "The expect-pose lines are computed by make_fixtures.py deep_world() with the",
+             "engine rules (NOTES 3.2 slerp, row-vector FromQuaternion, world = local * parent),",
+             "then transposed and Z-mirrored; they are not hand-evaluated.  Positions reach",
+             "tens of units, so compare with 1e-4 relative above 1.",
+             "",
+             "expect-duration 1.0",
+             "expect-nodes %d" % DEEP_LEVELS]
+    for t_ms in (0, 300, 600, 850, 1000):
+        worlds = deep_world(t_ms)
+        for i in (0, 1, 31, 63, 127):
+            vals = ",".join("%.7g" % (worlds[i][r][c] + 0.0) for r in range(4) for c in range(4))
+            lines.append("expect-pose t=%g node=J%03d world=%s" % (t_ms / 1000, i, vals))
+    return "\n".join(lines) + "\n"
+
+
 def bad_magic():
     return (header(1.0, 0.0, 0.0, 0.0, 0, magic=0x12)
             + actor_list([])
@@ -336,6 +457,7 @@ FIXTURES = [
     ('padding.ani', padding),
     ('body_only.anb', body_only),
     ('dup_times.ani', dup_times),
+    ('deep.ani', deep),
     ('bad_magic.ani', bad_magic),
     ('truncated.ani', truncated),
 ]
@@ -344,6 +466,8 @@ FIXTURES = [
 def main():
     for name, make in FIXTURES:
         write(name, make())
+    with open(os.path.join(HERE, 'deep.txt'), 'w') as fh:
+        fh.write(deep_text())
 
 
 if __name__ == '__main__':
