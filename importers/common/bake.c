@@ -124,12 +124,13 @@ static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_ke
     return *out != NULL;
 }
 
-static bool dup_quat(ra_arena *a, const sample *s, size_t n, ra_quat_key **out, size_t *count, double tol)
+static bool dup_quat(ra_arena *a, const sample *s, size_t n, ra_quat_key **out, size_t *count, double tol,
+                     double max_angle)
 {
     ra_quat_track tr = {malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
     if (!tr.keys) return false;
     for (size_t i = 0; i < n; i++) ra_quat_track_push(a, &tr, s[i].t, s[i].v.r);
-    ra_quat_track_simplify(&tr, tol);
+    ra_quat_track_simplify(&tr, tol, max_angle);
     *out = ra_arena_array(a, tr.count, sizeof **out);
     if (*out) memcpy(*out, tr.keys, tr.count * sizeof **out);
     *count = tr.count;
@@ -188,7 +189,8 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
     }
     bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
               dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol) &&
-              dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol);
+              dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol,
+                       params->max_key_angle);
     free(fin);
     return ok;
 }

@@ -297,14 +297,14 @@ void ra_vec_track_simplify(ra_vec_track *tr, double tol)
     tr->count = o;
 }
 
-void ra_quat_track_simplify(ra_quat_track *tr, double tol)
+void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
 {
     if (tr->count < 3) return;
     ra_quat_key *k = tr->keys;
     size_t o = 1, run = 0;
     for (size_t i = 1; i + 1 < tr->count; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
-        bool drop = run < SIMPLIFY_RUN && ra_q_dot(a->q, b->q) > 0.5;
+        bool drop = run < SIMPLIFY_RUN && ra_q_dot(a->q, b->q) > 0.5 && ra_q_angle_between(a->q, b->q) <= max_angle;
         for (size_t j = i - run; drop && j <= i; j++) {
             double f = (k[j].t - a->t) / (b->t - a->t);
             if (ra_q_angle_between(ra_q_slerp_shortest(a->q, b->q, f), k[j].q) > tol) drop = false;

@@ -28,6 +28,7 @@ typedef struct hw_state {
     int space;
     bool native;
     double sample_rate;
+    double max_key_angle; /* radians: largest rotation between two keys (at most 90 degrees) */
 } hw_state;
 
 static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
@@ -243,10 +244,11 @@ static bool push(baker *b, double u, ra_trs r)
 }
 
 /* Between two samples a slerp must not turn more than 90 degrees, or the
- * consumer's shortest arc may go the wrong way round: halve until it does. */
+ * consumer's shortest arc may go the wrong way round, nor more than
+ * max_key_angle: halve until it does. */
 static bool push_between(baker *b, double u0, ra_quat q0, double u1, ra_trs r1, int depth)
 {
-    if (depth < 24 && ra_q_angle_between(q0, r1.r) > RA_PI / 2 && u1 - u0 > 2 * ra_step_epsilon(u1)) {
+    if (depth < 24 && ra_q_angle_between(q0, r1.r) > b->st->max_key_angle && u1 - u0 > 2 * ra_step_epsilon(u1)) {
         double um = 0.5 * (u0 + u1);
         ra_trs rm = trs_at(b, um, false);
         if (!push_between(b, u0, q0, um, rm, depth + 1)) return false;
@@ -462,6 +464,9 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     double max_samples = ra_options_get_double(opt, "max_samples", (double)((1u << 19) + doc->source_size / 2));
     if (!(max_samples >= 1 && max_samples <= 1e12))
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_samples", "max_samples must be in [1, 1e12]");
+    double mka = ra_options_get_double(opt, "max_key_angle", 150.0);
+    if (!(mka > 0.06) || mka > 179.0)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
 
     hw_state *st = ra_arena_alloc(ar, sizeof *st);
     if (!st) return nomem(err);
@@ -469,6 +474,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     st->native = cm && !strcmp(cm, "native");
     st->space = sp && !strcmp(sp, "lightwave") ? SPACE_LIGHTWAVE : SPACE_SHIP;
     st->sample_rate = rate;
+    st->max_key_angle = fmin(RA_PI / 2, mka * RA_PI / 180.0);
     /* P: LightWave -> ship (NOTES §3); F mirrors Z */
     const ra_mat4 P = {{{0, 1, 0, 0}, {0, 0, 1, 0}, {-1, 0, 0, 0}, {0, 0, 0, 1}}};
     const ra_mat4 F = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 0, 1}}};

@@ -322,7 +322,8 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
 /* Appends one channel's keys.  Between two consecutive points the game blends
  * with raw slerp / lerp, so the points themselves are the keys; where the
  * game's slerp takes the long arc (negative dot) the arc is split so that a
- * shortest-arc consumer follows it. */
+ * shortest-arc consumer follows it, and any arc longer than max_piece (4D
+ * radians, half of max_key_angle) is split too. */
 typedef struct point { double t; ra_quat q; ra_vec3 p, s; } point;
 
 static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, size_t n, double max_piece, ra_channel *out,
@@ -336,14 +337,12 @@ static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, siz
                 if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i].q)) return false;
             } else {
                 double d = ra_q_dot(pt[i - 1].q, pt[i].q);
-                if (d < 0 && d > -1.0 + 1e-12) {
-                    (*long_arcs)++;
-                    if (!ra_quat_track_arc(ar, &tr, pt[i - 1].t, pt[i - 1].q, pt[i].t, pt[i].q, max_piece)) return false;
-                } else if (d <= -1.0 + 1e-12) {
+                if (d <= -1.0 + 1e-12) {
                     /* the opposite quaternion: the same rotation, held */
                     if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i - 1].q)) return false;
-                } else if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i].q)) {
-                    return false;
+                } else {
+                    if (d < 0) (*long_arcs)++;
+                    if (!ra_quat_track_arc(ar, &tr, pt[i - 1].t, pt[i - 1].q, pt[i].t, pt[i].q, max_piece)) return false;
                 }
             }
         }
@@ -352,7 +351,7 @@ static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, siz
     }
     ra_vec_track_simplify(&tp, 1e-9);
     ra_vec_track_simplify(&ts, 1e-9);
-    ra_quat_track_simplify(&tr, 1e-9);
+    ra_quat_track_simplify(&tr, 1e-9, 2 * max_piece);
     out->position = tp.keys, out->position_count = tp.count;
     out->rotation = tr.keys, out->rotation_count = tr.count;
     out->scaling = ts.keys, out->scaling_count = ts.count;

@@ -165,9 +165,12 @@ bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q);
  * shortest-arc consumer then follows exactly. */
 bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
                        double max_angle);
-/* Removes keys that repeat both neighbours' value (exact for linear and slerp). */
+/* Removes keys that repeat both neighbours' value (exact for linear and slerp).
+ * A rotation key is only removed when the two keys around it stay within
+ * max_angle radians of rotation, so a track split for consumers that
+ * interpolate per component (max_key_angle) keeps its split. */
 void ra_vec_track_simplify(ra_vec_track *tr, double tol);
-void ra_quat_track_simplify(ra_quat_track *tr, double tol);
+void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle);
 
 /* ---- baking a transform function into keys ----------------------------------------
  * A format describes a node's local transform as a function of time `eval`

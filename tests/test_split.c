@@ -1,0 +1,148 @@
+/* max_key_angle on every fixture of every format: loaded with
+ * max_key_angle=5, no two consecutive rotation keys of any channel are more
+ * than 5 degrees apart (except the two keys of a step, ra_step_epsilon
+ * apart), and the split keys play back the same motion as the default keys
+ * (world matrices within 1e-4, relative above 1, at 241 times per
+ * animation; Homeworld on its 1/60 s sampling grid, where both are the
+ * curve).  Consumers that interpolate quaternion channels per component
+ * (Blender) need this to play between keys what the game plays. */
+#include <dirent.h>
+#include <string.h>
+
+#include "ra_test.h"
+#include "retroanim/retroanim.h"
+
+#define LIMIT_DEG 5.0
+#define TOL 1e-4
+#define TIMES 241
+
+static long g_files, g_split_files, g_keys_default, g_keys_split;
+static double g_worst_gap, g_worst_diff;
+
+static ra_status load(const uint8_t *d, size_t n, const char *path, bool body, const char *mka, ra_document **doc)
+{
+    ra_options o;
+    ra_options_init(&o);
+    if (body) ra_options_add(&o, "format", "lego_ani_body");
+    if (mka) ra_options_add(&o, "max_key_angle", mka);
+    ra_error e;
+    ra_error_clear(&e);
+    return ra_document_load(d, n, path, &o, doc, &e);
+}
+
+static long rotation_keys(const ra_scene *s)
+{
+    long n = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) n += (long)s->animations[a].channels[c].rotation_count;
+    return n;
+}
+
+static double rel_diff(const ra_mat4 *a, const ra_mat4 *b)
+{
+    double w = 0;
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) {
+            double d = fabs(a->m[r][c] - b->m[r][c]) / fmax(1.0, fabs(a->m[r][c]));
+            if (!(d <= w)) w = d;
+        }
+    return w;
+}
+
+static void check_file(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
+{
+    ra_document *def = NULL, *spl = NULL;
+    if (load(d, n, path, body, NULL, &def) != RA_OK) return; /* the refused fixtures */
+    char lim[32];
+    snprintf(lim, sizeof lim, "%g", LIMIT_DEG);
+    ra_status st = load(d, n, path, body, lim, &spl);
+    CHECK(st == RA_OK, "%s: loads by default, not with max_key_angle=%s", nm, lim);
+    if (st != RA_OK) {
+        ra_document_free(def);
+        return;
+    }
+    g_files++;
+    const ra_scene *s = &spl->scene, *s0 = &def->scene;
+    CHECK(s->animation_count == s0->animation_count && s->node_count == s0->node_count, "%s: scene shape", nm);
+    /* the gaps */
+    double worst = 0;
+    const char *where = "";
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            for (size_t k = 1; k < ch->rotation_count; k++) {
+                double t0 = ch->rotation[k - 1].t, t1 = ch->rotation[k].t;
+                if (t1 - t0 <= 2 * ra_step_epsilon(t1)) continue; /* a step */
+                double g = ra_q_angle_between(ch->rotation[k - 1].q, ch->rotation[k].q) * 180 / RA_PI;
+                if (g > worst) worst = g, where = s->nodes[ch->node].name;
+            }
+        }
+    CHECK(worst <= LIMIT_DEG + 1e-6, "%s: rotation keys %.3f degrees apart on %s (max_key_angle=%g)", nm, worst, where,
+          LIMIT_DEG);
+    if (worst > g_worst_gap) g_worst_gap = worst;
+    long k0 = rotation_keys(s0), k1 = rotation_keys(s);
+    CHECK(k1 >= k0, "%s: %ld rotation keys split, %ld by default", nm, k1, k0);
+    g_keys_default += k0;
+    g_keys_split += k1;
+    if (k1 > k0) g_split_files++;
+    /* the same motion */
+    bool grid = !strcmp(def->format->id, "homeworld_mad");
+    ra_mat4 *w0 = malloc(s->node_count * sizeof *w0), *w1 = malloc(s->node_count * sizeof *w1);
+    double diff = 0;
+    for (size_t a = 0; a < s->animation_count && s->node_count == s0->node_count; a++) {
+        double dur = s->animations[a].duration;
+        for (int i = 0; i < TIMES; i++) {
+            double t = dur * i / (TIMES - 1);
+            if (grid) t = fmin(dur, round(t * 60) / 60);
+            ra_scene_sample_world(s0, a, t, w0);
+            ra_scene_sample_world(s, a, t, w1);
+            for (size_t nd = 0; nd < s->node_count; nd++) {
+                double dd = rel_diff(&w0[nd], &w1[nd]);
+                if (!(dd <= diff)) diff = dd;
+            }
+        }
+    }
+    CHECK(diff <= TOL, "%s: split and default keys play %g apart", nm, diff);
+    if (diff > g_worst_diff) g_worst_diff = diff;
+    printf("%-28s rotation keys %6ld -> %6ld, largest gap %7.3f deg, motion differs by %.2e\n", nm, k0, k1, worst,
+           diff);
+    free(w0);
+    free(w1);
+    ra_document_free(def);
+    ra_document_free(spl);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_split FIXTURE_DIR...\n");
+        return 2;
+    }
+    for (int a = 1; a < argc; a++) {
+        DIR *dir = opendir(argv[a]);
+        CHECK(dir != NULL, "fixture directory %s", argv[a]);
+        struct dirent *de;
+        while (dir && (de = readdir(dir))) {
+            const char *nm = de->d_name;
+            size_t l = strlen(nm);
+            bool body = l > 4 && strcmp(nm + l - 4, ".anb") == 0;
+            if (!body && (!strchr(nm, '.') || !ra_format_by_extension(nm))) continue;
+            char path[2048];
+            snprintf(path, sizeof path, "%s/%.255s", argv[a], nm);
+            uint8_t *data;
+            size_t size;
+            ra_error e;
+            ra_error_clear(&e);
+            if (ra_read_file(path, &data, &size, &e) != RA_OK) continue;
+            check_file(data, size, path, nm, body);
+            free(data);
+        }
+        if (dir) closedir(dir);
+    }
+    /* the limit must have had work to do: fixtures with arcs above it */
+    CHECK(g_split_files >= 5, "only %ld fixtures gained keys", g_split_files);
+    printf("fixtures: %ld loaded, %ld split; rotation keys %ld -> %ld; largest gap %.3f deg; worst motion difference "
+           "%.2e\n",
+           g_files, g_split_files, g_keys_default, g_keys_split, g_worst_gap, g_worst_diff);
+    return ra_test_finish("test_split");
+}
