@@ -53,13 +53,19 @@ def load(path):
     if res != {"FINISHED"} or "gltf" not in _captured:
         raise RuntimeError("Blender's glTF import failed: %s" % (res,))
     gltf = _captured["gltf"]
-    # the importer's own starting values: bones cannot hold a rest scale, so
-    # it keeps one in the pose bone's basis
-    rest = {o.name: o.matrix_basis.copy() for o in bpy.data.objects}
-    for o in bpy.data.objects:
-        if o.pose:
-            for pb in o.pose.bones:
-                rest[(o.name, pb.name)] = pb.matrix_basis.copy()
+    # every node's rest transform, as the importer sets it before it plays the first animation
+    # (gltf2_blender_node.py): an object's basis is the node's TRS; a bone's pose basis is the
+    # node's TRS relative to its edit bone (bones cannot hold a rest scale, the pose keeps it)
+    rest = {}
+    for vn in gltf.vnodes.values():
+        t, r, s = vn.trs()
+        if vn.type == VNode.Bone:
+            arma = gltf.vnodes[vn.bone_arma].blender_object
+            et, er = vn.editbone_trans, vn.editbone_rot
+            rest[(arma.name, vn.blender_bone_name)] = Matrix.LocRotScale(er.conjugated() @ (t - et),
+                                                                         er.conjugated() @ r, s)
+        elif vn.blender_object is not None:
+            rest[vn.blender_object.name] = Matrix.LocRotScale(t, r, s)
     return gltf, rest
 
 
@@ -89,8 +95,11 @@ def play(job):
     out = {"file": job["file"], "anims": []}
     for want in job["anims"]:
         gltf, rest = load(job["file"])
-        for o in bpy.data.objects:  # start from the rest pose
-            o.matrix_basis = rest[o.name]
+        for o in bpy.data.objects:  # no action (the importer activates the first), at rest
+            if o.animation_data:
+                o.animation_data.action = None
+            if o.name in rest:
+                o.matrix_basis = rest[o.name]
             if o.pose:
                 for pb in o.pose.bones:
                     pb.matrix_basis = rest[(o.name, pb.name)]
@@ -99,10 +108,6 @@ def play(job):
         if want["index"] < len(anims):
             track = anims[want["index"]].track_name
             BlenderAnimation.restore_animation(gltf, track)
-        else:
-            for o in bpy.data.objects:
-                if o.animation_data:
-                    o.animation_data.action = None
         table = node_table(gltf)
         samples = []
         for t in want["times"]:

@@ -268,26 +268,6 @@ def pose_jobs(ctx, fixtures, kinds, options=()):
     return jobs
 
 
-def blender_stale(fx, anim):
-    """Nodes Blender cannot show at rest in animation `anim`: switching the active action leaves a
-    bone that the new action does not key where the previous action put it, so a node animated in
-    another animation but not in this one (and everything below it) is not compared."""
-    cache = fx.__dict__.setdefault("_stale", {})
-    if anim in cache:
-        return cache[anim]
-    anims = fx.dump["animations"]
-    here = {c["node"] for c in anims[anim]["channels"]} if anims else set()
-    elsewhere = {c["node"] for a in anims for c in a["channels"]}
-    nodes = fx.dump["nodes"]
-    stale = set()
-    for n in nodes:  # pre-order: parents first
-        if (n["name"] in elsewhere and n["name"] not in here) or \
-                (n["parent"] >= 0 and nodes[n["parent"]]["name"] in stale):
-            stale.add(n["name"])
-    cache[anim] = stale
-    return stale
-
-
 def compare_jobs(ctx, jobs, results, consumer):
     poses = {}
     worst_by_kind = {}
@@ -310,8 +290,6 @@ def compare_jobs(ctx, jobs, results, consumer):
                 if key not in poses:
                     poses[key] = ctx.pose(fx, anim, t)
                 ref = poses[key]
-                if kind == "blender":
-                    ref = [r for r in ref if r[0] not in blender_stale(fx, anim)]
                 w, missing, where = compare_worlds(ref, sample["nodes"], tol)
                 # FBX has no node for Assimp's scene root (the FBX scene root stands for it);
                 # retroanim's root is always unanimated
