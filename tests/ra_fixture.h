@@ -306,4 +306,46 @@ static inline int fx_for_each_file(const char *dir, bool (*accept)(const char *n
     return (int)n;
 }
 
+/* A file of a known format, or a LEGO animation body (.anb, no header to detect). */
+static inline bool fx_is_body(const char *name)
+{
+    size_t l = strlen(name);
+    return l > 4 && strcmp(name + l - 4, ".anb") == 0;
+}
+static inline bool fx_is_fixture(const char *name)
+{
+    return fx_is_body(name) || (strchr(name, '.') && ra_format_by_extension(name));
+}
+
+typedef void (*fx_bytes_fn)(const uint8_t *data, size_t size, const char *path, const char *name, bool body);
+static const char *fx_walk_dir;
+static fx_bytes_fn fx_walk_fn;
+static inline void fx_walk_one(const char *name)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", fx_walk_dir, name);
+    uint8_t *data;
+    size_t size;
+    ra_error e;
+    ra_error_clear(&e);
+    ra_status st = ra_read_file(path, &data, &size, &e);
+    CHECK(st == RA_OK, "cannot read %s", path);
+    if (st != RA_OK) return;
+    fx_walk_fn(data, size, path, name, fx_is_body(name));
+    free(data);
+}
+
+/* Runs `run` on the bytes of every fixture of every directory, in name
+ * order; returns how many ran. */
+static inline int fx_for_each_fixture(int ndirs, char **dirs, fx_bytes_fn run)
+{
+    int files = 0;
+    fx_walk_fn = run;
+    for (int i = 0; i < ndirs; i++) {
+        fx_walk_dir = dirs[i];
+        files += fx_for_each_file(dirs[i], fx_is_fixture, fx_walk_one);
+    }
+    return files;
+}
+
 #endif

@@ -6,11 +6,9 @@
  * animation; Homeworld on its 1/60 s sampling grid, where both are the
  * curve).  Consumers that interpolate quaternion channels per component
  * (Blender) need this to play between keys what the game plays. */
-#include <dirent.h>
 #include <string.h>
 
-#include "ra_test.h"
-#include "retroanim/retroanim.h"
+#include "ra_fixture.h"
 
 #define LIMIT_DEG 5.0
 #define TOL 1e-4
@@ -118,27 +116,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_split FIXTURE_DIR...\n");
         return 2;
     }
-    for (int a = 1; a < argc; a++) {
-        DIR *dir = opendir(argv[a]);
-        CHECK(dir != NULL, "fixture directory %s", argv[a]);
-        struct dirent *de;
-        while (dir && (de = readdir(dir))) {
-            const char *nm = de->d_name;
-            size_t l = strlen(nm);
-            bool body = l > 4 && strcmp(nm + l - 4, ".anb") == 0;
-            if (!body && (!strchr(nm, '.') || !ra_format_by_extension(nm))) continue;
-            char path[2048];
-            snprintf(path, sizeof path, "%s/%.255s", argv[a], nm);
-            uint8_t *data;
-            size_t size;
-            ra_error e;
-            ra_error_clear(&e);
-            if (ra_read_file(path, &data, &size, &e) != RA_OK) continue;
-            check_file(data, size, path, nm, body);
-            free(data);
-        }
-        if (dir) closedir(dir);
-    }
+    fx_for_each_fixture(argc - 1, argv + 1, check_file);
     /* the limit must have had work to do: fixtures with arcs above it */
     CHECK(g_split_files >= 5, "only %ld fixtures gained keys", g_split_files);
     printf("fixtures: %ld loaded, %ld split; rotation keys %ld -> %ld; largest gap %.3f deg; worst motion difference "

@@ -10,11 +10,9 @@
  * bytes (lego_island/deep.ani: 128 copies of one node layout) is swept on its
  * first and last SWEEP_EDGE bytes, where its header, first nodes and end are.  Run under ASan/UBSan in CI: no crash, no
  * leak, no undefined behaviour. */
-#include <dirent.h>
 #include <string.h>
 
-#include "ra_test.h"
-#include "retroanim/retroanim.h"
+#include "ra_fixture.h"
 
 static long g_cases, g_loaded, g_failed;
 
@@ -69,8 +67,9 @@ static int word_format(const char *nm)
     return x && !strcmp(x, ".mad") ? 2 : 0;
 }
 
-static void sweep_file(const uint8_t *data, size_t size, bool body, const char *nm)
+static void sweep_file(const uint8_t *data, size_t size, const char *path, const char *nm, bool body)
 {
+    (void)path;
     int wf = word_format(nm);
     bool words = wf != 0;
     size_t top = wf == 2 ? 3 : 0; /* the byte that gets 0x00 and 0xFF; the other end gets +1 and -1 */
@@ -104,29 +103,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_sweep FIXTURE_DIR\n");
         return 2;
     }
-    int files = 0;
-    for (int a = 1; a < argc; a++) {
-        DIR *dir = opendir(argv[a]);
-        CHECK(dir != NULL, "fixture directory %s", argv[a]);
-        struct dirent *de;
-        while (dir && (de = readdir(dir))) {
-            const char *nm = de->d_name;
-            size_t l = strlen(nm);
-            bool body = l > 4 && strcmp(nm + l - 4, ".anb") == 0;
-            if (!body && (!strchr(nm, '.') || !ra_format_by_extension(nm))) continue;
-            char path[2048];
-            snprintf(path, sizeof path, "%s/%.255s", argv[a], nm);
-            uint8_t *data;
-            size_t size;
-            ra_error e;
-            ra_error_clear(&e);
-            if (ra_read_file(path, &data, &size, &e) != RA_OK) continue;
-            files++;
-            sweep_file(data, size, body, nm);
-            free(data);
-        }
-        if (dir) closedir(dir);
-    }
+    int files = fx_for_each_fixture(argc - 1, argv + 1, sweep_file);
     CHECK(files >= 10 * (argc - 1), "fixtures found: %d", files);
     printf("files: %d, sweep cases: %ld (loaded %ld, refused %ld)\n", files, g_cases, g_loaded, g_failed);
     return ra_test_finish("test_sweep");
