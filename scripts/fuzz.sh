@@ -4,8 +4,9 @@
 # HARNESS: lego metroid wog niff homeworld assimp.  Each runs on one core, with
 # its dictionary (fuzz/NAME.dict), seeded with the fixtures of its format (for
 # assimp: every fixture, behind the byte that picks its file name extension);
-# the corpus grows in build-fuzz/corpus/NAME.  Inputs slower than 1 s
-# (-timeout=1) or allocating more than 64 MB at once (-malloc_limit_mb=64)
+# the corpus grows in build-fuzz/corpus/NAME.  Inputs slower than 5 s under
+# the sanitizers and coverage (-timeout=5; the release build's limit, 1 s, is
+# test_hostile's) or allocating more than 64 MB at once (-malloc_limit_mb=64)
 # are findings, like crashes and sanitizer reports.  A finding is written to
 # build-fuzz/findings/NAME/ and the script exits 1; copy it to
 # test_models/<format>/regressions/ with a test.  One summary line per harness
@@ -66,7 +67,7 @@ for h in "${HARNESSES[@]}"; do
   set +e
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     build-fuzz/fuzz/fuzz_$h "$corpus" "$seeds" -dict=fuzz/$h.dict -max_total_time="$SECONDS_EACH" \
-    -timeout=1 -malloc_limit_mb=64 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -timeout=5 -malloc_limit_mb=64 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$findings/" >"$log" 2>&1
   rc=$?
   set -e

@@ -332,7 +332,7 @@ static inline void fx_walk_one(const char *name)
     CHECK(st == RA_OK, "cannot read %s", path);
     if (st != RA_OK) return;
     fx_walk_fn(data, size, path, name, fx_is_body(name));
-    free(data);
+    ra_free(data);
 }
 
 /* Runs `run` on the bytes of every fixture of every directory, in name

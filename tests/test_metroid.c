@@ -225,7 +225,7 @@ static void run_fixture(const char *name)
         size_t cn;
         if (m && ra_read_file(m->u.s, &cd, &cn, &e) == RA_OK) {
             CHECK(cn == w.size && memcmp(cd, w.data, cn) == 0, "%s: the skeleton does not round-trip", name);
-            free(cd);
+            ra_free(cd);
         }
         ra_writer_free(&w);
     }
@@ -529,7 +529,7 @@ static void copy_file(const char *from, const char *to)
     ra_error_clear(&e);
     if (ra_read_file(from, &d, &n, &e) == RA_OK) {
         ra_write_file(to, d, n, &e);
-        free(d);
+        ra_free(d);
     }
 }
 
@@ -553,7 +553,7 @@ static const char *skeleton_source(const char *anim, const char *opt_cinf)
     } else {
         snprintf(src, sizeof src, "error: %.50s", e.msg);
     }
-    free(d);
+    ra_free(d);
     return src;
 }
 

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
@@ -141,7 +142,7 @@ int Load(const std::string &file, const ra_options &opt, bool scene, Loaded &out
     size_t size = 0;
     if (ra_read_file(file.c_str(), &data, &size, &err) != RA_OK) return Fail(file, FormatError(err));
     out.bytes.assign(data, data + size);
-    std::free(data);
+    ra_free(data);
     ra_status st = scene ? ra_document_load(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err)
                          : ra_document_read(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err);
     if (st != RA_OK) {
@@ -402,7 +403,7 @@ bool ConvertOne(const std::string &in, const std::string &out, const std::string
         error = FormatError(err);
         return false;
     }
-    std::unique_ptr<uint8_t, void (*)(void *)> guard(data, std::free);
+    std::unique_ptr<uint8_t, void (*)(void *)> guard(data, ra_free);
     std::string opts = o.joined;
     const char *forced = ra_options_get(&o.opt, "format");
     const ra_format *f = forced ? ra_format_find(forced) : ra_format_detect(data, size, in.c_str());
@@ -507,7 +508,13 @@ int CmdBatch(const Args &a, const Options &o)
     }
     closedir(d);
     std::sort(files.begin(), files.end());
-    mkdir(a.pos[1].c_str(), 0777);
+    std::error_code mk;
+    std::filesystem::create_directories(a.pos[1], mk);  // with its parents; an existing folder is fine
+    if (mk) {
+        std::fprintf(stderr, "retroanim: %s: cannot create the output folder: %s\n", a.pos[1].c_str(),
+                     mk.message().c_str());
+        return 1;
+    }
     std::atomic<size_t> next{0}, done{0}, failed{0};
     std::mutex mu;
     std::vector<std::string> errors;

@@ -12,6 +12,7 @@ void ra_bake_params_default(ra_bake_params *p)
     p->value_tol = 1e-6;
     p->max_key_angle = 150.0 * RA_PI / 180.0;
     p->max_depth = 16;
+    p->samples_left = NULL;
 }
 
 typedef struct sample {
@@ -30,9 +31,22 @@ typedef struct bake {
     bool failed;
 } bake;
 
+/* one more sample from the load's budget */
+static bool take_sample(bake *b)
+{
+    size_t *left = b->p->samples_left;
+    if (!left) return true;
+    if (*left == 0) {
+        b->failed = true;
+        return false;
+    }
+    --*left;
+    return true;
+}
+
 static void push(bake *b, double t, ra_trs v, bool smooth_after)
 {
-    if (b->failed) return;
+    if (b->failed || !take_sample(b)) return;
     if (b->n && t <= b->s[b->n - 1].t) {
         /* same instant: the later sample wins */
         b->s[b->n - 1].v = v;
@@ -41,7 +55,7 @@ static void push(bake *b, double t, ra_trs v, bool smooth_after)
     }
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 32;
-        sample *ns = realloc(b->s, cap * sizeof *ns);
+        sample *ns = ra_realloc(b->s, cap * sizeof *ns);
         if (!ns) {
             b->failed = true;
             return;
@@ -85,7 +99,7 @@ static bool append(samples *o, sample v)
 {
     if (o->n == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 64;
-        sample *ns = realloc(o->s, cap * sizeof *ns);
+        sample *ns = ra_realloc(o->s, cap * sizeof *ns);
         if (!ns) return false;
         o->s = ns;
         o->cap = cap;
@@ -100,7 +114,7 @@ static void refine(bake *b, sample x, sample y, int depth, samples *out)
     if (b->failed) return;
     if (depth >= b->p->max_depth || piece_ok(b, &x, &y)) return;
     double tm = 0.5 * (x.t + y.t);
-    if (!(tm > x.t && tm < y.t)) return;
+    if (!(tm > x.t && tm < y.t) || !take_sample(b)) return;
     sample m = {tm, b->eval(b->ctx, tm), true};
     refine(b, x, m, depth + 1, out);
     if (!append(out, m)) b->failed = true;
@@ -113,28 +127,28 @@ static void refine(bake *b, sample x, sample y, int depth, samples *out)
 static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_key **out, size_t *count,
                     double tol)
 {
-    ra_vec_track tr = {malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
+    ra_vec_track tr = {ra_malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
     if (!tr.keys) return false;
     for (size_t i = 0; i < n; i++) ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t);
     ra_vec_track_simplify(&tr, tol);
     *out = ra_arena_array(a, tr.count, sizeof **out);
     if (*out) memcpy(*out, tr.keys, tr.count * sizeof **out);
     *count = tr.count;
-    free(tr.keys);
+    ra_free(tr.keys);
     return *out != NULL;
 }
 
 static bool dup_quat(ra_arena *a, const sample *s, size_t n, ra_quat_key **out, size_t *count, double tol,
                      double max_angle)
 {
-    ra_quat_track tr = {malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
+    ra_quat_track tr = {ra_malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
     if (!tr.keys) return false;
     for (size_t i = 0; i < n; i++) ra_quat_track_push(a, &tr, s[i].t, s[i].v.r);
     ra_quat_track_simplify(&tr, tol, max_angle);
     *out = ra_arena_array(a, tr.count, sizeof **out);
     if (*out) memcpy(*out, tr.keys, tr.count * sizeof **out);
     *count = tr.count;
-    free(tr.keys);
+    ra_free(tr.keys);
     return *out != NULL;
 }
 
@@ -171,7 +185,7 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
     }
     if (!b.n) push(&b, 0, eval(ctx, 0), false);
     if (b.failed) {
-        free(b.s);
+        ra_free(b.s);
         return false;
     }
     /* subdivide the smooth pieces */
@@ -180,18 +194,18 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
         if (!append(&fs, b.s[i])) b.failed = true;
         if (i + 1 < b.n && b.s[i].smooth_after) refine(&b, b.s[i], b.s[i + 1], 0, &fs);
     }
-    free(b.s);
+    ra_free(b.s);
     sample *fin = fs.s;
     size_t nfin = fs.n;
     if (b.failed) {
-        free(fin);
+        ra_free(fin);
         return false;
     }
     bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
               dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol) &&
               dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol,
                        params->max_key_angle);
-    free(fin);
+    ra_free(fin);
     return ok;
 }
 
@@ -199,7 +213,7 @@ bool ra_breaks_push(ra_breaks *b, double t)
 {
     if (b->n == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
-        double *nv = realloc(b->v, cap * sizeof *nv);
+        double *nv = ra_realloc(b->v, cap * sizeof *nv);
         if (!nv) return false;
         b->v = nv;
         b->cap = cap;

@@ -7,6 +7,81 @@
 
 #include "retroanim/ra_base.h"
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#define RA_BLOCK_BYTES(p) ((int64_t)malloc_usable_size(p))
+#else
+#define RA_BLOCK_BYTES(p) ((int64_t)0)
+#endif
+
+/* ---- heap -------------------------------------------------------------------------- */
+static _Thread_local ra_heap_stats g_heap;
+static _Thread_local uint64_t g_fail_at; /* the allocation number that fails; 0 none */
+
+static bool heap_refuse(void)
+{
+    uint64_t n = ++g_heap.allocations;
+    if (g_fail_at && n == g_fail_at) {
+        g_fail_at = 0;
+        g_heap.failures++;
+        return true;
+    }
+    return false;
+}
+
+static void heap_gain(void *p)
+{
+    g_heap.live_blocks++;
+    g_heap.live_bytes += RA_BLOCK_BYTES(p);
+    if (g_heap.live_bytes > g_heap.peak_bytes) g_heap.peak_bytes = g_heap.live_bytes;
+}
+
+void *ra_malloc(size_t size)
+{
+    if (heap_refuse()) return NULL;
+    void *p = malloc(size ? size : 1);
+    if (p) heap_gain(p);
+    return p;
+}
+
+void *ra_calloc(size_t n, size_t size)
+{
+    if (heap_refuse()) return NULL;
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (p) heap_gain(p);
+    return p;
+}
+
+void *ra_realloc(void *p, size_t size)
+{
+    if (!p) return ra_malloc(size);
+    if (heap_refuse()) return NULL;
+    int64_t before = RA_BLOCK_BYTES(p);
+    void *q = realloc(p, size ? size : 1);
+    if (!q) return NULL;
+    g_heap.live_bytes += RA_BLOCK_BYTES(q) - before;
+    if (g_heap.live_bytes > g_heap.peak_bytes) g_heap.peak_bytes = g_heap.live_bytes;
+    return q;
+}
+
+void ra_free(void *p)
+{
+    if (!p) return;
+    g_heap.live_blocks--;
+    g_heap.live_bytes -= RA_BLOCK_BYTES(p);
+    free(p);
+}
+
+ra_heap_stats ra_heap_get(void) { return g_heap; }
+
+void ra_heap_reset(void)
+{
+    memset(&g_heap, 0, sizeof g_heap);
+    g_fail_at = 0;
+}
+
+void ra_heap_fail_nth(uint64_t n) { g_fail_at = n ? g_heap.allocations + n : 0; }
+
 const char *ra_status_name(ra_status s)
 {
     switch (s) {
@@ -79,7 +154,7 @@ struct ra_arena {
 
 ra_arena *ra_arena_create(size_t memory_limit)
 {
-    ra_arena *a = calloc(1, sizeof *a);
+    ra_arena *a = ra_calloc(1, sizeof *a);
     if (a) a->limit = memory_limit;
     return a;
 }
@@ -90,10 +165,10 @@ void ra_arena_destroy(ra_arena *a)
     ra_chunk *c = a->head;
     while (c) {
         ra_chunk *n = c->next;
-        free(c);
+        ra_free(c);
         c = n;
     }
-    free(a);
+    ra_free(a);
 }
 
 size_t ra_arena_used(const ra_arena *a) { return a ? a->total : 0; }
@@ -115,7 +190,7 @@ void *ra_arena_alloc(ra_arena *a, size_t size)
         if (want > SIZE_MAX - RA_CHUNK_HDR) return NULL;
         size_t bytes = RA_CHUNK_HDR + want;
         if (a->limit && (bytes > a->limit || a->total > a->limit - bytes)) return NULL;
-        ra_chunk *nc = malloc(bytes);
+        ra_chunk *nc = ra_malloc(bytes);
         if (!nc) return NULL;
         nc->size = want;
         nc->used = 0;
@@ -397,7 +472,7 @@ bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, 
 void ra_writer_init(ra_writer *w) { memset(w, 0, sizeof *w); }
 void ra_writer_free(ra_writer *w)
 {
-    free(w->data);
+    ra_free(w->data);
     memset(w, 0, sizeof *w);
 }
 bool ra_wr_bytes(ra_writer *w, const void *p, size_t n)
@@ -412,7 +487,7 @@ bool ra_wr_bytes(ra_writer *w, const void *p, size_t n)
             }
             cap *= 2;
         }
-        uint8_t *d = realloc(w->data, cap);
+        uint8_t *d = ra_realloc(w->data, cap);
         if (!d) {
             w->failed = true;
             return false;

@@ -147,7 +147,12 @@ const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *
 }
 
 /* ---- documents ------------------------------------------------------------------------ */
-#define RA_DEFAULT_MEMORY_LIMIT ((size_t)1 << 30)
+/* Default limits: memory grows with the file (a hostile file of a few
+ * kilobytes gets 64 MiB; the big files of bench/ get what they need). */
+#define RA_DEFAULT_MEMORY_BASE ((double)(64u << 20))
+#define RA_DEFAULT_MEMORY_PER_BYTE 64.0
+#define RA_DEFAULT_MAX_NODES 1000000.0
+#define RA_DEFAULT_MAX_KEYS 50000000.0
 
 static ra_status doc_read(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                           ra_document **out, ra_error *err)
@@ -163,7 +168,8 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
         if (!f) return ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
                                "not a file of any supported format");
     }
-    double lim = ra_options_get_double(opt, "memory_limit", (double)RA_DEFAULT_MEMORY_LIMIT);
+    double lim = ra_options_get_double(opt, "memory_limit",
+                                       RA_DEFAULT_MEMORY_BASE + RA_DEFAULT_MEMORY_PER_BYTE * (double)size);
     if (!(lim >= 65536)) lim = 65536;
     ra_arena *arena = ra_arena_create(lim >= (double)SIZE_MAX ? 0 : (size_t)lim);
     if (!arena) return ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory");
@@ -222,6 +228,27 @@ static ra_status name_animations_apart(ra_document *d, ra_error *err)
     return RA_OK;
 }
 
+/* max_nodes and max_keys: the scene's size, beyond what memory_limit bounds */
+static ra_status check_counts(ra_document *d, ra_error *err)
+{
+    const ra_scene *s = &d->scene;
+    double max_nodes = ra_options_get_double(&d->options, "max_nodes", RA_DEFAULT_MAX_NODES);
+    double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
+    if ((double)s->node_count > max_nodes)
+        return ra_fail(err, RA_ERR_LIMIT, d->format->id, RA_NO_OFFSET, "max_nodes",
+                       "the scene has %zu nodes, more than max_nodes (%.0f)", s->node_count, max_nodes);
+    double keys = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            keys += (double)ch->position_count + (double)ch->rotation_count + (double)ch->scaling_count;
+        }
+    if (keys > max_keys)
+        return ra_fail(err, RA_ERR_LIMIT, d->format->id, RA_NO_OFFSET, "max_keys",
+                       "the animations have %.0f keys, more than max_keys (%.0f)", keys, max_keys);
+    return RA_OK;
+}
+
 ra_status ra_document_load(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                            ra_document **out, ra_error *err)
 {
@@ -229,6 +256,7 @@ ra_status ra_document_load(const uint8_t *data, size_t size, const char *filenam
     ra_status st = doc_read(data, size, filename, opt, &d, err);
     if (st != RA_OK) return st;
     st = d->format->to_scene(d, err);
+    if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);
     if (st == RA_OK) st = ra_scene_check(&d->scene, err);
     if (st != RA_OK) {
@@ -247,6 +275,19 @@ ra_status ra_document_pose(const ra_document *doc, size_t anim, double t, ra_mat
     if (doc->scene.animation_count && anim >= doc->scene.animation_count)
         return ra_fail(err, RA_ERR_USAGE, doc->format->id, RA_NO_OFFSET, "anim", "animation %zu does not exist", anim);
     return doc->format->pose(doc, anim, t, world, err);
+}
+
+size_t ra_document_max_samples(const ra_document *doc)
+{
+    double v = ra_options_get_double(&doc->options, "max_samples", 32768.0 + 16.0 * (double)doc->source_size);
+    if (!(v >= 1)) v = 1;
+    return v >= (double)SIZE_MAX ? SIZE_MAX : (size_t)v;
+}
+
+ra_status ra_fail_max_samples(const ra_document *doc, ra_error *err)
+{
+    return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, "max_samples",
+                   "baking the animation needs more than %zu samples", ra_document_max_samples(doc));
 }
 
 void ra_document_free(ra_document *doc)

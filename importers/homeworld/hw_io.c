@@ -169,12 +169,12 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
     if (!m->strings || !m->animations || !m->objects) return fail(err, RA_ERR_NO_MEMORY, 0, "", "out of memory");
     memcpy(m->strings, data + m->string_block_offset, (size_t)m->string_block_length);
     size_t sbl = (size_t)m->string_block_length;
-    uint32_t *len_at = malloc((sbl + 1) * sizeof *len_at);
+    uint32_t *len_at = ra_malloc((sbl + 1) * sizeof *len_at);
     if (!len_at) return fail(err, RA_ERR_NO_MEMORY, 0, "", "out of memory");
     len_at[sbl] = NO_NUL;
     for (size_t i = sbl; i-- > 0;) len_at[i] = !m->strings[i] ? 0 : len_at[i + 1] == NO_NUL ? NO_NUL : len_at[i + 1] + 1;
     ra_status st = read_records(data, size, arena, m, len_at, err);
-    free(len_at);
+    ra_free(len_at);
     return st;
 }
 

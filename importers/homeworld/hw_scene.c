@@ -188,7 +188,7 @@ static sample *window_samples(const hw_object *o, const hw_animation *a, double 
     double grid = floor(d * rate + 1e-9);
     int64_t n = o->key_count;
     size_t cap = (size_t)grid + 3 + (n > 2 ? (size_t)n : 0);
-    sample *c = malloc(cap * sizeof *c);
+    sample *c = ra_malloc(cap * sizeof *c);
     if (!c) return NULL;
     size_t k = 0;
     for (double g = 0; g <= grid; g++) c[k++] = (sample){g / rate, SAMPLE_GRID};
@@ -302,7 +302,7 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
         b.pos.keys = ra_arena_array(doc->arena, b.pos.cap, sizeof *b.pos.keys);
         b.rot.keys = ra_arena_array(doc->arena, b.rot.cap, sizeof *b.rot.keys);
         if (!b.pos.keys || !b.rot.keys) {
-            free(smp);
+            ra_free(smp);
             return nomem(err);
         }
     }
@@ -321,7 +321,7 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
         pu = u;
         pq = b.rot.count ? b.rot.keys[b.rot.count - 1].q : pq;
     }
-    free(smp);
+    ra_free(smp);
     if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : nomem(err);
     b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
     b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
@@ -339,7 +339,9 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
 /* Most text the per-key TCB lists of one load may take. */
 #define HW_MAX_META ((size_t)16 << 20)
 
-static const char *tcb_json(ra_arena *ar, const hw_object *o, size_t *left)
+/* The object's TCB list as JSON text in *out, or NULL when it would exceed
+ * the metadata budget *left.  false: out of memory. */
+static bool tcb_json(ra_arena *ar, const hw_object *o, size_t *left, const char **out)
 {
     ra_writer w;
     ra_writer_init(&w);
@@ -354,13 +356,15 @@ static const char *tcb_json(ra_arena *ar, const hw_object *o, size_t *left)
         ra_json_end_array(&j);
     }
     ra_json_end_array(&j);
-    const char *s = NULL;
-    if (!w.failed && w.size <= *left) {
-        s = ra_arena_strndup(ar, (const char *)w.data, w.size);
-        if (s) *left -= w.size;
+    bool ok = !w.failed;
+    *out = NULL;
+    if (ok && w.size <= *left) {
+        *out = ra_arena_strndup(ar, (const char *)w.data, w.size);
+        ok = *out != NULL;
+        if (ok) *left -= w.size;
     }
     ra_writer_free(&w);
-    return s;
+    return ok;
 }
 
 static const char *animations_json(ra_arena *ar, const hw_mad *m)
@@ -514,7 +518,8 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
         int32_t node = ra_scene_add_node(s, names[j], 0, &rest);
         if (node < 0) return nomem(err);
         ra_meta_list *md = &s->nodes[node].meta;
-        const char *tcb = tcb_json(ar, o, &meta_left);
+        const char *tcb;
+        if (!tcb_json(ar, o, &meta_left, &tcb)) return nomem(err);
         meta_cut |= !tcb;
         /* the stored name where the node's differs (a cut name: its length) */
         bool same = !strcmp(names[j], o->name), long_name = o->name_length > HW_MAD_MAX_NAME;

@@ -520,6 +520,8 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
     bp.max_key_angle = ra_options_get_double(&doc->options, "max_key_angle", 150.0) * RA_PI / 180.0;
     if (!(bp.max_key_angle > 0.001) || bp.max_key_angle > 179.0 * RA_PI / 180.0)
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
+    size_t samples_left = ra_document_max_samples(doc);
+    bp.samples_left = &samples_left;
     double cam_tol = ra_options_get_double(&doc->options, "camera_tolerance", 0.001); /* degrees */
     if (!(cam_tol > 0)) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "camera_tolerance", "camera_tolerance must be > 0 degrees");
 
@@ -558,7 +560,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             const lego_node *nd = f[i].node;
             if (!(nd->num_trans || nd->num_rot || nd->num_scale)) continue;
             size_t nb = 0, cap = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
-            double *br = malloc(cap * sizeof *br);
+            double *br = ra_malloc(cap * sizeof *br);
             if (!br) return nomem(err);
             add_breaks(br, &nb, nd->trans, sizeof *nd->trans, nd->num_trans);
             add_breaks(br, &nb, nd->rot, sizeof *nd->rot, nd->num_rot);
@@ -568,13 +570,13 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             ra_channel *ch = &an->channels[ci++];
             ch->node = (uint32_t)(i + 1);
             bool ok = ra_bake_channel(ar, eval_node_cb, &ctx, br, nb, &bp, ch);
-            free(br);
-            if (!ok) return nomem(err);
+            ra_free(br);
+            if (!ok) return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
         }
         if (cam_anim) {
             const lego_camera *cam = a->camera;
             size_t nb = 0, cap = (size_t)cam->num_pos + cam->num_target + cam->num_roll;
-            double *br = malloc((cap ? cap : 1) * sizeof *br);
+            double *br = ra_malloc((cap ? cap : 1) * sizeof *br);
             if (!br) return nomem(err);
             add_breaks(br, &nb, cam->pos, sizeof *cam->pos, cam->num_pos);
             add_breaks(br, &nb, cam->target, sizeof *cam->target, cam->num_target);
@@ -587,8 +589,8 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             ra_channel *ch = &an->channels[ci++];
             ch->node = (uint32_t)st->camera_node;
             bool ok = ra_bake_channel(ar, eval_cam_cb, &ctx, br, nb, &cp, ch);
-            free(br);
-            if (!ok) return nomem(err);
+            ra_free(br);
+            if (!ok) return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
         }
         /* keys never lie past the duration (Assimp's validator rejects that) */
         for (size_t c = 0; c < an->channel_count; c++) {

@@ -216,7 +216,8 @@ static bool read_v0_body(rd *r, bool mp2)
         ch->has_trans = ti != 0xFF;
         ch->has_scale = si != 0xFF;
         if (!alloc_channel_keys(r, ch, k)) return false;
-        for (uint32_t j = 0; j < k; j++) {
+        /* a channel without tracks reads nothing (the frame count may be unbacked) */
+        for (uint32_t j = 0; (ch->has_rot || ch->has_trans || ch->has_scale) && j < k; j++) {
             if (ch->has_rot) {
                 const float *q = &a->rot_array[4 * ((size_t)ri * k + j)];
                 ch->rot[j] = ra_q(q[0], q[1], q[2], q[3]);

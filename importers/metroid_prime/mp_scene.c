@@ -534,7 +534,7 @@ static ra_status load_cinf(ra_document *doc, mp_doc *d, const char *path, ra_err
     ra_status st = ra_read_file(path, &data, &size, err);
     if (st == RA_OK) {
         st = mp_cinf_read(data, size, 0, doc->arena, &d->cinf, err);
-        free(data);
+        ra_free(data);
     }
     if (st != RA_OK) return st;
     d->has_cinf = true;
@@ -576,8 +576,11 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
         if (mp_find_cinf(doc->filename, path, sizeof path, &sibling)) {
             ra_error e;
             ra_error_clear(&e);
-            if (load_cinf(doc, d, path, &e) == RA_OK) {
+            ra_status cs = load_cinf(doc, d, path, &e);
+            if (cs == RA_OK) {
                 d->cinf_source = sibling ? "sibling" : "folder";
+            } else if (cs == RA_ERR_NO_MEMORY) {
+                return ra_fail(err, cs, FMT, RA_NO_OFFSET, "cinf", "out of memory reading the skeleton %s", path);
             } else {
                 char buf[400];
                 ra_error_format(&e, buf, sizeof buf);

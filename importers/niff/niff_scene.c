@@ -376,10 +376,10 @@ static ra_status niff_pose(const ra_document *doc, size_t anim, double t, ra_mat
 {
     (void)anim;
     const nstate *st = doc->state;
-    uint8_t *state = malloc(st->node_count ? st->node_count : 1);
+    uint8_t *state = ra_malloc(st->node_count ? st->node_count : 1);
     if (!state) return nomem(err);
     eval_world(st, to_frame(st, t), world, NULL, state);
-    free(state);
+    ra_free(state);
     return RA_OK;
 }
 
@@ -478,7 +478,7 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
     bool fast = false;
     uint64_t bad = RA_NO_OFFSET;
     if (!group_breaks(gp, &one, &fast, &bad)) {
-        free(one.v);
+        ra_free(one.v);
         if (fast)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, bad, "rotation",
                            "the rotation turns more than %d quarter turns between two keys", NIFF_MAX_CUTS);
@@ -487,7 +487,7 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
     ra_breaks_sort(&one);
     double cycles = group_cycles(gp, dur);
     if (cycles * (one.n + 1) > *budget) {
-        free(one.v);
+        ra_free(one.v);
         return ra_fail(err, RA_ERR_LIMIT, FMT, gp->g->offset, "anim_loop",
                        "too many keys to bake (an AnimGroup of %.9g frames plays %.0f times in the scene's %.9g "
                        "frames; a load bakes at most %u keys plus one per %u bytes of file)",
@@ -501,7 +501,7 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
             if (off + one.v[i] <= dur) ok = ra_breaks_push(out, (off + one.v[i]) / fps);
     }
     if (ok && gp->period > 0) ok = ra_breaks_push(out, dur / fps); /* a loop cut by the end of the scene */
-    free(one.v);
+    ra_free(one.v);
     return ok ? RA_OK : nomem(err);
 }
 
@@ -553,12 +553,12 @@ static ra_status key_chain(ra_document *doc, gplay *gp, size_t *unused, ra_error
 {
     const niff_group *g = gp->g;
     uint32_t n = g->anim_num;
-    keyref *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    uint8_t *seen = calloc(n ? n : 1, 1);
+    keyref *sorted = ra_malloc((n ? n : 1) * sizeof *sorted);
+    uint8_t *seen = ra_calloc(n ? n : 1, 1);
     gp->order = ra_arena_array(doc->arena, n, sizeof *gp->order);
     if (!sorted || !seen || !gp->order) {
-        free(sorted);
-        free(seen);
+        ra_free(sorted);
+        ra_free(seen);
         return nomem(err);
     }
     for (uint32_t i = 0; i < n; i++) sorted[i] = (keyref){g->anims[i].key, i};
@@ -600,8 +600,8 @@ static ra_status key_chain(ra_document *doc, gplay *gp, size_t *unused, ra_error
         cur = (uint32_t)next;
     }
     *unused += n - gp->n;
-    free(sorted);
-    free(seen);
+    ra_free(sorted);
+    ra_free(seen);
     return rs;
 }
 
@@ -842,8 +842,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     size_t nodes = st->node_count;
     ra_animation *an = ra_arena_alloc(ar, sizeof *an);
     int32_t *first_ch = ra_arena_array(ar, f->group_count, sizeof *first_ch);
-    ra_breaks *gb = calloc(f->group_count ? f->group_count : 1, sizeof *gb);
-    uint8_t *seen = malloc(nodes), *gseen = malloc(f->group_count ? f->group_count : 1);
+    ra_breaks *gb = ra_calloc(f->group_count ? f->group_count : 1, sizeof *gb);
+    uint8_t *seen = ra_malloc(nodes), *gseen = ra_malloc(f->group_count ? f->group_count : 1);
     ra_status rs = RA_OK;
     if (!an || !first_ch || !gb || !seen || !gseen || !(an->channels = ra_arena_array(ar, nodes, sizeof *an->channels)))
         rs = nomem(err);
@@ -851,6 +851,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     ra_bake_params bp;
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;
+    size_t samples_left = ra_document_max_samples(doc);
+    bp.samples_left = &samples_left;
     /* NIFF's curves (eased KEY segments, Hermite channels, Euler
      * interpolation) are not linear in anything: at the default 1e-6 a
      * smoothstep of a few units needs ~800 keys.  1e-5 relative and 1e-5 rad
@@ -884,7 +886,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
             if (first_ch[gi] >= 0) {
                 share_keys(ch, &an->channels[first_ch[gi]]);
             } else {
-                if (!ra_bake_channel(ar, bake_eval, &ctx, gb[gi].v, gb[gi].n, &bp, ch)) rs = nomem(err);
+                if (!ra_bake_channel(ar, bake_eval, &ctx, gb[gi].v, gb[gi].n, &bp, ch))
+                    rs = samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
                 first_ch[gi] = (int32_t)an->channel_count;
             }
             an->channel_count++;
@@ -914,7 +917,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
             break;
         }
         budget -= all.n;
-        if (!ra_bake_channel(ar, bake_eval, &ctx, all.v, all.n, &bp, ch)) rs = nomem(err);
+        if (!ra_bake_channel(ar, bake_eval, &ctx, all.v, all.n, &bp, ch))
+            rs = samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
         an->channel_count++;
     }
     if (rs == RA_OK && an->channel_count) {
@@ -925,11 +929,11 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         s->animations = an;
         s->animation_count = 1;
     }
-    for (uint32_t i = 0; gb && i < f->group_count; i++) free(gb[i].v);
-    free(gb);
-    free(all.v);
-    free(seen);
-    free(gseen);
+    for (uint32_t i = 0; gb && i < f->group_count; i++) ra_free(gb[i].v);
+    ra_free(gb);
+    ra_free(all.v);
+    ra_free(seen);
+    ra_free(gseen);
     return rs;
 }
 
@@ -972,8 +976,8 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     ra_mat4 id = ra_m4_identity();
     if (ra_scene_add_node(s, names[nodes - 1], -1, &id) < 0) return nomem(err);
     size_t depth_cap = (size_t)max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)max_depth + 1 : (size_t)f->obj_count + 1;
-    frame *stack = malloc(depth_cap * sizeof *stack);
-    uint8_t *on_path = calloc(f->obj_count ? f->obj_count : 1, 1);
+    frame *stack = ra_malloc(depth_cap * sizeof *stack);
+    uint8_t *on_path = ra_calloc(f->obj_count ? f->obj_count : 1, 1);
     size_t dup_links = 0, unreached = 0;
     ra_status rs = stack && on_path ? RA_OK : nomem(err);
     for (uint32_t k = 0; rs == RA_OK && k < f->scene.obj.n + f->obj_count; k++) {
@@ -985,8 +989,8 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
         if (k >= f->scene.obj.n) unreached++;
         rs = place_tree(doc, st, names, o, stack, on_path, &dup_links, max_depth, err);
     }
-    free(stack);
-    free(on_path);
+    ra_free(stack);
+    ra_free(on_path);
     if (rs != RA_OK) return rs;
     for (uint32_t c = 0; c < f->cam_count; c++)
         if (ra_scene_add_node(s, names[f->obj_count + c], 0, &id) < 0) return nomem(err);
@@ -1020,11 +1024,11 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     }
 
     /* rest pose (frame 0) and the cameras' up conventions */
-    ra_mat4 *world = malloc(2 * nodes * sizeof *world), *local = world ? world + nodes : NULL;
-    uint8_t *wstate = malloc(nodes);
+    ra_mat4 *world = ra_malloc(2 * nodes * sizeof *world), *local = world ? world + nodes : NULL;
+    uint8_t *wstate = ra_malloc(nodes);
     if (!world || !wstate) {
-        free(world);
-        free(wstate);
+        ra_free(world);
+        ra_free(wstate);
         return nomem(err);
     }
     for (uint32_t c = 0; c < f->cam_count; c++) st->up_mode[c] = UP_FIXED;
@@ -1045,8 +1049,8 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     }
     if (!aimfail) aimfail = eval_world(st, 0, world, local, wstate);
     if (aimfail) {
-        free(world);
-        free(wstate);
+        ra_free(world);
+        ra_free(wstate);
         if (aimfail == AIM_DEEP)
             return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "billboard",
                            "billboards and cameras aim at objects placed by other billboards more than %d levels deep",
@@ -1122,15 +1126,15 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
         }
     }
     if (!ok) {
-        free(world);
-        free(wstate);
+        ra_free(world);
+        ra_free(wstate);
         return nomem(err);
     }
 
     /* the animation */
     rs = dur > 0 ? bake_animation(doc, st, dur, mka * RA_PI / 180.0, world, local, wstate, err) : RA_OK;
-    free(world);
-    free(wstate);
+    ra_free(world);
+    ra_free(wstate);
     if (rs != RA_OK) return rs;
     if (dup_links) ra_scene_warn(s, "%zu link(s) to an object placed already are ignored (an object has one parent)", dup_links);
     if (unreached) ra_scene_warn(s, "%zu object tree(s) not reached from the SceneList are placed under the root", unreached);

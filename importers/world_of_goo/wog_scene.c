@@ -191,7 +191,7 @@ static ra_trs part_trs(const void *vctx, double t)
 #define WOG_MAX_BREAKS (1u << 19)
 
 static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double duration, double max_key_angle,
-                           ra_channel *ch, bool *cut, double *budget, ra_error *err)
+                           ra_channel *ch, bool *cut, double *budget, size_t *samples_left, ra_error *err)
 {
     const char *fmt = doc->format->id;
     ra_breaks b = {0};
@@ -243,17 +243,18 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
     if (ok && past) ok = ra_breaks_push(&b, duration);
     *cut = past && p->loop != LOOP_ALWAYS; /* a loop ending mid-period is no cut */
     if (!ok) {
-        free(b.v);
+        ra_free(b.v);
         return nomem(err, fmt);
     }
     ra_breaks_sort(&b);
     ra_bake_params bp;
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;
+    bp.samples_left = samples_left;
     bake_ctx ctx = {p, flip};
     ok = ra_bake_channel(doc->arena, part_trs, &ctx, b.v, b.n, &bp, ch);
-    free(b.v);
-    return ok ? RA_OK : nomem(err, fmt);
+    ra_free(b.v);
+    return ok ? RA_OK : *samples_left ? nomem(err, fmt) : ra_fail_max_samples(doc, err);
 }
 
 /* ---- nodes and channels ----------------------------------------------------------------------------------- */
@@ -541,6 +542,7 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     bool any_cut = false;
     size_t chains = 0;
     double budget = WOG_MAX_BREAKS;
+    size_t samples_left = ra_document_max_samples(doc);
     size_t meta_left = WOG_MAX_META;
     for (uint32_t i = 0; i < ng; i++) {
         g[i].first_channel = an->channel_count;
@@ -578,7 +580,8 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
                 ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
                 ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
             } else {
-                ra_status rs = bake_part(doc, p, flip, st->length, mka * RA_PI / 180.0, ch, &cut, &budget, err);
+                ra_status rs =
+                    bake_part(doc, p, flip, st->length, mka * RA_PI / 180.0, ch, &cut, &budget, &samples_left, err);
                 if (rs != RA_OK) return rs;
             }
             any_cut |= cut;

@@ -54,6 +54,34 @@ ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offs
 /* "FORMAT: what is wrong (field) (at byte N)" */
 size_t ra_error_format(const ra_error *e, char *buf, size_t size);
 
+/* ---- the library's heap ------------------------------------------------------
+ * Every allocation the C layers make goes through ra_malloc / ra_calloc /
+ * ra_realloc / ra_free (blocks are ordinary malloc blocks: free() works on
+ * them too, it only skips the accounting).  Per thread, the heap counts its
+ * calls, live blocks and bytes and the peak, and can be told to fail the
+ * n-th allocation from now: the allocation-failure and hostile-file tests
+ * use this, and it costs a few thread-local additions. */
+void *ra_malloc(size_t size);
+void *ra_calloc(size_t n, size_t size);
+void *ra_realloc(void *p, size_t size);
+void ra_free(void *p);
+
+typedef struct ra_heap_stats {
+    uint64_t allocations; /* calls of ra_malloc/ra_calloc/ra_realloc since the reset */
+    uint64_t failures;    /* of them, failed on purpose (ra_heap_fail_nth) */
+    int64_t live_blocks;  /* blocks allocated and not freed since the reset */
+    int64_t live_bytes;   /* their bytes (malloc_usable_size; 0 where it is unknown) */
+    int64_t peak_bytes;   /* the most live_bytes has been since the reset */
+} ra_heap_stats;
+
+/* This thread's counters. */
+ra_heap_stats ra_heap_get(void);
+/* Zeroes this thread's counters and cancels a planned failure. */
+void ra_heap_reset(void);
+/* The n-th allocation call from now on this thread returns NULL (n >= 1);
+ * n = 0 cancels.  One failure per call of this function. */
+void ra_heap_fail_nth(uint64_t n);
+
 /* ---- arena: one free releases everything a load produced ---------------- */
 typedef struct ra_arena ra_arena;
 
@@ -142,7 +170,7 @@ static inline bool ra_range_ok(size_t size, uint64_t off, uint64_t len)
 
 /* ---- byte writer ------------------------------------------------------------ */
 typedef struct ra_writer {
-    uint8_t *data; /* malloc'd; caller frees with ra_writer_free or takes ownership */
+    uint8_t *data; /* ra_malloc'd; caller frees with ra_writer_free or takes ownership (ra_free) */
     size_t size;
     size_t cap;
     bool failed; /* an allocation failed; data is incomplete */
@@ -166,7 +194,7 @@ bool ra_wr_f64le(ra_writer *w, double v);
 const char *ra_file_stem(ra_arena *ar, const char *path, const char *fallback);
 
 /* ---- whole-file helpers (C layers only use these in tools and tests) ------ */
-/* Reads a file into malloc'd memory; returns RA_OK or RA_ERR_IO / RA_ERR_NO_MEMORY. */
+/* Reads a file into ra_malloc'd memory (release it with ra_free); returns RA_OK or RA_ERR_IO / RA_ERR_NO_MEMORY. */
 ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err);
 ra_status ra_write_file(const char *path, const void *data, size_t size, ra_error *err);
 

@@ -190,11 +190,13 @@ typedef struct ra_bake_params {
     double value_tol;     /* absolute position/scale error allowed (default 1e-6) */
     double max_key_angle; /* largest rotation between two keys, radians (default 150 deg, max < 180) */
     int max_depth;        /* subdivision depth per piece (default 16) */
+    size_t *samples_left; /* NULL: unlimited; else each sample taken counts down, and at 0 the bake
+                             fails (ra_bake_channel returns false with *samples_left == 0) */
 } ra_bake_params;
 
 void ra_bake_params_default(ra_bake_params *p);
 
-/* A growable list of breakpoint times (malloc'd: free(b.v) when done). */
+/* A growable list of breakpoint times (ra_malloc'd: ra_free(b.v) when done). */
 typedef struct ra_breaks {
     double *v;
     size_t n, cap;

@@ -36,7 +36,9 @@ typedef struct ra_options {
  *   ticks=seconds|native      Assimp tick unit (shim only; default seconds, 1 tick = 1 s)
  *   format=ID                 force the input format (e.g. lego_ani_body)
  *   max_depth=N               hierarchy depth limit (default 256)
- *   memory_limit=BYTES        arena limit per load (default 1 GiB)                   */
+ *   memory_limit=BYTES        arena limit per load (default 64 MiB + 64 x file size)
+ *   max_nodes=N               nodes in the scene (default 1000000)
+ *   max_keys=N                keys of all animations (default 50000000)               */
 void ra_options_init(ra_options *o);
 /* Parses "KEY=VALUE"; the string must outlive the options.  false if malformed or full. */
 bool ra_options_add(ra_options *o, const char *key, const char *value);
@@ -95,6 +97,11 @@ ra_status ra_document_read(const uint8_t *data, size_t size, const char *filenam
                            ra_document **out, ra_error *err);
 ra_status ra_document_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err);
 void ra_document_free(ra_document *doc);
+/* For the formats' bakers: the samples one load may take (option max_samples;
+ * default 32768 + 16 per byte of the file; Homeworld has its own default),
+ * and the error of a bake that ran out of them. */
+size_t ra_document_max_samples(const ra_document *doc);
+ra_status ra_fail_max_samples(const ra_document *doc, ra_error *err);
 
 /* Invariants every scene must hold (unique non-empty names, parents before
  * children, finite values, increasing key times within the duration, unit

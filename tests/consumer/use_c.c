@@ -19,7 +19,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", msg);
         return 1;
     }
-    free(data);
+    ra_free(data);
     printf("%s: %zu nodes, %zu animation(s)\n", doc->format->id, doc->scene.node_count, doc->scene.animation_count);
     ra_document_free(doc);
     return 0;

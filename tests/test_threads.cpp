@@ -1,0 +1,145 @@
+// Concurrent imports: 4 threads, each with its own Assimp::Importer holding
+// retroanim's importers, read every fixture from memory 3 times (the C API
+// directly as well), at the same time, and must get the same scene as one
+// import on the main thread (node, animation and key counts).  Built and run
+// under ThreadSanitizer by scripts/test.sh (RETROANIM_TSAN); in the other
+// builds it checks the same results without the race detector.
+#include <assimp/Importer.hpp>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern "C" {
+#include "ra_test.h"
+#include "retroanim/retroanim.h"
+}
+#include "retroanim/assimp.hpp"
+
+namespace {
+
+struct Fixture {
+    std::string path, name;
+    std::vector<uint8_t> bytes;
+    bool body = false;
+    std::string expect;  // summary from the main thread ("" = refused)
+};
+
+std::string Options(const Fixture &f) { return std::string("cinf=none") + (f.body ? ";format=lego_ani_body" : ""); }
+
+std::string Summary(const aiScene *s)
+{
+    if (!s) return "";
+    size_t keys = 0;
+    for (unsigned a = 0; a < s->mNumAnimations; a++)
+        for (unsigned c = 0; c < s->mAnimations[a]->mNumChannels; c++) {
+            const aiNodeAnim *ch = s->mAnimations[a]->mChannels[c];
+            keys += ch->mNumPositionKeys + ch->mNumRotationKeys + ch->mNumScalingKeys;
+        }
+    return std::to_string(s->mNumAnimations) + " animations, " + std::to_string(keys) + " keys, " +
+           std::to_string(s->mNumCameras) + " cameras";
+}
+
+std::string ImportOnce(Assimp::Importer &imp, const Fixture &f)
+{
+    imp.SetPropertyString(retroanim::kOptionsProperty, Options(f));
+    std::string hint = f.name.substr(f.name.find('.') + 1);
+    const aiScene *s = imp.ReadFileFromMemory(f.bytes.data(), f.bytes.size(), aiProcess_ValidateDataStructure,
+                                              hint.c_str());
+    std::string out = Summary(s);
+    imp.FreeScene();
+    return out;
+}
+
+size_t LoadC(const Fixture &f)
+{
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, "cinf", "none");
+    if (f.body) ra_options_add(&o, "format", "lego_ani_body");
+    ra_error e;
+    ra_error_clear(&e);
+    ra_document *doc = nullptr;
+    size_t nodes = 0;
+    if (ra_document_load(f.bytes.data(), f.bytes.size(), f.path.c_str(), &o, &doc, &e) == RA_OK)
+        nodes = doc->scene.node_count;
+    ra_document_free(doc);
+    return nodes;
+}
+
+std::vector<Fixture> g_fx;
+void Collect(const uint8_t *d, size_t n, const char *path, const char *name, bool body)
+{
+    Fixture f;
+    f.path = path;
+    f.name = name;
+    f.bytes.assign(d, d + n);
+    f.body = body;
+    g_fx.push_back(f);
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: test_threads FIXTURE_DIR...\n");
+        return 2;
+    }
+    for (int a = 1; a < argc; a++) {
+        std::vector<std::string> names;
+        for (const auto &entry : std::filesystem::directory_iterator(argv[a]))
+            if (entry.is_regular_file()) names.push_back(entry.path().filename().string());
+        std::sort(names.begin(), names.end());
+        for (const std::string &name : names) {
+            bool body = name.size() > 4 && name.compare(name.size() - 4, 4, ".anb") == 0;
+            if (!body && (name.find('.') == std::string::npos || !ra_format_by_extension(name.c_str()))) continue;
+            std::string path = std::string(argv[a]) + "/" + name;
+            uint8_t *d;
+            size_t n;
+            ra_error e;
+            ra_error_clear(&e);
+            if (ra_read_file(path.c_str(), &d, &n, &e) != RA_OK) continue;
+            Collect(d, n, path.c_str(), name.c_str(), body);
+            ra_free(d);
+        }
+    }
+    CHECK(g_fx.size() >= 40, "fixtures found: %zu", g_fx.size());
+    std::vector<size_t> c_nodes(g_fx.size());
+    {
+        Assimp::Importer imp;
+        retroanim::RegisterImporters(imp);
+        for (size_t i = 0; i < g_fx.size(); i++) {
+            g_fx[i].expect = ImportOnce(imp, g_fx[i]);
+            c_nodes[i] = LoadC(g_fx[i]);
+        }
+    }
+    const int kThreads = 4, kRounds = 3;
+    std::atomic<long> imports{0}, mismatches{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++)
+        threads.emplace_back([&, t] {
+            Assimp::Importer imp;
+            retroanim::RegisterImporters(imp);
+            for (int r = 0; r < kRounds; r++)
+                for (size_t k = 0; k < g_fx.size(); k++) {
+                    size_t i = (k + t * 7) % g_fx.size();  // the threads start at different files
+                    if (ImportOnce(imp, g_fx[i]) != g_fx[i].expect || LoadC(g_fx[i]) != c_nodes[i]) {
+                        if (mismatches++ < 5) std::fprintf(stderr, "thread %d: %s differs\n", t, g_fx[i].name.c_str());
+                    }
+                    imports++;
+                }
+        });
+    for (auto &th : threads) th.join();
+    CHECK(mismatches == 0, "%ld concurrent imports differ from the single-threaded one", mismatches.load());
+    CHECK(imports == long(kThreads) * kRounds * long(g_fx.size()), "imports done: %ld", imports.load());
+    std::printf("%d threads x %d rounds x %zu fixtures: %ld imports (Assimp and C), %ld differ\n", kThreads, kRounds,
+                g_fx.size(), imports.load(), mismatches.load());
+    return ra_test_finish("test_threads");
+}
