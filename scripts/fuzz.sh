@@ -11,6 +11,7 @@
 # build-fuzz/findings/NAME/ and the script exits 1; copy it to
 # test_models/<format>/regressions/ with a test.  One summary line per harness
 # (executions, coverage, corpus size) is printed and appended to build-fuzz/fuzz.log.
+# FUZZ_SEED=N makes a run repeatable (CI's smoke run uses 1; default random).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
@@ -67,7 +68,7 @@ for h in "${HARNESSES[@]}"; do
   set +e
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     build-fuzz/fuzz/fuzz_$h "$corpus" "$seeds" -dict=fuzz/$h.dict -max_total_time="$SECONDS_EACH" \
-    -timeout=5 -malloc_limit_mb=64 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -seed="${FUZZ_SEED:-0}" -timeout=5 -malloc_limit_mb=64 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
     -artifact_prefix="$findings/" >"$log" 2>&1
   rc=$?
   set -e
