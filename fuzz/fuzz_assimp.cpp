@@ -56,7 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!s) {
         const char *err = imp.GetErrorString();
         // a refusal is fine; a scene our importer built that Assimp's validator rejects is not
-        if (std::strstr(err, "Validation failed") || std::strstr(err, "validation")) {
+        // (the validator's errors start so; ours start with the format id and may quote any name)
+        if (std::strncmp(err, "Validation failed", 17) == 0) {
             std::fprintf(stderr, "retroanim scene fails Assimp validation: %s\n", err);
             std::abort();
         }
