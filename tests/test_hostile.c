@@ -78,7 +78,11 @@ static void one(const uint8_t *d, size_t n, const char *path, bool body, const c
 /* At most MAX_LOADS mutated loads per fixture: the offsets are taken with a
  * stride where a fixture has more (every offset of the small ones; a few
  * fixtures bake for milliseconds per load). */
+#ifdef RA_SANITIZED
+#define MAX_LOADS 250 /* ASan + UBSan: the same kinds of damage, a wider stride */
+#else
 #define MAX_LOADS 1000
+#endif
 #define N_PATTERNS 11 /* the word patterns below and the two byte values */
 
 static bool swept(size_t i, size_t size) { return size <= 8192 || i < 512 || i + 512 >= size; }
