@@ -306,9 +306,8 @@ void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
     double c = cos(fmin(max_angle, RA_PI) / 2), c2 = c * c;
     for (size_t i = 1; i + 1 < tr->count; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
-        double d = ra_q_dot(a->q, b->q);
-        bool drop = run < SIMPLIFY_RUN && d > 0.5 * sqrt(ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q)) &&
-                    d * d >= c2 * ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
+        double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
+        bool drop = run < SIMPLIFY_RUN && d > 0.5 * sqrt(nn) && d * d >= c2 * nn;
         for (size_t j = i - run; drop && j <= i; j++) {
             double f = (k[j].t - a->t) / (b->t - a->t);
             if (ra_q_angle_between(ra_q_slerp_shortest(a->q, b->q, f), k[j].q) > tol) drop = false;
