@@ -250,6 +250,17 @@ bool hw_object_set_keys(hw_object *o, ra_arena *arena, size_t n_real, const floa
     return true;
 }
 
+/* copies *name to s + *at and points the record's name fields there */
+static void pack_name(uint8_t *s, size_t *at, const char **name, uint32_t *offset, uint32_t *length)
+{
+    size_t n = strlen(*name) + 1;
+    memcpy(s + *at, *name, n);
+    *offset = (uint32_t)*at;
+    *name = (const char *)s + *at;
+    *length = (uint32_t)(n - 1);
+    *at += n;
+}
+
 bool hw_mad_set_strings(hw_mad *m, ra_arena *arena)
 {
     size_t total = 0;
@@ -260,20 +271,12 @@ bool hw_mad_set_strings(hw_mad *m, ra_arena *arena)
     if (!s) return false;
     size_t at = 0;
     for (int32_t a = 0; a < m->animation_count; a++) {
-        size_t n = strlen(m->animations[a].name) + 1;
-        memcpy(s + at, m->animations[a].name, n);
-        m->animations[a].name_offset = (uint32_t)at;
-        m->animations[a].name = (const char *)s + at;
-        m->animations[a].name_length = (uint32_t)(n - 1);
-        at += n;
+        hw_animation *an = &m->animations[a];
+        pack_name(s, &at, &an->name, &an->name_offset, &an->name_length);
     }
     for (int32_t j = 0; j < m->object_count; j++) {
-        size_t n = strlen(m->objects[j].name) + 1;
-        memcpy(s + at, m->objects[j].name, n);
-        m->objects[j].name_offset = (uint32_t)at;
-        m->objects[j].name = (const char *)s + at;
-        m->objects[j].name_length = (uint32_t)(n - 1);
-        at += n;
+        hw_object *o = &m->objects[j];
+        pack_name(s, &at, &o->name, &o->name_offset, &o->name_length);
     }
     m->strings = s;
     m->string_block_length = (int32_t)total;
