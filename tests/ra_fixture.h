@@ -335,16 +335,20 @@ static inline void fx_walk_one(const char *name)
     ra_free(data);
 }
 
-/* Runs `run` on the bytes of every fixture of every directory, in name
+/* Runs `run` on the bytes of every file of `dir` that `accept` takes, in name
  * order; returns how many ran. */
+static inline int fx_for_each_bytes(const char *dir, bool (*accept)(const char *name), fx_bytes_fn run)
+{
+    fx_walk_fn = run;
+    fx_walk_dir = dir;
+    return fx_for_each_file(dir, accept, fx_walk_one);
+}
+
+/* The same for every fixture of every directory. */
 static inline int fx_for_each_fixture(int ndirs, char **dirs, fx_bytes_fn run)
 {
     int files = 0;
-    fx_walk_fn = run;
-    for (int i = 0; i < ndirs; i++) {
-        fx_walk_dir = dirs[i];
-        files += fx_for_each_file(dirs[i], fx_is_fixture, fx_walk_one);
-    }
+    for (int i = 0; i < ndirs; i++) files += fx_for_each_bytes(dirs[i], fx_is_fixture, run);
     return files;
 }
 

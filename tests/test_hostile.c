@@ -160,22 +160,13 @@ static void lego_deep(void)
 }
 
 static bool is_regression(const char *name) { return name[0] != '.'; }
-static const char *g_reg_dir;
-static void regression_one(const char *name)
+static void regression_one(const uint8_t *d, size_t n, const char *path, const char *name, bool body)
 {
-    char path[2048];
-    snprintf(path, sizeof path, "%s/%s", g_reg_dir, name);
-    uint8_t *d;
-    size_t n;
-    ra_error e;
-    ra_error_clear(&e);
-    if (ra_read_file(path, &d, &n, &e) != RA_OK) return;
     /* a regression file is read as the format its extension names, detected or not */
     const ra_format *f = ra_format_by_extension(name);
     char what[320];
     snprintf(what, sizeof what, "regression %s", name);
-    one_as(d, n, path, fx_is_body(name) ? "lego_ani_body" : f ? f->id : NULL, what);
-    ra_free(d);
+    one_as(d, n, path, body ? "lego_ani_body" : f ? f->id : NULL, what);
 }
 
 int main(int argc, char **argv)
@@ -194,8 +185,7 @@ int main(int argc, char **argv)
         DIR *probe = opendir(dir);
         if (!probe) continue;
         closedir(probe);
-        g_reg_dir = dir;
-        regressions += fx_for_each_file(dir, is_regression, regression_one);
+        regressions += fx_for_each_bytes(dir, is_regression, regression_one);
     }
     lego_deep();
     printf("hostile: %d fixtures, %d regression files, %ld loads (%ld loaded, %ld refused)\n", files, regressions,
