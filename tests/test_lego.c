@@ -129,12 +129,17 @@ static void run_fixture(const char *name)
 /* ---- random files from our writer ---------------------------------------------------- */
 static double frand(double lo, double hi) { return lo + (hi - lo) * (fx_rnd() % 100000) / 100000.0; }
 
+/* Every other random file is "plain": no duplicate times, no hold flags,
+ * unit quaternions, so that most of its nodes take to_scene's direct path
+ * (keys as they are) rather than the baker; the others exercise both. */
+static bool g_plain;
+
 static uint32_t rand_times(uint32_t *t, uint16_t n)
 {
     uint32_t cur = fx_rnd() % 3 == 0 ? 0 : fx_rnd() % 300;
     for (uint16_t i = 0; i < n; i++) {
         t[i] = cur;
-        cur += fx_rnd() % 5 == 0 ? 0 : 1 + fx_rnd() % 400; /* some duplicate times */
+        cur += fx_rnd() % 5 == 0 && !g_plain ? 0 : 1 + fx_rnd() % 400; /* some duplicate times */
     }
     return cur;
 }
@@ -169,10 +174,10 @@ static void rand_node(ra_arena *a, lego_node *nd, int depth, int *count)
     for (uint16_t i = 0; i < nd->num_rot; i++) {
         uint32_t fl = LEGO_FLAG_ACTIVE;
         uint32_t r = fx_rnd() % 10;
-        if (r == 0) fl |= LEGO_FLAG_SKIP;
+        if (r == 0 && !g_plain) fl |= LEGO_FLAG_SKIP;
         if (r == 1) fl |= LEGO_FLAG_NEGATE;
         ra_quat q = ra_q_normalize(ra_q(frand(-1, 1), frand(-1, 1), frand(-1, 1), frand(-1, 1)));
-        double sc = fx_rnd() % 4 == 0 ? 1.7 : 1.0; /* non-unit quaternions are legal */
+        double sc = fx_rnd() % 4 == 0 && !g_plain ? 1.7 : 1.0; /* non-unit quaternions are legal */
         nd->rot[i].raw = t[i] | fl << 24;
         nd->rot[i].w = (float)(q.w * sc);
         nd->rot[i].x = (float)(q.x * sc);
@@ -195,6 +200,7 @@ static void rand_node(ra_arena *a, lego_node *nd, int depth, int *count)
 static void random_files(int count)
 {
     for (int it = 0; it < count; it++) {
+        g_plain = it % 2 == 1;
         ra_arena *a = ra_arena_create(0);
         lego_ani ani;
         memset(&ani, 0, sizeof ani);

@@ -127,29 +127,19 @@ static void refine(bake *b, sample x, sample y, int depth, samples *out)
 static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_key **out, size_t *count,
                     double tol)
 {
-    ra_vec_track tr = {ra_malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
-    if (!tr.keys) return false;
+    ra_vec_track tr;
+    if (!ra_vec_track_reserve(&tr, n)) return false;
     for (size_t i = 0; i < n; i++) ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t);
-    ra_vec_track_simplify(&tr, tol);
-    *out = ra_arena_array(a, tr.count, sizeof **out);
-    if (*out) memcpy(*out, tr.keys, tr.count * sizeof **out);
-    *count = tr.count;
-    ra_free(tr.keys);
-    return *out != NULL;
+    return ra_vec_track_commit(a, &tr, tol, out, count);
 }
 
 static bool dup_quat(ra_arena *a, const sample *s, size_t n, ra_quat_key **out, size_t *count, double tol,
                      double max_angle)
 {
-    ra_quat_track tr = {ra_malloc((n ? n : 1) * sizeof *tr.keys), 0, n};
-    if (!tr.keys) return false;
+    ra_quat_track tr;
+    if (!ra_quat_track_reserve(&tr, n)) return false;
     for (size_t i = 0; i < n; i++) ra_quat_track_push(a, &tr, s[i].t, s[i].v.r);
-    ra_quat_track_simplify(&tr, tol, max_angle);
-    *out = ra_arena_array(a, tr.count, sizeof **out);
-    if (*out) memcpy(*out, tr.keys, tr.count * sizeof **out);
-    *count = tr.count;
-    ra_free(tr.keys);
-    return *out != NULL;
+    return ra_quat_track_commit(a, &tr, tol, max_angle, out, count);
 }
 
 bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,

@@ -5,42 +5,6 @@
 
 #include "retroanim/ra_math.h"
 
-ra_vec3 ra_v3(double x, double y, double z) { return (ra_vec3){x, y, z}; }
-ra_vec3 ra_v3_add(ra_vec3 a, ra_vec3 b) { return (ra_vec3){a.x + b.x, a.y + b.y, a.z + b.z}; }
-ra_vec3 ra_v3_sub(ra_vec3 a, ra_vec3 b) { return (ra_vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
-ra_vec3 ra_v3_scale(ra_vec3 a, double s) { return (ra_vec3){a.x * s, a.y * s, a.z * s}; }
-ra_vec3 ra_v3_lerp(ra_vec3 a, ra_vec3 b, double t)
-{
-    return (ra_vec3){a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t};
-}
-ra_vec3 ra_v3_cross(ra_vec3 a, ra_vec3 b)
-{
-    return (ra_vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-double ra_v3_dot(ra_vec3 a, ra_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-double ra_v3_len(ra_vec3 a) { return sqrt(ra_v3_dot(a, a)); }
-
-ra_quat ra_q_identity(void) { return (ra_quat){1, 0, 0, 0}; }
-ra_quat ra_q(double w, double x, double y, double z) { return (ra_quat){w, x, y, z}; }
-ra_quat ra_q_mul(ra_quat a, ra_quat b)
-{
-    return (ra_quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-                     a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                     a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                     a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-}
-ra_quat ra_q_conj(ra_quat q) { return (ra_quat){q.w, -q.x, -q.y, -q.z}; }
-ra_quat ra_q_neg(ra_quat q) { return (ra_quat){-q.w, -q.x, -q.y, -q.z}; }
-ra_quat ra_q_scale(ra_quat q, double s) { return (ra_quat){q.w * s, q.x * s, q.y * s, q.z * s}; }
-ra_quat ra_q_add(ra_quat a, ra_quat b) { return (ra_quat){a.w + b.w, a.x + b.x, a.y + b.y, a.z + b.z}; }
-double ra_q_dot(ra_quat a, ra_quat b) { return a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z; }
-double ra_q_len(ra_quat q) { return sqrt(ra_q_dot(q, q)); }
-ra_quat ra_q_normalize(ra_quat q)
-{
-    double l = ra_q_len(q);
-    if (!(l > 0) || !isfinite(l)) return ra_q_identity();
-    return ra_q_scale(q, 1.0 / l);
-}
 ra_quat ra_q_axis_angle(ra_vec3 axis, double a)
 {
     double l = ra_v3_len(axis);

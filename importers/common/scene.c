@@ -200,6 +200,66 @@ double ra_step_epsilon(double t)
     return u > e ? u : e;
 }
 
+/* doubles a track's key array: in the arena, or with ra_realloc for scratch tracks */
+static bool grow(ra_arena *a, void **keys, size_t count, size_t *cap, size_t size, bool heap)
+{
+    size_t ncap = *cap ? *cap * 2 : 8;
+    void *k = NULL;
+    if (heap) k = ncap <= SIZE_MAX / size ? ra_realloc(*keys, ncap * size) : NULL;
+    else k = ra_arena_grow(a, *keys, count, ncap, size);
+    if (!k) return false;
+    *keys = k;
+    *cap = ncap;
+    return true;
+}
+
+bool ra_vec_track_reserve(ra_vec_track *tr, size_t cap)
+{
+    if (!cap) cap = 1;
+    *tr = (ra_vec_track){cap <= SIZE_MAX / sizeof(ra_vec_key) ? ra_malloc(cap * sizeof(ra_vec_key)) : NULL, 0, cap, true};
+    return tr->keys != NULL;
+}
+
+bool ra_quat_track_reserve(ra_quat_track *tr, size_t cap)
+{
+    if (!cap) cap = 1;
+    *tr = (ra_quat_track){cap <= SIZE_MAX / sizeof(ra_quat_key) ? ra_malloc(cap * sizeof(ra_quat_key)) : NULL, 0, cap, true};
+    return tr->keys != NULL;
+}
+
+void ra_vec_track_release(ra_vec_track *tr)
+{
+    if (tr->heap) ra_free(tr->keys);
+    *tr = (ra_vec_track){0};
+}
+
+void ra_quat_track_release(ra_quat_track *tr)
+{
+    if (tr->heap) ra_free(tr->keys);
+    *tr = (ra_quat_track){0};
+}
+
+bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key **out, size_t *count)
+{
+    ra_vec_track_simplify(tr, tol);
+    *out = ra_arena_array(a, tr->count, sizeof **out);
+    *count = *out ? tr->count : 0;
+    if (*out) memcpy(*out, tr->keys, tr->count * sizeof **out);
+    ra_vec_track_release(tr);
+    return *out != NULL;
+}
+
+bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max_angle, ra_quat_key **out,
+                          size_t *count)
+{
+    ra_quat_track_simplify(tr, tol, max_angle);
+    *out = ra_arena_array(a, tr->count, sizeof **out);
+    *count = *out ? tr->count : 0;
+    if (*out) memcpy(*out, tr->keys, tr->count * sizeof **out);
+    ra_quat_track_release(tr);
+    return *out != NULL;
+}
+
 bool ra_vec_track_push(ra_arena *a, ra_vec_track *tr, double t, ra_vec3 v)
 {
     if (tr->count && t <= tr->keys[tr->count - 1].t) {
@@ -207,13 +267,8 @@ bool ra_vec_track_push(ra_arena *a, ra_vec_track *tr, double t, ra_vec3 v)
         tr->keys[tr->count - 1].v = v;
         return true;
     }
-    if (tr->count == tr->cap) {
-        size_t cap = tr->cap ? tr->cap * 2 : 8;
-        ra_vec_key *k = ra_arena_grow(a, tr->keys, tr->count, cap, sizeof *k);
-        if (!k) return false;
-        tr->keys = k;
-        tr->cap = cap;
-    }
+    if (tr->count == tr->cap && !grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap))
+        return false;
     tr->keys[tr->count++] = (ra_vec_key){t, v};
     return true;
 }
@@ -230,13 +285,8 @@ bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q)
         }
         if (ra_q_dot(prev, q) < 0) q = ra_q_neg(q);
     }
-    if (tr->count == tr->cap) {
-        size_t cap = tr->cap ? tr->cap * 2 : 8;
-        ra_quat_key *k = ra_arena_grow(a, tr->keys, tr->count, cap, sizeof *k);
-        if (!k) return false;
-        tr->keys = k;
-        tr->cap = cap;
-    }
+    if (tr->count == tr->cap && !grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap))
+        return false;
     tr->keys[tr->count++] = (ra_quat_key){t, q};
     return true;
 }
@@ -308,9 +358,19 @@ void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
         double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
         bool drop = run < SIMPLIFY_RUN && d > 0.5 * sqrt(nn) && d * d >= c2 * nn;
+        /* A cheap test first: normalised lerp stays within dev of the slerp
+         * (rotation angle; 0.04 theta^3 for a 4D arc theta <= pi/3, and here
+         * theta <= 1.048 sqrt(2 (1 - cos theta))), and the rotation between
+         * unit quaternions with |dot| = c is at least 2 sqrt(2 (1 - c)).  A
+         * key that is clearly off the nlerp is kept without any trigonometry. */
+        double th = drop ? 1.048 * sqrt(fmax(0.0, 2.0 * (1.0 - d / sqrt(nn)))) : 0, dev = 0.04 * th * th * th;
         for (size_t j = i - run; drop && j <= i; j++) {
             double f = (k[j].t - a->t) / (b->t - a->t);
-            if (ra_q_angle_between(ra_q_slerp_shortest(a->q, b->q, f), k[j].q) > tol) drop = false;
+            ra_quat nl = ra_q_normalize(ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f)));
+            ra_quat kj = ra_q_normalize(k[j].q);
+            double cj = fabs(ra_q_dot(nl, kj));
+            if (2.0 * sqrt(fmax(0.0, 2.0 * (1.0 - cj))) > tol + dev) drop = false;
+            else if (ra_q_angle_between(ra_q_slerp_shortest(a->q, b->q, f), k[j].q) > tol) drop = false;
         }
         if (drop) {
             run++;

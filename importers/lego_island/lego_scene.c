@@ -418,6 +418,113 @@ static void visibility_json(ra_writer *w, const lego_morph_key *k, uint16_t n)
     ra_wr_u8(w, 0);
 }
 
+/* ---- direct conversion ---------------------------------------------------------------------
+ * Consumers play a track by lerp (translation, scale) and shortest-arc slerp
+ * (rotation) between its own keys.  For most nodes that is already the
+ * engine's playback, so their keys are written as they are, one track at a
+ * time, with no sampling: every track in strict time order, every
+ * translation and rotation key active (or exactly zero / identity, which
+ * the engine's inactive rule also gives), no hold flag (0x04), unit
+ * quaternions and no near-antipodal pair (the engine's perpendicular
+ * fallback).  The engine's slerp then follows the great circle between the
+ * keys: the short arc is one key, the long arc (negative dot) or an arc wider
+ * than max_key_angle is split into pieces.  Before the first key the engine
+ * has nothing (zero, identity, unit scale): a step at the first key.  Every
+ * other node goes through the baker. */
+static bool direct_ok(const lego_node *nd, unsigned sorted)
+{
+    if (sorted != (SORT_T | SORT_R | SORT_S | SORT_M)) return false;
+    for (uint16_t i = 0; i < nd->num_trans; i++) {
+        const lego_trans_key *k = &nd->trans[i];
+        if (i && lego_key_time(k->raw) <= lego_key_time(k[-1].raw)) return false;
+        if (!trans_active(k) && (k->x != 0 || k->y != 0 || k->z != 0)) return false;
+    }
+    for (uint16_t i = 1; i < nd->num_scale; i++)
+        if (lego_key_time(nd->scale[i].raw) <= lego_key_time(nd->scale[i - 1].raw)) return false;
+    for (uint16_t i = 0; i < nd->num_rot; i++) {
+        const lego_rot_key *k = &nd->rot[i];
+        double n2 = (double)k->w * k->w + (double)k->x * k->x + (double)k->y * k->y + (double)k->z * k->z;
+        if (!(fabs(n2 - 1) <= 1e-6)) return false;
+        if (!rot_active(k) && (k->x != 0 || k->y != 0 || k->z != 0)) return false;
+        if (!i) continue;
+        if (lego_key_time(k->raw) <= lego_key_time(k[-1].raw) || (lego_key_flags(k->raw) & LEGO_FLAG_SKIP)) return false;
+        double d = (double)k[-1].w * k->w + (double)k[-1].x * k->x + (double)k[-1].y * k->y + (double)k[-1].z * k->z;
+        if (lego_key_flags(k->raw) & LEGO_FLAG_NEGATE) d = -d;
+        if (!(d + 1.0 > 0.00001)) return false;
+    }
+    return true;
+}
+
+/* One vector track: `before` until the first key (a step there), then the keys. */
+static bool direct_vec(ra_arena *ar, const lego_trans_key *k, uint16_t n, ra_vec3 before, bool native, double tol,
+                       ra_vec_key **out, size_t *count)
+{
+    ra_vec_track tr;
+    if (!ra_vec_track_reserve(&tr, (size_t)n + 2)) return false;
+    double t0 = n ? key_time(k[0].raw) / 1000.0 : 0;
+    if (!n || t0 > 0) ra_vec_track_push(ar, &tr, 0, before);
+    if (n && t0 - ra_step_epsilon(t0) > 0) ra_vec_track_push(ar, &tr, t0 - ra_step_epsilon(t0), before);
+    for (uint16_t i = 0; i < n; i++)
+        ra_vec_track_push(ar, &tr, key_time(k[i].raw) / 1000.0, ra_v3(k[i].x, k[i].y, native ? k[i].z : -k[i].z));
+    return ra_vec_track_commit(ar, &tr, tol, out, count);
+}
+
+/* The scene's rotation of an engine quaternion: the conjugate (row vectors
+ * -> column vectors), Z mirrored in the converted frame. */
+static ra_quat scene_rot(double w, double x, double y, double z, bool native)
+{
+    return native ? ra_q(w, -x, -y, -z) : ra_q(w, x, y, -z);
+}
+
+static bool direct_rot(ra_arena *ar, const lego_rot_key *k, uint16_t n, bool native, const ra_bake_params *bp,
+                       ra_quat_key **out, size_t *count)
+{
+    ra_quat_track tr;
+    if (!ra_quat_track_reserve(&tr, (size_t)n + 2)) return false;
+    double t0 = n ? key_time(k[0].raw) / 1000.0 : 0;
+    bool ok = true;
+    if (!n || t0 > 0) ok = ra_quat_track_push(ar, &tr, 0, ra_q_identity());
+    if (ok && n && t0 - ra_step_epsilon(t0) > 0) ok = ra_quat_track_push(ar, &tr, t0 - ra_step_epsilon(t0), ra_q_identity());
+    double cmin = cos(bp->max_key_angle / 2); /* a wider rotation between two keys is split */
+    for (uint16_t i = 0; ok && i < n; i++) {
+        double t = key_time(k[i].raw) / 1000.0, sg = (lego_key_flags(k[i].raw) & LEGO_FLAG_NEGATE) ? -1 : 1;
+        ra_quat e = scene_rot(sg * k[i].w, sg * k[i].x, sg * k[i].y, sg * k[i].z, native);
+        if (!i) {
+            ok = ra_quat_track_push(ar, &tr, t, e);
+            continue;
+        }
+        ra_quat s = scene_rot(k[i - 1].w, k[i - 1].x, k[i - 1].y, k[i - 1].z, native);
+        double d = ra_q_dot(s, e);
+        if (d >= cmin) {
+            ok = ra_quat_track_push(ar, &tr, t, e);
+            continue;
+        }
+        /* the arc's pieces count against the bake budget */
+        double pieces = ceil(acos(fmax(-1.0, fmin(1.0, d))) / fmin(bp->max_key_angle / 2, 1.5));
+        if (bp->samples_left && pieces > (double)*bp->samples_left) {
+            *bp->samples_left = 0;
+            ok = false;
+            break;
+        }
+        if (bp->samples_left) *bp->samples_left -= (size_t)pieces;
+        ok = ra_quat_track_arc(ar, &tr, key_time(k[i - 1].raw) / 1000.0, s, t, e, bp->max_key_angle / 2);
+    }
+    if (!ok) {
+        ra_quat_track_release(&tr);
+        return false;
+    }
+    return ra_quat_track_commit(ar, &tr, bp->angle_tol, bp->max_key_angle, out, count);
+}
+
+static bool direct_node(ra_arena *ar, const lego_node *nd, bool native, const ra_bake_params *bp, ra_channel *ch)
+{
+    return direct_vec(ar, nd->trans, nd->num_trans, ra_v3(0, 0, 0), native, bp->value_tol, &ch->position,
+                      &ch->position_count) &&
+           direct_vec(ar, nd->scale, nd->num_scale, ra_v3(1, 1, 1), true, bp->value_tol, &ch->scaling,
+                      &ch->scaling_count) &&
+           direct_rot(ar, nd->rot, nd->num_rot, native, bp, &ch->rotation, &ch->rotation_count);
+}
+
 static ra_status lego_to_scene(ra_document *doc, ra_error *err)
 {
     const lego_ani *a = doc->model;
@@ -559,6 +666,18 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
         for (size_t i = 0; i < n; i++) {
             const lego_node *nd = f[i].node;
             if (!(nd->num_trans || nd->num_rot || nd->num_scale)) continue;
+            ra_channel *dch = &an->channels[ci];
+            if (direct_ok(nd, st->sorted[i + 1])) {
+                /* keys as they are; they count against the bake budget like samples */
+                size_t keys = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
+                if (keys > samples_left) return ra_fail_max_samples(doc, err);
+                samples_left -= keys;
+                dch->node = (uint32_t)(i + 1);
+                ci++;
+                if (!direct_node(ar, nd, st->native, &bp, dch))
+                    return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
+                continue;
+            }
             size_t nb = 0, cap = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
             double *br = ra_malloc(cap * sizeof *br);
             if (!br) return nomem(err);

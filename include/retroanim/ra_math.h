@@ -6,6 +6,7 @@
 #ifndef RETROANIM_RA_MATH_H
 #define RETROANIM_RA_MATH_H
 
+#include <math.h>
 #include <stdbool.h>
 
 #ifdef __cplusplus
@@ -18,26 +19,42 @@ typedef struct ra_mat4 { double m[4][4]; } ra_mat4;
 
 #define RA_PI 3.14159265358979323846
 
-ra_vec3 ra_v3(double x, double y, double z);
-ra_vec3 ra_v3_add(ra_vec3 a, ra_vec3 b);
-ra_vec3 ra_v3_sub(ra_vec3 a, ra_vec3 b);
-ra_vec3 ra_v3_scale(ra_vec3 a, double s);
-ra_vec3 ra_v3_lerp(ra_vec3 a, ra_vec3 b, double t);
-ra_vec3 ra_v3_cross(ra_vec3 a, ra_vec3 b);
-double ra_v3_dot(ra_vec3 a, ra_vec3 b);
-double ra_v3_len(ra_vec3 a);
+/* The small operations are inline: they sit on every loader's hot path. */
+static inline ra_vec3 ra_v3(double x, double y, double z) { ra_vec3 r = {x, y, z}; return r; }
+static inline ra_vec3 ra_v3_add(ra_vec3 a, ra_vec3 b) { return ra_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline ra_vec3 ra_v3_sub(ra_vec3 a, ra_vec3 b) { return ra_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline ra_vec3 ra_v3_scale(ra_vec3 a, double s) { return ra_v3(a.x * s, a.y * s, a.z * s); }
+static inline ra_vec3 ra_v3_lerp(ra_vec3 a, ra_vec3 b, double t)
+{
+    return ra_v3(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t);
+}
+static inline ra_vec3 ra_v3_cross(ra_vec3 a, ra_vec3 b)
+{
+    return ra_v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline double ra_v3_dot(ra_vec3 a, ra_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline double ra_v3_len(ra_vec3 a) { return sqrt(ra_v3_dot(a, a)); }
 
-ra_quat ra_q_identity(void);
-ra_quat ra_q(double w, double x, double y, double z);
-ra_quat ra_q_mul(ra_quat a, ra_quat b);
-ra_quat ra_q_conj(ra_quat q);
-ra_quat ra_q_neg(ra_quat q);
-ra_quat ra_q_scale(ra_quat q, double s);
-ra_quat ra_q_add(ra_quat a, ra_quat b);
-double ra_q_dot(ra_quat a, ra_quat b);
-double ra_q_len(ra_quat q);
-/* Unit quaternion; the zero quaternion gives identity. */
-ra_quat ra_q_normalize(ra_quat q);
+static inline ra_quat ra_q(double w, double x, double y, double z) { ra_quat r = {w, x, y, z}; return r; }
+static inline ra_quat ra_q_identity(void) { return ra_q(1, 0, 0, 0); }
+static inline ra_quat ra_q_mul(ra_quat a, ra_quat b)
+{
+    return ra_q(a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w);
+}
+static inline ra_quat ra_q_conj(ra_quat q) { return ra_q(q.w, -q.x, -q.y, -q.z); }
+static inline ra_quat ra_q_neg(ra_quat q) { return ra_q(-q.w, -q.x, -q.y, -q.z); }
+static inline ra_quat ra_q_scale(ra_quat q, double s) { return ra_q(q.w * s, q.x * s, q.y * s, q.z * s); }
+static inline ra_quat ra_q_add(ra_quat a, ra_quat b) { return ra_q(a.w + b.w, a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline double ra_q_dot(ra_quat a, ra_quat b) { return a.w * b.w + a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline double ra_q_len(ra_quat q) { return sqrt(ra_q_dot(q, q)); }
+/* Unit quaternion; the zero quaternion (or a non-finite one) gives identity. */
+static inline ra_quat ra_q_normalize(ra_quat q)
+{
+    double l = ra_q_len(q);
+    if (!(l > 0) || !isfinite(l)) return ra_q_identity();
+    return ra_q_scale(q, 1.0 / l);
+}
 ra_quat ra_q_axis_angle(ra_vec3 axis, double radians);
 /* Rotation as consumers play it: shortest arc, normalised result
  * (what aiQuaternion::Interpolate and glTF slerp do). */

@@ -150,10 +150,12 @@ void ra_scene_sample_world(const ra_scene *s, size_t anim, double t, ra_mat4 *ou
 typedef struct ra_vec_track {
     ra_vec_key *keys;
     size_t count, cap;
+    bool heap; /* keys are ra_malloc'd scratch (ra_*_track_reserve): grown with ra_realloc */
 } ra_vec_track;
 typedef struct ra_quat_track {
     ra_quat_key *keys;
     size_t count, cap;
+    bool heap;
 } ra_quat_track;
 
 double ra_step_epsilon(double t);
@@ -171,6 +173,19 @@ bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, do
  * interpolate per component (max_key_angle) keeps its split. */
 void ra_vec_track_simplify(ra_vec_track *tr, double tol);
 void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle);
+/* Scratch tracks: the keys live in ra_malloc'd memory with room for `cap`
+ * keys (growing if needed), so a track built key by key leaves nothing
+ * behind in the arena.  _commit simplifies the track, copies the keys that
+ * remain into the arena (*out, *count) and frees the scratch; _release frees
+ * it without committing.  Both return false when out of memory (the scratch
+ * is freed either way). */
+bool ra_vec_track_reserve(ra_vec_track *tr, size_t cap);
+bool ra_quat_track_reserve(ra_quat_track *tr, size_t cap);
+bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key **out, size_t *count);
+bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max_angle, ra_quat_key **out,
+                          size_t *count);
+void ra_vec_track_release(ra_vec_track *tr);
+void ra_quat_track_release(ra_quat_track *tr);
 
 /* ---- baking a transform function into keys ----------------------------------------
  * A format describes a node's local transform as a function of time `eval`
