@@ -137,6 +137,14 @@ grep -q "failed" "$TMP/out" && ok || bad "batch summary"
 rm "$TMP/in/bad_magic.ani" "$TMP/in/truncated.ani"
 expect_rc 0 "batch all good" "$BIN" batch "$TMP/in" "$TMP/outdir2" --format gltf2 -j 2 --quiet
 expect_rc 2 "batch without --format" "$BIN" batch "$TMP/in" "$TMP/outdir3"
+# inputs that share a stem (an ANIM beside its CINF) keep their whole names
+mkdir -p "$TMP/pair"
+cp "$FIX/minimal.ani" "$TMP/pair/walk.ani"
+cp "$FIX/hierarchy.ani" "$TMP/pair/walk.lego.ani"
+cp "$FIX/camera.ani" "$TMP/pair/walk.ANI"
+expect_rc 0 "batch with shared stems" "$BIN" batch "$TMP/pair" "$TMP/pairout" --format glb2 -j 2 --quiet
+[ -s "$TMP/pairout/walk.ani.glb" ] && [ -s "$TMP/pairout/walk.ANI.glb" ] && [ -s "$TMP/pairout/walk.lego.glb" ] &&
+  [ "$(ls "$TMP/pairout" | wc -l)" -eq 3 ] && ok || bad "batch names of inputs sharing a stem: $(ls "$TMP/pairout")"
 
 # ---- Metroid Prime: every fixture, the ANIM+CINF pairs, the error line ----
 grep -q "metroid_anim" <("$BIN" formats) && ok || bad "formats lists metroid_anim"

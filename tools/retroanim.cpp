@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -515,6 +516,19 @@ int CmdBatch(const Args &a, const Options &o)
                      mk.message().c_str());
         return 1;
     }
+    // out names: the stem, or the whole name where two inputs share a stem
+    // (a Metroid walk.anim beside its walk.cinf), so no output is written twice
+    std::vector<std::string> outs(files.size());
+    {
+        std::map<std::string, int> stems;
+        auto stem_of = [](const std::string &n) {
+            std::string s = n.substr(0, n.find_last_of('.'));
+            return s.empty() ? n : s;
+        };
+        for (const auto &f : files) stems[stem_of(f)]++;
+        for (size_t i = 0; i < files.size(); i++)
+            outs[i] = a.pos[1] + "/" + (stems[stem_of(files[i])] > 1 ? files[i] : stem_of(files[i])) + "." + ext;
+    }
     std::atomic<size_t> next{0}, done{0}, failed{0};
     std::mutex mu;
     std::vector<std::string> errors;
@@ -533,9 +547,7 @@ int CmdBatch(const Args &a, const Options &o)
             size_t i = next++;
             if (i >= files.size()) return;
             std::string in = a.pos[0] + "/" + files[i];
-            std::string stem = files[i].substr(0, files[i].find_last_of('.'));
-            if (stem.empty()) stem = files[i];
-            std::string out = a.pos[1] + "/" + stem + "." + ext;
+            const std::string &out = outs[i];
             std::string error;
             Converted info;
             bool ok = ConvertOne(in, out, a.format, o, error, info);
