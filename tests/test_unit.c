@@ -12,7 +12,7 @@ static void test_cursor(void)
     ra_error_clear(&e);
     ra_cursor c;
     ra_cursor_init(&c, b, sizeof b, "test", &e);
-    uint16_t u16;
+    uint16_t u16 = 0;
     uint32_t u32;
     float f;
     CHECK(ra_rd_u16le(&c, &u16, "a") && u16 == 0x0201, "u16le %x", u16);
@@ -23,7 +23,7 @@ static void test_cursor(void)
     c.pos = 0;
     CHECK(ra_rd_u32be(&c, &u32, "a") && u32 == 0x01020304u, "u32be %x", u32);
     CHECK(ra_rd_f32le(&c, &f, "f") && f == 1.0f, "f32le %g", f);
-    int16_t s16;
+    int16_t s16 = 0;
     CHECK(ra_rd_s16le(&c, &s16, "s") && s16 == -257, "s16le %d", s16);
     CHECK(ra_cursor_left(&c) == 0, "left %zu", ra_cursor_left(&c));
     /* a failed read records field and offset, and is sticky */

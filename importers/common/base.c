@@ -173,7 +173,7 @@ void ra_arena_destroy(ra_arena *a)
 
 size_t ra_arena_used(const ra_arena *a) { return a ? a->total : 0; }
 
-void *ra_arena_alloc(ra_arena *a, size_t size)
+static void *arena_take(ra_arena *a, size_t size, bool zero)
 {
     if (!a) return NULL;
     size_t need = (size + 15u) & ~(size_t)15u;
@@ -206,8 +206,16 @@ void *ra_arena_alloc(ra_arena *a, size_t size)
     }
     void *p = (uint8_t *)c + RA_CHUNK_HDR + c->used;
     c->used += need;
-    memset(p, 0, need);
+    if (zero) memset(p, 0, need);
     return p;
+}
+
+void *ra_arena_alloc(ra_arena *a, size_t size) { return arena_take(a, size, true); }
+
+void *ra_arena_array_uninit(ra_arena *a, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    return arena_take(a, n * size, false);
 }
 
 void *ra_arena_array(ra_arena *a, size_t n, size_t size)
@@ -325,111 +333,20 @@ bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *fie
     return false;
 }
 
+bool ra_cursor_short(ra_cursor *c, size_t n, const char *field)
+{
+    if (c->err->code == RA_OK)
+        ra_fail(c->err, RA_ERR_TRUNCATED, c->format, c->pos, field, "truncated: %zu bytes needed, %zu left", n,
+                c->size - c->pos);
+    return false;
+}
+
 static bool take(ra_cursor *c, size_t n, const char *field, const uint8_t **p)
 {
-    if (c->err->code != RA_OK) return false;
-    if (n > c->size - c->pos) {
-        ra_fail(c->err, RA_ERR_TRUNCATED, c->format, c->pos, field,
-                "truncated: %zu bytes needed, %zu left", n, c->size - c->pos);
-        return false;
-    }
-    *p = c->data + c->pos;
-    c->pos += n;
-    return true;
+    *p = ra_cursor_take(c, n, field);
+    return *p != NULL;
 }
 
-static uint64_t rd_le(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = n - 1; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-static uint64_t rd_be(const uint8_t *p, int n)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) v = (v << 8) | p[i];
-    return v;
-}
-
-bool ra_rd_u8(ra_cursor *c, uint8_t *v, const char *field)
-{
-    const uint8_t *p;
-    if (!take(c, 1, field, &p)) return false;
-    *v = p[0];
-    return true;
-}
-
-#define DEF_RD(name, type, n, fn)                                   \
-    bool name(ra_cursor *c, type *v, const char *field)             \
-    {                                                               \
-        const uint8_t *p;                                           \
-        if (!take(c, n, field, &p)) return false;                   \
-        *v = (type)fn(p, n);                                        \
-        return true;                                                \
-    }
-DEF_RD(ra_rd_u16le, uint16_t, 2, rd_le)
-DEF_RD(ra_rd_u16be, uint16_t, 2, rd_be)
-DEF_RD(ra_rd_u32le, uint32_t, 4, rd_le)
-DEF_RD(ra_rd_u32be, uint32_t, 4, rd_be)
-
-bool ra_rd_s16le(ra_cursor *c, int16_t *v, const char *field)
-{
-    uint16_t u;
-    if (!ra_rd_u16le(c, &u, field)) return false;
-    memcpy(v, &u, 2);
-    return true;
-}
-bool ra_rd_s16be(ra_cursor *c, int16_t *v, const char *field)
-{
-    uint16_t u;
-    if (!ra_rd_u16be(c, &u, field)) return false;
-    memcpy(v, &u, 2);
-    return true;
-}
-bool ra_rd_s32le(ra_cursor *c, int32_t *v, const char *field)
-{
-    uint32_t u;
-    if (!ra_rd_u32le(c, &u, field)) return false;
-    memcpy(v, &u, 4);
-    return true;
-}
-bool ra_rd_s32be(ra_cursor *c, int32_t *v, const char *field)
-{
-    uint32_t u;
-    if (!ra_rd_u32be(c, &u, field)) return false;
-    memcpy(v, &u, 4);
-    return true;
-}
-bool ra_rd_f32le(ra_cursor *c, float *v, const char *field)
-{
-    uint32_t u;
-    if (!ra_rd_u32le(c, &u, field)) return false;
-    memcpy(v, &u, 4);
-    return true;
-}
-bool ra_rd_f32be(ra_cursor *c, float *v, const char *field)
-{
-    uint32_t u;
-    if (!ra_rd_u32be(c, &u, field)) return false;
-    memcpy(v, &u, 4);
-    return true;
-}
-bool ra_rd_f64le(ra_cursor *c, double *v, const char *field)
-{
-    const uint8_t *p;
-    if (!take(c, 8, field, &p)) return false;
-    uint64_t u = rd_le(p, 8);
-    memcpy(v, &u, 8);
-    return true;
-}
-bool ra_rd_f64be(ra_cursor *c, double *v, const char *field)
-{
-    const uint8_t *p;
-    if (!take(c, 8, field, &p)) return false;
-    uint64_t u = rd_be(p, 8);
-    memcpy(v, &u, 8);
-    return true;
-}
 bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field)
 {
     const uint8_t *p;

@@ -242,7 +242,7 @@ void ra_quat_track_release(ra_quat_track *tr)
 bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key **out, size_t *count)
 {
     ra_vec_track_simplify(tr, tol);
-    *out = ra_arena_array(a, tr->count, sizeof **out);
+    *out = ra_arena_array_uninit(a, tr->count, sizeof **out);
     *count = *out ? tr->count : 0;
     if (*out) memcpy(*out, tr->keys, tr->count * sizeof **out);
     ra_vec_track_release(tr);
@@ -253,7 +253,7 @@ bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max
                           size_t *count)
 {
     ra_quat_track_simplify(tr, tol, max_angle);
-    *out = ra_arena_array(a, tr->count, sizeof **out);
+    *out = ra_arena_array_uninit(a, tr->count, sizeof **out);
     *count = *out ? tr->count : 0;
     if (*out) memcpy(*out, tr->keys, tr->count * sizeof **out);
     ra_quat_track_release(tr);
@@ -361,15 +361,16 @@ void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
         /* A cheap test first: normalised lerp stays within dev of the slerp
          * (rotation angle; 0.04 theta^3 for a 4D arc theta <= pi/3, and here
          * theta <= 1.048 sqrt(2 (1 - cos theta))), and the rotation between
-         * unit quaternions with |dot| = c is at least 2 sqrt(2 (1 - c)).  A
-         * key that is clearly off the nlerp is kept without any trigonometry. */
-        double th = drop ? 1.048 * sqrt(fmax(0.0, 2.0 * (1.0 - d / sqrt(nn)))) : 0, dev = 0.04 * th * th * th;
+         * quaternions x, y with |x.y| = c |x| |y| is at least 2 sqrt(2 (1 - c)).
+         * A key that is clearly off the nlerp is kept without trigonometry or
+         * square roots: c < 1 - T^2/8 with T = tol + dev, compared squared. */
+        double th2 = drop ? 1.098 * 2.0 * (1.0 - d / sqrt(nn)) : 0, dev = 0.04 * th2 * sqrt(fmax(0.0, th2));
+        double lim = 1.0 - (tol + dev) * (tol + dev) / 8, lim2 = lim > 0 ? lim * lim : 0;
         for (size_t j = i - run; drop && j <= i; j++) {
             double f = (k[j].t - a->t) / (b->t - a->t);
-            ra_quat nl = ra_q_normalize(ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f)));
-            ra_quat kj = ra_q_normalize(k[j].q);
-            double cj = fabs(ra_q_dot(nl, kj));
-            if (2.0 * sqrt(fmax(0.0, 2.0 * (1.0 - cj))) > tol + dev) drop = false;
+            ra_quat nl = ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f));
+            double cj = ra_q_dot(nl, k[j].q);
+            if (cj * cj < lim2 * ra_q_dot(nl, nl) * ra_q_dot(k[j].q, k[j].q)) drop = false;
             else if (ra_q_angle_between(ra_q_slerp_shortest(a->q, b->q, f), k[j].q) > tol) drop = false;
         }
         if (drop) {

@@ -278,7 +278,7 @@ static bool read_quant(rd *r, mp_quant *q, bool pc, const char *field)
         if (q->bits > MP_MAX_BITS) return bad(r, at + 3, field, "bit width above 32");
         return true;
     }
-    int16_t init;
+    int16_t init = 0;
     ra_rd_s16be(&r->c, &init, field);
     size_t at = r->c.pos;
     if (!ra_rd_u8(&r->c, &q->bits, field)) return false;
@@ -421,7 +421,7 @@ static bool read_v2(rd *r)
     for (uint32_t c = 0; c < a->desc_count; c++) {
         mp_channel *ch = &a->channels[c];
         if (l == MP_V2_MP2) {
-            uint8_t id;
+            uint8_t id = 0;
             ra_rd_u8(&r->c, &id, "descriptor.bone_id");
             ch->bone_id = id;
         } else {

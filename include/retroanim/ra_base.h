@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -92,6 +93,10 @@ void ra_arena_destroy(ra_arena *a);
 void *ra_arena_alloc(ra_arena *a, size_t size);
 /* n * size with the multiply checked for overflow; n == 0 gives a valid pointer. */
 void *ra_arena_array(ra_arena *a, size_t n, size_t size);
+/* The same without zeroing, for arrays the caller fills completely at once
+ * (key arrays copied in, or read element by element with the document
+ * discarded on failure). */
+void *ra_arena_array_uninit(ra_arena *a, size_t n, size_t size);
 /* Grows an arena array (copying); the old block stays in the arena. */
 void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size);
 char *ra_arena_strndup(ra_arena *a, const char *s, size_t n);
@@ -129,28 +134,6 @@ void ra_cursor_init(ra_cursor *c, const void *data, size_t size, const char *for
 static inline bool ra_cursor_ok(const ra_cursor *c) { return c->err->code == RA_OK; }
 static inline size_t ra_cursor_left(const ra_cursor *c) { return c->size - c->pos; }
 
-bool ra_rd_u8(ra_cursor *c, uint8_t *v, const char *field);
-bool ra_rd_u16le(ra_cursor *c, uint16_t *v, const char *field);
-bool ra_rd_u16be(ra_cursor *c, uint16_t *v, const char *field);
-bool ra_rd_u32le(ra_cursor *c, uint32_t *v, const char *field);
-bool ra_rd_u32be(ra_cursor *c, uint32_t *v, const char *field);
-bool ra_rd_s16le(ra_cursor *c, int16_t *v, const char *field);
-bool ra_rd_s16be(ra_cursor *c, int16_t *v, const char *field);
-bool ra_rd_s32le(ra_cursor *c, int32_t *v, const char *field);
-bool ra_rd_s32be(ra_cursor *c, int32_t *v, const char *field);
-bool ra_rd_f32le(ra_cursor *c, float *v, const char *field);
-bool ra_rd_f32be(ra_cursor *c, float *v, const char *field);
-bool ra_rd_f64le(ra_cursor *c, double *v, const char *field);
-bool ra_rd_f64be(ra_cursor *c, double *v, const char *field);
-bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field);
-bool ra_rd_skip(ra_cursor *c, size_t n, const char *field);
-/* n bytes copied into the arena with a NUL appended (the bytes may hold NULs). */
-bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *field);
-/* Checks that `count` items of at least `min_item_bytes` each can still fit in
- * the bytes left, before anything is allocated for them. */
-bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field);
-/* Records an error at the current (or a given) position. */
-bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *field, const char *msg);
 /* Unchecked 32-bit loads, for code that has checked the range already
  * (signature tests on a prefix, the bit reader over a checked block). */
 static inline uint32_t ra_load_u32le(const uint8_t *p)
@@ -162,6 +145,118 @@ static inline uint32_t ra_load_u32be(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The reads of fixed-size values.  They are inline (every loader's inner
+ * loop): n bytes are taken when the cursor has no error and n bytes are left;
+ * otherwise ra_cursor_short records the truncation (out of line) and the
+ * read fails, leaving *v unchanged. */
+bool ra_cursor_short(ra_cursor *c, size_t n, const char *field);
+static inline const uint8_t *ra_cursor_take(ra_cursor *c, size_t n, const char *field)
+{
+    if (c->err->code != RA_OK || n > c->size - c->pos) {
+        ra_cursor_short(c, n, field);
+        return NULL;
+    }
+    const uint8_t *p = c->data + c->pos;
+    c->pos += n;
+    return p;
+}
+static inline bool ra_rd_u8(ra_cursor *c, uint8_t *v, const char *field)
+{
+    const uint8_t *p = ra_cursor_take(c, 1, field);
+    if (p) *v = p[0];
+    return p != NULL;
+}
+static inline bool ra_rd_u16le(ra_cursor *c, uint16_t *v, const char *field)
+{
+    const uint8_t *p = ra_cursor_take(c, 2, field);
+    if (p) *v = (uint16_t)(p[0] | p[1] << 8);
+    return p != NULL;
+}
+static inline bool ra_rd_u16be(ra_cursor *c, uint16_t *v, const char *field)
+{
+    const uint8_t *p = ra_cursor_take(c, 2, field);
+    if (p) *v = (uint16_t)(p[0] << 8 | p[1]);
+    return p != NULL;
+}
+static inline bool ra_rd_u32le(ra_cursor *c, uint32_t *v, const char *field)
+{
+    const uint8_t *p = ra_cursor_take(c, 4, field);
+    if (p) *v = ra_load_u32le(p);
+    return p != NULL;
+}
+static inline bool ra_rd_u32be(ra_cursor *c, uint32_t *v, const char *field)
+{
+    const uint8_t *p = ra_cursor_take(c, 4, field);
+    if (p) *v = ra_load_u32be(p);
+    return p != NULL;
+}
+static inline bool ra_rd_s16le(ra_cursor *c, int16_t *v, const char *field)
+{
+    uint16_t u;
+    if (!ra_rd_u16le(c, &u, field)) return false;
+    memcpy(v, &u, 2);
+    return true;
+}
+static inline bool ra_rd_s16be(ra_cursor *c, int16_t *v, const char *field)
+{
+    uint16_t u;
+    if (!ra_rd_u16be(c, &u, field)) return false;
+    memcpy(v, &u, 2);
+    return true;
+}
+static inline bool ra_rd_s32le(ra_cursor *c, int32_t *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32le(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+static inline bool ra_rd_s32be(ra_cursor *c, int32_t *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32be(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+static inline bool ra_rd_f32le(ra_cursor *c, float *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32le(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+static inline bool ra_rd_f32be(ra_cursor *c, float *v, const char *field)
+{
+    uint32_t u;
+    if (!ra_rd_u32be(c, &u, field)) return false;
+    memcpy(v, &u, 4);
+    return true;
+}
+static inline bool ra_rd_f64le(ra_cursor *c, double *v, const char *field)
+{
+    const uint8_t *p = ra_cursor_take(c, 8, field);
+    if (!p) return false;
+    uint64_t u = (uint64_t)ra_load_u32le(p + 4) << 32 | ra_load_u32le(p);
+    memcpy(v, &u, 8);
+    return true;
+}
+static inline bool ra_rd_f64be(ra_cursor *c, double *v, const char *field)
+{
+    const uint8_t *p = ra_cursor_take(c, 8, field);
+    if (!p) return false;
+    uint64_t u = (uint64_t)ra_load_u32be(p) << 32 | ra_load_u32be(p + 4);
+    memcpy(v, &u, 8);
+    return true;
+}
+bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field);
+bool ra_rd_skip(ra_cursor *c, size_t n, const char *field);
+/* n bytes copied into the arena with a NUL appended (the bytes may hold NULs). */
+bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *field);
+/* Checks that `count` items of at least `min_item_bytes` each can still fit in
+ * the bytes left, before anything is allocated for them. */
+bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field);
+/* Records an error at the current (or a given) position. */
+bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *field, const char *msg);
 /* Subtraction-form range check: off + len fits in size. */
 static inline bool ra_range_ok(size_t size, uint64_t off, uint64_t len)
 {

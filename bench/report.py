@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Turns bench/run.sh's raw lines (key=value pairs) into bench/RESULTS.md.
+
+usage: report.py RESULTS_TXT RUNS QUICK"""
+import platform
+import re
+import subprocess
+import sys
+import time
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def parse(path):
+    rows, batch = [], None
+    for line in open(path):
+        kv = dict(re.findall(r"(\w+)=(\S+)", line))
+        if line.startswith("batch"):
+            batch = kv
+        elif "format" in kv:
+            rows.append(kv)
+    return rows, batch
+
+
+def f(x, nd=1):
+    return f"{float(x):,.{nd}f}"
+
+
+def mark(ok):
+    return "yes" if ok else "**no**"
+
+
+def main():
+    rows, batch = parse(sys.argv[1])
+    runs, quick = sys.argv[2], sys.argv[3] == "1"
+    out = []
+    w = out.append
+    w("# Benchmark results")
+    w("")
+    w("Written by `bash bench/run.sh`" + (" --quick (1x sizes, 2 runs: a smoke run, not the figures)" if quick else "") +
+      f" on {time.strftime('%Y-%m-%d')}. Every time is the median of {runs} runs in one process;"
+      " the two Assimp imports alternate within each run, so the ratio compares the same machine state.")
+    w("")
+    w("## Machine")
+    w("")
+    cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or platform.processor()
+    mem = sh("free -g | awk '/Mem/{print $2}'")
+    assimp = sh("dpkg-query -W -f='${Version}' libassimp5 2>/dev/null")
+    w(f"- CPU: {cpu}, {sh('nproc')} cores; {mem} GiB")
+    w(f"- {sh('uname -sr')}; {sh('gcc --version | head -1')}; Assimp {assimp}")
+    w("- Release build (`-O3`), in `build-bench/`")
+    w("")
+    w("## Commands")
+    w("")
+    w("```")
+    w("bash bench/run.sh                       # everything below")
+    w("build-bench/bench_gen FORMAT NODES KEYS OUT   # an input, with our writers")
+    w("build-bench/retroanim convert OUT OUT.glb     # the glTF to compare with")
+    w("build-bench/bench_run --runs N OUT OUT.glb    # one line of figures")
+    w("build-bench/retroanim batch DIR OUT --format glb2 -j 1|2")
+    w("```")
+    w("")
+    w("Columns: **read** = `ra_document_read` (the format model) in MB/s of file; **keys/s** = scene keys per second"
+      " of the whole C load (`ra_document_load`: read + to_scene + checks); **to_scene** = load − read;"
+      " **ours** = `Assimp::Importer::ReadFile` on the original file through our importer; **glb** ="
+      " `ReadFile` on the `.glb` that `retroanim convert` made of it (Assimp's glTF 2 importer);"
+      " **ratio** = ours / glb (target <= 1.0, aim 0.5); **peak/scene** = the heap's high-water mark during"
+      " our `ReadFile` (every allocation of the process, the file buffer included) over the bytes of the"
+      " `aiScene` it returned (target <= 2).")
+    w("")
+    big = [r for r in rows if r["scale"] == ("1" if quick else "16")]
+    w("## The large files" + (" (1x in this quick run)" if quick else " (the issue's sizes)"))
+    w("")
+    w("| format | nodes x keys | file MB | scene keys | read MB/s | keys/s (C load) | to_scene ms | ours ms | glb ms | ratio | peak/scene |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in big:
+        w(f"| {r['format']} | {r['nodes']} x {r['keys_per_track']} | {f(int(r['bytes']) / 1e6)} | {int(r['keys']):,} |"
+          f" {f(r['read_mbs'], 0)} | {float(r['load_keys_per_s']):,.3g} | {f(r['to_scene_ms'])} | {f(r['ours_ms'])} |"
+          f" {f(r['glb_ms'])} | {f(r['ratio'], 2)} | {f(r['peak_ratio'], 2)} |")
+    w("")
+    w("Targets on these files:")
+    w("")
+    w("| format | ratio <= 1.0 | read >= 500 MB/s | peak <= 2x scene |")
+    w("|---|---|---|---|")
+    for r in big:
+        w(f"| {r['format']} | {mark(float(r['ratio']) <= 1.0)} ({f(r['ratio'], 2)}) |"
+          f" {mark(float(r['read_mbs']) >= 500)} ({f(r['read_mbs'], 0)}) |"
+          f" {mark(float(r['peak_ratio']) <= 2)} ({f(r['peak_ratio'], 2)}) |")
+    w("")
+    if not quick:
+        w("## Growth")
+        w("")
+        w("The same generator at 1x (nodes/4 x keys/4), 4x (nodes/2 x keys/2) and 16x the size. Linear cost means a"
+          " constant time per key: the last column is the 16x time per key over the 1x time per key (1.0 = linear).")
+        w("")
+        w("| format | C load ms 1x / 4x / 16x | ours ms 1x / 4x / 16x | ns per key 1x / 4x / 16x (C load) | 16x / 1x per key |")
+        w("|---|---|---|---|---|")
+        by = {}
+        for r in rows:
+            by.setdefault(r["format"], {})[r["scale"]] = r
+        for fmt, s in by.items():
+            if not all(k in s for k in ("1", "4", "16")):
+                continue
+            per = [float(s[k]["load_ms"]) * 1e6 / max(1, int(s[k]["keys"])) for k in ("1", "4", "16")]
+            w(f"| {fmt} | {' / '.join(f(s[k]['load_ms']) for k in ('1', '4', '16'))} |"
+              f" {' / '.join(f(s[k]['ours_ms']) for k in ('1', '4', '16'))} |"
+              f" {' / '.join(f(p, 0) for p in per)} | {f(per[2] / per[0], 2)} |")
+        w("")
+    if batch:
+        w("## Batch conversion")
+        w("")
+        w(f"`retroanim batch` over 1,000 small files (200 per format, plus the 200 Metroid skeletons beside them),"
+          f" to `.glb`; median of 3 wall-clock runs.")
+        w("")
+        w("| files written | -j1 s | -j2 s | speedup (target >= 1.7) |")
+        w("|---|---|---|---|")
+        w(f"| {batch['files']} | {f(batch['j1_s'], 2)} | {f(batch['j2_s'], 2)} | {f(batch['speedup'], 2)}"
+          f" ({mark(float(batch['speedup']) >= 1.7)}) |")
+        w("")
+    w("## Raw lines")
+    w("")
+    w("```")
+    w(open(sys.argv[1]).read().rstrip())
+    w("```")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

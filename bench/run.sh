@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs every benchmark and writes bench/RESULTS.md (not part of the test
+# suite; see bench/README.md).
+#
+#   bash bench/run.sh [--quick]
+#
+# Builds Release in build-bench/, writes the inputs with bench_gen (our own
+# writers) into build-bench/data/, converts each to .glb with
+# `retroanim convert`, then measures with bench_run (medians of RUNS runs,
+# default 5) and times `retroanim batch -j1` against `-j2`.  --quick uses
+# the 1x sizes only and 2 runs (a smoke run; its RESULTS.md says so).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+B=$ROOT/build-bench
+D=$B/data
+RUNS=${RUNS:-5}
+QUICK=0
+[ "${1:-}" = "--quick" ] && QUICK=1 && RUNS=2
+
+cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$B" --target retroanim_cli bench_gen bench_run >/dev/null
+mkdir -p "$D"
+OUT=$B/results.txt
+: >"$OUT"
+log() { echo "$*" | tee -a "$OUT"; }
+
+# format, extension, nodes and keys at 16x (the issue's sizes)
+FORMATS=(
+  "lego ani 500 2000"
+  "metroid anim 100 20000"
+  "wog movie.binltl 200 1000"
+  "niff niff 200 2000"
+  "homeworld mad 500 2000"
+)
+# 1x = nodes/4 x keys/4, 4x = nodes/2 x keys/2, 16x = the full size
+SCALES=(1 4 16)
+[ $QUICK = 1 ] && SCALES=(1)
+
+for spec in "${FORMATS[@]}"; do
+  read -r fmt ext nodes keys <<<"$spec"
+  for sc in "${SCALES[@]}"; do
+    div=$((sc == 1 ? 4 : sc == 4 ? 2 : 1))
+    n=$((nodes / div)) k=$((keys / div))
+    f=$D/${fmt}_x$sc.$ext
+    [ -s "$f" ] || "$B/bench_gen" "$fmt" "$n" "$k" "$f"
+    [ -s "$f.glb" ] || "$B/retroanim" convert "$f" "$f.glb" --quiet
+    echo "measuring $fmt x$sc ($n x $k) ..." >&2
+    log "format=$fmt scale=$sc nodes=$n keys_per_track=$k $("$B/bench_run" --runs "$RUNS" "$f" "$f.glb")"
+  done
+done
+
+# batch: 1000 small files (200 of each format), -j1 against -j2
+S=$D/small
+if [ ! -d "$S" ] || [ "$(ls "$S" | wc -l)" -lt 1100 ]; then
+  rm -rf "$S" && mkdir -p "$S"
+  for spec in "${FORMATS[@]}"; do
+    read -r fmt ext _ _ <<<"$spec"
+    for i in $(seq 1 200); do
+      "$B/bench_gen" "$fmt" $((5 + i % 7)) $((20 + i % 30)) "$S/${fmt}_$i.$ext"
+    done
+  done
+fi
+best() { # median wall seconds of 3 runs of: batch -j N
+  local t=()
+  for r in 1 2 3; do
+    rm -rf "$B/batch_out"
+    local s e
+    s=$(date +%s.%N)
+    "$B/retroanim" batch "$S" "$B/batch_out" --format glb2 -j "$1" --quiet >/dev/null
+    e=$(date +%s.%N)
+    t+=("$(echo "$e - $s" | bc -l)")
+  done
+  printf '%s\n' "${t[@]}" | sort -n | sed -n 2p
+}
+j1=$(best 1)
+j2=$(best 2)
+files=$(ls "$B/batch_out" | wc -l)
+log "batch files=$files j1_s=$j1 j2_s=$j2 speedup=$(echo "$j1 / $j2" | bc -l | cut -c1-5)"
+
+python3 bench/report.py "$OUT" "$RUNS" "$QUICK" >bench/RESULTS.md
+echo "wrote bench/RESULTS.md" >&2
