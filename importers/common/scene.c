@@ -299,8 +299,9 @@ bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, do
     double d = ra_q_dot(q0, q1);
     if (d > 1) d = 1;
     if (d < -1) d = -1;
-    double arc = acos(d); /* 4D angle of the great-circle path the engine follows */
     if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
+    if (d >= cos(max_angle)) return ra_quat_track_push(a, tr, t1, q1); /* one piece: no acos, no slerp */
+    double arc = acos(d); /* 4D angle of the great-circle path the engine follows */
     size_t pieces = (size_t)ceil(arc / max_angle);
     if (pieces < 1) pieces = 1;
     for (size_t k = 1; k <= pieces; k++) {
