@@ -187,7 +187,9 @@ static ra_trs part_trs(const void *vctx, double t)
 }
 
 /* Most breakpoints one load bakes, over all its nodes (short loops inside a
- * long movie, spins of many turns, many actors sharing one animation). */
+ * long movie, spins of many turns, many actors sharing one animation): this
+ * many, plus one per 4 bytes of the file (a keyed frame takes at least its
+ * 4-byte frame time), so that large valid files are never refused. */
 #define WOG_MAX_BREAKS (1u << 19)
 
 static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double duration, double max_key_angle,
@@ -211,9 +213,9 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
     }
     if (reps * per > *budget)
         return ra_fail(err, RA_ERR_LIMIT, fmt, RA_NO_OFFSET, "",
-                       "more than %u keys to bake (spins of many turns, or an animation of %.9g s looping %.0f "
+                       "more than %.0f keys to bake (spins of many turns, or an animation of %.9g s looping %.0f "
                        "times in the movie's %.9g s)",
-                       WOG_MAX_BREAKS, p->period, reps, duration);
+                       (double)WOG_MAX_BREAKS + (double)doc->source_size / 4, p->period, reps, duration);
     *budget -= reps * per;
     bool ok = true, past = false;
     for (double r = 0; r < reps && ok; r++) {
@@ -334,7 +336,9 @@ static ra_status make_group(ra_document *doc, const wog_anim *a, bool reverse, g
 }
 
 /* Most metadata text the key lists of one load may take (aliasing slots can
- * name one long sound id many times). */
+ * name one long sound id many times): this much plus 8 bytes per byte of the
+ * file (a listed key costs at least 4 bytes of the file and at most about 30
+ * characters of text). */
 #define WOG_MAX_META ((size_t)16 << 20)
 
 static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uint8_t *strings, uint32_t strings_size,
@@ -387,7 +391,8 @@ static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, con
         else g->meta[c] = json_keys(ar, tr[c], 3 + c, g->a->strings, g->a->strings_size, left, &too_big);
         if (too_big)
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
-                           "the alpha, colour and sound key lists exceed %zu MiB of metadata", WOG_MAX_META >> 20);
+                           "the alpha, colour and sound key lists exceed %zu MiB of metadata",
+                           (WOG_MAX_META + 8 * doc->source_size) >> 20);
         if (!g->meta[c] || !ra_meta_set_string(ar, md, key[c], g->meta[c])) return nomem(err, doc->format->id);
     }
     return ra_meta_set_double(ar, md, "wog.period", g->period) ? RA_OK : nomem(err, doc->format->id);
@@ -541,9 +546,9 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     ni = 1;
     bool any_cut = false;
     size_t chains = 0;
-    double budget = WOG_MAX_BREAKS;
+    double budget = (double)WOG_MAX_BREAKS + (double)doc->source_size / 4;
     size_t samples_left = ra_document_max_samples(doc);
-    size_t meta_left = WOG_MAX_META;
+    size_t meta_left = WOG_MAX_META + (doc->source_size < SIZE_MAX / 16 ? 8 * doc->source_size : SIZE_MAX / 2);
     for (uint32_t i = 0; i < ng; i++) {
         g[i].first_channel = an->channel_count;
         const group *same = g[i].same >= 0 ? &g[g[i].same] : NULL;
