@@ -291,25 +291,35 @@ bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q)
     return true;
 }
 
-bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
-                       double max_angle)
+size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle)
 {
-    q0 = ra_q_normalize(q0);
-    q1 = ra_q_normalize(q1);
-    double d = ra_q_dot(q0, q1);
+    double d = ra_q_dot(ra_q_normalize(q0), ra_q_normalize(q1));
     if (d > 1) d = 1;
     if (d < -1) d = -1;
     if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
-    if (d >= cos(max_angle)) return ra_quat_track_push(a, tr, t1, q1); /* one piece: no acos, no slerp */
-    double arc = acos(d); /* 4D angle of the great-circle path the engine follows */
-    size_t pieces = (size_t)ceil(arc / max_angle);
-    if (pieces < 1) pieces = 1;
+    if (d >= cos(max_angle)) return 1; /* one piece: no acos */
+    size_t pieces = (size_t)ceil(acos(d) / max_angle); /* the 4D angle of the engine's great circle */
+    return pieces < 1 ? 1 : pieces;
+}
+
+bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
+                         size_t pieces)
+{
+    if (pieces <= 1) return ra_quat_track_push(a, tr, t1, q1); /* no slerp */
+    q0 = ra_q_normalize(q0);
+    q1 = ra_q_normalize(q1);
     for (size_t k = 1; k <= pieces; k++) {
         double f = (double)k / (double)pieces;
         ra_quat q = k == pieces ? q1 : ra_q_slerp_raw(q0, q1, f);
         if (!ra_quat_track_push(a, tr, t0 + (t1 - t0) * f, q)) return false;
     }
     return true;
+}
+
+bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
+                       double max_angle)
+{
+    return ra_quat_track_arc_n(a, tr, t0, q0, t1, q1, ra_quat_arc_pieces(q0, q1, max_angle));
 }
 
 /* A key is dropped when playback between the last kept key and the next key

@@ -119,14 +119,18 @@ static ra_vec3 eval_scale(const lego_trans_key *k, uint16_t n, bool sorted, doub
     }
 }
 
+/* The engine's slerp threshold: a dot within this of 1 lerps, within this
+ * of -1 takes the perpendicular fallback (direct_ok refuses those pairs). */
+#define ENGINE_SLERP_EPS 0.00001
+
 /* MxQuaternionTransformer::Interpolate with both ends set.  Quaternions are
  * (w,x,y,z) here; the engine stores them x,y,z,w. */
 static ra_quat engine_slerp(ra_quat s, ra_quat e, double f)
 {
     double d = s.x * e.x + s.y * e.y + s.z * e.z + s.w * e.w;
-    if (d + 1.0 > 0.00001) {
+    if (d + 1.0 > ENGINE_SLERP_EPS) {
         double a, b;
-        if (1.0 - d > 0.00001) {
+        if (1.0 - d > ENGINE_SLERP_EPS) {
             double th = acos(d), den = sin(th);
             a = sin((1.0 - f) * th) / den;
             b = sin(f * th) / den;
@@ -450,9 +454,20 @@ static bool direct_ok(const lego_node *nd, unsigned sorted)
         if (lego_key_time(k->raw) <= lego_key_time(k[-1].raw) || (lego_key_flags(k->raw) & LEGO_FLAG_SKIP)) return false;
         double d = (double)k[-1].w * k->w + (double)k[-1].x * k->x + (double)k[-1].y * k->y + (double)k[-1].z * k->z;
         if (lego_key_flags(k->raw) & LEGO_FLAG_NEGATE) d = -d;
-        if (!(d + 1.0 > 0.00001)) return false;
+        if (!(d + 1.0 > ENGINE_SLERP_EPS)) return false;
     }
     return true;
+}
+
+/* The times where a track holds the engine's value before its first key (at
+ * t0 s; t0 < 0: the track has no keys, so that value all along): 0 and just
+ * before t0, for a step at t0.  Returns how many it wrote into at[2]. */
+static size_t lead_in(double t0, double at[2])
+{
+    size_t m = 0;
+    if (t0 != 0) at[m++] = 0;
+    if (t0 > 0 && t0 - ra_step_epsilon(t0) > 0) at[m++] = t0 - ra_step_epsilon(t0);
+    return m;
 }
 
 /* One vector track: `before` until the first key (a step there), then the keys. */
@@ -461,9 +476,9 @@ static bool direct_vec(ra_arena *ar, const lego_trans_key *k, uint16_t n, ra_vec
 {
     ra_vec_track tr;
     if (!ra_vec_track_reserve(&tr, (size_t)n + 2)) return false;
-    double t0 = n ? key_time(k[0].raw) / 1000.0 : 0;
-    if (!n || t0 > 0) ra_vec_track_push(ar, &tr, 0, before);
-    if (n && t0 - ra_step_epsilon(t0) > 0) ra_vec_track_push(ar, &tr, t0 - ra_step_epsilon(t0), before);
+    double at[2];
+    for (size_t j = 0, m = lead_in(n ? key_time(k[0].raw) / 1000.0 : -1, at); j < m; j++)
+        ra_vec_track_push(ar, &tr, at[j], before);
     for (uint16_t i = 0; i < n; i++)
         ra_vec_track_push(ar, &tr, key_time(k[i].raw) / 1000.0, ra_v3(k[i].x, k[i].y, native ? k[i].z : -k[i].z));
     return ra_vec_track_commit(ar, &tr, tol, out, count);
@@ -481,10 +496,10 @@ static bool direct_rot(ra_arena *ar, const lego_rot_key *k, uint16_t n, bool nat
 {
     ra_quat_track tr;
     if (!ra_quat_track_reserve(&tr, (size_t)n + 2)) return false;
-    double t0 = n ? key_time(k[0].raw) / 1000.0 : 0;
     bool ok = true;
-    if (!n || t0 > 0) ok = ra_quat_track_push(ar, &tr, 0, ra_q_identity());
-    if (ok && n && t0 - ra_step_epsilon(t0) > 0) ok = ra_quat_track_push(ar, &tr, t0 - ra_step_epsilon(t0), ra_q_identity());
+    double at[2];
+    for (size_t j = 0, m = lead_in(n ? key_time(k[0].raw) / 1000.0 : -1, at); ok && j < m; j++)
+        ok = ra_quat_track_push(ar, &tr, at[j], ra_q_identity());
     double cmin = cos(bp->max_key_angle / 2); /* a wider rotation between two keys is split */
     for (uint16_t i = 0; ok && i < n; i++) {
         double t = key_time(k[i].raw) / 1000.0, sg = (lego_key_flags(k[i].raw) & LEGO_FLAG_NEGATE) ? -1 : 1;
@@ -500,14 +515,14 @@ static bool direct_rot(ra_arena *ar, const lego_rot_key *k, uint16_t n, bool nat
             continue;
         }
         /* the arc's pieces count against the bake budget */
-        double pieces = ceil(acos(fmax(-1.0, fmin(1.0, d))) / fmin(bp->max_key_angle / 2, 1.5));
-        if (bp->samples_left && pieces > (double)*bp->samples_left) {
+        size_t pieces = ra_quat_arc_pieces(s, e, bp->max_key_angle / 2);
+        if (bp->samples_left && pieces > *bp->samples_left) {
             *bp->samples_left = 0;
             ok = false;
             break;
         }
-        if (bp->samples_left) *bp->samples_left -= (size_t)pieces;
-        ok = ra_quat_track_arc(ar, &tr, key_time(k[i - 1].raw) / 1000.0, s, t, e, bp->max_key_angle / 2);
+        if (bp->samples_left) *bp->samples_left -= pieces;
+        ok = ra_quat_track_arc_n(ar, &tr, key_time(k[i - 1].raw) / 1000.0, s, t, e, pieces);
     }
     if (!ok) {
         ra_quat_track_release(&tr);
@@ -666,15 +681,14 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
         for (size_t i = 0; i < n; i++) {
             const lego_node *nd = f[i].node;
             if (!(nd->num_trans || nd->num_rot || nd->num_scale)) continue;
-            ra_channel *dch = &an->channels[ci];
+            ra_channel *ch = &an->channels[ci++];
+            ch->node = (uint32_t)(i + 1);
             if (direct_ok(nd, st->sorted[i + 1])) {
                 /* keys as they are; they count against the bake budget like samples */
                 size_t keys = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
                 if (keys > samples_left) return ra_fail_max_samples(doc, err);
                 samples_left -= keys;
-                dch->node = (uint32_t)(i + 1);
-                ci++;
-                if (!direct_node(ar, nd, st->native, &bp, dch))
+                if (!direct_node(ar, nd, st->native, &bp, ch))
                     return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
                 continue;
             }
@@ -686,8 +700,6 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
             qsort(br, nb, sizeof *br, cmp_double);
             node_ctx ctx = {nd, st->sorted[i + 1], st->native};
-            ra_channel *ch = &an->channels[ci++];
-            ch->node = (uint32_t)(i + 1);
             bool ok = ra_bake_channel(ar, eval_node_cb, &ctx, br, nb, &bp, ch);
             ra_free(br);
             if (!ok) return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);

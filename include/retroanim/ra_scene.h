@@ -167,6 +167,12 @@ bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q);
  * shortest-arc consumer then follows exactly. */
 bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
                        double max_angle);
+/* The pieces ra_quat_track_arc cuts that arc into (max_angle capped at 1.5),
+ * and the same arc in a given number of pieces: for callers that count the
+ * keys before they are made. */
+size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle);
+bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
+                         size_t pieces);
 /* Removes keys that repeat both neighbours' value (exact for linear and slerp).
  * A rotation key is only removed when the two keys around it stay within
  * max_angle radians of rotation, so a track split for consumers that
