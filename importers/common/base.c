@@ -341,29 +341,22 @@ bool ra_cursor_short(ra_cursor *c, size_t n, const char *field)
     return false;
 }
 
-static bool take(ra_cursor *c, size_t n, const char *field, const uint8_t **p)
-{
-    *p = ra_cursor_take(c, n, field);
-    return *p != NULL;
-}
-
 bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field)
 {
-    const uint8_t *p;
-    if (!take(c, n, field, &p)) return false;
+    const uint8_t *p = ra_cursor_take(c, n, field);
+    if (!p) return false;
     if (n) memcpy(out, p, n);
     return true;
 }
 bool ra_rd_skip(ra_cursor *c, size_t n, const char *field)
 {
-    const uint8_t *p;
-    return take(c, n, field, &p);
+    return ra_cursor_take(c, n, field) != NULL;
 }
 bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *field)
 {
-    const uint8_t *p;
     size_t at = c->pos;
-    if (!take(c, n, field, &p)) return false;
+    const uint8_t *p = ra_cursor_take(c, n, field);
+    if (!p) return false;
     char *s = ra_arena_strndup(a, (const char *)p, n);
     if (!s) {
         ra_fail(c->err, RA_ERR_NO_MEMORY, c->format, at, field, "out of memory for a %zu-byte string", n);

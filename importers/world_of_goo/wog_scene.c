@@ -191,6 +191,7 @@ static ra_trs part_trs(const void *vctx, double t)
  * many, plus one per 4 bytes of the file (a keyed frame takes at least its
  * 4-byte frame time), so that large valid files are never refused. */
 #define WOG_MAX_BREAKS (1u << 19)
+static double break_budget(const ra_document *doc) { return (double)WOG_MAX_BREAKS + (double)doc->source_size / 4; }
 
 static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double duration, double max_key_angle,
                            ra_channel *ch, bool *cut, double *budget, size_t *samples_left, ra_error *err)
@@ -215,7 +216,7 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
         return ra_fail(err, RA_ERR_LIMIT, fmt, RA_NO_OFFSET, "",
                        "more than %.0f keys to bake (spins of many turns, or an animation of %.9g s looping %.0f "
                        "times in the movie's %.9g s)",
-                       (double)WOG_MAX_BREAKS + (double)doc->source_size / 4, p->period, reps, duration);
+                       break_budget(doc), p->period, reps, duration);
     *budget -= reps * per;
     bool ok = true, past = false;
     for (double r = 0; r < reps && ok; r++) {
@@ -340,6 +341,10 @@ static ra_status make_group(ra_document *doc, const wog_anim *a, bool reverse, g
  * file (a listed key costs at least 4 bytes of the file and at most about 30
  * characters of text). */
 #define WOG_MAX_META ((size_t)16 << 20)
+static size_t meta_budget(const ra_document *doc)
+{
+    return WOG_MAX_META + (doc->source_size < SIZE_MAX / 16 ? 8 * doc->source_size : SIZE_MAX / 2);
+}
 
 static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uint8_t *strings, uint32_t strings_size,
                              size_t *left, bool *too_big)
@@ -392,7 +397,7 @@ static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, con
         if (too_big)
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
                            "the alpha, colour and sound key lists exceed %zu MiB of metadata",
-                           (WOG_MAX_META + 8 * doc->source_size) >> 20);
+                           meta_budget(doc) >> 20);
         if (!g->meta[c] || !ra_meta_set_string(ar, md, key[c], g->meta[c])) return nomem(err, doc->format->id);
     }
     return ra_meta_set_double(ar, md, "wog.period", g->period) ? RA_OK : nomem(err, doc->format->id);
@@ -546,9 +551,9 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     ni = 1;
     bool any_cut = false;
     size_t chains = 0;
-    double budget = (double)WOG_MAX_BREAKS + (double)doc->source_size / 4;
+    double budget = break_budget(doc);
     size_t samples_left = ra_document_max_samples(doc);
-    size_t meta_left = WOG_MAX_META + (doc->source_size < SIZE_MAX / 16 ? 8 * doc->source_size : SIZE_MAX / 2);
+    size_t meta_left = meta_budget(doc);
     for (uint32_t i = 0; i < ng; i++) {
         g[i].first_channel = an->channel_count;
         const group *same = g[i].same >= 0 ? &g[g[i].same] : NULL;
