@@ -26,6 +26,7 @@ typedef struct bake {
     ra_eval_fn eval;
     const void *ctx;
     const ra_bake_params *p;
+    double cos_half_max; /* cos(max_key_angle / 2) */
     sample *s;
     size_t n, cap;
     bool failed;
@@ -77,7 +78,7 @@ static double vec_err(ra_vec3 a, ra_vec3 b)
 /* Is the piece [x, y] reproduced by playback within tolerance? */
 static bool piece_ok(bake *b, const sample *x, const sample *y)
 {
-    if (ra_q_angle_between(x->v.r, y->v.r) > b->p->max_key_angle) return false;
+    if (ra_q_angle_over(x->v.r, y->v.r, b->cos_half_max)) return false;
     static const double fr[3] = {0.25, 0.5, 0.75};
     for (int i = 0; i < 3; i++) {
         double t = x->t + (y->t - x->t) * fr[i];
@@ -85,7 +86,7 @@ static bool piece_ok(bake *b, const sample *x, const sample *y)
         double tv = b->p->value_tol * (1 + fmax(ra_v3_len(e.t), ra_v3_len(e.s)));
         if (vec_err(ra_v3_lerp(x->v.t, y->v.t, fr[i]), e.t) > tv) return false;
         if (vec_err(ra_v3_lerp(x->v.s, y->v.s, fr[i]), e.s) > tv) return false;
-        if (ra_q_angle_between(ra_q_slerp_shortest(x->v.r, y->v.r, fr[i]), e.r) > b->p->angle_tol) return false;
+        if (!ra_q_slerp_near(x->v.r, y->v.r, fr[i], e.r, b->p->angle_tol)) return false;
     }
     return true;
 }
@@ -150,7 +151,7 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
         ra_bake_params_default(&defp);
         params = &defp;
     }
-    bake b = {a, eval, ctx, params, NULL, 0, 0, false};
+    bake b = {a, eval, ctx, params, cos(params->max_key_angle / 2), NULL, 0, 0, false};
     double t0 = nbreaks ? breaks[0] : 0;
     if (t0 > 0) {
         /* constant before the first breakpoint: one key at 0 holds it for consumers */

@@ -52,6 +52,30 @@ double ra_q_angle_between(ra_quat a, ra_quat b)
     return 2 * acos(d);
 }
 
+bool ra_q_slerp_near(ra_quat a, ra_quat b, double f, ra_quat e, double tol)
+{
+    double d = ra_q_dot(a, b);
+    if (d < 0) {
+        d = -d;
+        b = ra_q_neg(b);
+    }
+    double nn = ra_q_dot(a, a) * ra_q_dot(b, b), cs = nn > 0 ? d / sqrt(nn) : 0;
+    if (cs > 0.5 && cs <= 1) {
+        /* theta^2 <= 1.098 * 2 (1 - cos theta) for theta <= pi/3 */
+        double th2 = 1.098 * 2.0 * (1.0 - cs), dev = 0.04 * th2 * sqrt(th2);
+        ra_quat nl = ra_q_add(ra_q_scale(a, 1 - f), ra_q_scale(b, f));
+        double c = ra_q_dot(nl, e), c2 = c * c, den = ra_q_dot(nl, nl) * ra_q_dot(e, e);
+        /* off by more than tol + dev: cos(T/2) >= 1 - T^2/8 */
+        double hi = tol + dev, lim = 1.0 - hi * hi / 8;
+        if (lim > 0 && c2 < lim * lim * den) return false;
+        /* within tol - dev: cos(x) <= 1 - x^2/2 + x^4/24 */
+        double x = (tol - dev) / 2, x2 = x * x;
+        lim = 1.0 - x2 / 2 + x2 * x2 / 24;
+        if (x > 0 && lim > 0 && c2 >= lim * lim * den) return true;
+    }
+    return ra_q_angle_between(ra_q_slerp_shortest(a, b, f), e) <= tol;
+}
+
 ra_vec3 ra_q_rotate(ra_quat q, ra_vec3 v)
 {
     ra_quat p = {0, v.x, v.y, v.z};

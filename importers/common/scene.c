@@ -322,41 +322,56 @@ bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, do
     return ra_quat_track_arc_n(a, tr, t0, q0, t1, q1, ra_quat_arc_pieces(q0, q1, max_angle));
 }
 
-/* A key is dropped when playback between the last kept key and the next key
- * reproduces it (and every key dropped since) within tol.  The look-back is
- * bounded so long constant runs stay linear in time. */
-#define SIMPLIFY_RUN 64
-
-static bool vec_close(ra_vec3 a, ra_vec3 b, double tol)
-{
-    return fabs(a.x - b.x) <= tol && fabs(a.y - b.y) <= tol && fabs(a.z - b.z) <= tol;
-}
+/* The vector test is a sleeve: playback from the last kept key a to a later
+ * key b reproduces every key j between them within tol_j exactly when the
+ * slope (b - a) / (tb - ta) of each axis lies in the intersection of the
+ * slopes [(vj - tol_j - va) / (tj - ta), (vj + tol_j - va) / (tj - ta)] of
+ * the keys between.  The intersection is kept as the keys pass, so each key
+ * costs O(1) and no run needs a bound. */
+static double vec_axis(ra_vec3 v, int c) { return c == 0 ? v.x : c == 1 ? v.y : v.z; }
 
 void ra_vec_track_simplify(ra_vec_track *tr, double tol)
 {
     if (tr->count < 3) return;
     ra_vec_key *k = tr->keys;
-    size_t o = 1;   /* keys kept so far: k[0..o-1] */
-    size_t run = 0; /* keys dropped since the last kept one (they sit in k[i-run..i-1]) */
+    size_t o = 1; /* keys kept so far: k[0..o-1] */
+    double lo[3], hi[3];
+    bool open = false; /* lo/hi hold the sleeve of the keys dropped since k[o-1] */
     for (size_t i = 1; i + 1 < tr->count; i++) {
         const ra_vec_key *a = &k[o - 1], *b = &k[i + 1];
-        bool drop = run < SIMPLIFY_RUN;
-        for (size_t j = i - run; drop && j <= i; j++) {
-            double f = (k[j].t - a->t) / (b->t - a->t);
-            double scale = 1 + fmax(fabs(k[j].v.x), fmax(fabs(k[j].v.y), fabs(k[j].v.z)));
-            if (!vec_close(ra_v3_lerp(a->v, b->v, f), k[j].v, tol * scale)) drop = false;
+        double scale = 1 + fmax(fabs(k[i].v.x), fmax(fabs(k[i].v.y), fabs(k[i].v.z)));
+        double e = tol * scale * (1 - 1e-9), dt = k[i].t - a->t, db = b->t - a->t;
+        double nlo[3], nhi[3];
+        bool drop = dt > 0 && db > dt;
+        for (int c = 0; drop && c < 3; c++) {
+            double av = vec_axis(a->v, c), kv = vec_axis(k[i].v, c);
+            nlo[c] = (kv - e - av) / dt;
+            nhi[c] = (kv + e - av) / dt;
+            if (open) {
+                nlo[c] = fmax(nlo[c], lo[c]);
+                nhi[c] = fmin(nhi[c], hi[c]);
+            }
+            double s = (vec_axis(b->v, c) - av) / db;
+            if (!(s >= nlo[c] && s <= nhi[c])) drop = false;
         }
         if (drop) {
-            run++;
+            memcpy(lo, nlo, sizeof lo);
+            memcpy(hi, nhi, sizeof hi);
+            open = true;
             continue;
         }
         /* keep k[i]; the dropped keys before it are gone */
         k[o++] = k[i];
-        run = 0;
+        open = false;
     }
     k[o++] = k[tr->count - 1];
     tr->count = o;
 }
+
+/* A rotation key is dropped when playback between the last kept key and the
+ * next key reproduces it (and every key dropped since) within tol.  The
+ * look-back is bounded so long runs stay linear in time. */
+#define SIMPLIFY_RUN 64
 
 void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
 {
@@ -364,25 +379,14 @@ void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
     ra_quat_key *k = tr->keys;
     size_t o = 1, run = 0;
     /* the rotation between a and b is at most max_angle where |a.b| >= cos(max_angle / 2) |a| |b| */
-    double c = cos(fmin(max_angle, RA_PI) / 2), c2 = c * c;
+    double c = cos(fmin(max_angle, RA_PI) / 2);
     for (size_t i = 1; i + 1 < tr->count; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
         double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
-        bool drop = run < SIMPLIFY_RUN && d > 0.5 * sqrt(nn) && d * d >= c2 * nn;
-        /* A cheap test first: normalised lerp stays within dev of the slerp
-         * (rotation angle; 0.04 theta^3 for a 4D arc theta <= pi/3, and here
-         * theta <= 1.048 sqrt(2 (1 - cos theta))), and the rotation between
-         * quaternions x, y with |x.y| = c |x| |y| is at least 2 sqrt(2 (1 - c)).
-         * A key that is clearly off the nlerp is kept without trigonometry or
-         * square roots: c < 1 - T^2/8 with T = tol + dev, compared squared. */
-        double th2 = drop ? 1.098 * 2.0 * (1.0 - d / sqrt(nn)) : 0, dev = 0.04 * th2 * sqrt(fmax(0.0, th2));
-        double lim = 1.0 - (tol + dev) * (tol + dev) / 8, lim2 = lim > 0 ? lim * lim : 0;
+        bool drop = run < SIMPLIFY_RUN && d > 0.5 * sqrt(nn) && !ra_q_angle_over(a->q, b->q, c);
         for (size_t j = i - run; drop && j <= i; j++) {
             double f = (k[j].t - a->t) / (b->t - a->t);
-            ra_quat nl = ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f));
-            double cj = ra_q_dot(nl, k[j].q);
-            if (cj * cj < lim2 * ra_q_dot(nl, nl) * ra_q_dot(k[j].q, k[j].q)) drop = false;
-            else if (ra_q_angle_between(ra_q_slerp_shortest(a->q, b->q, f), k[j].q) > tol) drop = false;
+            if (!ra_q_slerp_near(a->q, b->q, f, k[j].q, tol)) drop = false;
         }
         if (drop) {
             run++;
