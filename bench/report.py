@@ -28,7 +28,8 @@ def parse(path):
 
 
 def f(x, nd=1):
-    return f"{float(x):,.{nd}f}"
+    v = float(x)
+    return "n/a" if v != v else f"{v:,.{nd}f}"  # nan: no .glb to compare with
 
 
 def mark(ok):

@@ -127,6 +127,9 @@ protected:
             throw std::runtime_error(buf);
         }
         std::unique_ptr<ra_document, void (*)(ra_document *)> guard(doc, ra_document_free);
+        // the document keeps nothing of the file's bytes: they go before
+        // the aiScene is built, so the two are not held at once
+        std::vector<uint8_t>().swap(data);
         for (size_t i = 0; i < doc->scene.warning_count; i++)
             Assimp::DefaultLogger::get()->warn((std::string(format_->id) + ": " + doc->scene.warnings[i].msg).c_str());
         ConvertSettings cs;
