@@ -245,6 +245,39 @@ expect_rc 2 "bad space" "$BIN" info "$HW/timeline.mad" --option space=maya
 expect_rc 0 "space=lightwave" "$BIN" info "$HW/timeline.mad" --option space=lightwave
 expect_rc 0 "sample_rate=30" "$BIN" info "$HW/timeline.mad" --option sample_rate=30
 
+# ---- archives (.SI, .pak): list, extract, convert, batch -------------------------
+AR=$(dirname "$FIX")/archives
+expect_rc 0 "list several.si" "$BIN" list "$AR/several.si"
+if grep -q "^0 .* walk .*LegoAnimPresenter" "$TMP/out" && grep -q "^2 .* camera " "$TMP/out" && ! grep -q " sound " "$TMP/out"
+then ok; else bad "list several.si: $(cat "$TMP/out")"; fi
+expect_rc 0 "list several.pak" "$BIN" list "$AR/several.pak"
+if grep -Eq "^0 +0x00002001 +upper_walk +ANIM .* yes .* Samus" "$TMP/out"; then ok; else bad "list several.pak: $(cat "$TMP/out")"; fi
+expect_rc 0 "extract several.pak" "$BIN" extract "$AR/several.pak" "$TMP/xp"
+[ -s "$TMP/xp/upper_walk.ANIM" ] && [ -s "$TMP/xp/upper_walk.CINF" ] && [ -s "$TMP/xp/loose_v2.ANIM" ] && ok || bad "extract pak files"
+expect_rc 0 "extract several.si" "$BIN" extract "$AR/several.si" "$TMP/xs"
+cmp -s "$TMP/xs/hierarchy.ani" "$FIX/hierarchy.ani" && ok || bad "extracted hierarchy.ani differs from the loose file"
+# the archive's animation and the extracted loose file give the same scene (but for the archive's metadata)
+strip_meta='import json,sys; d=json.load(open(sys.argv[1])); d.pop("metadata"); [a.pop("name") for a in d["animations"]]; print(json.dumps(d))'
+for pair in "several.pak upper_walk xp/upper_walk.ANIM" "several.si camera xs/camera.ani"; do
+  read -r arc item loose <<<"$pair"
+  "$BIN" dump "$AR/$arc" --option animation="$item" >"$TMP/a.json" && "$BIN" dump "$TMP/$loose" >"$TMP/l.json"
+  if [ "$(python3 -c "$strip_meta" "$TMP/a.json")" = "$(python3 -c "$strip_meta" "$TMP/l.json")" ]; then ok
+  else bad "$arc[$item] differs from the extracted $loose"; fi
+done
+expect_rc 0 "convert pak by id" "$BIN" convert "$AR/several.pak" "$TMP/p.glb" --option animation=0x2003
+grep -q "1 animation" "$TMP/out" && ok || bad "convert pak: $(cat "$TMP/out")"
+expect_rc 1 "convert unknown animation" "$BIN" convert "$AR/several.si" "$TMP/q.glb" --option animation=nope
+grep -q "^retroanim: .*several.si: .*lego_si: no animation named or numbered 'nope'" "$TMP/err" && ok || bad "unknown animation line: $(cat "$TMP/err")"
+mkdir -p "$TMP/arcs" && cp "$AR"/*.si "$AR"/*.pak "$TMP/arcs/"
+expect_rc 0 "batch archives -j2" "$BIN" batch "$TMP/arcs" "$TMP/arcs_out" --format glb2 -j 2 --quiet
+n=$(find "$TMP/arcs_out" -name '*.glb' | wc -l)
+[ "$n" -eq 8 ] && ok || bad "batch archives: $n outputs, wanted 8 (3 + 1 + 3 + 1): $(find "$TMP/arcs_out")"
+head -c 300 "$AR/several.pak" >"$TMP/arcs/broken.pak"
+expect_rc 1 "batch with a broken archive" "$BIN" batch "$TMP/arcs" "$TMP/arcs_out2" --format glb2 --quiet
+grep -q "^retroanim: .*broken.pak: metroid_pak: .*past the end" "$TMP/err" && ok || bad "broken archive line: $(cat "$TMP/err")"
+expect_rc 1 "list a truncated SI" "$BIN" list <(head -c 100 "$AR/several.si")
+grep -q "lego_si: .*(at byte" "$TMP/err" && ok || bad "truncated SI line: $(cat "$TMP/err")"
+
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "retroanim/assimp.hpp"
+#include "retroanim/ra_archive.h"
 #include "retroanim/retroanim.h"
 
 namespace {
@@ -37,7 +38,9 @@ const char *kUsage =
     "  dump --source FILE               JSON of the file's own fields\n"
     "  pose FILE --time T [--anim N]    JSON of every node's world transform at T seconds\n"
     "  convert IN OUT [--format ID]     import and export through Assimp (ID from OUT's extension)\n"
-    "  batch IN_DIR OUT_DIR --format ID [-j N]   convert every recognised file\n"
+    "  batch IN_DIR OUT_DIR --format ID [-j N]   convert every recognised file (every animation of an archive)\n"
+    "  list ARCHIVE                     the animations in a .SI or .pak: id, name, kind, sizes, duration\n"
+    "  extract ARCHIVE OUT_DIR          write each as a loose file (.ani; .ANIM with its skeleton as .CINF)\n"
     "exit codes: 0 ok, 1 the input could not be imported, 2 usage\n";
 
 int Usage(const std::string &msg)
@@ -393,8 +396,9 @@ bool CompactAsciiFbxNumbers(const std::string &path, std::string &error)
     return true;
 }
 
+// extra: more "k=v" options for this file (batch's animation=ID of an archive item)
 bool ConvertOne(const std::string &in, const std::string &out, const std::string &export_id, const Options &o,
-                std::string &error, Converted &info)
+                std::string &error, Converted &info, const std::string &extra = "")
 {
     ra_error err;
     ra_error_clear(&err);
@@ -406,6 +410,7 @@ bool ConvertOne(const std::string &in, const std::string &out, const std::string
     }
     std::unique_ptr<uint8_t, void (*)(void *)> guard(data, ra_free);
     std::string opts = o.joined;
+    if (!extra.empty()) opts += (opts.empty() ? "" : ";") + extra;
     const char *forced = ra_options_get(&o.opt, "format");
     const ra_format *f = forced ? ra_format_find(forced) : ra_format_detect(data, size, in.c_str());
     if (!f) {
@@ -472,6 +477,136 @@ int CmdConvert(const Args &a, const Options &o)
     return 0;
 }
 
+// An archive read into memory and listed.
+struct Archive {
+    std::vector<uint8_t> bytes;
+    ra_archive *ar = nullptr;
+    ~Archive() { ra_archive_free(ar); }
+};
+
+// 0 ok; otherwise prints the error line and returns 1
+int OpenArchive(const std::string &file, const ra_options &opt, Archive &out)
+{
+    ra_error err;
+    ra_error_clear(&err);
+    uint8_t *data = nullptr;
+    size_t size = 0;
+    if (ra_read_file(file.c_str(), &data, &size, &err) != RA_OK) return Fail(file, FormatError(err));
+    out.bytes.assign(data, data + size);
+    ra_free(data);
+    if (ra_archive_open(out.bytes.data(), size, &opt, &out.ar, &err) != RA_OK) return Fail(file, FormatError(err));
+    return 0;
+}
+
+// A file name from an item name: no separators or control characters.
+std::string SafeName(const std::string &name)
+{
+    std::string s;
+    for (char c : name) s += (c == '/' || c == '\\' || (unsigned char)c < 32 || c == ':') ? '_' : c;
+    if (s.empty() || s == "." || s == "..") s = "_" + s;
+    return s;
+}
+
+// Unique file stems for the items of an archive (the name, or name_ID where two share it).
+std::vector<std::string> ItemStems(const ra_archive *ar)
+{
+    std::map<std::string, int> seen;
+    for (size_t i = 0; i < ar->count; i++) seen[SafeName(ar->items[i].name)]++;
+    std::vector<std::string> out;
+    for (size_t i = 0; i < ar->count; i++) {
+        std::string s = SafeName(ar->items[i].name);
+        out.push_back(seen[s] > 1 ? s + "_" + std::to_string(ar->items[i].id) : s);
+    }
+    return out;
+}
+
+std::string IdText(const ra_archive *ar, uint32_t id)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, std::strcmp(ar->format, "metroid_pak") == 0 ? "0x%08X" : "%u", id);
+    return buf;
+}
+
+int CmdList(const Args &a, const Options &o)
+{
+    if (a.pos.size() != 1) return Usage("list takes one ARCHIVE");
+    Archive arc;
+    if (int rc = OpenArchive(a.pos[0], o.opt, arc)) return rc;
+    ra_archive *ar = arc.ar;
+    std::printf("%s: %s, %zu animation(s)\n", a.pos[0].c_str(), ar->format, ar->count);
+    std::printf("%-4s %-10s %-28s %-26s %9s %9s %-4s %9s  %s\n", "#", "id", "name", "kind", "size", "stored", "zlib",
+                "duration", "group");
+    int failed = 0;
+    for (size_t i = 0; i < ar->count; i++) {
+        const ra_archive_item &it = ar->items[i];
+        // the duration: the payload loaded by its own format (a Metroid one without its skeleton)
+        std::string dur = "-";
+        const uint8_t *p = nullptr;
+        size_t n = 0;
+        ra_error err;
+        ra_error_clear(&err);
+        ra_document *doc = nullptr;
+        ra_options lo;
+        ra_options_init(&lo);
+        ra_options_add(&lo, "format", it.format);
+        ra_options_add(&lo, "cinf", "none");
+        if (ra_archive_payload(ar, i, &p, &n, &err) == RA_OK && ra_document_load(p, n, nullptr, &lo, &doc, &err) == RA_OK) {
+            if (doc->scene.animation_count) {
+                char b[32];
+                std::snprintf(b, sizeof b, "%.3f s", doc->scene.animations[0].duration);
+                dur = b;
+            }
+            ra_document_free(doc);
+        } else {
+            dur = "broken";
+            failed++;
+            std::fprintf(stderr, "retroanim: %s: %s: %s\n", a.pos[0].c_str(), it.name, FormatError(err).c_str());
+        }
+        std::printf("%-4zu %-10s %-28s %-26s %9llu %9llu %-4s %9s  %s\n", i, IdText(ar, it.id).c_str(), it.name, it.kind,
+                    (unsigned long long)it.size, (unsigned long long)it.stored_size, it.compressed ? "yes" : "no",
+                    dur.c_str(), it.group);
+    }
+    for (size_t i = 0; i < ar->warning_count; i++) std::printf("warning: %s\n", ar->warnings[i]);
+    return failed ? 1 : 0;
+}
+
+int CmdExtract(const Args &a, const Options &o)
+{
+    if (a.pos.size() != 2) return Usage("extract takes ARCHIVE and OUT_DIR");
+    Archive arc;
+    if (int rc = OpenArchive(a.pos[0], o.opt, arc)) return rc;
+    ra_archive *ar = arc.ar;
+    std::error_code mk;
+    std::filesystem::create_directories(a.pos[1], mk);
+    if (mk) return Fail(a.pos[1], "cannot create the output folder: " + mk.message());
+    std::vector<std::string> stems = ItemStems(ar);
+    int failed = 0;
+    for (size_t i = 0; i < ar->count; i++) {
+        const ra_archive_item &it = ar->items[i];
+        const uint8_t *p = nullptr;
+        size_t n = 0;
+        ra_error err;
+        ra_error_clear(&err);
+        std::string out = a.pos[1] + "/" + stems[i] + "." + it.extension;
+        bool ok = ra_archive_payload(ar, i, &p, &n, &err) == RA_OK && ra_write_file(out.c_str(), p, n, &err) == RA_OK;
+        // the skeleton beside it, under its stem: the loose ANIM finds it as a sibling
+        std::string skel;
+        if (ok && it.has_skeleton) {
+            skel = a.pos[1] + "/" + stems[i] + ".CINF";
+            ok = ra_archive_skeleton(ar, i, &p, &n, &err) == RA_OK && ra_write_file(skel.c_str(), p, n, &err) == RA_OK;
+        }
+        if (!ok) {
+            failed++;
+            std::fprintf(stderr, "retroanim: %s: %s: %s\n", a.pos[0].c_str(), it.name, FormatError(err).c_str());
+            continue;
+        }
+        if (!a.quiet) std::printf("wrote %s%s%s\n", out.c_str(), skel.empty() ? "" : " + ", skel.c_str());
+    }
+    for (size_t i = 0; i < ar->warning_count && !a.quiet; i++) std::printf("warning: %s\n", ar->warnings[i]);
+    if (!a.quiet) std::printf("extract: %zu animation(s), %d failed\n", ar->count, failed);
+    return failed ? 1 : 0;
+}
+
 int CmdBatch(const Args &a, const Options &o)
 {
     if (a.pos.size() != 2) return Usage("batch takes IN_DIR and OUT_DIR");
@@ -518,7 +653,12 @@ int CmdBatch(const Args &a, const Options &o)
     }
     // out names: the stem, or the whole name where two inputs share a stem
     // (a Metroid walk.anim beside its walk.cinf), so no output is written twice
-    std::vector<std::string> outs(files.size());
+    struct Job {
+        std::string in, out, extra;
+    };
+    std::vector<Job> jobs_list;
+    std::vector<std::string> errors;
+    size_t archive_failures = 0;
     {
         std::map<std::string, int> stems;
         auto stem_of = [](const std::string &n) {
@@ -526,17 +666,38 @@ int CmdBatch(const Args &a, const Options &o)
             return s.empty() ? n : s;
         };
         for (const auto &f : files) stems[stem_of(f)]++;
-        for (size_t i = 0; i < files.size(); i++)
-            outs[i] = a.pos[1] + "/" + (stems[stem_of(files[i])] > 1 ? files[i] : stem_of(files[i])) + "." + ext;
+        for (size_t i = 0; i < files.size(); i++) {
+            std::string in = a.pos[0] + "/" + files[i];
+            std::string base = stems[stem_of(files[i])] > 1 ? files[i] : stem_of(files[i]);
+            // an archive: every animation in it, into a folder named after it
+            uint8_t head[16] = {0};
+            FILE *fp = std::fopen(in.c_str(), "rb");
+            size_t hn = fp ? std::fread(head, 1, sizeof head, fp) : 0;
+            if (fp) std::fclose(fp);
+            if (!forced && ra_archive_detect(head, hn)) {
+                Archive arc;
+                if (OpenArchive(in, o.opt, arc)) {
+                    archive_failures++;
+                    continue;
+                }
+                std::string dir = a.pos[1] + "/" + base;
+                std::filesystem::create_directories(dir, mk);
+                std::vector<std::string> item_stems = ItemStems(arc.ar);
+                for (size_t k = 0; k < arc.ar->count; k++)
+                    jobs_list.push_back({in, dir + "/" + item_stems[k] + "." + ext,
+                                         "animation=" + std::to_string(arc.ar->items[k].id)});
+                continue;
+            }
+            jobs_list.push_back({in, a.pos[1] + "/" + base + "." + ext, ""});
+        }
     }
-    std::atomic<size_t> next{0}, done{0}, failed{0};
+    std::atomic<size_t> next{0}, done{0}, failed{archive_failures};
     std::mutex mu;
-    std::vector<std::string> errors;
     bool tty = !a.quiet && isatty(2);
     auto start = std::chrono::steady_clock::now();
     auto progress = [&]() {
         if (!tty) return;
-        size_t dn = done.load(), total = files.size();
+        size_t dn = done.load(), total = jobs_list.size();
         int width = 30, fill = total ? (int)(width * dn / total) : width;
         std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  %zu failed", fill, "##############################", width - fill, "",
                      dn, total, failed.load());
@@ -545,16 +706,16 @@ int CmdBatch(const Args &a, const Options &o)
     auto worker = [&]() {
         for (;;) {
             size_t i = next++;
-            if (i >= files.size()) return;
-            std::string in = a.pos[0] + "/" + files[i];
-            const std::string &out = outs[i];
+            if (i >= jobs_list.size()) return;
+            const std::string &in = jobs_list[i].in, &out = jobs_list[i].out;
             std::string error;
             Converted info;
-            bool ok = ConvertOne(in, out, a.format, o, error, info);
+            bool ok = ConvertOne(in, out, a.format, o, error, info, jobs_list[i].extra);
             std::lock_guard<std::mutex> lock(mu);
             if (!ok) {
                 failed++;
-                errors.push_back("retroanim: " + in + ": " + error);
+                errors.push_back("retroanim: " + in + (jobs_list[i].extra.empty() ? "" : " [" + jobs_list[i].extra + "]") +
+                                 ": " + error);
                 if (tty) std::fputc('\n', stderr);
                 std::fprintf(stderr, "%s\n", errors.back().c_str());
             }
@@ -570,8 +731,9 @@ int CmdBatch(const Args &a, const Options &o)
     if (tty) std::fputc('\n', stderr);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!a.quiet)
-        std::printf("batch: %zu file(s), %zu converted, %zu failed, %.2f s, %d job(s)\n", files.size(),
-                    files.size() - failed.load(), failed.load(), secs, jobs);
+        std::printf("batch: %zu file(s), %zu conversion(s), %zu converted, %zu failed, %.2f s, %d job(s)\n",
+                    files.size(), jobs_list.size() + archive_failures, jobs_list.size() + archive_failures - failed.load(),
+                    failed.load(), secs, jobs);
     return failed.load() ? 1 : 0;
 }
 
@@ -596,5 +758,7 @@ int main(int argc, char **argv)
     if (cmd == "pose") return CmdPose(a, o);
     if (cmd == "convert") return CmdConvert(a, o);
     if (cmd == "batch") return CmdBatch(a, o);
+    if (cmd == "list") return CmdList(a, o);
+    if (cmd == "extract") return CmdExtract(a, o);
     return Usage("unknown command '" + cmd + "'");
 }

@@ -365,6 +365,21 @@ bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *fiel
     *out = s;
     return true;
 }
+bool ra_rd_cstr(ra_cursor *c, ra_arena *a, char **out, const char *field)
+{
+    if (c->err->code != RA_OK) return false;
+    const uint8_t *p = c->data + c->pos;
+    const uint8_t *nul = memchr(p, 0, c->size - c->pos);
+    if (!nul) {
+        ra_fail(c->err, RA_ERR_TRUNCATED, c->format, c->pos, field, "string without its terminating NUL");
+        return false;
+    }
+    size_t n = (size_t)(nul - p);
+    if (!ra_rd_str(c, a, n, out, field)) return false;
+    c->pos++; /* the NUL */
+    return true;
+}
+
 bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field)
 {
     if (c->err->code != RA_OK) return false;

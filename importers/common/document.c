@@ -72,6 +72,8 @@ bool ra_options_is(const ra_options *o, const char *key, const char *value)
 
 /* ---- registry ---------------------------------------------------------------------- */
 extern const ra_format ra_format_lego_ani;
+extern const ra_format ra_format_lego_si;
+extern const ra_format ra_format_metroid_pak;
 extern const ra_format ra_format_lego_ani_body;
 extern const ra_format ra_format_metroid_anim;
 extern const ra_format ra_format_metroid_cinf;
@@ -89,6 +91,8 @@ static const ra_format *const g_formats[] = {
     &ra_format_wog_movie,
     &ra_format_niff,
     &ra_format_homeworld_mad,
+    &ra_format_lego_si,
+    &ra_format_metroid_pak,
 };
 
 const ra_format *const *ra_formats(size_t *count)

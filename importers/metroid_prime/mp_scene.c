@@ -20,7 +20,7 @@ typedef struct mp_doc {
     mp_anim anim;
     mp_cinf cinf;
     const char *cinf_path;   /* the skeleton used, if any */
-    const char *cinf_source; /* "option", "sibling", "folder", "none", "unreadable" */
+    const char *cinf_source; /* "option", "sibling", "folder", "archive", "none", "unreadable" */
     const char *stem;        /* animation name */
 } mp_doc;
 
@@ -570,6 +570,20 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
             return ra_fail(err, e.code, FMT_CINF, e.offset, "cinf", "skeleton %s: %s", opt, buf);
         }
         d->cinf_source = "option";
+    } else if (!opt && doc->in_archive) {
+        /* the archive's skeleton (the ANCS character's CINF), or none */
+        if (doc->companion) {
+            ra_error e;
+            ra_error_clear(&e);
+            if (mp_cinf_read(doc->companion, doc->companion_size, 0, doc->arena, &d->cinf, &e) != RA_OK) {
+                char buf[400];
+                ra_error_format(&e, buf, sizeof buf);
+                return ra_fail(err, e.code, FMT_CINF, e.offset, "cinf", "skeleton %s: %s", doc->companion_name, buf);
+            }
+            d->has_cinf = true;
+            d->cinf_path = doc->companion_name;
+            d->cinf_source = "archive";
+        }
     } else if (!opt && doc->filename) {
         char path[4096];
         bool sibling;

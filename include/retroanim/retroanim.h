@@ -62,6 +62,13 @@ typedef struct ra_document {
     size_t source_size;
     const char *filename; /* as given to load/read (may be NULL); formats that look for
                              companion files (a Metroid CINF) start from it */
+    /* Set by the archive formats on the document of one of their items: no
+     * companion file is looked for on disk; the archive hands the companion
+     * (a Metroid animation's CINF) as bytes, valid during read. */
+    bool in_archive;
+    const uint8_t *companion;
+    size_t companion_size;
+    const char *companion_name;
 } ra_document;
 
 struct ra_format {

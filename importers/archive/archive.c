@@ -1,0 +1,287 @@
+/* Game archives: the listing API over the SI and pak readers, and the two
+ * archive formats of the registry ("lego_si", "metroid_pak"), whose
+ * documents are one animation of the archive read by its own format. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "archive_internal.h"
+
+/* the memory_limit default of a load (document.c) */
+#define RA_ARCHIVE_MEMORY_BASE ((double)(64u << 20))
+#define RA_ARCHIVE_MEMORY_PER_BYTE 64.0
+
+const char *ra_archive_detect(const uint8_t *data, size_t size)
+{
+    if (ra_si_detect(data, size)) return "lego_si";
+    if (ra_pak_detect(data, size)) return "metroid_pak";
+    return NULL;
+}
+
+ra_archive_item *ra_archive_add(ra_archive *ar)
+{
+    if (ar->count == ar->item_cap) {
+        size_t cap = ar->item_cap ? 2 * ar->item_cap : 8;
+        ra_archive_item *g = ra_arena_grow(ar->arena, ar->items, ar->count, cap, sizeof *g);
+        if (!g) return NULL;
+        ar->items = g;
+        ar->item_cap = cap;
+    }
+    ra_archive_item *it = &ar->items[ar->count++];
+    memset(it, 0, sizeof *it);
+    it->group = "";
+    return it;
+}
+
+bool ra_archive_warn(ra_archive *ar, const char *fmt, ...)
+{
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **g = ra_arena_grow(ar->arena, ar->warnings, ar->warning_count, ar->warning_count + 1, sizeof *g);
+    if (!g) return false;
+    ar->warnings = g;
+    return (g[ar->warning_count] = ra_arena_strndup(ar->arena, buf, strlen(buf))) != NULL && ++ar->warning_count;
+}
+
+static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t size, const ra_options *opt,
+                         ra_archive **out, ra_error *err)
+{
+    *out = NULL;
+    const char *f = ra_archive_detect(data, size);
+    ra_archive *ar = f ? ra_arena_alloc(arena, sizeof *ar) : NULL;
+    if (!ar) {
+        if (own) ra_arena_destroy(arena);
+        return f ? ra_fail(err, RA_ERR_NO_MEMORY, f, RA_NO_OFFSET, "", "out of memory")
+                 : ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
+                           "not a game archive (.SI RIFF OMNI or Metroid Prime .pak)");
+    }
+    ar->format = f;
+    ar->arena = arena;
+    ar->own_arena = own;
+    ar->data = data;
+    ar->size = size;
+    ra_status st = strcmp(f, "lego_si") == 0 ? ra_si_open(ar, opt, err) : ra_pak_open(ar, opt, err);
+    if (st != RA_OK) {
+        if (own) ra_arena_destroy(arena);
+        return st;
+    }
+    *out = ar;
+    return RA_OK;
+}
+
+ra_status ra_archive_open(const uint8_t *data, size_t size, const ra_options *opt, ra_archive **out, ra_error *err)
+{
+    double lim = ra_options_get_double(opt, "memory_limit",
+                                       RA_ARCHIVE_MEMORY_BASE + RA_ARCHIVE_MEMORY_PER_BYTE * (double)size);
+    if (!(lim >= 65536)) lim = 65536;
+    ra_arena *a = ra_arena_create(lim >= (double)SIZE_MAX ? 0 : (size_t)lim);
+    if (!a) {
+        *out = NULL;
+        return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory");
+    }
+    return open_in(a, true, data, size, opt, out, err);
+}
+
+void ra_archive_free(ra_archive *ar)
+{
+    if (ar && ar->own_arena) ra_arena_destroy(ar->arena);
+}
+
+ra_status ra_archive_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+{
+    if (i >= ar->count) return ra_fail(err, RA_ERR_USAGE, ar->format, RA_NO_OFFSET, "", "no item %zu", i);
+    return strcmp(ar->format, "lego_si") == 0 ? ra_si_payload(ar, i, data, size, err)
+                                              : ra_pak_payload(ar, i, data, size, err);
+}
+
+ra_status ra_archive_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+{
+    if (i >= ar->count || !ar->items[i].has_skeleton)
+        return ra_fail(err, RA_ERR_USAGE, ar->format, RA_NO_OFFSET, "", "item %zu has no skeleton", i);
+    return ra_pak_skeleton(ar, i, data, size, err);
+}
+
+size_t ra_archive_find(const ra_archive *ar, const char *key)
+{
+    if (!key || !*key) return ar->count ? 0 : SIZE_MAX;
+    for (size_t i = 0; i < ar->count; i++)
+        if (strcmp(ar->items[i].name, key) == 0) return i;
+    char *end = NULL;
+    unsigned long long v = strtoull(key, &end, 0);
+    if (end && !*end && key[0] != '-' && v <= UINT32_MAX)
+        for (size_t i = 0; i < ar->count; i++)
+            if (ar->items[i].id == v) return i;
+    return SIZE_MAX;
+}
+
+/* ---- archive documents ---------------------------------------------------------------------------- */
+extern const ra_format ra_format_lego_si, ra_format_metroid_pak;
+
+typedef struct arch_doc {
+    ra_archive *ar;
+    size_t item;
+    ra_document inner; /* the item's document: same arena and options */
+} arch_doc;
+
+static int detect_si(const uint8_t *data, size_t size) { return ra_si_detect(data, size) ? 100 : 0; }
+static int detect_pak(const uint8_t *data, size_t size) { return ra_pak_detect(data, size) ? 90 : 0; }
+
+static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    const char *fid = doc->format->id;
+    arch_doc *m = ra_arena_alloc(doc->arena, sizeof *m);
+    if (!m) return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
+    /* the archive's bytes are needed only during this read: the readers copy
+     * what they keep, and joined or inflated payloads are in the arena */
+    ra_status st = open_in(doc->arena, false, data, size, &doc->options, &m->ar, err);
+    if (st != RA_OK) return st;
+    ra_archive *ar = m->ar;
+    if (strcmp(ar->format, fid) != 0)
+        return ra_fail(err, RA_ERR_BAD_MAGIC, fid, 0, "", "this is a %s archive, not %s", ar->format, fid);
+    if (ar->count == 0) return ra_fail(err, RA_ERR_BAD_VALUE, fid, RA_NO_OFFSET, "animation", "the archive holds no animation");
+    const char *want = ra_options_get(&doc->options, "animation");
+    m->item = ra_archive_find(ar, want);
+    if (m->item == SIZE_MAX)
+        return ra_fail(err, RA_ERR_USAGE, fid, RA_NO_OFFSET, "animation",
+                       "no animation named or numbered '%s' in the archive (retroanim list shows them)", want);
+    const ra_archive_item *it = &ar->items[m->item];
+    const uint8_t *p = NULL, *sk = NULL;
+    size_t n = 0, skn = 0;
+    st = ra_archive_payload(ar, m->item, &p, &n, err);
+    if (st == RA_OK && it->has_skeleton) st = ra_archive_skeleton(ar, m->item, &sk, &skn, err);
+    if (st != RA_OK) return st;
+    m->inner = *doc;
+    m->inner.format = ra_format_find(it->format);
+    m->inner.model = NULL;
+    m->inner.source_size = n;
+    m->inner.filename = ra_arena_printf(doc->arena, "%s.%s", it->name, it->extension);
+    m->inner.in_archive = true;
+    m->inner.companion = sk;
+    m->inner.companion_size = skn;
+    m->inner.companion_name = it->has_skeleton ? ra_arena_printf(doc->arena, "CINF %08X", it->skeleton_id) : NULL;
+    if (!m->inner.format || !m->inner.filename || (it->has_skeleton && !m->inner.companion_name))
+        return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
+    ra_scene_init(&m->inner.scene, doc->arena, it->format);
+    ra_error e;
+    ra_error_clear(&e);
+    st = m->inner.format->read(&m->inner, p, n, &e);
+    if (st != RA_OK) {
+        char buf[400];
+        ra_error_format(&e, buf, sizeof buf);
+        return ra_fail(err, st, fid, RA_NO_OFFSET, "animation", "%s (id %u): %s", it->name, it->id, buf);
+    }
+    doc->model = m;
+    ar->data = NULL; /* the reads copied what they keep; the input need not outlive them */
+    return RA_OK;
+}
+
+static ra_status arch_to_scene(ra_document *doc, ra_error *err)
+{
+    arch_doc *m = doc->model;
+    const ra_archive *ar = m->ar;
+    const ra_archive_item *it = &ar->items[m->item];
+    ra_status st = m->inner.format->to_scene(&m->inner, err);
+    if (st != RA_OK) return st;
+    doc->scene = m->inner.scene;
+    doc->state = m->inner.state;
+    ra_scene *s = &doc->scene;
+    ra_arena *a = doc->arena;
+    if (s->animation_count == 1) s->animations[0].name = it->name;
+    bool ok = ra_meta_set_string(a, &s->meta, "archive.format", ar->format) &&
+              ra_meta_set_int(a, &s->meta, "archive.item_id", it->id) &&
+              ra_meta_set_string(a, &s->meta, "archive.item_name", it->name) &&
+              ra_meta_set_string(a, &s->meta, "archive.item_kind", it->kind) &&
+              ra_meta_set_int(a, &s->meta, "archive.item_count", (int64_t)ar->count);
+    for (size_t i = 0; ok && i < it->meta.count; i++) {
+        const ra_meta *md = &it->meta.items[i];
+        if (md->type == RA_META_STRING) ok = ra_meta_set_string(a, &s->meta, md->key, md->u.s);
+        else if (md->type == RA_META_INT) ok = ra_meta_set_int(a, &s->meta, md->key, md->u.i);
+        else if (md->type == RA_META_BOOL) ok = ra_meta_set_bool(a, &s->meta, md->key, md->u.b);
+        else if (md->type == RA_META_DOUBLE) ok = ra_meta_set_double(a, &s->meta, md->key, md->u.d);
+        else ok = ra_meta_set_vec3(a, &s->meta, md->key, md->u.v);
+    }
+    /* the others, as "id name" under archive.other.N */
+    for (size_t i = 0, k = 0; ok && i < ar->count; i++) {
+        if (i == m->item) continue;
+        char key[48];
+        snprintf(key, sizeof key, "archive.other.%zu", k++);
+        const char *v = ra_arena_printf(a, "%u %s", ar->items[i].id, ar->items[i].name);
+        ok = v && ra_meta_set_string(a, &s->meta, ra_arena_strndup(a, key, strlen(key)), v);
+    }
+    for (size_t i = 0; ok && i < ar->warning_count; i++) ra_scene_warn(s, "%s", ar->warnings[i]);
+    return ok ? RA_OK : ra_fail(err, RA_ERR_NO_MEMORY, doc->format->id, RA_NO_OFFSET, "", "out of memory");
+}
+
+static ra_status arch_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
+{
+    const arch_doc *m = doc->model;
+    if (!m->inner.format->pose)
+        return ra_fail(err, RA_ERR_UNSUPPORTED, doc->format->id, RA_NO_OFFSET, "", "no reference evaluator");
+    return m->inner.format->pose(&m->inner, anim, t, world, err);
+}
+
+static void arch_dump_source(const ra_document *doc, ra_json *j)
+{
+    const arch_doc *m = doc->model;
+    const ra_archive *ar = m->ar;
+    ra_json_begin_object(j);
+    ra_json_key(j, "archive");
+    ra_json_string(j, ar->format);
+    ra_json_key(j, "items");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < ar->count; i++) {
+        const ra_archive_item *it = &ar->items[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "id");
+        ra_json_uint(j, it->id);
+        ra_json_key(j, "name");
+        ra_json_string(j, it->name);
+        ra_json_key(j, "kind");
+        ra_json_string(j, it->kind);
+        ra_json_key(j, "offset");
+        ra_json_uint(j, it->offset);
+        ra_json_key(j, "stored_size");
+        ra_json_uint(j, it->stored_size);
+        ra_json_key(j, "size");
+        ra_json_uint(j, it->size);
+        ra_json_key(j, "compressed");
+        ra_json_bool(j, it->compressed);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "item");
+    ra_json_uint(j, m->item);
+    ra_json_key(j, "model");
+    if (m->inner.format->dump_source) m->inner.format->dump_source(&m->inner, j);
+    else ra_json_null(j);
+    ra_json_end_object(j);
+}
+
+/* writing an archive document writes the chosen animation as a loose file */
+static ra_status arch_write(const ra_document *doc, ra_writer *w, ra_error *err)
+{
+    const arch_doc *m = doc->model;
+    if (!m->inner.format->write)
+        return ra_fail(err, RA_ERR_UNSUPPORTED, doc->format->id, RA_NO_OFFSET, "", "no writer");
+    return m->inner.format->write(&m->inner, w, err);
+}
+
+const ra_format ra_format_lego_si = {
+    "lego_si",
+    "LEGO Island Interleaf archive (.SI): one animation, chosen with animation=NAME|ID",
+    "si",
+    "\"RIFF\" at 0 and \"OMNI\" at 8",
+    detect_si, arch_read, arch_to_scene, arch_pose, arch_dump_source, arch_write,
+};
+
+const ra_format ra_format_metroid_pak = {
+    "metroid_pak",
+    "Metroid Prime archive (.pak): one animation with its ANCS name and CINF skeleton, chosen with animation=NAME|ID",
+    "pak",
+    "u32 BE 0x00030005 then u32 0 at offset 0",
+    detect_pak, arch_read, arch_to_scene, arch_pose, arch_dump_source, arch_write,
+};
