@@ -137,16 +137,24 @@ struct Loaded {
     ~Loaded() { ra_document_free(doc); }
 };
 
+// The file's bytes into `bytes`; false (with err) if it cannot be read.
+bool ReadBytes(const std::string &file, std::vector<uint8_t> &bytes, ra_error &err)
+{
+    uint8_t *data = nullptr;
+    size_t size = 0;
+    if (ra_read_file(file.c_str(), &data, &size, &err) != RA_OK) return false;
+    bytes.assign(data, data + size);
+    ra_free(data);
+    return true;
+}
+
 // 0 ok; otherwise prints the error line and returns 1 (2 for a refused option value)
 int Load(const std::string &file, const ra_options &opt, bool scene, Loaded &out)
 {
     ra_error err;
     ra_error_clear(&err);
-    uint8_t *data = nullptr;
-    size_t size = 0;
-    if (ra_read_file(file.c_str(), &data, &size, &err) != RA_OK) return Fail(file, FormatError(err));
-    out.bytes.assign(data, data + size);
-    ra_free(data);
+    if (!ReadBytes(file, out.bytes, err)) return Fail(file, FormatError(err));
+    size_t size = out.bytes.size();
     ra_status st = scene ? ra_document_load(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err)
                          : ra_document_read(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err);
     if (st != RA_OK) {
@@ -489,12 +497,9 @@ int OpenArchive(const std::string &file, const ra_options &opt, Archive &out)
 {
     ra_error err;
     ra_error_clear(&err);
-    uint8_t *data = nullptr;
-    size_t size = 0;
-    if (ra_read_file(file.c_str(), &data, &size, &err) != RA_OK) return Fail(file, FormatError(err));
-    out.bytes.assign(data, data + size);
-    ra_free(data);
-    if (ra_archive_open(out.bytes.data(), size, &opt, &out.ar, &err) != RA_OK) return Fail(file, FormatError(err));
+    if (!ReadBytes(file, out.bytes, err)) return Fail(file, FormatError(err));
+    if (ra_archive_open(out.bytes.data(), out.bytes.size(), &opt, &out.ar, &err) != RA_OK)
+        return Fail(file, FormatError(err));
     return 0;
 }
 

@@ -12,7 +12,6 @@
  * logical chunk, and the pieces that follow it are appended up to that
  * total.  An animation's .ani is its first logical data chunk (the game's
  * LegoAnimPresenter reads that one alone). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,16 +69,6 @@ typedef struct si_walk {
     size_t mxch, pads, unknown;
 } si_walk;
 
-static ra_status bad(si_walk *w, ra_status code, uint64_t at, const char *field, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ra_fail(w->err, code, FMT, at, field, "%s", msg);
-}
-
 bool ra_si_detect(const uint8_t *data, size_t size)
 {
     return size >= 12 && ra_load_u32le(data) == CC_RIFF && ra_load_u32le(data + 8) == CC_OMNI;
@@ -107,7 +96,7 @@ static ra_status read_children(si_walk *w, ra_cursor *c, uint16_t type, const ch
     ra_rd_u32le(c, &ltype, "children.type");
     if (!ra_cursor_ok(c)) return w->err->code;
     if (list != CC_LIST || ltype != CC_MXCH)
-        return bad(w, RA_ERR_BAD_VALUE, c->pos - 12, "children", "composite action without its LIST MxCh of children");
+        return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, c->pos - 12, "children", "composite action without its LIST MxCh of children");
     if (w->version == SI_V21) ra_rd_u32le(c, &skip, "children.v21");
     if (type == T_SELECT) {
         char *var = NULL;
@@ -128,9 +117,9 @@ static ra_status read_children(si_walk *w, ra_cursor *c, uint16_t type, const ch
         ra_rd_u32le(c, &cc, "child.fourcc");
         ra_rd_u32le(c, &sz, "child.size");
         if (!ra_cursor_ok(c)) return w->err->code;
-        if (cc != CC_MXOB) return bad(w, RA_ERR_BAD_VALUE, at, "child", "child %u of a composite is not an MxOb chunk", i);
+        if (cc != CC_MXOB) return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at, "child", "child %u of a composite is not an MxOb chunk", i);
         if (sz > ra_cursor_left(c))
-            return bad(w, RA_ERR_TRUNCATED, at, "child.size", "child MxOb of %u bytes runs past its parent", sz);
+            return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, at, "child.size", "child MxOb of %u bytes runs past its parent", sz);
         ra_status st = read_object(w, c->pos, c->pos + sz, parent, depth + 1);
         if (st != RA_OK) return st;
         c->pos += sz;
@@ -141,7 +130,7 @@ static ra_status read_children(si_walk *w, ra_cursor *c, uint16_t type, const ch
 
 static ra_status read_object(si_walk *w, uint64_t at, uint64_t end, const char *parent, int depth)
 {
-    if (depth > MAX_DEPTH) return bad(w, RA_ERR_LIMIT, at, "MxOb", "actions nested more than %d deep", MAX_DEPTH);
+    if (depth > MAX_DEPTH) return ra_fail(w->err, RA_ERR_LIMIT, FMT, at, "MxOb", "actions nested more than %d deep", MAX_DEPTH);
     ra_cursor c; /* over the archive up to the object's end: offsets in errors are the file's */
     ra_cursor_init(&c, w->ar->data, (size_t)end, FMT, w->err);
     c.pos = (size_t)at;
@@ -183,7 +172,7 @@ static ra_status read_object(si_walk *w, uint64_t at, uint64_t end, const char *
     if (w->n == w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 64;
         si_obj *g = ra_arena_grow(a, w->objs, w->n, cap, sizeof *g);
-        if (!g) return bad(w, RA_ERR_NO_MEMORY, at, "MxOb", "out of memory (memory_limit) for the objects");
+        if (!g) return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, at, "MxOb", "out of memory (memory_limit) for the objects");
         w->objs = g;
         w->cap = cap;
     }
@@ -205,7 +194,7 @@ static si_obj *find_obj(si_walk *w, uint32_t id)
 
 static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
 {
-    if (end - at < 14) return bad(w, RA_ERR_BAD_VALUE, at - 8, "MxCh", "data chunk of %llu bytes, shorter than its 14-byte header",
+    if (end - at < 14) return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at - 8, "MxCh", "data chunk of %llu bytes, shorter than its 14-byte header",
                                   (unsigned long long)(end - at));
     const uint8_t *p = w->ar->data + at;
     uint16_t flags = (uint16_t)(p[0] | p[1] << 8);
@@ -227,11 +216,11 @@ static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
             return RA_OK;
         }
         if (total < len || total > w->ar->size)
-            return bad(w, RA_ERR_BAD_VALUE, at + 10, "MxCh.data_size",
+            return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at + 10, "MxCh.data_size",
                        "split data of object %u claims %u bytes in all, against a first piece of %u in a file of %zu",
                        id, total, len, w->ar->size);
         o->buf = ra_arena_array_uninit(w->ar->arena, total, 1);
-        if (!o->buf) return bad(w, RA_ERR_NO_MEMORY, at, "MxCh", "out of memory (memory_limit) joining object %u", id);
+        if (!o->buf) return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, at, "MxCh", "out of memory (memory_limit) joining object %u", id);
         memcpy(o->buf, p + 14, len);
         o->total = total;
         o->got = len;
@@ -243,7 +232,7 @@ static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
         return RA_OK;
     }
     if (len > o->total - o->got)
-        return bad(w, RA_ERR_BAD_VALUE, at - 8, "MxCh", "split pieces of object %u overrun their total of %u bytes", id,
+        return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at - 8, "MxCh", "split pieces of object %u overrun their total of %u bytes", id,
                    o->total);
     memcpy(o->buf + o->got, p + 14, len);
     o->got += len;
@@ -255,7 +244,7 @@ static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
 /* ---- the chunk walk ------------------------------------------------------------------------------ */
 static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
 {
-    if (depth > MAX_DEPTH) return bad(w, RA_ERR_LIMIT, pos, "chunk", "chunks nested more than %d deep", MAX_DEPTH);
+    if (depth > MAX_DEPTH) return ra_fail(w->err, RA_ERR_LIMIT, FMT, pos, "chunk", "chunks nested more than %d deep", MAX_DEPTH);
     const uint8_t *d = w->ar->data;
     while (end - pos >= 8) {
         if (w->buffer_size) {
@@ -268,21 +257,21 @@ static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
         uint32_t cc = ra_load_u32le(d + pos), size = ra_load_u32le(d + pos + 4);
         uint64_t body = pos + 8;
         if (size > end - body)
-            return bad(w, RA_ERR_TRUNCATED, pos + 4, "chunk.size", "chunk '%.4s' of %u bytes runs past its parent (%llu left)",
+            return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, pos + 4, "chunk.size", "chunk '%.4s' of %u bytes runs past its parent (%llu left)",
                        (const char *)(d + pos), size, (unsigned long long)(end - body));
         uint64_t bend = body + size;
         ra_status st = RA_OK;
         if (cc == CC_MXHD) {
-            if (size < 8) return bad(w, RA_ERR_TRUNCATED, body, "MxHd", "MxHd of %u bytes", size);
+            if (size < 8) return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, body, "MxHd", "MxHd of %u bytes", size);
             w->version = ra_load_u32le(d + body);
             w->buffer_size = ra_load_u32le(d + body + 4);
             if (w->version != SI_V22 && w->version != SI_V21)
-                return bad(w, RA_ERR_UNSUPPORTED, body, "MxHd.version", "SI version %u.%u (2.2 and 2.1 are read)",
+                return ra_fail(w->err, RA_ERR_UNSUPPORTED, FMT, body, "MxHd.version", "SI version %u.%u (2.2 and 2.1 are read)",
                            w->version & 0xFFFF, w->version >> 16);
             if (w->buffer_size && w->buffer_size < 16)
-                return bad(w, RA_ERR_BAD_VALUE, body + 4, "MxHd.buffer_size", "buffer size %u", w->buffer_size);
+                return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, body + 4, "MxHd.buffer_size", "buffer size %u", w->buffer_size);
         } else if (cc == CC_LIST) {
-            if (size < 4) return bad(w, RA_ERR_TRUNCATED, body, "LIST", "LIST of %u bytes", size);
+            if (size < 4) return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, body, "LIST", "LIST of %u bytes", size);
             st = walk(w, body + 4, bend, depth + 1);
         } else if (cc == CC_MXST) {
             st = walk(w, body, bend, depth + 1);
@@ -331,22 +320,22 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     w.ar = ar;
     w.err = err;
     const uint8_t *d = ar->data;
-    if (!ra_si_detect(d, ar->size)) return bad(&w, RA_ERR_BAD_MAGIC, 0, "RIFF", "not an SI file (no RIFF OMNI header)");
+    if (!ra_si_detect(d, ar->size)) return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "RIFF", "not an SI file (no RIFF OMNI header)");
     uint32_t riff = ra_load_u32le(d + 4);
     uint64_t end = (uint64_t)riff + 8;
     if (end > ar->size)
-        return bad(&w, RA_ERR_TRUNCATED, 4, "RIFF.size", "RIFF size %u runs past the end of the file (%zu bytes)", riff,
+        return ra_fail(err, RA_ERR_TRUNCATED, FMT, 4, "RIFF.size", "RIFF size %u runs past the end of the file (%zu bytes)", riff,
                    ar->size);
     /* the header chunks first: MxHd must come before any buffer logic */
     if (end < 20 || ra_load_u32le(d + 12) != CC_MXHD)
-        return bad(&w, RA_ERR_BAD_VALUE, 12, "MxHd", "the RIFF OMNI does not start with its MxHd chunk");
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, 12, "MxHd", "the RIFF OMNI does not start with its MxHd chunk");
     w.pass = 1;
     ra_status st = walk(&w, 12, end, 0);
     if (st != RA_OK) return st;
-    if (w.n > UINT32_MAX) return bad(&w, RA_ERR_LIMIT, RA_NO_OFFSET, "MxOb", "too many objects");
+    if (w.n > UINT32_MAX) return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "MxOb", "too many objects");
     w.sorted = ra_arena_array_uninit(ar->arena, w.n + 1, sizeof *w.sorted);
     uint32_t *tmp = ra_arena_array_uninit(ar->arena, w.n + 1, sizeof *tmp);
-    if (!w.sorted || !tmp) return bad(&w, RA_ERR_NO_MEMORY, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
+    if (!w.sorted || !tmp) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
     for (size_t i = 0; i < w.n; i++) w.sorted[i] = (uint32_t)i;
     sort_ids(w.sorted, tmp, w.n, w.objs);
     w.pass = 2;
@@ -376,7 +365,7 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
             continue;
         }
         ra_archive_item *it = ra_archive_add(ar);
-        if (!it) return bad(&w, RA_ERR_NO_MEMORY, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
+        if (!it) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
         it->id = o->id;
         it->name = o->name[0] ? o->name : ra_arena_printf(a, "object_%u", o->id);
         it->kind = o->presenter[0] ? o->presenter : "(no presenter)";
@@ -403,7 +392,7 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
              ra_meta_set_int(a, &it->meta, "si.object_offset", (int64_t)o->offset);
     }
     if (ok && w.unknown) ok = ra_archive_warn(ar, "%zu chunks of unknown type skipped", w.unknown);
-    return ok ? RA_OK : bad(&w, RA_ERR_NO_MEMORY, RA_NO_OFFSET, "", "out of memory (memory_limit)");
+    return ok ? RA_OK : ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory (memory_limit)");
 }
 
 ra_status ra_si_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)

@@ -12,7 +12,6 @@
  * animation tree; the name is the primitive's, the skeleton the CINF of the
  * set's first character, as the game's tools bind them), then every ANIM of
  * the pak no ANCS names. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,16 +44,6 @@ bool ra_pak_detect(const uint8_t *data, size_t size)
     return size >= 16 && ra_load_u32be(data) == PAK_VERSION && ra_load_u32be(data + 4) == 0;
 }
 
-static ra_status fail(ra_error *err, ra_status code, uint64_t at, const char *field, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ra_fail(err, code, FMT, at, field, "%s", msg);
-}
-
 static size_t find_res(const pak *p, const char *type, uint32_t id)
 {
     for (size_t i = 0; i < p->count; i++)
@@ -73,23 +62,23 @@ static ra_status res_bytes(ra_archive *ar, pak_res *r, ra_error *err)
         return RA_OK;
     }
     if (r->size < 6)
-        return fail(err, RA_ERR_TRUNCATED, r->offset, "resource", "compressed %s %08X of %u bytes", r->type, r->id, r->size);
+        return ra_fail(err, RA_ERR_TRUNCATED, FMT, r->offset, "resource", "compressed %s %08X of %u bytes", r->type, r->id, r->size);
     uint32_t out = ra_load_u32be(p);
     if (p[4] != 0x78 || ((p[4] << 8) | p[5]) % 31 != 0)
-        return fail(err, RA_ERR_UNSUPPORTED, r->offset + 4, "resource",
+        return ra_fail(err, RA_ERR_UNSUPPORTED, FMT, r->offset + 4, "resource",
                     "%s %08X is not a zlib stream (Metroid Prime 2's LZO segments are not read by this build)", r->type,
                     r->id);
     /* deflate's densest code gives 1032 bytes per input byte */
     if ((uint64_t)out > (uint64_t)(r->size - 4) * 1032 + 64)
-        return fail(err, RA_ERR_BAD_VALUE, r->offset, "resource.inflated_size",
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.inflated_size",
                     "%s %08X claims %u bytes inflated from %u: more than deflate can give", r->type, r->id, out, r->size);
     uint8_t *buf = ra_arena_array_uninit(ar->arena, out ? out : 1, 1);
     if (!buf)
-        return fail(err, RA_ERR_NO_MEMORY, r->offset, "resource.inflated_size",
+        return ra_fail(err, RA_ERR_NO_MEMORY, FMT, r->offset, "resource.inflated_size",
                     "%s %08X inflates to %u bytes: over the memory limit (memory_limit)", r->type, r->id, out);
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (inflateInit(&z) != Z_OK) return fail(err, RA_ERR_NO_MEMORY, r->offset, "resource", "zlib: inflateInit failed");
+    if (inflateInit(&z) != Z_OK) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, r->offset, "resource", "zlib: inflateInit failed");
     z.next_in = (Bytef *)(p + 4);
     z.avail_in = r->size - 4;
     z.next_out = buf;
@@ -99,13 +88,13 @@ static ra_status res_bytes(ra_archive *ar, pak_res *r, ra_error *err)
     inflateEnd(&z);
     if (zr != Z_STREAM_END) {
         if (zr == Z_BUF_ERROR && got == out && z.avail_in)
-            return fail(err, RA_ERR_BAD_VALUE, r->offset, "resource.inflated_size",
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.inflated_size",
                         "%s %08X inflates to more than the %u bytes its header says", r->type, r->id, out);
-        return fail(err, RA_ERR_BAD_VALUE, r->offset + 4 + used, "resource",
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset + 4 + used, "resource",
                     "%s %08X: the zlib stream is broken or cut short after %zu of %u bytes", r->type, r->id, got, out);
     }
     if (got != out)
-        return fail(err, RA_ERR_BAD_VALUE, r->offset, "resource.inflated_size",
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.inflated_size",
                     "%s %08X inflates to %zu bytes, its header says %u", r->type, r->id, got, out);
     for (size_t i = 4 + used; i < r->size; i++)
         if (p[i] != 0xFF) {
@@ -394,7 +383,7 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     ra_rd_u32be(&c, &zero, "reserved");
     if (!ra_cursor_ok(&c)) return err->code;
     if (version != PAK_VERSION)
-        return fail(err, RA_ERR_BAD_MAGIC, 0, "version", "pak version %08X (Metroid Prime 1/2 paks are 00030005)", version);
+        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "version", "pak version %08X (Metroid Prime 1/2 paks are 00030005)", version);
     ra_rd_u32be(&c, &named, "named.count");
     if (!ra_cursor_check_count(&c, named, 12, "named.count")) return err->code;
     ra_arena *a = ar->arena;
@@ -410,13 +399,13 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
         char key[32];
         snprintf(key, sizeof key, "%.4s %08X", type, id);
         if (!ra_meta_get(&names, key) && !ra_meta_set_string(a, &names, ra_arena_strndup(a, key, strlen(key)), name))
-            return fail(err, RA_ERR_NO_MEMORY, c.pos, "named", "out of memory (memory_limit)");
+            return ra_fail(err, RA_ERR_NO_MEMORY, FMT, c.pos, "named", "out of memory (memory_limit)");
     }
     ra_rd_u32be(&c, &count, "resources.count");
     if (!ra_cursor_check_count(&c, count, 20, "resources.count")) return err->code;
     pak *p = ra_arena_alloc(a, sizeof *p);
     if (!p || !(p->res = ra_arena_array(a, count ? count : 1, sizeof *p->res)))
-        return fail(err, RA_ERR_NO_MEMORY, c.pos, "resources", "out of memory (memory_limit)");
+        return ra_fail(err, RA_ERR_NO_MEMORY, FMT, c.pos, "resources", "out of memory (memory_limit)");
     ar->impl = p;
     size_t anims = 0, compressed = 0;
     for (uint32_t i = 0; i < count; i++) {
@@ -429,18 +418,18 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
         ra_rd_u32be(&c, &r->offset, "resource.offset");
         if (!ra_cursor_ok(&c)) return err->code;
         if (r->compressed > 1)
-            return fail(err, RA_ERR_BAD_VALUE, at, "resource.compressed", "resource %u: compression flag %u", i, r->compressed);
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at, "resource.compressed", "resource %u: compression flag %u", i, r->compressed);
         if (!ra_range_ok(ar->size, r->offset, r->size))
-            return fail(err, RA_ERR_TRUNCATED, at + 16, "resource.offset",
+            return ra_fail(err, RA_ERR_TRUNCATED, FMT, at + 16, "resource.offset",
                         "resource %u (%s %08X): %u bytes at %u run past the end of the pak (%zu bytes)", i, r->type, r->id,
                         r->size, r->offset, ar->size);
         if (r->offset < c.pos && r->size)
-            return fail(err, RA_ERR_BAD_VALUE, at + 16, "resource.offset",
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 16, "resource.offset",
                         "resource %u (%s %08X) at %u overlaps the tables", i, r->type, r->id, r->offset);
         /* the same asset may be stored twice (the game's loading order): the first counts */
         if (find_res(p, r->type, r->id) != SIZE_MAX) continue;
         if (r->compressed && r->size < 4)
-            return fail(err, RA_ERR_BAD_VALUE, at + 12, "resource.size", "compressed resource %u of %u bytes", i, r->size);
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 12, "resource.size", "compressed resource %u of %u bytes", i, r->size);
         anims += memcmp(r->type, "ANIM", 4) == 0;
         compressed += r->compressed;
         p->count++;
@@ -449,7 +438,7 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
               ra_meta_set_int(a, &ar->meta, "pak.named_resources", named) &&
               ra_meta_set_int(a, &ar->meta, "pak.compressed_resources", (int64_t)compressed) &&
               ra_meta_set_int(a, &ar->meta, "pak.anims", (int64_t)anims);
-    if (!ok) return fail(err, RA_ERR_NO_MEMORY, RA_NO_OFFSET, "", "out of memory (memory_limit)");
+    if (!ok) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory (memory_limit)");
     for (size_t i = 0; i < p->count; i++) {
         if (memcmp(p->res[i].type, "ANCS", 4) != 0) continue;
         ra_status st = read_ancs(ar, p, i, err);
@@ -472,7 +461,7 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
         snprintf(key, sizeof key, "ANIM %08X", p->res[i].id);
         const ra_meta *m = ra_meta_get(&names, key);
         if (!add_primitive(&x, p->res[i].id, m ? m->u.s : ""))
-            return fail(err, RA_ERR_NO_MEMORY, RA_NO_OFFSET, "", "out of memory (memory_limit)");
+            return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory (memory_limit)");
     }
     return RA_OK;
 }
