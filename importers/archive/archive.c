@@ -8,10 +8,6 @@
 
 #include "archive_internal.h"
 
-/* the memory_limit default of a load (document.c) */
-#define RA_ARCHIVE_MEMORY_BASE ((double)(64u << 20))
-#define RA_ARCHIVE_MEMORY_PER_BYTE 64.0
-
 const char *ra_archive_detect(const uint8_t *data, size_t size)
 {
     if (ra_si_detect(data, size)) return "lego_si";
@@ -75,10 +71,7 @@ static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t 
 
 ra_status ra_archive_open(const uint8_t *data, size_t size, const ra_options *opt, ra_archive **out, ra_error *err)
 {
-    double lim = ra_options_get_double(opt, "memory_limit",
-                                       RA_ARCHIVE_MEMORY_BASE + RA_ARCHIVE_MEMORY_PER_BYTE * (double)size);
-    if (!(lim >= 65536)) lim = 65536;
-    ra_arena *a = ra_arena_create(lim >= (double)SIZE_MAX ? 0 : (size_t)lim);
+    ra_arena *a = ra_load_arena(opt, size); /* the same limit as a load of these bytes */
     if (!a) {
         *out = NULL;
         return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory");

@@ -158,6 +158,14 @@ const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *
 #define RA_DEFAULT_MAX_NODES 1000000.0
 #define RA_DEFAULT_MAX_KEYS 50000000.0
 
+ra_arena *ra_load_arena(const ra_options *opt, size_t size)
+{
+    double lim = ra_options_get_double(opt, "memory_limit",
+                                       RA_DEFAULT_MEMORY_BASE + RA_DEFAULT_MEMORY_PER_BYTE * (double)size);
+    if (!(lim >= 65536)) lim = 65536;
+    return ra_arena_create(lim >= (double)SIZE_MAX ? 0 : (size_t)lim);
+}
+
 static ra_status doc_read(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                           ra_document **out, ra_error *err)
 {
@@ -172,10 +180,7 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
         if (!f) return ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
                                "not a file of any supported format");
     }
-    double lim = ra_options_get_double(opt, "memory_limit",
-                                       RA_DEFAULT_MEMORY_BASE + RA_DEFAULT_MEMORY_PER_BYTE * (double)size);
-    if (!(lim >= 65536)) lim = 65536;
-    ra_arena *arena = ra_arena_create(lim >= (double)SIZE_MAX ? 0 : (size_t)lim);
+    ra_arena *arena = ra_load_arena(opt, size);
     if (!arena) return ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory");
     ra_document *d = ra_arena_alloc(arena, sizeof *d);
     if (!d) {

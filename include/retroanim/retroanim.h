@@ -95,6 +95,9 @@ const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *
 /* Does any format claim this file name's extension? */
 const ra_format *ra_format_by_extension(const char *filename);
 
+/* The arena of one load of `size` bytes: its limit is the option memory_limit,
+ * or the default (64 MiB + 64 x size), and at least 64 KiB.  NULL when out of memory. */
+ra_arena *ra_load_arena(const ra_options *opt, size_t size);
 /* Reads the bytes (the document does not keep pointers into them) and builds
  * the scene.  On failure *out is NULL and err says why. */
 ra_status ra_document_load(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
