@@ -80,13 +80,14 @@ static bool piece_ok(bake *b, const sample *x, const sample *y)
 {
     if (ra_q_angle_over(x->v.r, y->v.r, b->cos_half_max)) return false;
     static const double fr[3] = {0.25, 0.5, 0.75};
+    ra_slerp_span span = ra_q_slerp_span(x->v.r, y->v.r);
     for (int i = 0; i < 3; i++) {
         double t = x->t + (y->t - x->t) * fr[i];
         ra_trs e = b->eval(b->ctx, t);
         double tv = b->p->value_tol * (1 + fmax(ra_v3_len(e.t), ra_v3_len(e.s)));
         if (vec_err(ra_v3_lerp(x->v.t, y->v.t, fr[i]), e.t) > tv) return false;
         if (vec_err(ra_v3_lerp(x->v.s, y->v.s, fr[i]), e.s) > tv) return false;
-        if (!ra_q_slerp_near(x->v.r, y->v.r, fr[i], e.r, b->p->angle_tol)) return false;
+        if (!ra_q_slerp_near(&span, fr[i], e.r, b->p->angle_tol)) return false;
     }
     return true;
 }

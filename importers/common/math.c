@@ -52,18 +52,28 @@ double ra_q_angle_between(ra_quat a, ra_quat b)
     return 2 * acos(d);
 }
 
-bool ra_q_slerp_near(ra_quat a, ra_quat b, double f, ra_quat e, double tol)
+ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b)
 {
     double d = ra_q_dot(a, b);
     if (d < 0) {
         d = -d;
         b = ra_q_neg(b);
     }
-    double nn = ra_q_dot(a, a) * ra_q_dot(b, b), cs = nn > 0 ? d / sqrt(nn) : 0;
-    if (cs > 0.5 && cs <= 1) {
+    ra_slerp_span s = {a, b, -1};
+    double nn = ra_q_dot(a, a) * ra_q_dot(b, b), cs = nn > 0 ? fmin(1.0, d / sqrt(nn)) : 0;
+    if (cs > 0.5) {
         /* theta^2 <= 1.098 * 2 (1 - cos theta) for theta <= pi/3 */
-        double th2 = 1.098 * 2.0 * (1.0 - cs), dev = 0.04 * th2 * sqrt(th2);
-        ra_quat nl = ra_q_add(ra_q_scale(a, 1 - f), ra_q_scale(b, f));
+        double th2 = 1.098 * 2.0 * (1.0 - cs);
+        s.dev = 0.04 * th2 * sqrt(th2);
+    }
+    return s;
+}
+
+bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol)
+{
+    if (s->dev >= 0) {
+        double dev = s->dev;
+        ra_quat nl = ra_q_add(ra_q_scale(s->a, 1 - f), ra_q_scale(s->b, f));
         double c = ra_q_dot(nl, e), c2 = c * c, den = ra_q_dot(nl, nl) * ra_q_dot(e, e);
         /* off by more than tol + dev: cos(T/2) >= 1 - T^2/8 */
         double hi = tol + dev, lim = 1.0 - hi * hi / 8;
@@ -73,7 +83,7 @@ bool ra_q_slerp_near(ra_quat a, ra_quat b, double f, ra_quat e, double tol)
         lim = 1.0 - x2 / 2 + x2 * x2 / 24;
         if (x > 0 && lim > 0 && c2 >= lim * lim * den) return true;
     }
-    return ra_q_angle_between(ra_q_slerp_shortest(a, b, f), e) <= tol;
+    return ra_q_angle_between(ra_q_slerp_shortest(s->a, s->b, f), e) <= tol;
 }
 
 ra_vec3 ra_q_rotate(ra_quat q, ra_vec3 v)

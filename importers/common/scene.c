@@ -382,11 +382,12 @@ void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
     double c = cos(fmin(max_angle, RA_PI) / 2);
     for (size_t i = 1; i + 1 < tr->count; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
-        double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
-        bool drop = run < SIMPLIFY_RUN && d > 0.5 * sqrt(nn) && !ra_q_angle_over(a->q, b->q, c);
+        /* dropped only between keys on one hemisphere less than 60 degrees (4D) apart, where the span's nlerp shortcut holds */
+        ra_slerp_span span = ra_q_slerp_span(a->q, b->q);
+        bool drop = run < SIMPLIFY_RUN && ra_q_dot(a->q, b->q) > 0 && span.dev >= 0 && !ra_q_angle_over(a->q, b->q, c);
         for (size_t j = i - run; drop && j <= i; j++) {
             double f = (k[j].t - a->t) / (b->t - a->t);
-            if (!ra_q_slerp_near(a->q, b->q, f, k[j].q, tol)) drop = false;
+            if (!ra_q_slerp_near(&span, f, k[j].q, tol)) drop = false;
         }
         if (drop) {
             run++;

@@ -64,11 +64,18 @@ ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t);
 ra_quat ra_q_slerp_raw(ra_quat a, ra_quat b, double t);
 /* Angle between two rotations in radians (sign of the quaternions ignored). */
 double ra_q_angle_between(ra_quat a, ra_quat b);
-/* Is ra_q_angle_between(ra_q_slerp_shortest(a, b, f), e) <= tol?  a and b
- * unit.  Decided without trigonometry where the normalised lerp settles it
- * (it stays within 0.04 theta^3 of the slerp for a 4D arc theta <= pi/3);
- * computed exactly otherwise. */
-bool ra_q_slerp_near(ra_quat a, ra_quat b, double f, ra_quat e, double tol);
+/* Playback between two unit rotations a and b, for testing keys against it:
+ * ra_q_slerp_span once per pair, then ra_q_slerp_near per key: is
+ * ra_q_angle_between(ra_q_slerp_shortest(a, b, f), e) <= tol?  Decided
+ * without trigonometry where the normalised lerp settles it (it stays within
+ * dev = 0.04 theta^3 of the slerp for a 4D arc theta <= pi/3); computed
+ * exactly otherwise. */
+typedef struct ra_slerp_span {
+    ra_quat a, b;  /* b on a's hemisphere */
+    double dev;    /* nlerp-to-slerp bound; < 0: the arc is too long for the shortcut */
+} ra_slerp_span;
+ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b);
+bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol);
 /* Is the rotation between a and b more than the angle whose half has cosine
  * cos_half (precomputed: cos(angle / 2))?  No trigonometry. */
 static inline bool ra_q_angle_over(ra_quat a, ra_quat b, double cos_half)
