@@ -189,21 +189,14 @@ static ra_status arch_to_scene(ra_document *doc, ra_error *err)
               ra_meta_set_string(a, &s->meta, "archive.item_name", it->name) &&
               ra_meta_set_string(a, &s->meta, "archive.item_kind", it->kind) &&
               ra_meta_set_int(a, &s->meta, "archive.item_count", (int64_t)ar->count);
-    for (size_t i = 0; ok && i < it->meta.count; i++) {
-        const ra_meta *md = &it->meta.items[i];
-        if (md->type == RA_META_STRING) ok = ra_meta_set_string(a, &s->meta, md->key, md->u.s);
-        else if (md->type == RA_META_INT) ok = ra_meta_set_int(a, &s->meta, md->key, md->u.i);
-        else if (md->type == RA_META_BOOL) ok = ra_meta_set_bool(a, &s->meta, md->key, md->u.b);
-        else if (md->type == RA_META_DOUBLE) ok = ra_meta_set_double(a, &s->meta, md->key, md->u.d);
-        else ok = ra_meta_set_vec3(a, &s->meta, md->key, md->u.v);
-    }
+    for (size_t i = 0; ok && i < it->meta.count; i++) ok = ra_meta_set(a, &s->meta, &it->meta.items[i]);
     /* the others, as "id name" under archive.other.N */
     for (size_t i = 0, k = 0; ok && i < ar->count; i++) {
         if (i == m->item) continue;
         char key[48];
         snprintf(key, sizeof key, "archive.other.%zu", k++);
         const char *v = ra_arena_printf(a, "%u %s", ar->items[i].id, ar->items[i].name);
-        ok = v && ra_meta_set_string(a, &s->meta, ra_arena_strndup(a, key, strlen(key)), v);
+        ok = v && ra_meta_set_string(a, &s->meta, key, v);
     }
     for (size_t i = 0; ok && i < ar->warning_count; i++) ra_scene_warn(s, "%s", ar->warnings[i]);
     return ok ? RA_OK : ra_fail(err, RA_ERR_NO_MEMORY, doc->format->id, RA_NO_OFFSET, "", "out of memory");

@@ -375,7 +375,8 @@ bool ra_rd_cstr(ra_cursor *c, ra_arena *a, char **out, const char *field)
         return false;
     }
     size_t n = (size_t)(nul - p);
-    if (!ra_rd_str(c, a, n, out, field)) return false;
+    if (!out) c->pos += n;
+    else if (!ra_rd_str(c, a, n, out, field)) return false;
     c->pos++; /* the NUL */
     return true;
 }

@@ -56,6 +56,16 @@ static ra_meta *meta_slot(ra_arena *a, ra_meta_list *m, const char *key)
     m->count++;
     return e;
 }
+bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e)
+{
+    if (e->type == RA_META_STRING) return ra_meta_set_string(a, m, e->key, e->u.s);
+    ra_meta *d = meta_slot(a, m, e->key);
+    if (!d) return false;
+    d->type = e->type;
+    d->u = e->u;
+    return true;
+}
+
 bool ra_meta_set_bool(ra_arena *a, ra_meta_list *m, const char *key, bool v)
 {
     ra_meta *e = meta_slot(a, m, key);

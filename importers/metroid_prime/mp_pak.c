@@ -118,15 +118,6 @@ typedef struct ancs_ctx {
     size_t added;
 } ancs_ctx;
 
-static bool skip_cstr(ra_cursor *c, const char *field)
-{
-    if (!ra_cursor_ok(c)) return false;
-    const uint8_t *nul = memchr(c->data + c->pos, 0, c->size - c->pos);
-    if (!nul) return ra_cursor_fail(c, RA_ERR_TRUNCATED, c->pos, field, "string without its terminating NUL");
-    c->pos = (size_t)(nul - c->data) + 1;
-    return true;
-}
-
 static bool skip_ids(ra_cursor *c, const char *field)
 {
     uint32_t n = 0;
@@ -246,7 +237,7 @@ static bool character(ancs_ctx *x, bool first)
     if (!ra_rd_u32be(c, &n, "character.animations") || !ra_cursor_check_count(c, n, 6, "character.animations"))
         return false;
     for (uint32_t i = 0; i < n; i++)
-        if (!ra_rd_skip(c, 4, "animation.index") || !skip_cstr(c, "animation.name") || !skip_cstr(c, "animation.name2"))
+        if (!ra_rd_skip(c, 4, "animation.index") || !ra_rd_cstr(c, NULL, NULL, "animation.name") || !ra_rd_cstr(c, NULL, NULL, "animation.name2"))
             return false;
     /* PAS database: 'PAS4', states, default, per state its parameters and infos */
     uint32_t magic = 0, states = 0;
@@ -279,18 +270,18 @@ static bool character(ancs_ctx *x, bool first)
     if (sections > 1) { /* animation AABBs: name, 6 floats */
         if (!ra_rd_u32be(c, &n, "character.aabbs") || !ra_cursor_check_count(c, n, 25, "character.aabbs")) return false;
         for (uint32_t i = 0; i < n; i++)
-            if (!skip_cstr(c, "aabb.name") || !ra_rd_skip(c, 24, "aabb")) return false;
+            if (!ra_rd_cstr(c, NULL, NULL, "aabb.name") || !ra_rd_skip(c, 24, "aabb")) return false;
     }
     if (sections > 2) { /* effects: name, n components {name, fourcc, id, locator, f32, u32, u32} */
         if (!ra_rd_u32be(c, &n, "character.effects") || !ra_cursor_check_count(c, n, 5, "character.effects")) return false;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t m = 0;
-            if (!skip_cstr(c, "effect.name") || !ra_rd_u32be(c, &m, "effect.components") ||
+            if (!ra_rd_cstr(c, NULL, NULL, "effect.name") || !ra_rd_u32be(c, &m, "effect.components") ||
                 !ra_cursor_check_count(c, m, 22, "effect.components"))
                 return false;
             for (uint32_t k = 0; k < m; k++)
-                if (!skip_cstr(c, "component.name") || !ra_rd_skip(c, 8, "component.particle") ||
-                    !skip_cstr(c, "component.locator") || !ra_rd_skip(c, 12, "component"))
+                if (!ra_rd_cstr(c, NULL, NULL, "component.name") || !ra_rd_skip(c, 8, "component.particle") ||
+                    !ra_rd_cstr(c, NULL, NULL, "component.locator") || !ra_rd_skip(c, 12, "component"))
                     return false;
         }
     }
@@ -308,7 +299,7 @@ static bool animation_set(ancs_ctx *x)
         !ra_cursor_check_count(c, n, 5, "animset.animations"))
         return false;
     for (uint32_t i = 0; i < n; i++)
-        if (!skip_cstr(c, "animation.name") || !meta_anim(x, 0)) return false;
+        if (!ra_rd_cstr(c, NULL, NULL, "animation.name") || !meta_anim(x, 0)) return false;
     /* transitions {u32, from, to, MetaTrans}, the default transition */
     if (!ra_rd_u32be(c, &n, "animset.transitions") || !ra_cursor_check_count(c, n, 16, "animset.transitions"))
         return false;
@@ -398,7 +389,7 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
         if (!ra_rd_str(&c, a, len, &name, "named.name")) return err->code;
         char key[32];
         snprintf(key, sizeof key, "%.4s %08X", type, id);
-        if (!ra_meta_get(&names, key) && !ra_meta_set_string(a, &names, ra_arena_strndup(a, key, strlen(key)), name))
+        if (!ra_meta_get(&names, key) && !ra_meta_set_string(a, &names, key, name))
             return ra_fail(err, RA_ERR_NO_MEMORY, FMT, c.pos, "named", "out of memory (memory_limit)");
     }
     ra_rd_u32be(&c, &count, "resources.count");

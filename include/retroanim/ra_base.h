@@ -252,7 +252,8 @@ bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field);
 bool ra_rd_skip(ra_cursor *c, size_t n, const char *field);
 /* n bytes copied into the arena with a NUL appended (the bytes may hold NULs). */
 bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *field);
-/* A NUL-terminated string (the NUL is consumed), copied into the arena. */
+/* A NUL-terminated string (the NUL is consumed), copied into the arena; with
+ * out NULL it is only skipped. */
 bool ra_rd_cstr(ra_cursor *c, ra_arena *a, char **out, const char *field);
 /* Checks that `count` items of at least `min_item_bytes` each can still fit in
  * the bytes left, before anything is allocated for them. */

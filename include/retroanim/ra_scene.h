@@ -117,6 +117,8 @@ bool ra_meta_set_int(ra_arena *a, ra_meta_list *m, const char *key, int64_t v);
 bool ra_meta_set_double(ra_arena *a, ra_meta_list *m, const char *key, double v);
 bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
+/* Sets e's key in m to e's value (of any type; a string is copied). */
+bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e);
 const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key);
 /* Longest node name (bytes) before a "#k" suffix: Assimp's aiString keeps
  * 1023 bytes, so longer names could become equal in an aiScene. */
