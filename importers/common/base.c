@@ -510,3 +510,34 @@ const char *ra_file_stem(ra_arena *ar, const char *path, const char *fallback)
     if (!n || strstr(b, "$$$")) return fallback;
     return ra_arena_strndup(ar, b, n);
 }
+
+/* ---- ids ---------------------------------------------------------------------------------- */
+static int cmp_slot(const void *x, const void *y)
+{
+    const ra_id_slot *a = x, *b = y;
+    if (a->id != b->id) return a->id < b->id ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+ra_id_slot *ra_sorted_ids(ra_arena *ar, const void *items, size_t n, size_t stride)
+{
+    ra_id_slot *t = ra_arena_array(ar, n, sizeof *t);
+    if (!t) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&t[i].id, (const uint8_t *)items + i * stride, sizeof t[i].id);
+        t[i].index = (uint32_t)i;
+    }
+    qsort(t, n, sizeof *t, cmp_slot);
+    return t;
+}
+
+int64_t ra_find_id(const ra_id_slot *t, size_t n, uint32_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && t[lo].id == id ? (int64_t)t[lo].index : -1;
+}

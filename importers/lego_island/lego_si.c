@@ -42,10 +42,11 @@
 enum { T_MULTI = 5, T_SERIAL = 6, T_PARALLEL = 7, T_SELECT = 9, T_OBJECT_ACTION = 11 };
 
 typedef struct si_obj {
+    uint32_t id;     /* first: ra_sorted_ids reads it */
     uint64_t offset; /* of its MxOb chunk */
     uint16_t type;
     char *presenter, *name, *extra, *media_path;
-    uint32_t id, flags, start, file_type;
+    uint32_t flags, start, file_type;
     int32_t duration, loops;
     ra_vec3 loc, dir, up;
     const char *parent; /* name of the composite holding it, "" at top level */
@@ -65,8 +66,8 @@ typedef struct si_walk {
     uint32_t version, buffer_size;
     si_obj *objs;
     size_t n, cap;
-    uint32_t *sorted; /* object indices sorted by id (pass 2) */
-    size_t mxch, pads, unknown;
+    ra_id_slot *sorted; /* the objects by id (pass 2) */
+    size_t mxch, unknown;
 } si_walk;
 
 bool ra_si_detect(const uint8_t *data, size_t size)
@@ -183,13 +184,8 @@ static ra_status read_object(si_walk *w, uint64_t at, uint64_t end, const char *
 /* ---- pass 2: the data chunks ------------------------------------------------------------------ */
 static si_obj *find_obj(si_walk *w, uint32_t id)
 {
-    size_t lo = 0, hi = w->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (w->objs[w->sorted[mid]].id < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < w->n && w->objs[w->sorted[lo]].id == id ? &w->objs[w->sorted[lo]] : NULL;
+    int64_t i = ra_find_id(w->sorted, w->n, id); /* the first object of a duplicated id */
+    return i < 0 ? NULL : &w->objs[i];
 }
 
 static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
@@ -279,9 +275,7 @@ static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
             if (w->pass == 1) st = read_object(w, body, bend, "", 0);
         } else if (cc == CC_MXCH) {
             if (w->pass == 2) st = data_chunk(w, body, bend);
-        } else if (cc == CC_PAD) {
-            w->pads++;
-        } else if (cc != CC_MXOF) {
+        } else if (cc != CC_MXOF && cc != CC_PAD) {
             w->unknown++;
         }
         if (st != RA_OK) return st;
@@ -289,28 +283,6 @@ static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
         if (pos > end) pos = end;
     }
     return RA_OK;
-}
-
-static int cmp_id(const void *a, const void *b, void *ctx)
-{
-    const si_obj *o = ctx;
-    uint32_t x = o[*(const uint32_t *)a].id, y = o[*(const uint32_t *)b].id;
-    if (x != y) return x < y ? -1 : 1;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1; /* the first of a duplicated id wins */
-}
-
-/* qsort has no context argument in C11: a small merge sort */
-static void sort_ids(uint32_t *v, uint32_t *tmp, size_t n, const si_obj *o)
-{
-    if (n < 2) return;
-    size_t h = n / 2;
-    sort_ids(v, tmp, h, o);
-    sort_ids(v + h, tmp, n - h, o);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n) tmp[k++] = cmp_id(&v[i], &v[j], (void *)o) <= 0 ? v[i++] : v[j++];
-    while (i < h) tmp[k++] = v[i++];
-    while (j < n) tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
 }
 
 ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
@@ -333,11 +305,8 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     ra_status st = walk(&w, 12, end, 0);
     if (st != RA_OK) return st;
     if (w.n > UINT32_MAX) return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "MxOb", "too many objects");
-    w.sorted = ra_arena_array_uninit(ar->arena, w.n + 1, sizeof *w.sorted);
-    uint32_t *tmp = ra_arena_array_uninit(ar->arena, w.n + 1, sizeof *tmp);
-    if (!w.sorted || !tmp) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
-    for (size_t i = 0; i < w.n; i++) w.sorted[i] = (uint32_t)i;
-    sort_ids(w.sorted, tmp, w.n, w.objs);
+    w.sorted = ra_sorted_ids(ar->arena, w.objs, w.n, sizeof *w.objs);
+    if (!w.sorted && w.n) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
     w.pass = 2;
     st = walk(&w, 12, end, 0);
     if (st != RA_OK) return st;

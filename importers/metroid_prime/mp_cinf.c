@@ -41,37 +41,7 @@ static bool rd_ids(ra_cursor *c, ra_arena *ar, uint32_t *count, uint32_t **out, 
     return ra_cursor_ok(c);
 }
 
-static int cmp_slot(const void *x, const void *y)
-{
-    const mp_id_slot *a = x, *b = y;
-    if (a->id != b->id) return a->id < b->id ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
 _Static_assert(offsetof(mp_bone, id) == 0 && offsetof(mp_channel, bone_id) == 0, "ids lead their records");
-
-mp_id_slot *mp_sorted_ids(ra_arena *ar, const void *items, size_t n, size_t stride)
-{
-    mp_id_slot *t = ra_arena_array(ar, n, sizeof *t);
-    if (!t) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(&t[i].id, (const uint8_t *)items + i * stride, sizeof t[i].id);
-        t[i].index = (uint32_t)i;
-    }
-    qsort(t, n, sizeof *t, cmp_slot);
-    return t;
-}
-
-int64_t mp_find_id(const mp_id_slot *t, size_t n, uint32_t id)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid].id < id) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && t[lo].id == id ? (int64_t)t[lo].index : -1;
-}
 
 bool mp_is_padding(const uint8_t *p, size_t n)
 {
@@ -85,7 +55,7 @@ bool mp_is_padding(const uint8_t *p, size_t n)
 static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
 {
     uint32_t n = k->bone_count;
-    mp_id_slot *t = mp_sorted_ids(ar, k->bones, n, sizeof *k->bones);
+    ra_id_slot *t = ra_sorted_ids(ar, k->bones, n, sizeof *k->bones);
     uint8_t *state = ra_arena_array(ar, n, 1); /* 0 new, 1 on the current walk, 2 done */
     uint32_t *walk = ra_arena_array(ar, n, sizeof *walk);
     if (!t || !state || !walk) return oom(c, "bone");
@@ -98,7 +68,7 @@ static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
             state[cur] = 1;
             walk[len++] = (uint32_t)cur;
             uint32_t p = k->bones[cur].parent;
-            cur = p == MP_NO_PARENT ? -1 : mp_find_id(t, n, p);
+            cur = p == MP_NO_PARENT ? -1 : ra_find_id(t, n, p);
             /* a duplicate id is not the bone the link names: only the first counts */
         }
         if (cur >= 0 && state[cur] == 1) {

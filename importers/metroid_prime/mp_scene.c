@@ -176,10 +176,10 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     const mp_anim *a = d->has_anim ? &d->anim : NULL;
     size_t nb = k ? k->bone_count : 0, nc = a ? a->channel_count : 0;
 
-    mp_id_slot *bones = k ? mp_sorted_ids(ar, k->bones, nb, sizeof *k->bones) : NULL;
-    mp_id_slot *names = k ? mp_sorted_ids(ar, k->name_ids, k->name_count, sizeof *k->name_ids) : NULL;
-    mp_id_slot *build = k ? mp_sorted_ids(ar, k->build_order, k->build_count, sizeof *k->build_order) : NULL;
-    mp_id_slot *chans = a ? mp_sorted_ids(ar, a->channels, nc, sizeof *a->channels) : NULL;
+    ra_id_slot *bones = k ? ra_sorted_ids(ar, k->bones, nb, sizeof *k->bones) : NULL;
+    ra_id_slot *names = k ? ra_sorted_ids(ar, k->name_ids, k->name_count, sizeof *k->name_ids) : NULL;
+    ra_id_slot *build = k ? ra_sorted_ids(ar, k->build_order, k->build_count, sizeof *k->build_order) : NULL;
+    ra_id_slot *chans = a ? ra_sorted_ids(ar, a->channels, nc, sizeof *a->channels) : NULL;
     if ((k && (!bones || !names || !build)) || (a && !chans)) return nomem(err);
 
     /* tree: parent index per kept bone (duplicated ids keep the first) */
@@ -191,11 +191,11 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     if (nb && (!parent || !rank || !child_start || !children || !kept)) return nomem(err);
     size_t dup = 0;
     for (size_t i = 0; i < nb; i++) {
-        kept[i] = mp_find_id(bones, nb, k->bones[i].id) == (int64_t)i;
+        kept[i] = ra_find_id(bones, nb, k->bones[i].id) == (int64_t)i;
         if (!kept[i]) dup++;
-        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : mp_find_id(bones, nb, k->bones[i].parent);
+        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : ra_find_id(bones, nb, k->bones[i].parent);
         parent[i] = p == (int64_t)i ? -1 : p;
-        int64_t r = mp_find_id(build, k->build_count, k->bones[i].id);
+        int64_t r = ra_find_id(build, k->build_count, k->bones[i].id);
         rank[i] = r >= 0 ? (uint32_t)r : UINT32_MAX;
     }
     if (dup) ra_scene_warn(s, "the skeleton lists %zu bone id(s) twice; the first record of each is used", dup);
@@ -245,10 +245,10 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT_CINF, bone->offset, "bone.position",
                            "the offset from the parent bone exceeds the float range");
         st->rest[me] = pos;
-        int64_t ni = mp_find_id(names, k->name_count, bone->id);
+        int64_t ni = ra_find_id(names, k->name_count, bone->id);
         nm[me] = ni >= 0 ? k->names[ni] : ra_arena_printf(ar, "bone_%u", bone->id);
         if (!nm[me]) return nomem(err);
-        int64_t ci = a ? mp_find_id(chans, nc, bone->id) : -1;
+        int64_t ci = a ? ra_find_id(chans, nc, bone->id) : -1;
         st->chan[me] = (int32_t)ci;
         for (uint32_t c = child_start[b + 1]; c-- > child_start[b];) stack[sp++] = children[c];
     }
@@ -260,11 +260,11 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     for (size_t c = 0; c < nc; c++) {
         uint32_t id = a->channels[c].bone_id;
         if (id >= MP_BONE_SLOTS) high_ids++;
-        if (mp_find_id(chans, nc, id) != (int64_t)c) {
+        if (ra_find_id(chans, nc, id) != (int64_t)c) {
             dup_chan++;
             continue;
         }
-        if (k && mp_find_id(bones, nb, id) >= 0) continue;
+        if (k && ra_find_id(bones, nb, id) >= 0) continue;
         int32_t me = (int32_t)nn++;
         parent_node[me] = 0;
         bone_of_node[me] = id;

@@ -255,6 +255,14 @@ bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *fiel
 /* A NUL-terminated string (the NUL is consumed), copied into the arena; with
  * out NULL it is only skipped. */
 bool ra_rd_cstr(ra_cursor *c, ra_arena *a, char **out, const char *field);
+/* Ids with their positions, sorted by (id, position), to find the first item
+ * with an id in log time. */
+typedef struct ra_id_slot { uint32_t id, index; } ra_id_slot;
+/* n items of `stride` bytes, each starting with its uint32 id.  NULL when out of memory. */
+ra_id_slot *ra_sorted_ids(ra_arena *ar, const void *items, size_t n, size_t stride);
+/* Position of the first item with this id, or -1. */
+int64_t ra_find_id(const ra_id_slot *t, size_t n, uint32_t id);
+
 /* Checks that `count` items of at least `min_item_bytes` each can still fit in
  * the bytes left, before anything is allocated for them. */
 bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field);
