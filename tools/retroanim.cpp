@@ -405,18 +405,24 @@ bool CompactAsciiFbxNumbers(const std::string &path, std::string &error)
 }
 
 // extra: more "k=v" options for this file (batch's animation=ID of an archive item)
+// bytes: in's contents when the caller has them already (batch shares an
+// archive's bytes between the conversions of its animations); else in is read
+using Bytes = std::shared_ptr<const std::vector<uint8_t>>;
 bool ConvertOne(const std::string &in, const std::string &out, const std::string &export_id, const Options &o,
-                std::string &error, Converted &info, const std::string &extra = "")
+                std::string &error, Converted &info, const std::string &extra = "", Bytes bytes = nullptr)
 {
     ra_error err;
     ra_error_clear(&err);
-    uint8_t *data = nullptr;
-    size_t size = 0;
-    if (ra_read_file(in.c_str(), &data, &size, &err) != RA_OK) {
-        error = FormatError(err);
-        return false;
+    if (!bytes) {
+        auto v = std::make_shared<std::vector<uint8_t>>();
+        if (!ReadBytes(in, *v, err)) {
+            error = FormatError(err);
+            return false;
+        }
+        bytes = v;
     }
-    std::unique_ptr<uint8_t, void (*)(void *)> guard(data, ra_free);
+    const uint8_t *data = bytes->data();
+    size_t size = bytes->size();
     std::string opts = o.joined;
     if (!extra.empty()) opts += (opts.empty() ? "" : ";") + extra;
     const char *forced = ra_options_get(&o.opt, "format");
@@ -708,14 +714,35 @@ int CmdBatch(const Args &a, const Options &o)
                      dn, total, failed.load());
         std::fflush(stderr);
     };
+    // The animations of one archive are consecutive jobs: a worker keeps the
+    // archive's bytes while its jobs are from that archive, and workers on the
+    // same archive share one copy (read once, not once per animation).
+    std::map<std::string, std::weak_ptr<const std::vector<uint8_t>>> shared_bytes;
+    std::mutex bytes_mu;
+    auto archive_bytes = [&](const std::string &in, std::string &error) -> Bytes {
+        std::lock_guard<std::mutex> lock(bytes_mu);
+        if (Bytes b = shared_bytes[in].lock()) return b;
+        auto v = std::make_shared<std::vector<uint8_t>>();
+        ra_error err;
+        ra_error_clear(&err);
+        if (!ReadBytes(in, *v, err)) {
+            error = FormatError(err);
+            return nullptr;
+        }
+        shared_bytes[in] = v;
+        return v;
+    };
     auto worker = [&]() {
+        Bytes held; // the current archive's bytes
         for (;;) {
             size_t i = next++;
             if (i >= jobs_list.size()) return;
             const std::string &in = jobs_list[i].in, &out = jobs_list[i].out;
             std::string error;
             Converted info;
-            bool ok = ConvertOne(in, out, a.format, o, error, info, jobs_list[i].extra);
+            bool archive = !jobs_list[i].extra.empty();
+            held = archive ? archive_bytes(in, error) : nullptr;
+            bool ok = (!archive || held) && ConvertOne(in, out, a.format, o, error, info, jobs_list[i].extra, held);
             std::lock_guard<std::mutex> lock(mu);
             if (!ok) {
                 failed++;
