@@ -132,6 +132,23 @@ void ra_json_string_n(ra_json *j, const char *s, size_t n)
     before_value(j);
     str(j, s, n);
 }
+/* decimal digits of v, without snprintf (metadata lists write one number per key) */
+static size_t u64_digits(uint64_t v, char *end)
+{
+    char *p = end;
+    do *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    return (size_t)(end - p);
+}
+
+static void out_int(ra_json *j, bool neg, uint64_t mag)
+{
+    char b[24];
+    size_t n = u64_digits(mag, b + sizeof b);
+    if (neg) b[sizeof b - ++n] = '-';
+    out(j, b + sizeof b - n, n);
+}
+
 void ra_json_number(ra_json *j, double v)
 {
     before_value(j);
@@ -139,27 +156,28 @@ void ra_json_number(ra_json *j, double v)
         outs(j, "null");
         return;
     }
+    /* a whole number of at most 9 digits: what %.9g prints is its digits */
+    if (v > -1e9 && v < 1e9 && v == (double)(int64_t)v) {
+        int64_t i = (int64_t)v;
+        out_int(j, i < 0, i < 0 ? (uint64_t)-i : (uint64_t)i);
+        return;
+    }
     char b[40];
-    if (v == 0) v = 0; /* no "-0" */
     snprintf(b, sizeof b, "%.9g", v);
     /* %.9g keeps float32 exact; use more digits only when the double needs them */
     double back;
-    if (sscanf(b, "%lf", &back) == 1 && back != v && (double)(float)v != v) snprintf(b, sizeof b, "%.17g", v);
+    if ((double)(float)v != v && sscanf(b, "%lf", &back) == 1 && back != v) snprintf(b, sizeof b, "%.17g", v);
     outs(j, b);
 }
 void ra_json_int(ra_json *j, int64_t v)
 {
     before_value(j);
-    char b[32];
-    snprintf(b, sizeof b, "%lld", (long long)v);
-    outs(j, b);
+    out_int(j, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 void ra_json_uint(ra_json *j, uint64_t v)
 {
     before_value(j);
-    char b[32];
-    snprintf(b, sizeof b, "%llu", (unsigned long long)v);
-    outs(j, b);
+    out_int(j, false, v);
 }
 void ra_json_bool(ra_json *j, bool v)
 {

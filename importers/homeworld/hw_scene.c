@@ -60,26 +60,51 @@ static double ratio(double len, double den, unsigned *flags)
     return 0.5;
 }
 
-double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, double *d2, unsigned *flags)
+/* Where tau falls, shared by the six channels of an object (they have the
+ * same key times and TCB): a held key, or a segment with its Hermite weights. */
+typedef struct spline_seg {
+    int64_t hold;  /* the key whose value holds, -1 in a segment, -2 without keys (0) */
+    int64_t i;     /* the segment [t_i, t_i+1] */
+    double s, len; /* where in it, and its length */
+    double a0, b0, a1, b1, adj0, adj1; /* out = adj0 (a0 dP0 + b0 dP1), in = adj1 (a1 dP1 + b1 dP2) */
+} spline_seg;
+
+static spline_seg seg_at(const hw_object *o, double tau, bool left, unsigned *flags)
 {
     int64_t n = o->key_count;
-    const float *t = o->times, *P = o->path[c];
+    const float *t = o->times;
+    spline_seg g = {-2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    if (n <= 0) return g;
+    if (n < 4) g.hold = n == 1 ? 0 : 1;
+    else if (left ? tau <= t[1] : tau < t[1]) g.hold = 1;
+    else if (left ? tau > t[n - 2] : tau >= t[n - 2]) g.hold = n - 2;
+    if (g.hold >= 0) return g;
+    g.hold = -1;
+    int64_t i = segment(t, n, tau, left);
+    double t0 = t[i], t1 = t[i + 1];
+    g.i = i;
+    g.len = t1 - t0;
+    g.s = (tau - t0) / g.len;
+    const hw_tcb *k0 = &o->tcb[i], *k1 = &o->tcb[i + 1];
+    g.adj0 = ratio(g.len, t1 - t[i - 1], flags);
+    g.adj1 = ratio(g.len, t[i + 2] - t0, flags);
+    g.a0 = (1.0 - k0->tension) * (1.0 + k0->continuity) * (1.0 + k0->bias);
+    g.b0 = (1.0 - k0->tension) * (1.0 - k0->continuity) * (1.0 - k0->bias);
+    g.a1 = (1.0 - k1->tension) * (1.0 - k1->continuity) * (1.0 + k1->bias);
+    g.b1 = (1.0 - k1->tension) * (1.0 + k1->continuity) * (1.0 - k1->bias);
+    return g;
+}
+
+static double seg_value(const spline_seg *g, const float *P, double *d1, double *d2, unsigned *flags)
+{
     if (d1) *d1 = 0;
     if (d2) *d2 = 0;
-    if (n <= 0) return 0;
-    if (n < 4) return P[n == 1 ? 0 : 1];
-    if (left ? tau <= t[1] : tau < t[1]) return P[1];
-    if (left ? tau > t[n - 2] : tau >= t[n - 2]) return P[n - 2];
-    int64_t i = segment(t, n, tau, left);
-    double t0 = t[i], t1 = t[i + 1], len = t1 - t0;
-    double s = (tau - t0) / len;
-    const hw_tcb *k0 = &o->tcb[i], *k1 = &o->tcb[i + 1];
-    double adj0 = ratio(len, t1 - t[i - 1], flags), adj1 = ratio(len, t[i + 2] - t0, flags);
-    double p0 = P[i - 1], p1 = P[i], p2 = P[i + 1], p3 = P[i + 2];
-    double out = adj0 * ((1.0 - k0->tension) * (1.0 + k0->continuity) * (1.0 + k0->bias) * (p1 - p0) +
-                         (1.0 - k0->tension) * (1.0 - k0->continuity) * (1.0 - k0->bias) * (p2 - p1));
-    double in = adj1 * ((1.0 - k1->tension) * (1.0 - k1->continuity) * (1.0 + k1->bias) * (p2 - p1) +
-                        (1.0 - k1->tension) * (1.0 + k1->continuity) * (1.0 - k1->bias) * (p3 - p2));
+    if (g->hold == -2) return 0;
+    if (g->hold >= 0) return P[g->hold];
+    int64_t i = g->i;
+    double p0 = P[i - 1], p1 = P[i], p2 = P[i + 1], p3 = P[i + 2], s = g->s, len = g->len;
+    double out = g->adj0 * (g->a0 * (p1 - p0) + g->b0 * (p2 - p1));
+    double in = g->adj1 * (g->a1 * (p2 - p1) + g->b1 * (p3 - p2));
     double s2 = s * s, s3 = s2 * s;
     double v = (2 * s3 - 3 * s2 + 1) * p1 + (-2 * s3 + 3 * s2) * p2 + (s3 - 2 * s2 + s) * out + (s3 - s2) * in;
     if (!(fabs(v) <= FLT_MAX)) { /* past float range (or NaN): what consumers store is a float */
@@ -91,10 +116,17 @@ double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, d
     return v;
 }
 
+double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, double *d2, unsigned *flags)
+{
+    spline_seg g = seg_at(o, tau, left, flags);
+    return seg_value(&g, o->path[c], d1, d2, flags);
+}
+
 /* ---- the game's transform ---------------------------------------------------------------------------------- */
 static void values_at(const hw_object *o, double tau, bool left, double v[HW_CHANNELS], unsigned *flags)
 {
-    for (int c = 0; c < HW_CHANNELS; c++) v[c] = hw_spline(o, c, tau, left, NULL, NULL, flags);
+    spline_seg g = seg_at(o, tau, left, flags);
+    for (int c = 0; c < HW_CHANNELS; c++) v[c] = seg_value(&g, o->path[c], NULL, NULL, flags);
 }
 
 /* nisObjectEulerToMatrix and the (y, z, -x) translation, in closed form (NOTES §3) */
@@ -178,6 +210,31 @@ static int cmp_sample(const void *x, const void *y)
     return b->kind - a->kind;
 }
 
+static bool in_order(const sample *c, size_t from, size_t to)
+{
+    for (size_t i = from + 1; i < to; i++)
+        if (cmp_sample(&c[i - 1], &c[i]) > 0) return false;
+    return true;
+}
+
+/* Sorts c[0, n) by cmp_sample, given that [0, m1) and [m1, m2) are each in
+ * order ([m2, n) is sorted here unless it already is): linear merges. */
+static bool merge_runs(sample *c, size_t m1, size_t m2, size_t n)
+{
+    if (!in_order(c, m2, n)) qsort(c + m2, n - m2, sizeof *c, cmp_sample);
+    sample *tmp = ra_malloc(n * sizeof *tmp);
+    if (!tmp) return false;
+    const size_t bounds[2][3] = {{0, m1, m2}, {0, m2, n}};
+    for (int pass = 0; pass < 2; pass++) {
+        size_t i = bounds[pass][0], mid = bounds[pass][1], j = mid, end = bounds[pass][2], o = 0;
+        while (i < mid || j < end)
+            tmp[o++] = j >= end || (i < mid && cmp_sample(&c[i], &c[j]) <= 0) ? c[i++] : c[j++];
+        memcpy(c, tmp, o * sizeof *c);
+    }
+    ra_free(tmp);
+    return true;
+}
+
 /* The instants one window needs for one object, sorted, at least one step
  * epsilon apart (two before a step, whose left value is written at u - eps):
  * the window's ends win over everything, a step over a key time, a key time
@@ -191,14 +248,20 @@ static sample *window_samples(const hw_object *o, const hw_animation *a, double 
     sample *c = ra_malloc(cap * sizeof *c);
     if (!c) return NULL;
     size_t k = 0;
-    for (double g = 0; g <= grid; g++) c[k++] = (sample){g / rate, SAMPLE_GRID};
+    /* three runs, each in order (the keys when the file's times are): the
+     * window's ends, the grid, the key times; merged rather than sorted */
     c[k++] = (sample){0, SAMPLE_END};
     c[k++] = (sample){d, SAMPLE_END};
+    for (double g = 0; g <= grid; g++) c[k++] = (sample){g / rate, SAMPLE_GRID};
+    size_t keys = k;
     for (int64_t i = 1; n >= 4 && i <= n - 2; i++) {
         double u = (double)o->times[i] - a->start;
         if (u > 0 && u < d) c[k++] = (sample){u, i >= 2 && o->times[i] == o->times[i - 1] ? SAMPLE_STEP : SAMPLE_KEY};
     }
-    qsort(c, k, sizeof *c, cmp_sample);
+    if (!merge_runs(c, 2, keys, k)) {
+        ra_free(c);
+        return NULL;
+    }
     size_t out = 0;
     for (size_t i = 0; i < k; i++) {
         sample s = c[i];
@@ -227,6 +290,7 @@ typedef struct baker {
     ra_quat_track rot;
     size_t *left; /* keys this load may still write */
     unsigned flags;
+    double cos_half_max; /* cos(max_key_angle / 2) */
 } baker;
 
 static ra_trs trs_at(baker *b, double u, bool left)
@@ -248,7 +312,7 @@ static bool push(baker *b, double u, ra_trs r)
  * max_key_angle: halve until it does. */
 static bool push_between(baker *b, double u0, ra_quat q0, double u1, ra_trs r1, int depth)
 {
-    if (depth < 24 && ra_q_angle_between(q0, r1.r) > b->st->max_key_angle && u1 - u0 > 2 * ra_step_epsilon(u1)) {
+    if (depth < 24 && ra_q_angle_over(q0, r1.r, b->cos_half_max) && u1 - u0 > 2 * ra_step_epsilon(u1)) {
         double um = 0.5 * (u0 + u1);
         ra_trs rm = trs_at(b, um, false);
         if (!push_between(b, u0, q0, um, rm, depth + 1)) return false;
@@ -293,7 +357,7 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     size_t ns = 0;
     sample *smp = window_samples(o, a, st->sample_rate, &ns);
     if (!smp) return nomem(err);
-    baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0};
+    baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2)};
     bool ok = true;
     if (ns > *left) ok = false;
     /* the tracks hold at least one key per sample; subdivisions grow them */
