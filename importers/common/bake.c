@@ -75,19 +75,36 @@ static double vec_err(ra_vec3 a, ra_vec3 b)
     return e;
 }
 
-/* Is the piece [x, y] reproduced by playback within tolerance? */
-static bool piece_ok(bake *b, const sample *x, const sample *y)
+/* The function at the quarter points of a piece: q[1] is its midpoint, q[0]
+ * and q[2] the midpoints of its halves.  Each is evaluated when first needed;
+ * a piece that is split hands q[0] and q[2] to its halves as their
+ * midpoints, so a refinement evaluates every instant once. */
+typedef struct probes {
+    bool have[3];
+    ra_trs v[3];
+} probes;
+
+/* Is the piece [x, y] reproduced by playback within tolerance?  The
+ * midpoint is tested first (it may be known already), then the quarters. */
+static bool piece_ok(bake *b, const sample *x, const sample *y, probes *q)
 {
     if (ra_q_angle_over(x->v.r, y->v.r, b->cos_half_max)) return false;
-    static const double fr[3] = {0.25, 0.5, 0.75};
+    double tm = 0.5 * (x->t + y->t);
+    const double at[3] = {0.5 * (x->t + tm), tm, 0.5 * (tm + y->t)}, len = y->t - x->t;
+    static const int order[3] = {1, 0, 2};
     ra_slerp_span span = ra_q_slerp_span(x->v.r, y->v.r);
-    for (int i = 0; i < 3; i++) {
-        double t = x->t + (y->t - x->t) * fr[i];
-        ra_trs e = b->eval(b->ctx, t);
-        double tv = b->p->value_tol * (1 + fmax(ra_v3_len(e.t), ra_v3_len(e.s)));
-        if (vec_err(ra_v3_lerp(x->v.t, y->v.t, fr[i]), e.t) > tv) return false;
-        if (vec_err(ra_v3_lerp(x->v.s, y->v.s, fr[i]), e.s) > tv) return false;
-        if (!ra_q_slerp_near(&span, fr[i], e.r, b->p->angle_tol)) return false;
+    for (int k = 0; k < 3; k++) {
+        int i = order[k];
+        if (!q->have[i]) {
+            q->v[i] = b->eval(b->ctx, at[i]);
+            q->have[i] = true;
+        }
+        const ra_trs *e = &q->v[i];
+        double f = (at[i] - x->t) / len;
+        double tv = b->p->value_tol * (1 + fmax(ra_v3_len(e->t), ra_v3_len(e->s)));
+        if (vec_err(ra_v3_lerp(x->v.t, y->v.t, f), e->t) > tv) return false;
+        if (vec_err(ra_v3_lerp(x->v.s, y->v.s, f), e->s) > tv) return false;
+        if (!ra_q_slerp_near(&span, f, e->r, b->p->angle_tol)) return false;
     }
     return true;
 }
@@ -110,17 +127,22 @@ static bool append(samples *o, sample v)
     return true;
 }
 
-/* Appends the interior samples of [x, y] in time order (x and y excluded). */
-static void refine(bake *b, sample x, sample y, int depth, samples *out)
+/* Appends the interior samples of [x, y] in time order (x and y excluded).
+ * mid: the function at the piece's midpoint when already evaluated. */
+static void refine(bake *b, sample x, sample y, int depth, const ra_trs *mid, samples *out)
 {
-    if (b->failed) return;
-    if (depth >= b->p->max_depth || piece_ok(b, &x, &y)) return;
+    if (b->failed || depth >= b->p->max_depth) return;
+    probes q;
+    q.have[0] = q.have[2] = false;
+    q.have[1] = mid != NULL;
+    if (mid) q.v[1] = *mid;
+    if (piece_ok(b, &x, &y, &q)) return;
     double tm = 0.5 * (x.t + y.t);
     if (!(tm > x.t && tm < y.t) || !take_sample(b)) return;
-    sample m = {tm, b->eval(b->ctx, tm), true};
-    refine(b, x, m, depth + 1, out);
+    sample m = {tm, q.have[1] ? q.v[1] : b->eval(b->ctx, tm), true};
+    refine(b, x, m, depth + 1, q.have[0] ? &q.v[0] : NULL, out);
     if (!append(out, m)) b->failed = true;
-    refine(b, m, y, depth + 1, out);
+    refine(b, m, y, depth + 1, q.have[2] ? &q.v[2] : NULL, out);
 }
 
 /* The keys of one track: built in a scratch buffer sized for every sample
@@ -184,7 +206,7 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
     samples fs = {0};
     for (size_t i = 0; i < b.n && !b.failed; i++) {
         if (!append(&fs, b.s[i])) b.failed = true;
-        if (i + 1 < b.n && b.s[i].smooth_after) refine(&b, b.s[i], b.s[i + 1], 0, &fs);
+        if (i + 1 < b.n && b.s[i].smooth_after) refine(&b, b.s[i], b.s[i + 1], 0, NULL, &fs);
     }
     ra_free(b.s);
     sample *fin = fs.s;

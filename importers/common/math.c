@@ -52,6 +52,17 @@ double ra_q_angle_between(ra_quat a, ra_quat b)
     return 2 * acos(d);
 }
 
+/* The arc from a to b (b on a's hemisphere) as ra_q_slerp_shortest weighs it. */
+static void span_arc(const ra_slerp_span *s, double *om, double *so)
+{
+    double c = ra_q_dot(s->a, s->b);
+    *om = 0, *so = 0;
+    if (1.0 - c > 1e-6) {
+        *om = acos(c);
+        *so = sin(*om);
+    }
+}
+
 ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b)
 {
     double d = ra_q_dot(a, b);
@@ -59,12 +70,18 @@ ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b)
         d = -d;
         b = ra_q_neg(b);
     }
-    ra_slerp_span s = {a, b, -1};
+    ra_slerp_span s = {a, b, -1, false, 0, 0};
     double nn = ra_q_dot(a, a) * ra_q_dot(b, b), cs = nn > 0 ? fmin(1.0, d / sqrt(nn)) : 0;
     if (cs > 0.5) {
         /* theta^2 <= 1.098 * 2 (1 - cos theta) for theta <= pi/3 */
         double th2 = 1.098 * 2.0 * (1.0 - cs);
         s.dev = 0.04 * th2 * sqrt(th2);
+    }
+    /* an arc whose bound exceeds a key tolerance goes the exact way: its
+     * angle is worked out once here rather than for every key tested */
+    if (s.dev < 0 || s.dev > 1e-5) {
+        span_arc(&s, &s.om, &s.so);
+        s.arc = true;
     }
     return s;
 }
@@ -83,7 +100,19 @@ bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol)
         lim = 1.0 - x2 / 2 + x2 * x2 / 24;
         if (x > 0 && lim > 0 && c2 >= lim * lim * den) return true;
     }
-    return ra_q_angle_between(ra_q_slerp_shortest(s->a, s->b, f), e) <= tol;
+    /* exact: the slerp (weights as ra_q_slerp_shortest's), and its angle to e
+     * compared through cosines */
+    if (tol >= RA_PI || tol < 0) return tol >= 0;
+    double om = s->om, so = s->so;
+    if (!s->arc) span_arc(s, &om, &so);
+    double w0 = 1 - f, w1 = f;
+    if (so != 0) {
+        w0 = sin((1 - f) * om) / so;
+        w1 = sin(f * om) / so;
+    }
+    ra_quat q = ra_q_add(ra_q_scale(s->a, w0), ra_q_scale(s->b, w1));
+    double d = ra_q_dot(q, e), ch = cos(0.5 * tol);
+    return d * d >= ch * ch * ra_q_dot(q, q) * ra_q_dot(e, e);
 }
 
 ra_vec3 ra_q_rotate(ra_quat q, ra_vec3 v)
