@@ -85,8 +85,8 @@ static ra_quat euler_quat(const uint8_t axes[3], const double r[3])
     ra_quat q = ra_q_identity();
     for (int i = 0; i < 3; i++) {
         int a = axes[i];
-        double h = 0.5 * r[a];
-        ra_quat qa = ra_q(cos(h), a == 0 ? sin(h) : 0, a == 1 ? sin(h) : 0, a == 2 ? sin(h) : 0);
+        double h = 0.5 * r[a], c = cos(h), s = sin(h); /* one sincos */
+        ra_quat qa = ra_q(c, a == 0 ? s : 0, a == 1 ? s : 0, a == 2 ? s : 0);
         q = ra_q_mul(qa, q); /* the later axis multiplies from the left */
     }
     return q;

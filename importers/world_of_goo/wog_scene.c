@@ -66,20 +66,28 @@ const wog_file *wog_document_file(const ra_document *doc)
 }
 
 /* ---- the engine's rules --------------------------------------------------------------------------------- */
-/* index of the key governing tau: the last key with time <= tau (-1 before the first) */
-static int64_t find_key(const ktrack *tr, double tau)
+/* index of the key governing tau: the last key with time <= tau (-1 before
+ * the first).  hint (may be NULL) keeps the last answer + 1: the baker
+ * samples mostly in time order, so it or the next is usually right. */
+static int64_t find_key(const ktrack *tr, double tau, uint32_t *hint)
 {
+    for (uint32_t lo = hint ? *hint : 0, k = 0; hint && k < 2 && lo <= tr->n; k++, lo++)
+        if ((lo == 0 || tr->t[lo - 1] <= tau) && (lo == tr->n || !(tr->t[lo] <= tau))) {
+            *hint = lo;
+            return (int64_t)lo - 1;
+        }
     uint32_t lo = 0, hi = tr->n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (tr->t[mid] <= tau) lo = mid + 1;
         else hi = mid;
     }
+    if (hint) *hint = lo;
     return (int64_t)lo - 1;
 }
 
 /* The channel's value at tau: v[0..1] = x, y (scale, translate) or v[0] = angle / alpha. */
-static void chan_value(const ktrack *tr, int what, double tau, double v[2])
+static void chan_value(const ktrack *tr, int what, double tau, double v[2], uint32_t *hint)
 {
 #define VAL(key, o)                                                                                              \
     do {                                                                                                         \
@@ -89,7 +97,7 @@ static void chan_value(const ktrack *tr, int what, double tau, double v[2])
     } while (0)
     v[0] = v[1] = 0;
     if (!tr->n) return;
-    int64_t i = find_key(tr, tau);
+    int64_t i = find_key(tr, tau, hint);
     if (i < 0) i = 0;
     VAL(tr->k[i], v);
     if ((uint32_t)i + 1 >= tr->n || tr->k[i]->interpolation != WOG_INTERP_LINEAR || tau <= tr->t[i]) return;
@@ -117,7 +125,7 @@ static ra_mat4 entry_matrix(const wpart *p, uint32_t e, double tau, bool flip)
     if (!p->tracks[e].n) return m;
     double v[2];
     int type = p->a->transform_types[e];
-    chan_value(&p->tracks[e], type, tau, v);
+    chan_value(&p->tracks[e], type, tau, v, NULL);
     if (type == WOG_XFORM_SCALE) {
         m.m[0][0] = v[0], m.m[1][1] = v[1];
     } else if (type == WOG_XFORM_ROTATE) {
@@ -159,6 +167,7 @@ static ra_status wog_pose(const ra_document *doc, size_t anim, double t, ra_mat4
 typedef struct bake_ctx {
     const wpart *p;
     bool flip;
+    uint32_t *hint; /* per transform entry of the part: find_key's last answer */
 } bake_ctx;
 
 /* The same part as T, R, S (its entries are in S, R, T order, at most one of each). */
@@ -173,7 +182,7 @@ static ra_trs part_trs(const void *vctx, double t)
         if (!p->tracks[e].n) continue;
         double v[2];
         int type = p->a->transform_types[e];
-        chan_value(&p->tracks[e], type, tau, v);
+        chan_value(&p->tracks[e], type, tau, v, &c->hint[i]);
         if (type == WOG_XFORM_SCALE) {
             r.s = ra_v3(v[0], v[1], 1);
         } else if (type == WOG_XFORM_ROTATE) {
@@ -254,8 +263,13 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;
     bp.samples_left = samples_left;
-    bake_ctx ctx = {p, flip};
+    bake_ctx ctx = {p, flip, ra_calloc(p->count ? p->count : 1, sizeof(uint32_t))};
+    if (!ctx.hint) {
+        ra_free(b.v);
+        return nomem(err, fmt);
+    }
     ok = ra_bake_channel(doc->arena, part_trs, &ctx, b.v, b.n, &bp, ch);
+    ra_free(ctx.hint);
     ra_free(b.v);
     return ok ? RA_OK : *samples_left ? nomem(err, fmt) : ra_fail_max_samples(doc, err);
 }
