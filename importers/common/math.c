@@ -100,9 +100,7 @@ bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol)
         lim = 1.0 - x2 / 2 + x2 * x2 / 24;
         if (x > 0 && lim > 0 && c2 >= lim * lim * den) return true;
     }
-    /* exact: the slerp (weights as ra_q_slerp_shortest's), and its angle to e
-     * compared through cosines */
-    if (tol >= RA_PI || tol < 0) return tol >= 0;
+    /* exact: ra_q_slerp_shortest with the span's arc, and the angle to e */
     double om = s->om, so = s->so;
     if (!s->arc) span_arc(s, &om, &so);
     double w0 = 1 - f, w1 = f;
@@ -110,9 +108,8 @@ bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol)
         w0 = sin((1 - f) * om) / so;
         w1 = sin(f * om) / so;
     }
-    ra_quat q = ra_q_add(ra_q_scale(s->a, w0), ra_q_scale(s->b, w1));
-    double d = ra_q_dot(q, e), ch = cos(0.5 * tol);
-    return d * d >= ch * ch * ra_q_dot(q, q) * ra_q_dot(e, e);
+    ra_quat q = ra_q_normalize(ra_q_add(ra_q_scale(s->a, w0), ra_q_scale(s->b, w1)));
+    return ra_q_angle_between(q, e) <= tol;
 }
 
 ra_vec3 ra_q_rotate(ra_quat q, ra_vec3 v)
