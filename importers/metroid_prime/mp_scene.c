@@ -326,36 +326,45 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
  * radians, half of max_key_angle) is split too. */
 typedef struct point { double t; ra_quat q; ra_vec3 p, s; } point;
 
+/* The tracks are built in scratch memory (rotation arcs may add keys) and
+ * only the keys that remain after simplifying are copied into the arena. */
 static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, size_t n, double max_piece, ra_channel *out,
                         size_t *long_arcs)
 {
     ra_vec_track tp = {0}, ts = {0};
     ra_quat_track tr = {0};
-    for (size_t i = 0; i < n; i++) {
-        if (ch->has_rot) {
+    bool rot = ch->has_rot && n, trans = ch->has_trans && n, scale = ch->has_scale && n;
+    bool ok = (!rot || ra_quat_track_reserve(&tr, n)) && (!trans || ra_vec_track_reserve(&tp, n)) &&
+              (!scale || ra_vec_track_reserve(&ts, n));
+    for (size_t i = 0; ok && i < n; i++) {
+        if (rot) {
             if (i == 0) {
-                if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i].q)) return false;
+                ok = ra_quat_track_push(ar, &tr, pt[i].t, pt[i].q);
             } else {
                 double d = ra_q_dot(pt[i - 1].q, pt[i].q);
                 if (d <= -1.0 + 1e-12) {
                     /* the opposite quaternion: the same rotation, held */
-                    if (!ra_quat_track_push(ar, &tr, pt[i].t, pt[i - 1].q)) return false;
+                    ok = ra_quat_track_push(ar, &tr, pt[i].t, pt[i - 1].q);
                 } else {
                     if (d < 0) (*long_arcs)++;
-                    if (!ra_quat_track_arc(ar, &tr, pt[i - 1].t, pt[i - 1].q, pt[i].t, pt[i].q, max_piece)) return false;
+                    ok = ra_quat_track_arc(ar, &tr, pt[i - 1].t, pt[i - 1].q, pt[i].t, pt[i].q, max_piece);
                 }
             }
         }
-        if (ch->has_trans && !ra_vec_track_push(ar, &tp, pt[i].t, pt[i].p)) return false;
-        if (ch->has_scale && !ra_vec_track_push(ar, &ts, pt[i].t, pt[i].s)) return false;
+        if (ok && trans) ok = ra_vec_track_push(ar, &tp, pt[i].t, pt[i].p);
+        if (ok && scale) ok = ra_vec_track_push(ar, &ts, pt[i].t, pt[i].s);
     }
-    ra_vec_track_simplify(&tp, 1e-9);
-    ra_vec_track_simplify(&ts, 1e-9);
-    ra_quat_track_simplify(&tr, 1e-9, 2 * max_piece);
-    out->position = tp.keys, out->position_count = tp.count;
-    out->rotation = tr.keys, out->rotation_count = tr.count;
-    out->scaling = ts.keys, out->scaling_count = ts.count;
-    return true;
+    if (!ok) {
+        ra_vec_track_release(&tp);
+        ra_vec_track_release(&ts);
+        ra_quat_track_release(&tr);
+        return false;
+    }
+    /* each commit frees its scratch, also when it fails */
+    ok = !trans || ra_vec_track_commit(ar, &tp, 1e-9, &out->position, &out->position_count);
+    ok = (!scale || ra_vec_track_commit(ar, &ts, 1e-9, &out->scaling, &out->scaling_count)) && ok;
+    ok = (!rot || ra_quat_track_commit(ar, &tr, 1e-9, 2 * max_piece, &out->rotation, &out->rotation_count)) && ok;
+    return ok;
 }
 
 static ra_status build_animation(ra_document *doc, double max_piece, ra_error *err)
