@@ -77,16 +77,10 @@ ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b)
         double th2 = 1.098 * 2.0 * (1.0 - cs);
         s.dev = 0.04 * th2 * sqrt(th2);
     }
-    /* an arc whose bound exceeds a key tolerance goes the exact way: its
-     * angle is worked out once here rather than for every key tested */
-    if (s.dev < 0 || s.dev > 1e-5) {
-        span_arc(&s, &s.om, &s.so);
-        s.arc = true;
-    }
     return s;
 }
 
-bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol)
+bool ra_q_slerp_near(ra_slerp_span *s, double f, ra_quat e, double tol)
 {
     if (s->dev >= 0) {
         double dev = s->dev;
@@ -100,13 +94,16 @@ bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol)
         lim = 1.0 - x2 / 2 + x2 * x2 / 24;
         if (x > 0 && lim > 0 && c2 >= lim * lim * den) return true;
     }
-    /* exact: ra_q_slerp_shortest with the span's arc, and the angle to e */
-    double om = s->om, so = s->so;
-    if (!s->arc) span_arc(s, &om, &so);
+    /* exact: ra_q_slerp_shortest with the span's arc (worked out once per
+     * span), and the angle to e */
+    if (!s->arc) {
+        span_arc(s, &s->om, &s->so);
+        s->arc = true;
+    }
     double w0 = 1 - f, w1 = f;
-    if (so != 0) {
-        w0 = sin((1 - f) * om) / so;
-        w1 = sin(f * om) / so;
+    if (s->so != 0) {
+        w0 = sin((1 - f) * s->om) / s->so;
+        w1 = sin(f * s->om) / s->so;
     }
     ra_quat q = ra_q_normalize(ra_q_add(ra_q_scale(s->a, w0), ra_q_scale(s->b, w1)));
     return ra_q_angle_between(q, e) <= tol;

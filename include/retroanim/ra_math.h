@@ -73,11 +73,11 @@ double ra_q_angle_between(ra_quat a, ra_quat b);
 typedef struct ra_slerp_span {
     ra_quat a, b;  /* b on a's hemisphere */
     double dev;    /* nlerp-to-slerp bound; < 0: the arc is too long for the shortcut */
-    bool arc;      /* om and so are set (up front when the shortcut rarely decides) */
+    bool arc;      /* om and so are set (on the first key the shortcut leaves undecided) */
     double om, so; /* the arc's angle and its sine for the exact slerp; so == 0: linear weights */
 } ra_slerp_span;
 ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b);
-bool ra_q_slerp_near(const ra_slerp_span *s, double f, ra_quat e, double tol);
+bool ra_q_slerp_near(ra_slerp_span *s, double f, ra_quat e, double tol);
 /* Is the rotation between a and b more than the angle whose half has cosine
  * cos_half (precomputed: cos(angle / 2))?  No trigonometry. */
 static inline bool ra_q_angle_over(ra_quat a, ra_quat b, double cos_half)
