@@ -360,15 +360,12 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2)};
     bool ok = true;
     if (ns > *left) ok = false;
-    /* the tracks hold at least one key per sample; subdivisions grow them */
-    if (ok) {
-        b.pos.cap = b.rot.cap = ns + 1;
-        b.pos.keys = ra_arena_array(doc->arena, b.pos.cap, sizeof *b.pos.keys);
-        b.rot.keys = ra_arena_array(doc->arena, b.rot.cap, sizeof *b.rot.keys);
-        if (!b.pos.keys || !b.rot.keys) {
-            ra_free(smp);
-            return nomem(err);
-        }
+    /* the tracks hold at least one key per sample; subdivisions grow them.
+     * They are scratch: only the keys that remain go to the arena. */
+    if (ok && !(ra_vec_track_reserve(&b.pos, ns + 1) && ra_quat_track_reserve(&b.rot, ns + 1))) {
+        ra_vec_track_release(&b.pos);
+        ra_free(smp);
+        return nomem(err);
     }
     double pu = 0;
     ra_quat pq = ra_q_identity();
@@ -386,11 +383,21 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
         pq = b.rot.count ? b.rot.keys[b.rot.count - 1].q : pq;
     }
     ra_free(smp);
+    if (ok) {
+        b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
+        b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
+        ch->position = ra_arena_array_uninit(doc->arena, b.pos.count, sizeof *ch->position);
+        ch->rotation = ra_arena_array_uninit(doc->arena, b.rot.count, sizeof *ch->rotation);
+        if (ch->position && ch->rotation) {
+            memcpy(ch->position, b.pos.keys, b.pos.count * sizeof *ch->position);
+            memcpy(ch->rotation, b.rot.keys, b.rot.count * sizeof *ch->rotation);
+            ch->position_count = b.pos.count, ch->rotation_count = b.rot.count;
+        }
+    }
+    ra_vec_track_release(&b.pos);
+    ra_quat_track_release(&b.rot);
     if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : nomem(err);
-    b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
-    b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
-    ch->position = b.pos.keys, ch->position_count = b.pos.count;
-    ch->rotation = b.rot.keys, ch->rotation_count = b.rot.count;
+    if (!ch->position_count || !ch->rotation_count) return nomem(err);
     ch->scaling = ra_arena_alloc(doc->arena, sizeof *ch->scaling);
     if (!ch->scaling) return nomem(err);
     ch->scaling[0] = (ra_vec_key){0, ra_v3(1, 1, 1)};
