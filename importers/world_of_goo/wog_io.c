@@ -193,12 +193,18 @@ typedef struct keymap {
 
 static size_t km_hash(uint64_t v, size_t cap) { return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1); }
 
-static bool km_grow(keymap *m, ra_arena *ar)
+/* The map is scratch (heap, freed by km_free once the animation is read),
+ * so neither it nor its outgrown tables stay in the document's arena. */
+static bool km_grow(keymap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 64;
-    uint64_t *off = ra_arena_array(ar, cap, sizeof *off);
-    uint32_t *idx = ra_arena_array(ar, cap, sizeof *idx);
-    if (!off || !idx) return false;
+    uint64_t *off = ra_malloc(cap * sizeof *off);
+    uint32_t *idx = ra_malloc(cap * sizeof *idx);
+    if (!off || !idx) {
+        ra_free(off);
+        ra_free(idx);
+        return false;
+    }
     for (size_t i = 0; i < cap; i++) off[i] = UINT64_MAX;
     for (size_t i = 0; i < m->cap; i++)
         if (m->off[i] != UINT64_MAX) {
@@ -207,17 +213,26 @@ static bool km_grow(keymap *m, ra_arena *ar)
             off[h] = m->off[i];
             idx[h] = m->idx[i];
         }
+    ra_free(m->off);
+    ra_free(m->idx);
     m->off = off;
     m->idx = idx;
     m->cap = cap;
     return true;
 }
 
+static void km_free(keymap *m)
+{
+    ra_free(m->off);
+    ra_free(m->idx);
+    *m = (keymap){0};
+}
+
 /* The value slot of `off`, inserted (with *found = false) when missing; NULL
  * when out of memory. */
-static uint32_t *km_slot(keymap *m, ra_arena *ar, uint64_t off, bool *found)
+static uint32_t *km_slot(keymap *m, uint64_t off, bool *found)
 {
-    if (m->count * 2 >= m->cap && !km_grow(m, ar)) return NULL;
+    if (m->count * 2 >= m->cap && !km_grow(m)) return NULL;
     size_t h = km_hash(off, m->cap);
     while (m->off[h] != UINT64_MAX && m->off[h] != off) h = (h + 1) & (m->cap - 1);
     *found = m->off[h] == off;
@@ -232,7 +247,7 @@ typedef struct anim_rd {
     rd *r;
     region g;
     wog_anim *a;
-    keymap km;
+    keymap *km;           /* keyframe offset -> index (scratch, the caller frees it) */
     uint32_t key_cap;
     uint64_t hdr;         /* absolute offset of the header's first int (after any magic) */
     uint64_t ptr_at[7];   /* absolute offsets of the header's pointer fields */
@@ -248,7 +263,7 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
     rd *r = ar->r;
     wog_anim *a = ar->a;
     bool found;
-    uint32_t *slot = km_slot(&ar->km, r->ar, abs, &found);
+    uint32_t *slot = km_slot(ar->km, abs, &found);
     if (!slot) return nomem(r);
     if (found) {
         *index = (int32_t)*slot;
@@ -342,11 +357,11 @@ static void consider(uint64_t *best, uint64_t start, uint64_t cand)
 static const char *const ptr_field[7] = {"mTransformTypes", "mFrameTimes", "mXformFrames", "mAlphaFrames",
                                          "mColorFrames",    "mSoundFrames", "pStringTable"};
 
-static bool read_anim(rd *r, region g, wog_anim *a)
+static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
 {
     memset(a, 0, sizeof *a);
     a->offset = g.base;
-    anim_rd ar = {.r = r, .g = g, .a = a};
+    anim_rd ar = {.r = r, .g = g, .a = a, .km = km};
     uint64_t h = g.base;
     if (r->layout == WOG_LAYOUT_BINUNI) {
         char m[8];
@@ -464,6 +479,14 @@ static bool read_anim(rd *r, region g, wog_anim *a)
     for (int c = 0; c < 3; c++)
         if (flag[c] && !check_channel(&ar, chan[c], 3 + c, cname[c])) return false;
     return true;
+}
+
+static bool read_anim(rd *r, region g, wog_anim *a)
+{
+    keymap km = {0};
+    bool ok = read_anim_in(r, g, a, &km);
+    km_free(&km);
+    return ok;
 }
 
 static rd rd_init(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, const char *fmt, ra_error *err)
@@ -603,27 +626,26 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
                        err->code;
     }
     keymap shared = {0}; /* animation start -> the first actor playing it */
-    for (uint32_t i = 0; i < n; i++) {
+    bool ok = true;
+    for (uint32_t i = 0; ok && i < n; i++) {
         region g = {starts[i], next_start(sorted, ns, starts[i], size)};
-        if (g.end - g.base < anim_header_size(layout))
-            return fail_at(rp, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
-                           "actor %u's animation at %llu has %llu bytes before the next structure, less than its "
-                           "%u-byte header",
-                           i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
-                           anim_header_size(layout)),
-                   err->code;
+        if (g.end - g.base < anim_header_size(layout)) {
+            ok = fail_at(rp, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
+                         "actor %u's animation at %llu has %llu bytes before the next structure, less than its "
+                         "%u-byte header",
+                         i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
+                         anim_header_size(layout));
+            break;
+        }
         /* actors sharing one animation share its model (read once) */
         bool found;
-        uint32_t *first = km_slot(&shared, arena, starts[i], &found);
-        if (!first) return nomem(rp), err->code;
-        if (found) {
-            out->anims[i] = out->anims[*first];
-        } else {
-            *first = i;
-            if (!read_anim(rp, g, &out->anims[i])) return err->code;
-        }
+        uint32_t *first = km_slot(&shared, starts[i], &found);
+        if (!first) ok = nomem(rp);
+        else if (found) out->anims[i] = out->anims[*first];
+        else *first = i, ok = read_anim(rp, g, &out->anims[i]);
     }
-    return RA_OK;
+    km_free(&shared);
+    return ok ? RA_OK : err->code;
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */
