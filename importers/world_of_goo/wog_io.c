@@ -270,12 +270,13 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
         return true;
     }
     if (a->key_count == ar->key_cap) {
+        /* heap scratch while reading; read_anim moves the keys to the arena */
         uint32_t cap = ar->key_cap ? ar->key_cap * 2 : 16;
-        wog_keyframe *k = ra_arena_grow(r->ar, a->keys, a->key_count, cap, sizeof *k);
-        uint64_t *o = ra_arena_grow(r->ar, a->key_offset, a->key_count, cap, sizeof *o);
+        wog_keyframe *k = ra_realloc(a->keys, (size_t)cap * sizeof *k);
+        if (k) a->keys = k;
+        uint64_t *o = k ? ra_realloc(a->key_offset, (size_t)cap * sizeof *o) : NULL;
+        if (o) a->key_offset = o;
         if (!k || !o) return nomem(r);
-        a->keys = k;
-        a->key_offset = o;
         ar->key_cap = cap;
     }
     wog_keyframe *k = &a->keys[a->key_count];
@@ -486,6 +487,20 @@ static bool read_anim(rd *r, region g, wog_anim *a)
     keymap km = {0};
     bool ok = read_anim_in(r, g, a, &km);
     km_free(&km);
+    /* the keys were read into heap scratch: the arena gets them at their count */
+    wog_keyframe *k = ok ? ra_arena_array_uninit(r->ar, a->key_count, sizeof *k) : NULL;
+    uint64_t *o = k ? ra_arena_array_uninit(r->ar, a->key_count, sizeof *o) : NULL;
+    if (o && a->key_count) {
+        memcpy(k, a->keys, (size_t)a->key_count * sizeof *k);
+        memcpy(o, a->key_offset, (size_t)a->key_count * sizeof *o);
+    } else if (ok && !o) {
+        ok = nomem(r);
+    }
+    ra_free(a->keys);
+    ra_free(a->key_offset);
+    a->keys = o ? k : NULL;
+    a->key_offset = o;
+    if (!o) a->key_count = 0;
     return ok;
 }
 
