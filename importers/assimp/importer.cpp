@@ -121,15 +121,17 @@ protected:
         ra_error err;
         ra_error_clear(&err);
         ra_document *doc = nullptr;
-        if (ra_document_load(data.data(), data.size(), path.c_str(), &opt, &doc, &err) != RA_OK) {
+        auto fail = [&err]() {
             char buf[512];
             ra_error_format(&err, buf, sizeof buf);
             throw std::runtime_error(buf);
-        }
+        };
+        if (ra_document_read(data.data(), data.size(), path.c_str(), &opt, &doc, &err) != RA_OK) fail();
         std::unique_ptr<ra_document, void (*)(ra_document *)> guard(doc, ra_document_free);
-        // the document keeps nothing of the file's bytes: they go before
-        // the aiScene is built, so the two are not held at once
+        // the document keeps nothing of the file's bytes: they go before the
+        // scene is baked, so they are not held with it nor with the aiScene
         std::vector<uint8_t>().swap(data);
+        if (ra_document_build_scene(doc, &err) != RA_OK) fail();
         for (size_t i = 0; i < doc->scene.warning_count; i++)
             Assimp::DefaultLogger::get()->warn((std::string(format_->id) + ": " + doc->scene.warnings[i].msg).c_str());
         ConvertSettings cs;

@@ -258,16 +258,22 @@ static ra_status check_counts(ra_document *d, ra_error *err)
     return RA_OK;
 }
 
+ra_status ra_document_build_scene(ra_document *d, ra_error *err)
+{
+    ra_status st = d->format->to_scene(d, err);
+    if (st == RA_OK) st = check_counts(d, err);
+    if (st == RA_OK) st = name_animations_apart(d, err);
+    if (st == RA_OK) st = ra_scene_check(&d->scene, err);
+    return st;
+}
+
 ra_status ra_document_load(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                            ra_document **out, ra_error *err)
 {
     ra_document *d;
     ra_status st = doc_read(data, size, filename, opt, &d, err);
     if (st != RA_OK) return st;
-    st = d->format->to_scene(d, err);
-    if (st == RA_OK) st = check_counts(d, err);
-    if (st == RA_OK) st = name_animations_apart(d, err);
-    if (st == RA_OK) st = ra_scene_check(&d->scene, err);
+    st = ra_document_build_scene(d, err);
     if (st != RA_OK) {
         ra_document_free(d);
         *out = NULL;

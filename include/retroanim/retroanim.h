@@ -105,6 +105,10 @@ ra_status ra_document_load(const uint8_t *data, size_t size, const char *filenam
 /* Only the model (no scene): for dump --source and round trips. */
 ra_status ra_document_read(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                            ra_document **out, ra_error *err);
+/* The second half of ra_document_load, for a document from ra_document_read
+ * (once, and the file's bytes may be gone by then): bakes the scene and checks
+ * it.  On failure the document stays the caller's to free. */
+ra_status ra_document_build_scene(ra_document *doc, ra_error *err);
 ra_status ra_document_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err);
 void ra_document_free(ra_document *doc);
 /* For the formats' bakers: the samples one load may take (option max_samples;
