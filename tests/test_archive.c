@@ -67,7 +67,18 @@ static ra_document *load(const uint8_t *d, size_t n, const char *name, const cha
     if (k2) ra_options_add(&o, k2, v2);
     ra_document *doc = NULL;
     ra_error_clear(e);
-    if (ra_document_load(d, n, name, &o, &doc, e) != RA_OK) return NULL;
+    /* read, scribble over and free the bytes, then bake (as the Assimp
+     * importer does): the item's document must keep nothing of the archive */
+    uint8_t *copy = malloc(n ? n : 1);
+    if (n) memcpy(copy, d, n);
+    ra_status st = ra_document_read(copy, n, name, &o, &doc, e);
+    memset(copy, 0xA5, n);
+    free(copy);
+    if (st != RA_OK) return NULL;
+    if (ra_document_build_scene(doc, e) != RA_OK) {
+        ra_document_free(doc);
+        return NULL;
+    }
     return doc;
 }
 
