@@ -25,6 +25,27 @@ ra_quat ra_q_slerp_raw(ra_quat a, ra_quat b, double t)
     return ra_q_normalize(ra_q_add(ra_q_scale(a, ka), ra_q_scale(b, kb)));
 }
 
+/* aiQuaternion::Interpolate's arc from a to b (b on a's hemisphere, c = a.b):
+ * its angle and sine, or so = 0 where it blends linearly */
+static void arc_of(double c, double *om, double *so)
+{
+    *om = 0, *so = 0;
+    if (1.0 - c > 1e-6) {
+        *om = acos(c);
+        *so = sin(*om);
+    }
+}
+
+static ra_quat arc_mix(ra_quat a, ra_quat b, double om, double so, double t)
+{
+    double s0 = 1 - t, s1 = t;
+    if (so != 0) {
+        s0 = sin((1 - t) * om) / so;
+        s1 = sin(t * om) / so;
+    }
+    return ra_q_normalize(ra_q_add(ra_q_scale(a, s0), ra_q_scale(b, s1)));
+}
+
 ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t)
 {
     /* the same algorithm as aiQuaternion::Interpolate */
@@ -33,16 +54,9 @@ ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t)
         c = -c;
         b = ra_q_neg(b);
     }
-    double s0, s1;
-    if (1.0 - c > 1e-6) {
-        double om = acos(c), so = sin(om);
-        s0 = sin((1 - t) * om) / so;
-        s1 = sin(t * om) / so;
-    } else {
-        s0 = 1 - t;
-        s1 = t;
-    }
-    return ra_q_normalize(ra_q_add(ra_q_scale(a, s0), ra_q_scale(b, s1)));
+    double om, so;
+    arc_of(c, &om, &so);
+    return arc_mix(a, b, om, so, t);
 }
 
 double ra_q_angle_between(ra_quat a, ra_quat b)
@@ -50,17 +64,6 @@ double ra_q_angle_between(ra_quat a, ra_quat b)
     double d = fabs(ra_q_dot(ra_q_normalize(a), ra_q_normalize(b)));
     if (d > 1) d = 1;
     return 2 * acos(d);
-}
-
-/* The arc from a to b (b on a's hemisphere) as ra_q_slerp_shortest weighs it. */
-static void span_arc(const ra_slerp_span *s, double *om, double *so)
-{
-    double c = ra_q_dot(s->a, s->b);
-    *om = 0, *so = 0;
-    if (1.0 - c > 1e-6) {
-        *om = acos(c);
-        *so = sin(*om);
-    }
 }
 
 ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b)
@@ -97,16 +100,10 @@ bool ra_q_slerp_near(ra_slerp_span *s, double f, ra_quat e, double tol)
     /* exact: ra_q_slerp_shortest with the span's arc (worked out once per
      * span), and the angle to e */
     if (!s->arc) {
-        span_arc(s, &s->om, &s->so);
+        arc_of(ra_q_dot(s->a, s->b), &s->om, &s->so);
         s->arc = true;
     }
-    double w0 = 1 - f, w1 = f;
-    if (s->so != 0) {
-        w0 = sin((1 - f) * s->om) / s->so;
-        w1 = sin(f * s->om) / s->so;
-    }
-    ra_quat q = ra_q_normalize(ra_q_add(ra_q_scale(s->a, w0), ra_q_scale(s->b, w1)));
-    return ra_q_angle_between(q, e) <= tol;
+    return ra_q_angle_between(arc_mix(s->a, s->b, s->om, s->so, f), e) <= tol;
 }
 
 ra_vec3 ra_q_rotate(ra_quat q, ra_vec3 v)

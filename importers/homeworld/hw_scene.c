@@ -217,11 +217,14 @@ static bool in_order(const sample *c, size_t from, size_t to)
     return true;
 }
 
-/* Sorts c[0, n) by cmp_sample, given that [0, m1) and [m1, m2) are each in
- * order ([m2, n) is sorted here unless it already is): linear merges. */
+/* Sorts c[0, n) by cmp_sample as three runs [0, m1), [m1, m2), [m2, n),
+ * each usually in order already (one that is not is sorted first), then
+ * merged linearly. */
 static bool merge_runs(sample *c, size_t m1, size_t m2, size_t n)
 {
-    if (!in_order(c, m2, n)) qsort(c + m2, n - m2, sizeof *c, cmp_sample);
+    const size_t run[4] = {0, m1, m2, n};
+    for (int r = 0; r < 3; r++)
+        if (!in_order(c, run[r], run[r + 1])) qsort(c + run[r], run[r + 1] - run[r], sizeof *c, cmp_sample);
     sample *tmp = ra_malloc(n * sizeof *tmp);
     if (!tmp) return false;
     const size_t bounds[2][3] = {{0, m1, m2}, {0, m2, n}};
