@@ -64,22 +64,22 @@ if [ ! -d "$S" ] || [ "$(ls "$S" | wc -l)" -lt 1100 ]; then
     done
   done
 fi
-best() { # median wall seconds of 5 runs of: batch -j N
+best() { # "wall cores" of the median (by wall seconds) of 5 runs of: batch -j N;
+  # cores = (user + sys) / wall, the CPU the run kept busy (the host's noise
+  # moves the wall time, this shows what the program itself parallelises)
   local t=()
   for r in 1 2 3 4 5; do
     rm -rf "$B/batch_out"
-    local s e
-    s=$(date +%s.%N)
-    "$B/retroanim" batch "$S" "$B/batch_out" --format glb2 -j "$1" --quiet >/dev/null
-    e=$(date +%s.%N)
-    t+=("$(echo "$e - $s" | bc -l)")
+    local line
+    line=$( { TIMEFORMAT='%R %U %S'; time "$B/retroanim" batch "$S" "$B/batch_out" --format glb2 -j "$1" --quiet >/dev/null 2>&1; } 2>&1 )
+    t+=("$(echo "$line" | awk '{printf "%.3f %.2f", $1, ($2 + $3) / $1}')")
   done
   printf '%s\n' "${t[@]}" | sort -n | sed -n 3p
 }
-j1=$(best 1)
-j2=$(best 2)
+read -r j1 c1 <<<"$(best 1)"
+read -r j2 c2 <<<"$(best 2)"
 files=$(ls "$B/batch_out" | wc -l)
-log "batch files=$files j1_s=$j1 j2_s=$j2 speedup=$(echo "$j1 / $j2" | bc -l | cut -c1-5)"
+log "batch files=$files j1_s=$j1 j2_s=$j2 speedup=$(echo "$j1 / $j2" | bc -l | cut -c1-5) j1_cores=$c1 j2_cores=$c2"
 
 python3 bench/report.py "$OUT" "$RUNS" "$QUICK" >bench/RESULTS.md
 echo "wrote bench/RESULTS.md" >&2

@@ -128,10 +128,14 @@ protected:
         };
         if (ra_document_read(data.data(), data.size(), path.c_str(), &opt, &doc, &err) != RA_OK) fail();
         std::unique_ptr<ra_document, void (*)(ra_document *)> guard(doc, ra_document_free);
-        // the document keeps nothing of the file's bytes: they go before the
-        // scene is baked, so they are not held with it nor with the aiScene
-        std::vector<uint8_t>().swap(data);
         if (ra_document_build_scene(doc, &err) != RA_OK) fail();
+        // the document keeps nothing of the file's bytes: they go before the
+        // aiScene is built, so the two are not held at once.  (Freeing them
+        // before the bake lowers the peak a little more, 4.26 -> 4.12 x the
+        // scene for the large World of Goo bench file, but glibc then hands
+        // the bake fresh pages: 17% more page faults, LEGO's 52 MB file loads
+        // 20% slower.)
+        std::vector<uint8_t>().swap(data);
         for (size_t i = 0; i < doc->scene.warning_count; i++)
             Assimp::DefaultLogger::get()->warn((std::string(format_->id) + ": " + doc->scene.warnings[i].msg).c_str());
         ConvertSettings cs;
