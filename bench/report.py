@@ -116,7 +116,7 @@ def main():
         w("## Batch conversion")
         w("")
         w(f"`retroanim batch` over 1,000 small files (200 per format, plus the 200 Metroid skeletons beside them),"
-          f" to `.glb`; median of 5 wall-clock runs.")
+          f" to `.glb`; median of 5 wall-clock runs of each, -j1 and -j2 alternating.")
         w("")
         w("| files written | -j1 s | -j2 s | speedup (target >= 1.7) | cores busy -j1 / -j2 |")
         w("|---|---|---|---|---|")

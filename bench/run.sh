@@ -64,20 +64,23 @@ if [ ! -d "$S" ] || [ "$(ls "$S" | wc -l)" -lt 1100 ]; then
     done
   done
 fi
-best() { # "wall cores" of the median (by wall seconds) of 5 runs of: batch -j N;
-  # cores = (user + sys) / wall, the CPU the run kept busy (the host's noise
-  # moves the wall time, this shows what the program itself parallelises)
-  local t=()
-  for r in 1 2 3 4 5; do
-    rm -rf "$B/batch_out"
-    local line
-    line=$( { TIMEFORMAT='%R %U %S'; time "$B/retroanim" batch "$S" "$B/batch_out" --format glb2 -j "$1" --quiet >/dev/null 2>&1; } 2>&1 )
-    t+=("$(echo "$line" | awk '{printf "%.3f %.2f", $1, ($2 + $3) / $1}')")
-  done
-  printf '%s\n' "${t[@]}" | sort -n | sed -n 3p
+one() { # "wall cores" of one run of: batch -j N; cores = (user + sys) / wall,
+  # the CPU the run kept busy (the host's noise moves the wall time; this
+  # shows what the program itself parallelises)
+  rm -rf "$B/batch_out"
+  local line
+  line=$( { TIMEFORMAT='%R %U %S'; time "$B/retroanim" batch "$S" "$B/batch_out" --format glb2 -j "$1" --quiet >/dev/null 2>&1; } 2>&1 )
+  echo "$line" | awk '{printf "%.3f %.2f\n", $1, ($2 + $3) / $1}'
 }
-read -r j1 c1 <<<"$(best 1)"
-read -r j2 c2 <<<"$(best 2)"
+# 5 rounds of -j1 then -j2, alternating so that both see the same host
+# state; the median (by wall seconds) of each
+r1=() r2=()
+for r in 1 2 3 4 5; do
+  r1+=("$(one 1)")
+  r2+=("$(one 2)")
+done
+read -r j1 c1 <<<"$(printf '%s\n' "${r1[@]}" | sort -n | sed -n 3p)"
+read -r j2 c2 <<<"$(printf '%s\n' "${r2[@]}" | sort -n | sed -n 3p)"
 files=$(ls "$B/batch_out" | wc -l)
 log "batch files=$files j1_s=$j1 j2_s=$j2 speedup=$(echo "$j1 / $j2" | bc -l | cut -c1-5) j1_cores=$c1 j2_cores=$c2"
 
