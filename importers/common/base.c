@@ -218,6 +218,13 @@ void *ra_arena_array_uninit(ra_arena *a, size_t n, size_t size)
     return arena_take(a, n * size, false);
 }
 
+void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size)
+{
+    void *p = ra_arena_array_uninit(a, n, size);
+    if (p && n) memcpy(p, src, n * size);
+    return p;
+}
+
 void *ra_arena_array(ra_arena *a, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;

@@ -252,9 +252,8 @@ void ra_quat_track_release(ra_quat_track *tr)
 bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key **out, size_t *count)
 {
     ra_vec_track_simplify(tr, tol);
-    *out = ra_arena_array_uninit(a, tr->count, sizeof **out);
+    *out = ra_arena_memdup(a, tr->keys, tr->count, sizeof **out);
     *count = *out ? tr->count : 0;
-    if (*out) memcpy(*out, tr->keys, tr->count * sizeof **out);
     ra_vec_track_release(tr);
     return *out != NULL;
 }
@@ -263,9 +262,8 @@ bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max
                           size_t *count)
 {
     ra_quat_track_simplify(tr, tol, max_angle);
-    *out = ra_arena_array_uninit(a, tr->count, sizeof **out);
+    *out = ra_arena_memdup(a, tr->keys, tr->count, sizeof **out);
     *count = *out ? tr->count : 0;
-    if (*out) memcpy(*out, tr->keys, tr->count * sizeof **out);
     ra_quat_track_release(tr);
     return *out != NULL;
 }

@@ -389,18 +389,14 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     if (ok) {
         b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
         b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
-        ch->position = ra_arena_array_uninit(doc->arena, b.pos.count, sizeof *ch->position);
-        ch->rotation = ra_arena_array_uninit(doc->arena, b.rot.count, sizeof *ch->rotation);
-        if (ch->position && ch->rotation) {
-            memcpy(ch->position, b.pos.keys, b.pos.count * sizeof *ch->position);
-            memcpy(ch->rotation, b.rot.keys, b.rot.count * sizeof *ch->rotation);
-            ch->position_count = b.pos.count, ch->rotation_count = b.rot.count;
-        }
+        ch->position = ra_arena_memdup(doc->arena, b.pos.keys, b.pos.count, sizeof *ch->position);
+        ch->rotation = ra_arena_memdup(doc->arena, b.rot.keys, b.rot.count, sizeof *ch->rotation);
+        ch->position_count = b.pos.count, ch->rotation_count = b.rot.count;
     }
     ra_vec_track_release(&b.pos);
     ra_quat_track_release(&b.rot);
     if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : nomem(err);
-    if (!ch->position_count || !ch->rotation_count) return nomem(err);
+    if (!ch->position || !ch->rotation) return nomem(err);
     ch->scaling = ra_arena_alloc(doc->arena, sizeof *ch->scaling);
     if (!ch->scaling) return nomem(err);
     ch->scaling[0] = (ra_vec_key){0, ra_v3(1, 1, 1)};

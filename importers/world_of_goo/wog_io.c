@@ -488,14 +488,9 @@ static bool read_anim(rd *r, region g, wog_anim *a)
     bool ok = read_anim_in(r, g, a, &km);
     km_free(&km);
     /* the keys were read into heap scratch: the arena gets them at their count */
-    wog_keyframe *k = ok ? ra_arena_array_uninit(r->ar, a->key_count, sizeof *k) : NULL;
-    uint64_t *o = k ? ra_arena_array_uninit(r->ar, a->key_count, sizeof *o) : NULL;
-    if (o && a->key_count) {
-        memcpy(k, a->keys, (size_t)a->key_count * sizeof *k);
-        memcpy(o, a->key_offset, (size_t)a->key_count * sizeof *o);
-    } else if (ok && !o) {
-        ok = nomem(r);
-    }
+    wog_keyframe *k = ok ? ra_arena_memdup(r->ar, a->keys, a->key_count, sizeof *k) : NULL;
+    uint64_t *o = k ? ra_arena_memdup(r->ar, a->key_offset, a->key_count, sizeof *o) : NULL;
+    if (ok && !o) ok = nomem(r);
     ra_free(a->keys);
     ra_free(a->key_offset);
     a->keys = o ? k : NULL;

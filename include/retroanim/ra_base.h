@@ -97,6 +97,9 @@ void *ra_arena_array(ra_arena *a, size_t n, size_t size);
  * (key arrays copied in, or read element by element with the document
  * discarded on failure). */
 void *ra_arena_array_uninit(ra_arena *a, size_t n, size_t size);
+/* A copy of n elements at src (src may be NULL when n is 0): for scratch
+ * built on the heap whose final contents move into the arena. */
+void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size);
 /* Grows an arena array (copying); the old block stays in the arena. */
 void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size);
 char *ra_arena_strndup(ra_arena *a, const char *s, size_t n);
