@@ -631,27 +631,32 @@ int CmdBatch(const Args &a, const Options &o)
     if (a.format == "glb2") ext = "glb";
     DIR *d = opendir(a.pos[0].c_str());
     if (!d) return Usage("cannot open directory " + a.pos[0]);
-    std::vector<std::string> files;
+    // each file's head is read once: it says whether the file is ours (when
+    // its extension does not) and whether it is an archive
+    struct Input {
+        std::string name;
+        bool archive;
+        bool operator<(const Input &b) const { return name < b.name; }
+    };
+    std::vector<Input> files;
     const char *forced = ra_options_get(&o.opt, "format");
+    size_t fn = 0;
+    const ra_format *const *all = ra_formats(&fn);
     while (dirent *e = readdir(d)) {
         std::string name = e->d_name;
         if (name == "." || name == "..") continue;
         std::string path = a.pos[0] + "/" + name;
         struct stat st;
         if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        bool ours = forced || ra_format_by_extension(name.c_str()) != nullptr;
-        if (!ours) {
-            FILE *fp = std::fopen(path.c_str(), "rb");
-            if (fp) {
-                uint8_t head[64];
-                size_t n = std::fread(head, 1, sizeof head, fp);
-                std::fclose(fp);
-                size_t fn = 0;
-                const ra_format *const *all = ra_formats(&fn);
-                for (size_t i = 0; i < fn && !ours; i++) ours = all[i]->detect && all[i]->detect(head, n) >= 50;
-            }
+        uint8_t head[64];
+        size_t n = 0;
+        if (FILE *fp = std::fopen(path.c_str(), "rb")) {
+            n = std::fread(head, 1, sizeof head, fp);
+            std::fclose(fp);
         }
-        if (ours) files.push_back(name);
+        bool ours = forced || ra_format_by_extension(name.c_str()) != nullptr;
+        for (size_t i = 0; i < fn && !ours; i++) ours = all[i]->detect && all[i]->detect(head, n) >= 50;
+        if (ours) files.push_back({name, !forced && ra_archive_detect(head, n)});
     }
     closedir(d);
     std::sort(files.begin(), files.end());
@@ -676,16 +681,12 @@ int CmdBatch(const Args &a, const Options &o)
             std::string s = n.substr(0, n.find_last_of('.'));
             return s.empty() ? n : s;
         };
-        for (const auto &f : files) stems[stem_of(f)]++;
-        for (size_t i = 0; i < files.size(); i++) {
-            std::string in = a.pos[0] + "/" + files[i];
-            std::string base = stems[stem_of(files[i])] > 1 ? files[i] : stem_of(files[i]);
+        for (const auto &f : files) stems[stem_of(f.name)]++;
+        for (const auto &f : files) {
+            std::string in = a.pos[0] + "/" + f.name;
+            std::string base = stems[stem_of(f.name)] > 1 ? f.name : stem_of(f.name);
             // an archive: every animation in it, into a folder named after it
-            uint8_t head[16] = {0};
-            FILE *fp = std::fopen(in.c_str(), "rb");
-            size_t hn = fp ? std::fread(head, 1, sizeof head, fp) : 0;
-            if (fp) std::fclose(fp);
-            if (!forced && ra_archive_detect(head, hn)) {
+            if (f.archive) {
                 Archive arc;
                 if (OpenArchive(in, o.opt, arc)) {
                     archive_failures++;
