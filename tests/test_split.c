@@ -49,8 +49,9 @@ static double rel_diff(const ra_mat4 *a, const ra_mat4 *b)
 
 static void check_file(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
-    ra_document *def = NULL, *spl = NULL;
-    if (load(d, n, path, body, NULL, &def) != RA_OK) return; /* the refused fixtures */
+    ra_document *def = NULL, *spl = NULL, *aut = NULL;
+    /* the baseline: the bakers' own widest gap (150 degrees) */
+    if (load(d, n, path, body, "150", &def) != RA_OK) return; /* the refused fixtures */
     char lim[32];
     snprintf(lim, sizeof lim, "%g", LIMIT_DEG);
     ra_status st = load(d, n, path, body, lim, &spl);
@@ -102,6 +103,41 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
     }
     CHECK(diff <= TOL, "%s: split and default keys play %g apart", nm, diff);
     if (diff > g_worst_diff) g_worst_diff = diff;
+    /* without max_key_angle: no two rotation keys (but a step's) further apart than the
+     * automatic bound, and the same motion as the sparse keys */
+    st = load(d, n, path, body, NULL, &aut);
+    CHECK(st == RA_OK, "%s: loads without max_key_angle", nm);
+    if (st == RA_OK) {
+        const ra_scene *sa = &aut->scene;
+        double bound = ra_scene_auto_key_angle(s0) * 180 / RA_PI, gap = 0, adiff = 0;
+        for (size_t a = 0; a < sa->animation_count; a++)
+            for (size_t c = 0; c < sa->animations[a].channel_count; c++) {
+                const ra_channel *ch = &sa->animations[a].channels[c];
+                for (size_t k = 1; k < ch->rotation_count; k++) {
+                    if (ch->rotation[k].t - ch->rotation[k - 1].t <= 2 * ra_step_epsilon(ch->rotation[k].t)) continue;
+                    double g = ra_q_angle_between(ch->rotation[k - 1].q, ch->rotation[k].q) * 180 / RA_PI;
+                    if (g > gap) gap = g;
+                }
+            }
+        CHECK(bound > 0.09 && bound < 11 && gap <= bound + 1e-6, "%s: automatic key angle %g deg, largest gap %g deg",
+              nm, bound, gap);
+        for (size_t a = 0; a < sa->animation_count && sa->node_count == s0->node_count; a++) {
+            double dur = sa->animations[a].duration;
+            for (int i = 0; i < TIMES; i++) {
+                double t = dur * i / (TIMES - 1);
+                if (grid) t = fmin(dur, round(t * 60) / 60);
+                ra_scene_sample_world(s0, a, t, w0);
+                ra_scene_sample_world(sa, a, t, w1);
+                for (size_t nd = 0; nd < sa->node_count; nd++) {
+                    double dd = rel_diff(&w0[nd], &w1[nd]);
+                    if (!(dd <= adiff)) adiff = dd;
+                }
+            }
+        }
+        CHECK(adiff <= TOL, "%s: automatic and sparse keys play %g apart", nm, adiff);
+        printf("%-28s automatic key angle %.3f deg: rotation keys %6ld -> %6ld\n", nm, bound, k0, rotation_keys(sa));
+        ra_document_free(aut);
+    }
     printf("%-28s rotation keys %6ld -> %6ld, largest gap %7.3f deg, motion differs by %.2e\n", nm, k0, k1, worst,
            diff);
     free(w0);

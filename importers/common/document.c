@@ -258,9 +258,21 @@ static ra_status check_counts(ra_document *d, ra_error *err)
     return RA_OK;
 }
 
+/* Without max_key_angle, rotation keys are brought close enough together for
+ * consumers that lerp quaternion components (ra_scene_auto_key_angle). */
+static ra_status limit_key_angle(ra_document *d, ra_error *err)
+{
+    if (ra_options_get(&d->options, "max_key_angle")) return RA_OK;
+    double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
+    double angle = ra_scene_auto_key_angle(&d->scene);
+    if (!(angle > 0)) return ra_fail(err, RA_ERR_NO_MEMORY, d->format->id, RA_NO_OFFSET, "", "out of memory");
+    return ra_scene_limit_key_angle(&d->scene, angle, max_keys, err);
+}
+
 ra_status ra_document_build_scene(ra_document *d, ra_error *err)
 {
     ra_status st = d->format->to_scene(d, err);
+    if (st == RA_OK) st = limit_key_angle(d, err);
     if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);
     if (st == RA_OK) st = ra_scene_check(&d->scene, err);

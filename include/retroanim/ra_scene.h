@@ -135,6 +135,21 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 #endif
     ;
 
+/* ---- key density for consumers that interpolate quaternion components -------
+ * Blender lerps the four components of a rotation and normalises; keys close
+ * enough together make that play within RA_DENSITY_TOL (per world-matrix
+ * entry) of slerp.  The lever sum bounds how much a rotation error of one
+ * radian at every rotating node moves any world-matrix entry; the automatic
+ * key angle (radians) is cbrt(RA_DENSITY_TOL / (0.0042 * lever sum)), at least
+ * 0.1 degree (both return -1 when out of memory).  _limit_key_angle inserts keys on the slerp path (slerp playback
+ * does not change) so that no two rotation keys are further apart than
+ * max_angle radians, except the two keys of a step; it fails with
+ * RA_ERR_LIMIT when the scene would then hold more than max_keys keys. */
+#define RA_DENSITY_TOL 2.5e-5
+double ra_scene_lever_sum(const ra_scene *s);
+double ra_scene_auto_key_angle(const ra_scene *s);
+ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err);
+
 /* ---- consumer-style playback of the baked keys ------------------------------ */
 /* Local transform of a node at time t (seconds) in animation `anim`, as Assimp
  * consumers play it: a missing track (or a node without channel) uses the

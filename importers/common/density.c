@@ -1,0 +1,152 @@
+/* Key density for consumers that interpolate quaternion components.
+ *
+ * Blender (and any consumer that lerps the four components of a rotation and
+ * normalises) departs from slerp between two keys.  For keys a rotation angle
+ * theta apart the largest departure is K * theta^3 radians of rotation
+ * (K = 1/(144 sqrt 3) = 0.00401 for small theta, 0.00402 at 30 degrees;
+ * 0.0042 is used).  A rotation error d at a node moves the world matrix of a
+ * node below it by at most d * P * (1 + r), where r bounds the distance from
+ * the node to anything below it and P the scale of its ancestors.  Summed over
+ * the rotating nodes of the longest such chain (the scene's lever sum L), an
+ * error of at most RA_DENSITY_TOL per world-matrix entry needs
+ * theta <= cbrt(RA_DENSITY_TOL / (K * L)).  Keys are inserted on the slerp
+ * path between keys further apart than that, which leaves slerp playback
+ * exactly as it was. */
+#include <math.h>
+#include <string.h>
+
+#include "retroanim/retroanim.h"
+
+#define NLERP_K 0.0042
+#define MIN_ANGLE (0.1 * RA_PI / 180.0) /* below this the keys would explode: the bound is then not met */
+
+static double vec_max_len(const ra_vec_key *k, size_t n, double v)
+{
+    for (size_t i = 0; i < n; i++) v = fmax(v, ra_v3_len(k[i].v));
+    return v;
+}
+static double vec_max_comp(const ra_vec_key *k, size_t n, double v)
+{
+    for (size_t i = 0; i < n; i++) v = fmax(v, fmax(fabs(k[i].v.x), fmax(fabs(k[i].v.y), fabs(k[i].v.z))));
+    return v;
+}
+
+double ra_scene_lever_sum(const ra_scene *s)
+{
+    size_t n = s->node_count;
+    if (!n) return 1;
+    /* per node: largest translation, largest scale (>= 1), the subtree's
+     * extent and scale below it, the ancestors' scale, the lever sum so far */
+    double *tmax = ra_malloc(n * 6 * sizeof *tmax);
+    char *rot = ra_malloc(n);
+    if (!tmax || !rot) {
+        ra_free(tmax);
+        ra_free(rot);
+        return -1;
+    }
+    double *smax = tmax + n, *ext = smax + n, *sub = ext + n, *above = sub + n, *acc = above + n;
+    memset(rot, 0, n);
+    for (size_t i = 0; i < n; i++) {
+        const ra_mat4 *m = &s->nodes[i].transform;
+        tmax[i] = ra_v3_len(ra_v3(m->m[0][3], m->m[1][3], m->m[2][3]));
+        double c = 0; /* the longest column bounds how far the matrix stretches */
+        for (int k = 0; k < 3; k++) c = fmax(c, ra_v3_len(ra_v3(m->m[0][k], m->m[1][k], m->m[2][k])));
+        smax[i] = fmax(1.0, c);
+        ext[i] = 0;
+        sub[i] = 1;
+    }
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            tmax[ch->node] = vec_max_len(ch->position, ch->position_count, tmax[ch->node]);
+            smax[ch->node] = vec_max_comp(ch->scaling, ch->scaling_count, smax[ch->node]);
+            if (ch->rotation_count > 1) rot[ch->node] = 1;
+        }
+    /* bottom-up (children follow their parent in pre-order): how far the
+     * subtree reaches from a node's origin, and how much it scales */
+    for (size_t i = n; i-- > 1;) {
+        size_t p = (size_t)s->nodes[i].parent;
+        ext[p] = fmax(ext[p], tmax[i] + smax[i] * ext[i]);
+        sub[p] = fmax(sub[p], smax[i] * sub[i]);
+    }
+    /* top-down: a rotation error d at node a moves what hangs below it by at
+     * most d * above(a) * s(a) * (sub(a) + ext(a)) per world-matrix entry */
+    double worst = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t p = i ? (size_t)s->nodes[i].parent : 0;
+        above[i] = i ? above[p] * smax[p] : 1;
+        acc[i] = (i ? acc[p] : 0) + (rot[i] ? above[i] * smax[i] * (sub[i] + ext[i]) : 0);
+        if (acc[i] > worst) worst = acc[i];
+    }
+    ra_free(rot);
+    ra_free(tmax);
+    return isfinite(worst) ? worst : HUGE_VAL;
+}
+
+double ra_scene_auto_key_angle(const ra_scene *s)
+{
+    double l = ra_scene_lever_sum(s);
+    if (l < 0) return -1;
+    double a = cbrt(RA_DENSITY_TOL / (NLERP_K * l));
+    if (!(a >= MIN_ANGLE)) a = MIN_ANGLE;
+    return a;
+}
+
+/* The pieces the span between two rotation keys is cut into: a step (two
+ * keys a step epsilon apart) stays one piece. */
+static double span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double max_angle)
+{
+    if (k1->t - k0->t <= 1.5 * ra_step_epsilon(k1->t)) return 1;
+    double d = fabs(ra_q_dot(k0->q, k1->q));
+    return d >= 1 ? 1 : fmax(1, ceil(2 * acos(d) / max_angle));
+}
+
+ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err)
+{
+    if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");
+    double total = 0, added = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            total += (double)(ch->position_count + ch->rotation_count + ch->scaling_count);
+            for (size_t k = 1; k < ch->rotation_count; k++) {
+                added += span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle) - 1;
+            }
+        }
+    if (added == 0) return RA_OK;
+    if (total + added > max_keys)
+        return ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
+                       "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
+                       "max_keys (%.0f)",
+                       total + added, max_angle * 180 / RA_PI, max_keys);
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            ra_channel *ch = &s->animations[a].channels[c];
+            size_t n = ch->rotation_count, m = n;
+            for (size_t k = 1; k < n; k++) {
+                m += (size_t)span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle) - 1;
+            }
+            if (m == n) continue;
+            ra_quat_key *out = ra_arena_array_uninit(s->arena, m, sizeof *out);
+            if (!out) return ra_fail(err, RA_ERR_NO_MEMORY, s->format, RA_NO_OFFSET, "", "out of memory");
+            size_t o = 0;
+            out[o++] = ch->rotation[0];
+            for (size_t k = 1; k < n; k++) {
+                ra_quat_key k0 = ch->rotation[k - 1], k1 = ch->rotation[k];
+                size_t pieces = (size_t)span_pieces(&k0, &k1, max_angle);
+                for (size_t i = 1; i < pieces; i++) {
+                    double f = (double)i / (double)pieces;
+                    out[o].t = k0.t + (k1.t - k0.t) * f;
+                    out[o].q = ra_q_slerp_shortest(k0.q, k1.q, f);
+                    if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
+                    o++;
+                }
+                out[o] = k1;
+                if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
+                o++;
+            }
+            ch->rotation = out;
+            ch->rotation_count = o;
+        }
+    return RA_OK;
+}
