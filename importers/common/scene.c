@@ -518,19 +518,22 @@ static const char *behaviour_name(ra_behaviour b)
     default: return "default";
     }
 }
-static void json_meta(ra_json *j, const ra_meta_list *m)
+void ra_meta_value_json(ra_json *j, const ra_meta *e)
+{
+    switch (e->type) {
+    case RA_META_BOOL: ra_json_bool(j, e->u.b); break;
+    case RA_META_INT: ra_json_int(j, e->u.i); break;
+    case RA_META_DOUBLE: ra_json_number(j, e->u.d); break;
+    case RA_META_STRING: ra_json_string(j, e->u.s); break;
+    case RA_META_VEC3: ra_json_vec3(j, e->u.v); break;
+    }
+}
+void ra_meta_dump_json(ra_json *j, const ra_meta_list *m)
 {
     ra_json_begin_object(j);
     for (size_t i = 0; i < m->count; i++) {
-        const ra_meta *e = &m->items[i];
-        ra_json_key(j, e->key);
-        switch (e->type) {
-        case RA_META_BOOL: ra_json_bool(j, e->u.b); break;
-        case RA_META_INT: ra_json_int(j, e->u.i); break;
-        case RA_META_DOUBLE: ra_json_number(j, e->u.d); break;
-        case RA_META_STRING: ra_json_string(j, e->u.s); break;
-        case RA_META_VEC3: ra_json_vec3(j, e->u.v); break;
-        }
+        ra_json_key(j, m->items[i].key);
+        ra_meta_value_json(j, &m->items[i]);
     }
     ra_json_end_object(j);
 }
@@ -620,13 +623,13 @@ void ra_scene_dump_json(const ra_scene *s, ra_json *j)
     }
     ra_json_end_array(j);
     ra_json_key(j, "metadata");
-    json_meta(j, &s->meta);
+    ra_meta_dump_json(j, &s->meta);
     ra_json_key(j, "node_metadata");
     ra_json_begin_object(j);
     for (size_t i = 0; i < s->node_count; i++) {
         if (!s->nodes[i].meta.count) continue;
         ra_json_key(j, s->nodes[i].name);
-        json_meta(j, &s->nodes[i].meta);
+        ra_meta_dump_json(j, &s->nodes[i].meta);
     }
     ra_json_end_object(j);
     ra_json_key(j, "warnings");

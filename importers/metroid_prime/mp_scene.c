@@ -302,6 +302,15 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
         ra_meta_list *md = &s->nodes[i].meta;
         if (!ra_meta_set_int(ar, md, "metroid.bone_id", bone_of_node[i])) return nomem(err);
     }
+    /* the bones as a skeleton (a glTF skin, a Blender armature): every node under the root */
+    if (nn > 1) {
+        s->skins = ra_arena_alloc(ar, sizeof *s->skins);
+        uint32_t *joints = ra_arena_array_uninit(ar, nn - 1, sizeof *joints);
+        if (!s->skins || !joints) return nomem(err);
+        for (size_t i = 1; i < nn; i++) joints[i - 1] = (uint32_t)i;
+        s->skins[0] = (ra_skin){"skeleton", -1, joints, nn - 1};
+        s->skin_count = 1;
+    }
     /* bind data of skeleton bones */
     for (size_t b = 0; b < nb; b++) {
         if (!kept[b]) continue;

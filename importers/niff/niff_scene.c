@@ -1106,6 +1106,16 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
                 ra_scene_warn(s, "a camera's near/far clip planes are not 0 < near < far; replaced (the stored values are metadata)");
             rc->clip_near = cn;
             rc->clip_far = cf;
+            if (cam->type == 1) { /* orthographic: half the view's width and height */
+                double xm = fabs((double)cam->right - (double)cam->left) / 2, ym = fabs((double)cam->top - (double)cam->bottom) / 2;
+                rc->orthographic = xm > 0 && ym > 0 && isfinite(xm) && isfinite(ym);
+                if (rc->orthographic) {
+                    rc->ortho_xmag = xm;
+                    rc->ortho_ymag = ym;
+                } else {
+                    ra_scene_warn(s, "an orthographic camera's view has no area; it is written as a perspective camera");
+                }
+            }
             rc->position = ra_v3(0, 0, 0);
             rc->look_at = ra_v3(0, 0, -1);
             rc->up = ra_v3(0, 1, 0);

@@ -83,7 +83,19 @@ typedef struct ra_camera {
     double aspect;
     double clip_near, clip_far;
     ra_vec3 position, look_at, up; /* in the camera node's local frame */
+    bool orthographic;             /* an orthographic camera: half width and height of the view */
+    double ortho_xmag, ortho_ymag;
 } ra_camera;
+
+/* A skeleton: the nodes that are its joints (a glTF skin, an armature in
+ * Blender).  Inverse bind matrices are the inverses of the joints' rest world
+ * transforms.  Room for the vertex weights of meshes to come. */
+typedef struct ra_skin {
+    const char *name;    /* may be NULL */
+    int32_t skeleton;    /* the common root joint, or -1 */
+    uint32_t *joints;    /* node indices */
+    size_t joint_count;
+} ra_skin;
 
 typedef struct ra_warning {
     const char *msg;
@@ -99,6 +111,8 @@ typedef struct ra_scene {
     size_t animation_count;
     ra_camera *cameras;
     size_t camera_count;
+    ra_skin *skins;
+    size_t skin_count;
     ra_meta_list meta;
     ra_warning *warnings;
     size_t warning_count, warning_cap;
@@ -120,6 +134,10 @@ bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
 /* Sets e's key in m to e's value (of any type; a string is copied). */
 bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e);
 const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key);
+/* One metadata value as JSON (as `dump` prints it), and a whole list as an object. */
+struct ra_json;
+void ra_meta_value_json(struct ra_json *j, const ra_meta *e);
+void ra_meta_dump_json(struct ra_json *j, const ra_meta_list *m);
 /* Longest node name (bytes) before a "#k" suffix: Assimp's aiString keeps
  * 1023 bytes, so longer names could become equal in an aiScene. */
 #define RA_NAME_MAX 1000u

@@ -1,0 +1,204 @@
+// retroanim's glTF writer, read back by Assimp's own glTF 2.0 importer: every
+// fixture's .glb and .gltf hold the scene's nodes, cameras and animations, and
+// every key of `dump` (value and float32 time), plus one hold key where a
+// track ends before the animation; each animation lasts its duration.  Also:
+// identical bytes for identical scenes, and a failed write (/dev/full, a
+// missing folder) reports the output and leaves no file.
+#include <assimp/Importer.hpp>
+#include <assimp/scene.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ra_test.h"
+#include "retroanim/ra_gltf.h"
+#include "retroanim/retroanim.h"
+
+static std::string g_dir;
+static long g_keys, g_files;
+
+static float FloorF(double t)
+{
+    float f = (float)t;
+    if ((double)f > t) f = std::nextafter(f, -INFINITY);
+    return f;
+}
+
+static std::vector<char> Bytes(const std::string &p)
+{
+    std::ifstream f(p, std::ios::binary);
+    return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+static const aiNodeAnim *Channel(const aiAnimation *a, const char *node)
+{
+    for (unsigned c = 0; c < a->mNumChannels; c++)
+        if (std::strcmp(a->mChannels[c]->mNodeName.C_Str(), node) == 0) return a->mChannels[c];
+    return nullptr;
+}
+
+// The keys Assimp read for one track against the scene's: same count (plus a
+// hold key at the duration), times as float32 seconds, values within float32.
+template <typename K, typename R, typename Eq>
+static void CompareTrack(const char *nm, const char *what, const R *ra, size_t n, const K *ai, unsigned m,
+                         double tps, double duration, Eq eq)
+{
+    if (!n) return;
+    bool hold = FloorF(ra[n - 1].t) < FloorF(duration) && ra[n - 1].t < duration;
+    CHECK(m == n + (hold ? 1 : 0), "%s %s: %u keys read back, %zu in the scene%s", nm, what, m, n, hold ? " + hold" : "");
+    if (m < n) return;
+    double worst = 0;
+    for (size_t k = 0; k < n; k++) {
+        double t = ai[k].mTime / tps;
+        worst = std::fmax(worst, std::fabs(t - FloorF(ra[k].t)) / std::fmax(1.0, ra[k].t));
+        CHECK(eq(ra[k], ai[k].mValue), "%s %s: key %zu value differs", nm, what, k);
+        g_keys++;
+    }
+    CHECK(worst <= 1e-6, "%s %s: key times differ by %g", nm, what, worst);
+    if (hold) CHECK(std::fabs(ai[m - 1].mTime / tps - FloorF(duration)) <= 1e-6 * std::fmax(1.0, duration),
+                    "%s %s: the hold key is at %g s, the duration %g s", nm, what, ai[m - 1].mTime / tps, duration);
+}
+
+static bool Near(double a, double b) { return std::fabs(a - b) <= 2e-6 * std::fmax(1.0, std::fabs(b)); }
+
+static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
+{
+    Assimp::Importer imp;
+    const aiScene *sc = imp.ReadFile(path, 0);
+    CHECK(sc != nullptr, "%s: Assimp cannot read %s: %s", nm, path.c_str(), imp.GetErrorString());
+    if (!sc) return;
+    for (size_t i = 0; i < s.node_count; i++)
+        CHECK(sc->mRootNode->FindNode(s.nodes[i].name) != nullptr, "%s: node %s missing", nm, s.nodes[i].name);
+    CHECK(sc->mNumCameras == s.camera_count, "%s: %u cameras read back, %zu in the scene", nm, sc->mNumCameras,
+          s.camera_count);
+    CHECK(sc->mNumMeshes == 0, "%s: %u meshes (no placeholder mesh)", nm, sc->mNumMeshes);
+    CHECK(sc->mNumAnimations == s.animation_count, "%s: %u animations, %zu in the scene", nm, sc->mNumAnimations,
+          s.animation_count);
+    for (size_t a = 0; a < s.animation_count && a < sc->mNumAnimations; a++) {
+        const ra_animation &an = s.animations[a];
+        const aiAnimation *ai = sc->mAnimations[a];
+        double tps = ai->mTicksPerSecond > 0 ? ai->mTicksPerSecond : 1;
+        CHECK(std::strcmp(ai->mName.C_Str(), an.name) == 0, "%s: animation %zu is %s, want %s", nm, a, ai->mName.C_Str(), an.name);
+        CHECK(std::fabs(ai->mDuration / tps - FloorF(an.duration)) <= 1e-6 * std::fmax(1.0, an.duration),
+              "%s: animation %zu lasts %g s, the game's duration %g s", nm, a, ai->mDuration / tps, an.duration);
+        for (size_t c = 0; c < an.channel_count; c++) {
+            const ra_channel &ch = an.channels[c];
+            const aiNodeAnim *na = Channel(ai, s.nodes[ch.node].name);
+            CHECK(na != nullptr, "%s: no channel for %s", nm, s.nodes[ch.node].name);
+            if (!na) continue;
+            auto veq = [](const ra_vec_key &k, const aiVector3D &v) { return Near(v.x, k.v.x) && Near(v.y, k.v.y) && Near(v.z, k.v.z); };
+            auto qeq = [](const ra_quat_key &k, const aiQuaternion &q) {
+                double d = k.q.w * q.w + k.q.x * q.x + k.q.y * q.y + k.q.z * q.z; // either sign: one rotation
+                return std::fabs(std::fabs(d) - 1) <= 4e-6;
+            };
+            CompareTrack(nm, "position", ch.position, ch.position_count, na->mPositionKeys, na->mNumPositionKeys, tps,
+                         an.duration, veq);
+            CompareTrack(nm, "rotation", ch.rotation, ch.rotation_count, na->mRotationKeys, na->mNumRotationKeys, tps,
+                         an.duration, qeq);
+            CompareTrack(nm, "scaling", ch.scaling, ch.scaling_count, na->mScalingKeys, na->mNumScalingKeys, tps,
+                         an.duration, veq);
+        }
+    }
+}
+
+static void CheckFile(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
+{
+    ra_options o;
+    ra_options_init(&o);
+    if (body) ra_options_add(&o, "format", "lego_ani_body");
+    ra_document *doc = nullptr;
+    ra_error err;
+    ra_error_clear(&err);
+    if (ra_document_load(d, n, path, &o, &doc, &err) != RA_OK) return; // the refused fixtures
+    g_files++;
+    std::string base = g_dir + "/" + nm;
+    for (const char *ext : {".glb", ".gltf"}) {
+        std::string out = base + ext;
+        ra_write_stats st;
+        ra_status rs = ra_gltf_write(&doc->scene, out.c_str(), nullptr, &st, &err);
+        CHECK(rs == RA_OK, "%s: writing %s failed", nm, out.c_str());
+        if (rs != RA_OK) continue;
+        CHECK(st.nodes >= doc->scene.node_count && st.animations == doc->scene.animation_count &&
+                  st.cameras == doc->scene.camera_count,
+              "%s: write stats", nm);
+        ReadBack(doc->scene, out, nm);
+        // identical scenes give identical bytes (no uninitialised padding)
+        std::string again = g_dir + "/again/" + nm + ext; // same name: the same .bin URI
+        CHECK(ra_gltf_write(&doc->scene, again.c_str(), nullptr, nullptr, &err) == RA_OK, "%s: second write", nm);
+        CHECK(Bytes(out) == Bytes(again), "%s: two writes of %s differ", nm, ext);
+    }
+    ra_document_free(doc);
+}
+
+// every fixture of the folders (by extension; .anb is a LEGO body), in name order
+static void ForEachFixture(int n, char **dirs)
+{
+    for (int i = 0; i < n; i++) {
+        std::vector<std::string> names;
+        if (DIR *d = opendir(dirs[i])) {
+            while (dirent *e = readdir(d)) {
+                std::string nm = e->d_name;
+                bool body = nm.size() > 4 && nm.compare(nm.size() - 4, 4, ".anb") == 0;
+                if (body || (nm.find('.') != std::string::npos && ra_format_by_extension(nm.c_str()))) names.push_back(nm);
+            }
+            closedir(d);
+        }
+        std::sort(names.begin(), names.end());
+        for (const auto &nm : names) {
+            std::string path = std::string(dirs[i]) + "/" + nm;
+            std::vector<char> b = Bytes(path);
+            bool body = nm.size() > 4 && nm.compare(nm.size() - 4, 4, ".anb") == 0;
+            CheckFile((const uint8_t *)b.data(), b.size(), path.c_str(), nm.c_str(), body);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: test_gltf FIXTURE_DIR...\n");
+        return 2;
+    }
+    char tmpl[] = "/tmp/retroanim-gltf-XXXXXX";
+    if (!mkdtemp(tmpl)) return 2;
+    g_dir = tmpl;
+    mkdir((g_dir + "/again").c_str(), 0755);
+    ForEachFixture(argc - 1, argv + 1);
+    CHECK(g_files >= 40 && g_keys > 10000, "only %ld fixtures, %ld keys compared", g_files, g_keys);
+
+    // failures: the output named, nothing left behind
+    ra_document *doc = nullptr;
+    ra_error err;
+    ra_error_clear(&err);
+    std::string first = std::string(argv[1]) + "/camera.ani";
+    std::vector<char> b = Bytes(first);
+    if (!b.empty() && ra_document_load((const uint8_t *)b.data(), b.size(), first.c_str(), nullptr, &doc, &err) == RA_OK) {
+        ra_error_clear(&err);
+        ra_status rs = ra_gltf_write(&doc->scene, "/dev/full", nullptr, nullptr, &err);
+        char msg[512];
+        ra_error_format(&err, msg, sizeof msg);
+        CHECK(rs == RA_ERR_IO && std::strstr(msg, "/dev/full"), "/dev/full: status %d, message '%s'", (int)rs, msg);
+        std::string missing = g_dir + "/no/such/folder/x.glb";
+        ra_error_clear(&err);
+        CHECK(ra_gltf_write(&doc->scene, missing.c_str(), nullptr, nullptr, &err) == RA_ERR_IO,
+              "a missing folder is an I/O error");
+        ra_document_free(doc);
+    } else {
+        CHECK(false, "cannot load %s", first.c_str());
+    }
+    std::printf("fixtures: %ld written as .glb and .gltf and read back by Assimp; %ld keys compared\n", g_files, g_keys);
+    std::string rm = "rm -rf '" + g_dir + "'";
+    if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", g_dir.c_str());
+    return ra_test_finish("test_gltf");
+}

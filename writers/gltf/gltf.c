@@ -1,0 +1,816 @@
+/* glTF 2.0 writer: ra_scene -> .glb or .gltf + .bin.
+ *
+ * Two passes over the keys: the first lays out every accessor (counts, byte
+ * offsets, the first and last float32 time), which is all the JSON needs; the
+ * second streams the binary data in the same order.  Memory is the JSON and
+ * one track's float32 times, whatever the number of keys. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "retroanim/ra_gltf.h"
+#include "retroanim/ra_json.h"
+#include "retroanim/ra_output.h"
+#include "retroanim/retroanim.h"
+
+#define FMT "gltf"
+
+enum { PATH_T, PATH_R, PATH_S };
+
+/* One sampler: a track of one channel (or the stand-in of an animation
+ * without channels, which keeps its duration on the root node). */
+typedef struct track {
+    uint32_t node;
+    int path;
+    const void *keys; /* ra_vec_key or ra_quat_key, NULL for the stand-in */
+    size_t n;         /* keys in the scene */
+    size_t count;     /* keys written (with the hold key at the duration) */
+    float t0, t1;     /* first and last input */
+    uint64_t in_off, out_off;
+} track;
+
+typedef struct anim_plan {
+    size_t first, count; /* tracks[first .. first + count) */
+    float duration;
+} anim_plan;
+
+typedef struct writer {
+    const ra_scene *s;
+    ra_error *err;
+    track *tracks;
+    size_t track_count;
+    anim_plan *anims;
+    uint32_t *children; /* CSR: child_start[i] .. child_start[i + 1] */
+    size_t *child_start;
+    uint32_t *view_node; /* per camera: the node holding it (an extra node where the camera is turned) */
+    size_t node_total;   /* scene nodes + extra camera nodes */
+    uint64_t anim_bytes, ibm_bytes;
+    size_t skin_joints;
+    float *times; /* scratch for one track */
+    size_t times_cap;
+} writer;
+
+static ra_status nomem(writer *w) { return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
+
+/* ---- time --------------------------------------------------------------------------------- */
+/* The largest float32 not above t: a key rounded up would put a step's landing
+ * after the instant it lands. */
+static float floor_f(double t)
+{
+    float f = (float)t;
+    if ((double)f > t) f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+static double key_time(const track *tr, size_t i)
+{
+    return tr->path == PATH_R ? ((const ra_quat_key *)tr->keys)[i].t : ((const ra_vec_key *)tr->keys)[i].t;
+}
+
+/* The float32 inputs of a track into w->times (strictly increasing; a key at
+ * the duration lands on the float32 duration; the last value is held to the
+ * duration).  Returns the count. */
+static size_t track_times(writer *w, const track *tr, double duration, float dur_f)
+{
+    if (!tr->keys) {
+        w->times[0] = 0;
+        if (dur_f > 0) {
+            w->times[1] = dur_f;
+            return 2;
+        }
+        return 1;
+    }
+    size_t c = 0;
+    for (size_t i = 0; i < tr->n; i++) {
+        double t = key_time(tr, i);
+        float f = t >= duration ? dur_f : floor_f(t);
+        if (f > dur_f) f = dur_f;
+        if (c && !(f > w->times[c - 1])) f = nextafterf(w->times[c - 1], INFINITY);
+        w->times[c++] = f;
+    }
+    if (w->times[c - 1] < dur_f) w->times[c++] = dur_f;
+    return c;
+}
+
+/* ---- layout --------------------------------------------------------------------------------- */
+static ra_status plan(writer *w)
+{
+    const ra_scene *s = w->s;
+    size_t tracks = 0, most = 2;
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const ra_animation *an = &s->animations[a];
+        size_t here = 0;
+        for (size_t c = 0; c < an->channel_count; c++) {
+            const ra_channel *ch = &an->channels[c];
+            here += (ch->position_count > 0) + (ch->rotation_count > 0) + (ch->scaling_count > 0);
+            size_t m = ch->position_count > ch->rotation_count ? ch->position_count : ch->rotation_count;
+            if (ch->scaling_count > m) m = ch->scaling_count;
+            if (m + 1 > most) most = m + 1;
+        }
+        tracks += here ? here : 1;
+    }
+    w->tracks = ra_calloc(tracks ? tracks : 1, sizeof *w->tracks);
+    w->anims = ra_calloc(s->animation_count ? s->animation_count : 1, sizeof *w->anims);
+    w->times = ra_malloc(most * sizeof *w->times);
+    w->times_cap = most;
+    if (!w->tracks || !w->anims || !w->times) return nomem(w);
+    uint64_t off = 0;
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const ra_animation *an = &s->animations[a];
+        anim_plan *ap = &w->anims[a];
+        ap->first = w->track_count;
+        ap->duration = floor_f(an->duration); /* at or before the true end, like every key */
+        for (size_t c = 0; c < an->channel_count; c++) {
+            const ra_channel *ch = &an->channels[c];
+            if (ch->position_count)
+                w->tracks[w->track_count++] = (track){ch->node, PATH_T, ch->position, ch->position_count, 0, 0, 0, 0, 0};
+            if (ch->rotation_count)
+                w->tracks[w->track_count++] = (track){ch->node, PATH_R, ch->rotation, ch->rotation_count, 0, 0, 0, 0, 0};
+            if (ch->scaling_count)
+                w->tracks[w->track_count++] = (track){ch->node, PATH_S, ch->scaling, ch->scaling_count, 0, 0, 0, 0, 0};
+        }
+        if (w->track_count == ap->first) /* glTF wants a channel: the root's rest position over the duration */
+            w->tracks[w->track_count++] = (track){0, PATH_T, NULL, 0, 0, 0, 0, 0, 0};
+        ap->count = w->track_count - ap->first;
+        for (size_t k = ap->first; k < w->track_count; k++) {
+            track *tr = &w->tracks[k];
+            tr->count = track_times(w, tr, an->duration, ap->duration);
+            tr->t0 = w->times[0];
+            tr->t1 = w->times[tr->count - 1];
+            tr->in_off = off;
+            off += 4 * (uint64_t)tr->count;
+            tr->out_off = off;
+            off += (tr->path == PATH_R ? 16 : 12) * (uint64_t)tr->count;
+        }
+    }
+    w->anim_bytes = off;
+    return RA_OK;
+}
+
+static ra_status plan_nodes(writer *w)
+{
+    const ra_scene *s = w->s;
+    size_t n = s->node_count;
+    w->child_start = ra_calloc(n + 2, sizeof *w->child_start);
+    w->children = ra_malloc((n ? n : 1) * sizeof *w->children);
+    w->view_node = ra_malloc((s->camera_count ? s->camera_count : 1) * sizeof *w->view_node);
+    if (!w->child_start || !w->children || !w->view_node) return nomem(w);
+    for (size_t i = 1; i < n; i++) w->child_start[(size_t)s->nodes[i].parent + 2]++;
+    for (size_t i = 0; i < n; i++) w->child_start[i + 2] += w->child_start[i + 1];
+    for (size_t i = 1; i < n; i++) w->children[w->child_start[(size_t)s->nodes[i].parent + 1]++] = (uint32_t)i;
+    /* child_start[i] .. child_start[i + 1] now lists node i's children, in order */
+    w->node_total = n;
+    for (size_t c = 0; c < s->camera_count; c++) {
+        const ra_camera *cam = &s->cameras[c];
+        bool plain = cam->position.x == 0 && cam->position.y == 0 && cam->position.z == 0 && cam->look_at.x == 0 &&
+                     cam->look_at.y == 0 && cam->look_at.z < 0 && cam->up.x == 0 && cam->up.z == 0 && cam->up.y > 0;
+        w->view_node[c] = plain ? cam->node : (uint32_t)w->node_total++;
+    }
+    return RA_OK;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------- */
+static void json_f32(ra_json *j, float f)
+{
+    char b[40];
+    snprintf(b, sizeof b, "%.17g", (double)f); /* exact: min/max must equal the data */
+    ra_json_raw(j, b);
+}
+
+static void json_vec(ra_json *j, const char *key, ra_vec3 v)
+{
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    ra_json_number(j, (float)v.x);
+    ra_json_number(j, (float)v.y);
+    ra_json_number(j, (float)v.z);
+    ra_json_end_array(j);
+}
+
+/* The rotation that turns -Z to the camera's view direction and +Y to its up,
+ * placed at its position: the local transform of the extra camera node. */
+static ra_mat4 camera_frame(const ra_camera *c)
+{
+    ra_vec3 f = ra_v3_sub(c->look_at, c->position);
+    double fl = ra_v3_len(f);
+    f = fl > 0 ? ra_v3_scale(f, 1 / fl) : ra_v3(0, 0, -1);
+    ra_vec3 x = ra_v3_cross(f, c->up);
+    double xl = ra_v3_len(x);
+    if (!(xl > 1e-12)) {
+        x = ra_v3_cross(f, fabs(f.y) < 0.9 ? ra_v3(0, 1, 0) : ra_v3(1, 0, 0));
+        xl = ra_v3_len(x);
+    }
+    x = ra_v3_scale(x, 1 / xl);
+    ra_vec3 y = ra_v3_cross(x, f);
+    return ra_m4_from_columns(x, y, ra_v3_scale(f, -1), c->position);
+}
+
+static void json_trs(ra_json *j, const ra_mat4 *m)
+{
+    ra_vec3 t, sc;
+    ra_quat r;
+    ra_m4_decompose(m, &t, &r, &sc);
+    r = ra_q_normalize(r);
+    if (t.x != 0 || t.y != 0 || t.z != 0) json_vec(j, "translation", t);
+    if (r.w != 1) {
+        ra_json_key(j, "rotation");
+        ra_json_begin_array(j);
+        ra_json_number(j, (float)r.x);
+        ra_json_number(j, (float)r.y);
+        ra_json_number(j, (float)r.z);
+        ra_json_number(j, (float)r.w);
+        ra_json_end_array(j);
+    }
+    if (sc.x != 1 || sc.y != 1 || sc.z != 1) json_vec(j, "scale", sc);
+}
+
+static void json_nodes(writer *w, ra_json *j)
+{
+    const ra_scene *s = w->s;
+    ra_json_key(j, "nodes");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->node_count; i++) {
+        const ra_node *nd = &s->nodes[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, nd->name);
+        size_t extra = 0;
+        for (size_t c = 0; c < s->camera_count; c++)
+            if (s->cameras[c].node == i) {
+                if (w->view_node[c] == i) {
+                    ra_json_key(j, "camera");
+                    ra_json_uint(j, c);
+                } else {
+                    extra++;
+                }
+            }
+        if (w->child_start[i + 1] > w->child_start[i] || extra) {
+            ra_json_key(j, "children");
+            ra_json_begin_array(j);
+            for (size_t k = w->child_start[i]; k < w->child_start[i + 1]; k++) ra_json_uint(j, w->children[k]);
+            for (size_t c = 0; c < s->camera_count; c++)
+                if (s->cameras[c].node == i && w->view_node[c] != i) ra_json_uint(j, w->view_node[c]);
+            ra_json_end_array(j);
+        }
+        json_trs(j, &nd->transform);
+        if (nd->meta.count) {
+            ra_json_key(j, "extras");
+            ra_meta_dump_json(j, &nd->meta);
+        }
+        ra_json_end_object(j);
+    }
+    for (size_t c = 0; c < s->camera_count; c++) {
+        if (w->view_node[c] == s->cameras[c].node) continue;
+        ra_mat4 m = camera_frame(&s->cameras[c]);
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        char name[RA_NAME_MAX + 16];
+        snprintf(name, sizeof name, "%s.view", s->cameras[c].name);
+        ra_json_string(j, name);
+        ra_json_key(j, "camera");
+        ra_json_uint(j, c);
+        json_trs(j, &m);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+static void json_cameras(writer *w, ra_json *j)
+{
+    const ra_scene *s = w->s;
+    if (!s->camera_count) return;
+    ra_json_key(j, "cameras");
+    ra_json_begin_array(j);
+    for (size_t c = 0; c < s->camera_count; c++) {
+        const ra_camera *cam = &s->cameras[c];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, cam->name);
+        double aspect = cam->aspect > 0 && isfinite(cam->aspect) ? cam->aspect : 1;
+        if (cam->orthographic) {
+            ra_json_key(j, "type");
+            ra_json_string(j, "orthographic");
+            ra_json_key(j, "orthographic");
+            ra_json_begin_object(j);
+            ra_json_key(j, "xmag");
+            ra_json_number(j, cam->ortho_xmag);
+            ra_json_key(j, "ymag");
+            ra_json_number(j, cam->ortho_ymag);
+            ra_json_key(j, "znear");
+            ra_json_number(j, cam->clip_near >= 0 ? cam->clip_near : 0);
+            ra_json_key(j, "zfar");
+            ra_json_number(j, cam->clip_far);
+            ra_json_end_object(j);
+        } else {
+            ra_json_key(j, "type");
+            ra_json_string(j, "perspective");
+            ra_json_key(j, "perspective");
+            ra_json_begin_object(j);
+            ra_json_key(j, "aspectRatio");
+            ra_json_number(j, aspect);
+            ra_json_key(j, "yfov");
+            ra_json_number(j, 2 * atan(tan(cam->horizontal_fov) / aspect));
+            ra_json_key(j, "znear");
+            ra_json_number(j, cam->clip_near);
+            ra_json_key(j, "zfar");
+            ra_json_number(j, cam->clip_far);
+            ra_json_end_object(j);
+        }
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+static const char *const path_names[3] = {"translation", "rotation", "scale"};
+
+static void json_animations(writer *w, ra_json *j, size_t *accessor)
+{
+    const ra_scene *s = w->s;
+    if (!s->animation_count) return;
+    ra_json_key(j, "animations");
+    ra_json_begin_array(j);
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const ra_animation *an = &s->animations[a];
+        const anim_plan *ap = &w->anims[a];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, an->name);
+        ra_json_key(j, "channels");
+        ra_json_begin_array(j);
+        for (size_t k = 0; k < ap->count; k++) {
+            const track *tr = &w->tracks[ap->first + k];
+            ra_json_begin_object(j);
+            ra_json_key(j, "sampler");
+            ra_json_uint(j, k);
+            ra_json_key(j, "target");
+            ra_json_begin_object(j);
+            ra_json_key(j, "node");
+            ra_json_uint(j, tr->node);
+            ra_json_key(j, "path");
+            ra_json_string(j, path_names[tr->path]);
+            ra_json_end_object(j);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+        ra_json_key(j, "samplers");
+        ra_json_begin_array(j);
+        for (size_t k = 0; k < ap->count; k++) {
+            ra_json_begin_object(j);
+            ra_json_key(j, "input");
+            ra_json_uint(j, (*accessor)++);
+            ra_json_key(j, "output");
+            ra_json_uint(j, (*accessor)++);
+            ra_json_key(j, "interpolation");
+            ra_json_string(j, "LINEAR");
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+        ra_json_key(j, "extras");
+        ra_json_begin_object(j);
+        ra_json_key(j, "duration");
+        ra_json_number(j, an->duration);
+        ra_json_key(j, "native_ticks_per_second");
+        ra_json_number(j, an->ticks_per_second);
+        ra_json_end_object(j);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+static void json_accessors(writer *w, ra_json *j)
+{
+    const ra_scene *s = w->s;
+    if (!w->track_count && !s->skin_count) return;
+    ra_json_key(j, "accessors");
+    ra_json_begin_array(j);
+    for (size_t k = 0; k < w->track_count; k++) {
+        const track *tr = &w->tracks[k];
+        for (int out = 0; out < 2; out++) {
+            ra_json_begin_object(j);
+            ra_json_key(j, "bufferView");
+            ra_json_uint(j, 0);
+            ra_json_key(j, "byteOffset");
+            ra_json_uint(j, out ? tr->out_off : tr->in_off);
+            ra_json_key(j, "componentType");
+            ra_json_uint(j, 5126);
+            ra_json_key(j, "count");
+            ra_json_uint(j, tr->count);
+            ra_json_key(j, "type");
+            ra_json_string(j, out ? (tr->path == PATH_R ? "VEC4" : "VEC3") : "SCALAR");
+            if (!out) {
+                ra_json_key(j, "min");
+                ra_json_begin_array(j);
+                json_f32(j, tr->t0);
+                ra_json_end_array(j);
+                ra_json_key(j, "max");
+                ra_json_begin_array(j);
+                json_f32(j, tr->t1);
+                ra_json_end_array(j);
+            }
+            ra_json_end_object(j);
+        }
+    }
+    uint64_t ibm = 0;
+    for (size_t k = 0; k < s->skin_count; k++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "bufferView");
+        ra_json_uint(j, w->anim_bytes ? 1 : 0);
+        ra_json_key(j, "byteOffset");
+        ra_json_uint(j, ibm);
+        ra_json_key(j, "componentType");
+        ra_json_uint(j, 5126);
+        ra_json_key(j, "count");
+        ra_json_uint(j, s->skins[k].joint_count);
+        ra_json_key(j, "type");
+        ra_json_string(j, "MAT4");
+        ra_json_end_object(j);
+        ibm += 64 * (uint64_t)s->skins[k].joint_count;
+    }
+    ra_json_end_array(j);
+}
+
+static void json_skins(writer *w, ra_json *j, size_t first_accessor)
+{
+    const ra_scene *s = w->s;
+    if (!s->skin_count) return;
+    ra_json_key(j, "skins");
+    ra_json_begin_array(j);
+    for (size_t k = 0; k < s->skin_count; k++) {
+        const ra_skin *sk = &s->skins[k];
+        ra_json_begin_object(j);
+        if (sk->name) {
+            ra_json_key(j, "name");
+            ra_json_string(j, sk->name);
+        }
+        ra_json_key(j, "inverseBindMatrices");
+        ra_json_uint(j, first_accessor + k);
+        if (sk->skeleton >= 0) {
+            ra_json_key(j, "skeleton");
+            ra_json_uint(j, (uint64_t)sk->skeleton);
+        }
+        ra_json_key(j, "joints");
+        ra_json_begin_array(j);
+        for (size_t i = 0; i < sk->joint_count; i++) ra_json_uint(j, sk->joints[i]);
+        ra_json_end_array(j);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+/* percent-encodes what a URI reference may not hold */
+static void uri_encode(const char *in, char *out, size_t size)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 4 < size; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~", *p)) {
+            out[o++] = (char)*p;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        }
+    }
+    out[o] = 0;
+}
+
+static void json_document(writer *w, ra_json *j, const ra_gltf_options *o, uint64_t bin_bytes, const char *bin_uri)
+{
+    const ra_scene *s = w->s;
+    ra_json_begin_object(j);
+    ra_json_key(j, "asset");
+    ra_json_begin_object(j);
+    ra_json_key(j, "version");
+    ra_json_string(j, "2.0");
+    ra_json_key(j, "generator");
+    if (o->generator) {
+        ra_json_string(j, o->generator);
+    } else {
+        char g[64];
+        uint32_t v = ra_version();
+        snprintf(g, sizeof g, "retroanim %u.%u.%u", v / 1000000, v / 1000 % 1000, v % 1000);
+        ra_json_string(j, g);
+    }
+    ra_json_end_object(j);
+    ra_json_key(j, "scene");
+    ra_json_uint(j, 0);
+    ra_json_key(j, "scenes");
+    ra_json_begin_array(j);
+    ra_json_begin_object(j);
+    ra_json_key(j, "name");
+    ra_json_string(j, s->format);
+    ra_json_key(j, "nodes");
+    ra_json_begin_array(j);
+    ra_json_uint(j, 0);
+    ra_json_end_array(j);
+    ra_json_key(j, "extras");
+    ra_json_begin_object(j);
+    for (size_t i = 0; i < s->meta.count; i++) {
+        ra_json_key(j, s->meta.items[i].key);
+        ra_meta_value_json(j, &s->meta.items[i]);
+    }
+    if (s->warning_count) {
+        ra_json_key(j, "retroanim.warnings");
+        ra_json_begin_array(j);
+        for (size_t i = 0; i < s->warning_count; i++) ra_json_string(j, s->warnings[i].msg);
+        ra_json_end_array(j);
+    }
+    ra_json_end_object(j);
+    ra_json_end_object(j);
+    ra_json_end_array(j);
+    json_nodes(w, j);
+    json_cameras(w, j);
+    size_t accessor = 0;
+    json_animations(w, j, &accessor);
+    json_skins(w, j, accessor);
+    json_accessors(w, j);
+    if (bin_bytes) {
+        ra_json_key(j, "bufferViews");
+        ra_json_begin_array(j);
+        if (w->anim_bytes) {
+            ra_json_begin_object(j);
+            ra_json_key(j, "buffer");
+            ra_json_uint(j, 0);
+            ra_json_key(j, "byteLength");
+            ra_json_uint(j, w->anim_bytes);
+            ra_json_end_object(j);
+        }
+        if (w->ibm_bytes) {
+            ra_json_begin_object(j);
+            ra_json_key(j, "buffer");
+            ra_json_uint(j, 0);
+            ra_json_key(j, "byteOffset");
+            ra_json_uint(j, w->anim_bytes);
+            ra_json_key(j, "byteLength");
+            ra_json_uint(j, w->ibm_bytes);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+        ra_json_key(j, "buffers");
+        ra_json_begin_array(j);
+        ra_json_begin_object(j);
+        ra_json_key(j, "byteLength");
+        ra_json_uint(j, bin_bytes);
+        if (bin_uri) {
+            ra_json_key(j, "uri");
+            ra_json_string(j, bin_uri);
+        }
+        ra_json_end_object(j);
+        ra_json_end_array(j);
+    }
+    ra_json_end_object(j);
+}
+
+/* ---- binary ------------------------------------------------------------------------------------ */
+typedef struct sink {
+    ra_outfile *f;
+    uint8_t buf[1 << 16];
+    size_t n;
+    uint64_t written;
+} sink;
+
+static void sink_flush(sink *k)
+{
+    ra_outfile_write(k->f, k->buf, k->n);
+    k->written += k->n;
+    k->n = 0;
+}
+static inline void put_u32(sink *k, uint32_t u)
+{
+    if (k->n + 4 > sizeof k->buf) sink_flush(k);
+    k->buf[k->n++] = (uint8_t)u;
+    k->buf[k->n++] = (uint8_t)(u >> 8);
+    k->buf[k->n++] = (uint8_t)(u >> 16);
+    k->buf[k->n++] = (uint8_t)(u >> 24);
+}
+static inline void put_f32(sink *k, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    put_u32(k, u);
+}
+
+static void put_track(writer *w, sink *k, const track *tr, double duration, float dur_f)
+{
+    size_t c = track_times(w, tr, duration, dur_f);
+    for (size_t i = 0; i < c; i++) put_f32(k, w->times[i]);
+    if (!tr->keys) { /* the root's rest position */
+        ra_vec3 t, sc;
+        ra_quat r;
+        ra_m4_decompose(&w->s->nodes[0].transform, &t, &r, &sc);
+        for (size_t i = 0; i < c; i++) {
+            put_f32(k, (float)t.x);
+            put_f32(k, (float)t.y);
+            put_f32(k, (float)t.z);
+        }
+        return;
+    }
+    if (tr->path == PATH_R) {
+        const ra_quat_key *q = tr->keys;
+        ra_quat prev = ra_q_identity();
+        for (size_t i = 0; i < c; i++) {
+            ra_quat v = ra_q_normalize(q[i < tr->n ? i : tr->n - 1].q);
+            /* consecutive keys in one hemisphere: consumers that lerp components need it */
+            if (i && ra_q_dot(prev, v) < 0) v = ra_q_neg(v);
+            prev = v;
+            put_f32(k, (float)v.x);
+            put_f32(k, (float)v.y);
+            put_f32(k, (float)v.z);
+            put_f32(k, (float)v.w);
+        }
+    } else {
+        const ra_vec_key *v = tr->keys;
+        for (size_t i = 0; i < c; i++) {
+            ra_vec3 x = v[i < tr->n ? i : tr->n - 1].v;
+            put_f32(k, (float)x.x);
+            put_f32(k, (float)x.y);
+            put_f32(k, (float)x.z);
+        }
+    }
+}
+
+static void put_binary(writer *w, sink *k)
+{
+    const ra_scene *s = w->s;
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const anim_plan *ap = &w->anims[a];
+        for (size_t t = 0; t < ap->count; t++) put_track(w, k, &w->tracks[ap->first + t], s->animations[a].duration, ap->duration);
+    }
+    if (!s->skin_count) return;
+    /* inverse bind matrices: the inverse of each joint's rest world matrix, column-major */
+    ra_mat4 *world = ra_malloc(s->node_count * sizeof *world);
+    if (!world) {
+        k->f->error = 12; /* ENOMEM */
+        return;
+    }
+    for (size_t i = 0; i < s->node_count; i++)
+        world[i] = i ? ra_m4_mul(&world[(size_t)s->nodes[i].parent], &s->nodes[i].transform) : s->nodes[0].transform;
+    for (size_t sk = 0; sk < s->skin_count; sk++)
+        for (size_t i = 0; i < s->skins[sk].joint_count; i++) {
+            ra_mat4 inv;
+            if (!ra_m4_invert_affine(&world[s->skins[sk].joints[i]], &inv)) inv = ra_m4_identity();
+            for (int c = 0; c < 4; c++)
+                for (int r = 0; r < 4; r++) put_f32(k, r == 3 ? (c == 3 ? 1.0f : 0.0f) : (float)inv.m[r][c]);
+        }
+    ra_free(world);
+}
+
+/* ---- files ---------------------------------------------------------------------------------------- */
+void ra_gltf_options_default(ra_gltf_options *o)
+{
+    o->binary = -1;
+    o->generator = NULL;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static void free_writer(writer *w)
+{
+    ra_free(w->tracks);
+    ra_free(w->anims);
+    ra_free(w->children);
+    ra_free(w->child_start);
+    ra_free(w->view_node);
+    ra_free(w->times);
+}
+
+static ra_status write_all(writer *w, const char *path, const ra_gltf_options *o, ra_write_stats *stats)
+{
+    const ra_scene *s = w->s;
+    bool binary = o->binary >= 0 ? o->binary != 0 : !ends_with(path, ".gltf");
+    ra_status st = plan(w);
+    if (st == RA_OK) st = plan_nodes(w);
+    if (st != RA_OK) return st;
+    for (size_t k = 0; k < s->skin_count; k++) w->ibm_bytes += 64 * (uint64_t)s->skins[k].joint_count;
+    uint64_t bin_bytes = w->anim_bytes + w->ibm_bytes;
+
+    /* the .bin beside a .gltf: the target's stem + ".bin" */
+    char *bin_path = NULL, uri[3 * 1024];
+    uri[0] = 0;
+    if (!binary && bin_bytes) {
+        size_t n = strlen(path);
+        const char *slash = strrchr(path, '/');
+        const char *base = slash ? slash + 1 : path;
+        const char *dot = strrchr(base, '.');
+        size_t stem = dot && dot != base ? (size_t)(dot - path) : n;
+        bin_path = ra_malloc(stem + 5);
+        if (!bin_path) return nomem(w);
+        memcpy(bin_path, path, stem);
+        memcpy(bin_path + stem, ".bin", 5);
+        uri_encode(bin_path + (size_t)(base - path), uri, sizeof uri);
+    }
+
+    ra_writer jb;
+    ra_writer_init(&jb);
+    ra_json j;
+    ra_json_init_buffer(&j, &jb, !binary);
+    json_document(w, &j, o, bin_bytes, binary ? NULL : uri);
+    if (!binary) ra_json_finish(&j);
+    if (j.failed || jb.failed) {
+        ra_writer_free(&jb);
+        ra_free(bin_path);
+        return nomem(w);
+    }
+
+    sink *k = ra_malloc(sizeof *k);
+    if (!k) {
+        ra_writer_free(&jb);
+        ra_free(bin_path);
+        return nomem(w);
+    }
+    ra_outfile main_f, bin_f;
+    st = ra_outfile_open(&main_f, path, w->err);
+    if (st == RA_OK && bin_path) {
+        st = ra_outfile_open(&bin_f, bin_path, w->err);
+        if (st != RA_OK) ra_outfile_abort(&main_f);
+    }
+    if (st != RA_OK) {
+        ra_free(k);
+        ra_writer_free(&jb);
+        ra_free(bin_path);
+        return st;
+    }
+    uint64_t total = 0;
+    if (binary) {
+        size_t jlen = jb.size, jpad = (4 - jlen % 4) % 4;
+        uint64_t bpad = (4 - bin_bytes % 4) % 4;
+        uint64_t len = 12 + 8 + jlen + jpad + (bin_bytes ? 8 + bin_bytes + bpad : 0);
+        if (len > UINT32_MAX) {
+            ra_outfile_abort(&main_f);
+            ra_free(k);
+            ra_writer_free(&jb);
+            return ra_fail(w->err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "the scene needs a .glb of %llu bytes, more than "
+                           "the 4 GiB a .glb can hold (write .gltf)", (unsigned long long)len);
+        }
+        *k = (sink){&main_f, {0}, 0, 0};
+        put_u32(k, 0x46546C67u); /* "glTF" */
+        put_u32(k, 2);
+        put_u32(k, (uint32_t)len);
+        put_u32(k, (uint32_t)(jlen + jpad));
+        put_u32(k, 0x4E4F534Au); /* "JSON" */
+        sink_flush(k);
+        ra_outfile_write(&main_f, jb.data, jlen);
+        ra_outfile_write(&main_f, "   ", jpad);
+        if (bin_bytes) {
+            put_u32(k, (uint32_t)(bin_bytes + bpad));
+            put_u32(k, 0x004E4942u); /* "BIN\0" */
+            put_binary(w, k);
+            for (uint64_t i = 0; i < bpad; i++) k->buf[k->n++] = 0;
+        }
+        sink_flush(k);
+        total = len;
+        st = ra_outfile_commit(&main_f, w->err);
+    } else {
+        if (bin_path) {
+            *k = (sink){&bin_f, {0}, 0, 0};
+            put_binary(w, k);
+            sink_flush(k);
+            st = ra_outfile_commit(&bin_f, w->err);
+            total += k->written;
+        }
+        if (st == RA_OK) {
+            ra_outfile_write(&main_f, jb.data, jb.size);
+            st = ra_outfile_commit(&main_f, w->err);
+            total += jb.size;
+        } else {
+            ra_outfile_abort(&main_f);
+        }
+    }
+    ra_free(k);
+    ra_writer_free(&jb);
+    ra_free(bin_path);
+    if (st != RA_OK) return st;
+    if (stats) {
+        memset(stats, 0, sizeof *stats);
+        stats->nodes = w->node_total;
+        stats->animations = s->animation_count;
+        stats->cameras = s->camera_count;
+        stats->skins = s->skin_count;
+        stats->channels = w->track_count;
+        for (size_t t = 0; t < w->track_count; t++) stats->keys += w->tracks[t].count;
+        stats->bytes = total;
+    }
+    return RA_OK;
+}
+
+ra_status ra_gltf_write(const ra_scene *s, const char *path, const ra_gltf_options *opt, ra_write_stats *stats,
+                        ra_error *err)
+{
+    ra_gltf_options def;
+    ra_gltf_options_default(&def);
+    if (!opt) opt = &def;
+    if (!s || !s->node_count) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "", "the scene has no nodes");
+    writer w;
+    memset(&w, 0, sizeof w);
+    w.s = s;
+    w.err = err;
+    ra_status st = write_all(&w, path, opt, stats);
+    free_writer(&w);
+    return st;
+}
