@@ -5,6 +5,7 @@
 #include <assimp/scene.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,8 @@
 
 #include "retroanim/assimp.hpp"
 #include "retroanim/ra_archive.h"
+#include "retroanim/ra_gltf.h"
+#include "retroanim/ra_output.h"
 #include "retroanim/retroanim.h"
 
 namespace {
@@ -37,11 +40,15 @@ const char *kUsage =
     "  dump FILE                        JSON of the scene as Assimp consumers receive it\n"
     "  dump --source FILE               JSON of the file's own fields\n"
     "  pose FILE --time T [--anim N]    JSON of every node's world transform at T seconds\n"
-    "  convert IN OUT [--format ID]     import and export through Assimp (ID from OUT's extension)\n"
-    "  batch IN_DIR OUT_DIR --format ID [-j N]   convert every recognised file (every animation of an archive)\n"
+    "                                   (--time again: one line of JSON per time)\n"
+    "  convert IN OUT [--format ID] [--writer retroanim|assimp]\n"
+    "                                   import and export (ID from OUT's extension): .glb/.gltf by\n"
+    "                                   retroanim's glTF 2.0 writer, other formats through Assimp\n"
+    "  batch IN_DIR OUT_DIR --format ID [-j N] [--writer W]   convert every recognised file\n"
+    "                                   (every animation of an archive)\n"
     "  list ARCHIVE                     the animations in a .SI or .pak: id, name, kind, sizes, duration\n"
     "  extract ARCHIVE OUT_DIR          write each as a loose file (.ani; .ANIM with its skeleton as .CINF)\n"
-    "exit codes: 0 ok, 1 the input could not be imported, 2 usage\n";
+    "exit codes: 0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written\n";
 
 int Usage(const std::string &msg)
 {
@@ -55,7 +62,8 @@ struct Args {
     std::vector<std::string> option_strings;  // "k=v", kept alive for ra_options
     bool quiet = false;
     bool source = false;
-    std::string time, anim, format, jobs;
+    std::vector<std::string> times;
+    std::string anim, format, jobs, writer;
 };
 
 bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
@@ -81,11 +89,19 @@ bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
             }
             a.option_strings.push_back(v);
         } else if (s == "--time" || s == "-t") {
-            if (!value(a.time)) return false;
+            std::string t;
+            if (!value(t)) return false;
+            a.times.push_back(t);
         } else if (s == "--anim") {
             if (!value(a.anim)) return false;
         } else if (s == "--format" || s == "-f") {
             if (!value(a.format)) return false;
+        } else if (s == "--writer") {
+            if (!value(a.writer)) return false;
+            if (a.writer != "retroanim" && a.writer != "assimp") {
+                err = "--writer wants retroanim or assimp, got '" + a.writer + "'";
+                return false;
+            }
         } else if (s == "-j" || s == "--jobs") {
             if (!value(a.jobs)) return false;
         } else if (s.size() > 2 && s.compare(0, 2, "-j") == 0) {
@@ -238,8 +254,14 @@ bool ParseNumber(const std::string &s, double &v)
 int CmdPose(const Args &a, const Options &o)
 {
     if (a.pos.size() != 1) return Usage("pose takes one FILE");
-    double t = 0, an = 0;
-    if (a.time.empty() || !ParseNumber(a.time, t)) return Usage("pose needs --time T (seconds)");
+    double an = 0;
+    std::vector<double> times;
+    for (const auto &ts : a.times) {
+        double t = 0;
+        if (!ParseNumber(ts, t)) return Usage("pose needs --time T (seconds)");
+        times.push_back(t);
+    }
+    if (times.empty()) return Usage("pose needs --time T (seconds)");
     if (!a.anim.empty() && (!ParseNumber(a.anim, an) || an < 0 || an != (double)(size_t)an))
         return Usage("--anim wants an animation index");
     Loaded l;
@@ -248,30 +270,34 @@ int CmdPose(const Args &a, const Options &o)
     if (s.animation_count && (size_t)an >= s.animation_count)
         return Usage("--anim " + a.anim + ": the file has " + std::to_string(s.animation_count) + " animation(s)");
     std::vector<ra_mat4> world(s.node_count);
-    ra_error err;
-    ra_error_clear(&err);
-    if (ra_document_pose(l.doc, (size_t)an, t, world.data(), &err) != RA_OK) return Fail(a.pos[0], FormatError(err));
-    ra_json j;
-    ra_json_init_file(&j, stdout, false);
-    ra_json_begin_object(&j);
-    ra_json_key(&j, "time");
-    ra_json_number(&j, t);
-    ra_json_key(&j, "nodes");
-    ra_json_begin_array(&j);
-    for (size_t i = 0; i < s.node_count; i++) {
+    // one line of JSON per --time, in the order given
+    for (double t : times) {
+        ra_error err;
+        ra_error_clear(&err);
+        if (ra_document_pose(l.doc, (size_t)an, t, world.data(), &err) != RA_OK) return Fail(a.pos[0], FormatError(err));
+        ra_json j;
+        ra_json_init_file(&j, stdout, false);
         ra_json_begin_object(&j);
-        ra_json_key(&j, "name");
-        ra_json_string(&j, s.nodes[i].name);
-        ra_json_key(&j, "world");
+        ra_json_key(&j, "time");
+        ra_json_number(&j, t);
+        ra_json_key(&j, "nodes");
         ra_json_begin_array(&j);
-        for (int r = 0; r < 4; r++)
-            for (int c = 0; c < 4; c++) ra_json_number(&j, world[i].m[r][c]);
+        for (size_t i = 0; i < s.node_count; i++) {
+            ra_json_begin_object(&j);
+            ra_json_key(&j, "name");
+            ra_json_string(&j, s.nodes[i].name);
+            ra_json_key(&j, "world");
+            ra_json_begin_array(&j);
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 4; c++) ra_json_number(&j, world[i].m[r][c]);
+            ra_json_end_array(&j);
+            ra_json_end_object(&j);
+        }
         ra_json_end_array(&j);
         ra_json_end_object(&j);
+        ra_json_finish(&j);
+        if (j.failed) return 3;
     }
-    ra_json_end_array(&j);
-    ra_json_end_object(&j);
-    ra_json_finish(&j);
     return 0;
 }
 
@@ -289,11 +315,12 @@ std::string ExtensionOf(const std::string &path)
     return Lower(path.substr(dot + 1));
 }
 
-// Exporter id for an output extension (glTF 2 for .gltf/.glb, never glTF 1).
+// Exporter id for an output extension: "glb"/"gltf" (glTF 2.0, retroanim's
+// writer unless --writer assimp), else Assimp's exporter for it.
 std::string ExportIdFor(const std::string &ext)
 {
-    if (ext == "gltf") return "gltf2";
-    if (ext == "glb") return "glb2";
+    if (ext == "gltf") return "gltf";
+    if (ext == "glb") return "glb";
     if (ext == "dae") return "collada";
     Assimp::Exporter ex;
     for (size_t i = 0; i < ex.GetExportFormatCount(); i++) {
@@ -305,6 +332,8 @@ std::string ExportIdFor(const std::string &ext)
 
 std::string ExtensionForExportId(const std::string &id)
 {
+    if (id == "glb" || id == "glb2") return "glb";
+    if (id == "gltf" || id == "gltf2") return "gltf";
     Assimp::Exporter ex;
     for (size_t i = 0; i < ex.GetExportFormatCount(); i++) {
         const aiExportFormatDesc *d = ex.GetExportFormatDescription(i);
@@ -319,7 +348,31 @@ bool ExportIdKnown(const std::string &id) { return !ExtensionForExportId(id).emp
 // extension no importer claims (body-only LEGO data) by their detected format.
 struct Converted {
     size_t nodes = 0, animations = 0, keys = 0, cameras = 0;
+    uint64_t bytes = 0;
+    std::string writer;        // what wrote the file, for the summary
+    bool output_failed = false; // the input was fine, the output could not be written
 };
+
+// The writer of an export id: retroanim's own for glTF 2.0 (ids glb, gltf and
+// Assimp's glb2, gltf2) unless --writer assimp; Assimp's id otherwise.
+struct Target {
+    std::string id;   // Assimp's exporter id, or "glb"/"gltf" for retroanim's writer
+    bool own = false;
+};
+Target TargetFor(const std::string &id, const std::string &writer)
+{
+    bool gltf = id == "glb" || id == "gltf" || id == "glb2" || id == "gltf2";
+    if (gltf && writer != "assimp") return {id.substr(0, id[1] == 'l' && id[2] == 'b' ? 3 : 4), true};
+    if (gltf) return {id[1] == 'l' && id[2] == 'b' ? "glb2" : "gltf2", false};
+    return {id, false};
+}
+
+// true when a and b name the same file (through links)
+bool SameFile(const std::string &a, const std::string &b)
+{
+    struct stat sa, sb;
+    return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 // Assimp's FBX exporter writes rotations as Euler curves, converting each key
 // alone; between two keys a rotation past 90 degrees of pitch switches the
@@ -408,11 +461,57 @@ bool CompactAsciiFbxNumbers(const std::string &path, std::string &error)
 // bytes: in's contents when the caller has them already (batch shares an
 // archive's bytes between the conversions of its animations); else in is read
 using Bytes = std::shared_ptr<const std::vector<uint8_t>>;
-bool ConvertOne(const std::string &in, const std::string &out, const std::string &export_id, const Options &o,
-                std::string &error, Converted &info, const std::string &extra = "", Bytes bytes = nullptr)
+// retroanim's own writer: the document loaded by the C library, written
+// without Assimp
+bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, const Options &o, std::string &error,
+                Converted &info, const std::string &extra, const uint8_t *data, size_t size)
 {
     ra_error err;
     ra_error_clear(&err);
+    ra_options opt = o.opt;
+    std::string ek, ev;
+    if (!extra.empty()) {
+        size_t eq = extra.find('=');
+        ek = extra.substr(0, eq);
+        ev = extra.substr(eq + 1);
+        ra_options_add(&opt, ek.c_str(), ev.c_str());
+    }
+    ra_document *doc = nullptr;
+    if (ra_document_load(data, size, in.c_str(), &opt, &doc, &err) != RA_OK) {
+        error = FormatError(err);
+        return false;
+    }
+    ra_gltf_options go;
+    ra_gltf_options_default(&go);
+    go.binary = t.id == "glb";
+    ra_write_stats st;
+    ra_status rs = ra_gltf_write(&doc->scene, out.c_str(), &go, &st, &err);
+    ra_document_free(doc);
+    if (rs != RA_OK) {
+        info.output_failed = true;
+        error = FormatError(err);
+        return false;
+    }
+    info.nodes = st.nodes;
+    info.animations = st.animations;
+    info.cameras = st.cameras;
+    info.keys = (size_t)st.keys;
+    info.bytes = st.bytes;
+    info.writer = std::string(go.binary ? "glTF 2.0 binary" : "glTF 2.0 + .bin") + ", retroanim's writer";
+    return true;
+}
+
+bool ConvertOne(const std::string &in, const std::string &out, const Target &target, const Options &o,
+                std::string &error, Converted &info, const std::string &extra = "", Bytes bytes = nullptr)
+{
+    const std::string &export_id = target.id;
+    ra_error err;
+    ra_error_clear(&err);
+    if (SameFile(in, out)) {
+        info.output_failed = true;
+        error = "retroanim: " + out + " is the input file; choose another output";
+        return false;
+    }
     if (!bytes) {
         auto v = std::make_shared<std::vector<uint8_t>>();
         if (!ReadBytes(in, *v, err)) {
@@ -423,6 +522,8 @@ bool ConvertOne(const std::string &in, const std::string &out, const std::string
     }
     const uint8_t *data = bytes->data();
     size_t size = bytes->size();
+    if (target.own) return ConvertOwn(in, out, target, o, error, info, extra, data, size);
+    info.writer = "Assimp's " + export_id + " exporter";
     std::string opts = o.joined;
     if (!extra.empty()) opts += (opts.empty() ? "" : ";") + extra;
     const char *forced = ra_options_get(&o.opt, "format");
@@ -469,6 +570,7 @@ bool ConvertOne(const std::string &in, const std::string &out, const std::string
     if (export_id == "fbx" || export_id == "fbxa") RepeatRotationKeys(const_cast<aiScene *>(sc));
     Assimp::Exporter ex;
     if (ex.Export(sc, export_id, out) != AI_SUCCESS) {
+        info.output_failed = true;
         error = std::string("export to ") + export_id + " failed: " + ex.GetErrorString();
         return false;
     }
@@ -484,10 +586,19 @@ int CmdConvert(const Args &a, const Options &o)
     if (!ExportIdKnown(id)) return Usage("unknown export format '" + id + "'");
     std::string error;
     Converted info;
-    if (!ConvertOne(a.pos[0], a.pos[1], id, o, error, info)) return Fail(a.pos[0], error);
-    if (!a.quiet)
-        std::printf("wrote %s (%s): %zu nodes, %zu animation(s), %zu camera(s), %zu keys\n", a.pos[1].c_str(), id.c_str(),
-                    info.nodes, info.animations, info.cameras, info.keys);
+    if (!ConvertOne(a.pos[0], a.pos[1], TargetFor(id, a.writer), o, error, info)) {
+        if (info.output_failed) {
+            std::fprintf(stderr, "retroanim: %s: %s\n", a.pos[1].c_str(), error.c_str());
+            return 3;
+        }
+        return Fail(a.pos[0], error);
+    }
+    if (!a.quiet) {
+        std::printf("wrote %s (%s): %zu nodes, %zu animation(s), %zu camera(s), %zu keys", a.pos[1].c_str(),
+                    info.writer.c_str(), info.nodes, info.animations, info.cameras, info.keys);
+        if (info.bytes) std::printf(", %llu bytes", (unsigned long long)info.bytes);
+        std::printf("\n");
+    }
     return 0;
 }
 
@@ -627,8 +738,7 @@ int CmdBatch(const Args &a, const Options &o)
     if (!a.jobs.empty() && (!ParseNumber(a.jobs, jd) || jd < 1 || jd > 256 || jd != (double)(int)jd))
         return Usage("-j wants a number of jobs from 1 to 256");
     std::string ext = ExtensionForExportId(a.format);
-    if (a.format == "gltf2") ext = "gltf";
-    if (a.format == "glb2") ext = "glb";
+    const Target target = TargetFor(a.format, a.writer);
     DIR *d = opendir(a.pos[0].c_str());
     if (!d) return Usage("cannot open directory " + a.pos[0]);
     // each file's head is read once: it says whether the file is ours (when
@@ -743,7 +853,7 @@ int CmdBatch(const Args &a, const Options &o)
             Converted info;
             bool archive = !jobs_list[i].extra.empty();
             held = archive ? archive_bytes(in, error) : nullptr;
-            bool ok = (!archive || held) && ConvertOne(in, out, a.format, o, error, info, jobs_list[i].extra, held);
+            bool ok = (!archive || held) && ConvertOne(in, out, target, o, error, info, jobs_list[i].extra, held);
             std::lock_guard<std::mutex> lock(mu);
             if (!ok) {
                 failed++;
@@ -770,10 +880,22 @@ int CmdBatch(const Args &a, const Options &o)
     return failed.load() ? 1 : 0;
 }
 
+// SIGINT/SIGTERM: the temporary files of outputs not yet complete are removed,
+// so no half-written file is left behind (finished outputs were renamed into
+// place whole)
+void OnSignal(int sig)
+{
+    ra_outfile_remove_all_temporary();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
 {
+    signal(SIGINT, OnSignal);
+    signal(SIGTERM, OnSignal);
     if (argc < 2) return Usage("");
     std::string cmd = argv[1];
     if (cmd == "-h" || cmd == "--help" || cmd == "help") {

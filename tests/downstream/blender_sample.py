@@ -6,23 +6,21 @@
 #   OUT:  [{"file", "error"?, "anims": [{"index", "track", "samples":
 #           [{"t", "nodes": {"glTF node name": [16 numbers, row-major]}}]}]}]
 #
-# Nodes are matched to Blender's objects and bones through the importer's
-# own node table (Blender cuts names at 63 bytes, so names cannot be used).
-# Blender is Z up: the importer maps glTF (x, y, z) to (x, -z, y); a bone's
-# axes are the node's own (bone_heuristic BLENDER), an object's are converted.
+# The files are imported as a user would: File > Import > glTF with Blender's
+# default settings.  The importer's own node table is read (not changed) to
+# match glTF nodes to Blender's objects and bones (Blender cuts names at 63
+# bytes, so names cannot be used).  Blender is Z up: the importer maps glTF
+# (x, y, z) to (x, -z, y).  A bone's axes are turned from its node's by the
+# importer's bone heuristic; that turn is fixed per bone, so it is measured at
+# the rest pose and taken off.  A camera object looks down its -Z with +Y up,
+# as a glTF camera node does.
 import json
 import math
 import sys
 import traceback
 
 import bpy
-import numpy
-from mathutils import Matrix
-
-# Debian's Blender 3.4 with numpy 1.24: the glTF importer still uses np.bool
-# on meshes (DOWNSTREAM.md §1).
-if "bool" not in numpy.__dict__:
-    numpy.bool = bool
+from mathutils import Matrix, Quaternion, Vector
 
 from io_scene_gltf2.blender.imp import gltf2_blender_gltf as _bg  # noqa: E402
 from io_scene_gltf2.blender.imp.gltf2_blender_animation import BlenderAnimation  # noqa: E402
@@ -49,7 +47,7 @@ def load(path):
     bpy.context.scene.render.fps = FPS
     bpy.context.scene.render.fps_base = 1.0
     _captured.clear()
-    res = bpy.ops.import_scene.gltf(filepath=path, bone_heuristic="BLENDER", guess_original_bind_pose=False)
+    res = bpy.ops.import_scene.gltf(filepath=path)
     if res != {"FINISHED"} or "gltf" not in _captured:
         raise RuntimeError("Blender's glTF import failed: %s" % (res,))
     gltf = _captured["gltf"]
@@ -83,12 +81,57 @@ def node_table(gltf):
     return out
 
 
-def world(kind, obj, bone):
+def gltf_rest_worlds(gltf):
+    """Every glTF node's rest world matrix, from the file's own TRS."""
+    nodes = gltf.data.nodes or []
+    local = []
+    for n in nodes:
+        if n.matrix:
+            local.append(Matrix([n.matrix[c::4] for c in range(4)]))
+            continue
+        t = Vector(n.translation or (0, 0, 0))
+        r = n.rotation or (0, 0, 0, 1)
+        sc = Vector(n.scale or (1, 1, 1))
+        local.append(Matrix.LocRotScale(t, Quaternion((r[3], r[0], r[1], r[2])), sc))
+    parent = {}
+    for i, n in enumerate(nodes):
+        for c in n.children or []:
+            parent[c] = i
+    out = {}
+
+    def get(i):
+        if i not in out:
+            out[i] = (get(parent[i]) @ local[i]) if i in parent else local[i]
+        return out[i]
+    for i in range(len(nodes)):
+        get(i)
+    return out
+
+
+def world_raw(kind, obj, bone):
     if kind == "bone":
-        m = A_INV @ obj.matrix_world @ obj.pose.bones[bone].matrix
-    else:
-        m = A_INV @ obj.matrix_world @ A
+        return A_INV @ obj.matrix_world @ obj.pose.bones[bone].matrix
+    if obj.type == "CAMERA":
+        return A_INV @ obj.matrix_world
+    return A_INV @ obj.matrix_world @ A
+
+
+def world(kind, obj, bone, fix):
+    m = world_raw(kind, obj, bone)
+    if fix is not None:
+        m = m @ fix
     return [m[r][c] for r in range(4) for c in range(4)]
+
+
+def cameras():
+    out = []
+    for o in bpy.data.objects:
+        if o.type != "CAMERA":
+            continue
+        c = o.data
+        yfov = c.angle_y if c.sensor_fit == "VERTICAL" else None
+        out.append({"name": c.name, "type": c.type, "yfov": yfov, "near": c.clip_start, "far": c.clip_end})
+    return out
 
 
 def play(job):
@@ -107,15 +150,30 @@ def play(job):
         track = None
         if want["index"] < len(anims):
             track = anims[want["index"]].track_name
-            BlenderAnimation.restore_animation(gltf, track)
+        bpy.context.view_layer.update()
         table = node_table(gltf)
+        # bones: the turn from each node's axes to its bone's, at the rest pose
+        rest_world = gltf_rest_worlds(gltf)
+        index = {n.name: i for i, n in enumerate(gltf.data.nodes or []) if n.name is not None}
+        fixes = {}
+        for name, kind, obj, bone in table:
+            if kind == "bone":
+                fixes[name] = world_raw(kind, obj, bone).inverted() @ rest_world[index[name]]
+        if track is not None:
+            BlenderAnimation.restore_animation(gltf, track)
         samples = []
         for t in want["times"]:
             f = t * FPS
             bpy.context.scene.frame_set(int(math.floor(f)), subframe=f - math.floor(f))
             bpy.context.view_layer.update()
-            samples.append({"t": t, "nodes": {name: world(kind, obj, bone) for name, kind, obj, bone in table}})
-        out["anims"].append({"index": want["index"], "track": track, "samples": samples})
+            samples.append({"t": t, "nodes": {name: world(kind, obj, bone, fixes.get(name))
+                                              for name, kind, obj, bone in table}})
+        # the animation's length as Blender holds it: the last key of its actions, in seconds
+        ends = [a.frame_range[1] for a in bpy.data.actions if track is not None and
+                any(t.name == track for o in bpy.data.objects if o.animation_data
+                    for t in o.animation_data.nla_tracks for st in t.strips if st.action == a)]
+        out["anims"].append({"index": want["index"], "track": track, "samples": samples, "cameras": cameras(),
+                             "duration": max(ends) / FPS if ends else None})
     return out
 
 

@@ -30,6 +30,7 @@ Exit 0: passed; 1: failed.
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import struct
@@ -62,12 +63,14 @@ TOLERANCE = {
     "fbxa": 1e-4,
     "blender": 1e-4,
 }
-# Blender interpolates quaternion channels per component (nlerp), not by slerp: keys 150 degrees
-# apart (retroanim's default largest gap) would stray up to 0.079 rad between them.  Its glTF is
-# converted with max_key_angle=2, where nlerp departs from slerp by 1.7e-7 rad per level (5
-# degrees: 2.7e-6, which lego_island/deep.ani's 128 turned levels add up to 4e-4), so Blender
-# is held to TOLERANCE["blender"] at every time.
-BLENDER_OPTIONS = ["max_key_angle=2"]
+# Blender interpolates quaternion channels per component (nlerp), not by slerp.  retroanim's
+# default key density (README, "Key density") keeps that within TOLERANCE of slerp: the files
+# Blender plays are converted with default options, like every other check's.
+
+# The grids the glTF consumers are sampled on (seconds): three.js every 1/60 s, Blender every
+# 1/30 s, from 0 to the duration (which is sampled too).  Assimp's FBX, a secondary check, at
+# FRACTIONS of the duration.
+GRID = {"glb": 1 / 60, "gltf": 1 / 60, "blender": 1 / 30}
 
 # Validator warnings that may appear, with why.  Errors are never allowed.
 ALLOWED_WARNINGS = {
@@ -82,7 +85,8 @@ OUTPUTS = {
     "fbx": (".fbx", None),
     "fbxa": (".ascii.fbx", "fbxa"),
     "assbin": (".assbin", None),
-    "blender": (".blender.glb", None),
+    "blender": (".glb", None),
+    "assimp_glb": (".assimp-writer.glb", "glb"),
 }
 
 failures = []
@@ -151,19 +155,33 @@ class Ctx:
         cmd = [self.cli, "convert", fx.path, out, "--quiet"] + self.opt_args(list(fx.options) + list(extra))
         if fmt:
             cmd += ["--format", fmt]
+        if kind == "assimp_glb":
+            cmd += ["--writer", "assimp"]
         r = run(cmd)
         if r.returncode != 0 or not os.path.exists(out):
             raise RuntimeError("convert %s -> %s failed: %s" % (fx.rel, kind, r.stderr.decode(errors="replace").strip()))
         return out
 
-    def pose(self, fx, anim, t):
-        r = run([self.cli, "pose", fx.path, "--time", repr(t), "--anim", str(anim)] + self.opt_args(fx.options),
-                check=True)
-        return [(n["name"], n["world"]) for n in json.loads(r.stdout)["nodes"]]
+    def poses(self, fx, anim, times):
+        """`retroanim pose` at every time (one run, one line of JSON per time)."""
+        cmd = [self.cli, "pose", fx.path, "--anim", str(anim)] + self.opt_args(fx.options)
+        for t in times:
+            cmd += ["--time", repr(t)]
+        r = run(cmd, check=True)
+        lines = [json.loads(line) for line in r.stdout.decode().splitlines() if line.strip()]
+        if len(lines) != len(times):
+            raise RuntimeError("pose %s: %d results for %d times" % (fx.rel, len(lines), len(times)))
+        return [[(n["name"], n["world"]) for n in p["nodes"]] for p in lines]
 
 
-def sample_times(fx, anim):
-    d = float(fx.dump["animations"][anim]["duration"])
+def sample_times(fx, anim, kind=None):
+    d = float(fx.dump["animations"][anim]["duration"]) if fx.dump["animations"] else 0.0
+    if kind in GRID:
+        step = GRID[kind]
+        ts = [i * step for i in range(int(d / step + 1e-9) + 1)]
+        if d - ts[-1] > 1e-9:
+            ts.append(d)
+        return ts
     ts = [f * d for f in FRACTIONS]
     if fx.dump["format"] == "homeworld_mad":
         # Homeworld's splines are sampled every 1/60 s from the window's start; on that grid
@@ -259,8 +277,8 @@ def pose_jobs(ctx, fixtures, kinds, options=()):
     for fx in fixtures:
         if fx.dump is None:
             continue
-        anims = [(a, sample_times(fx, a)) for a in range(len(fx.dump["animations"]))] or [(0, [0.0])]
         for kind in kinds:
+            anims = [(a, sample_times(fx, a, kind)) for a in range(len(fx.dump["animations"]))] or [(0, [0.0])]
             try:
                 jobs.append((fx, kind, ctx.convert(fx, kind, options), anims))
             except RuntimeError as e:
@@ -285,11 +303,17 @@ def compare_jobs(ctx, jobs, results, consumer):
             if n_anims and "clips" in got and got["clips"] != n_anims:
                 fail("%s %s (%s): %d animations in the consumer, %d in the scene" % (
                     consumer, fx.rel, kind, got["clips"], n_anims))
+            missing_t = [t for t in times if (fx.rel, anim, t) not in poses]
+            if missing_t:
+                for t, p in zip(missing_t, ctx.poses(fx, anim, missing_t)):
+                    poses[(fx.rel, anim, t)] = p
+            check_cameras(fx, kind, got, consumer)
+            if n_anims and kind in GRID and got.get("duration") is not None and \
+                    abs(got["duration"] - fx.dump["animations"][anim]["duration"]) > 1e-6:
+                fail("%s %s (%s): animation %d lasts %r s in the consumer, %r s in the game" % (
+                    consumer, fx.rel, kind, anim, got["duration"], fx.dump["animations"][anim]["duration"]))
             for t, sample in zip(times, got["samples"]):
-                key = (fx.rel, anim, t)
-                if key not in poses:
-                    poses[key] = ctx.pose(fx, anim, t)
-                ref = poses[key]
+                ref = poses[(fx.rel, anim, t)]
                 w, missing, where = compare_worlds(ref, sample["nodes"], tol)
                 # FBX has no node for Assimp's scene root (the FBX scene root stands for it);
                 # retroanim's root is always unanimated
@@ -318,6 +342,26 @@ def compare_jobs(ctx, jobs, results, consumer):
             consumer, kind, files, times, w, TOLERANCE[kind]))
 
 
+def check_cameras(fx, kind, got, consumer):
+    """The consumer's cameras (glTF only): one per scene camera, by name, with the game's
+    vertical field of view (from the horizontal one and the aspect) and clip planes."""
+    if kind not in GRID or "cameras" not in got:
+        return
+    have = {c["name"]: c for c in got["cameras"]}
+    for cam in fx.dump["cameras"]:
+        c = have.get(cam["name"])
+        if c is None:
+            fail("%s %s (%s): camera %r missing (the consumer has %s)" % (consumer, fx.rel, kind, cam["name"],
+                                                                      sorted(have)))
+            continue
+        yfov = 2 * math.atan(math.tan(cam["horizontal_fov"]) / cam["aspect"])
+        want = {"yfov": yfov, "near": cam["near"], "far": cam["far"]}
+        for k, v in want.items():
+            if c.get(k) is None or abs(c[k] - v) > 1e-5 * max(1.0, abs(v)):
+                fail("%s %s (%s): camera %r %s is %r, the game's %r" % (consumer, fx.rel, kind, cam["name"], k,
+                                                                      c.get(k), v))
+
+
 def check_three(ctx, fixtures):
     jobs = pose_jobs(ctx, fixtures, ("glb", "gltf", "fbx", "fbxa"))
     job_file = os.path.join(ctx.work, "three_jobs.json")
@@ -329,7 +373,7 @@ def check_three(ctx, fixtures):
 
 
 def check_blender(ctx, fixtures):
-    jobs = pose_jobs(ctx, fixtures, ("blender",), BLENDER_OPTIONS)
+    jobs = pose_jobs(ctx, fixtures, ("blender",))
     job_file = os.path.join(ctx.work, "blender_jobs.json")
     out_file = os.path.join(ctx.work, "blender_out.json")
     with open(job_file, "w") as f:
@@ -484,7 +528,7 @@ def check_assimp(ctx, fixtures):
         if r.returncode != 0 or not os.path.exists(out_glb):
             fail("assimp export %s: exit %d: %s" % (fx.rel, r.returncode, r.stderr.decode(errors="replace")[-500:]))
             continue
-        ours = ctx.convert(fx, "glb")
+        ours = ctx.convert(fx, "assimp_glb")
         js_a, bin_a = glb_parts(out_glb)
         js_b, bin_b = glb_parts(ours)
         if js_a != js_b or animation_bytes(js_a, bin_a) != animation_bytes(js_b, bin_b):

@@ -51,11 +51,17 @@ async function load(file) {
   const gltf = await new Promise((ok, fail) => new GLTFLoader().parse(data, '', ok, fail));
   const json = gltf.parser.json;
   const named = [];
+  const cameras = [];
   gltf.scene.traverse((o) => {
     const a = gltf.parser.associations.get(o);
     if (a && a.nodes !== undefined && json.nodes[a.nodes].name !== undefined) named.push([json.nodes[a.nodes].name, o]);
+    // a camera by the glTF camera's own name (its node's camera index)
+    const cdef = a && a.nodes !== undefined && json.nodes[a.nodes].camera !== undefined ? json.cameras[json.nodes[a.nodes].camera] : null;
+    const name = cdef ? cdef.name : o.name;
+    if (o.isPerspectiveCamera) cameras.push({ name, yfov: o.fov * Math.PI / 180, aspect: o.aspect, near: o.near, far: o.far });
+    if (o.isOrthographicCamera) cameras.push({ name, near: o.near, far: o.far, xmag: o.right, ymag: o.top });
   });
-  return { root: gltf.scene, clips: gltf.animations, named };
+  return { root: gltf.scene, clips: gltf.animations, named, cameras };
 }
 
 function rowMajor(m) {
@@ -71,10 +77,11 @@ for (const job of jobs) {
   const res = { file: job.file, anims: [] };
   try {
     for (const want of job.anims) {
-      const { root, clips, named } = await load(job.file); // fresh scene per animation
+      const { root, clips, named, cameras } = await load(job.file); // fresh scene per animation
       const clip = clips[want.index];
       const out = { index: want.index, clip: clip ? clip.name : null, clips: clips.length,
                     duration: clip ? clip.duration : null, samples: [] };
+      if (cameras) out.cameras = cameras;
       const mixer = new THREE.AnimationMixer(root);
       const action = clip ? mixer.clipAction(clip) : null;
       if (action) {
