@@ -278,6 +278,36 @@ grep -q "^retroanim: .*broken.pak: metroid_pak: .*past the end" "$TMP/err" && ok
 expect_rc 1 "list a truncated SI" "$BIN" list <(head -c 100 "$AR/several.si")
 grep -q "lego_si: .*(at byte" "$TMP/err" && ok || bad "truncated SI line: $(cat "$TMP/err")"
 
+# ---- outputs: whole or not at all, never over an input -----------------------------
+cp "$FIX/hierarchy.ani" "$TMP/in.ani"
+expect_rc 3 "convert X X" "$BIN" convert "$TMP/in.ani" "$TMP/in.ani" --format glb
+cmp -s "$TMP/in.ani" "$FIX/hierarchy.ani" && ok || bad "convert X X changed its input"
+grep -q "^retroanim: .*in.ani: .*is the input file" "$TMP/err" && ok || bad "convert X X line: $(cat "$TMP/err")"
+ln -sf "$TMP/in.ani" "$TMP/link.glb"
+expect_rc 3 "convert to a link to the input" "$BIN" convert "$TMP/in.ani" "$TMP/link.glb"
+cmp -s "$TMP/in.ani" "$FIX/hierarchy.ani" && ok || bad "convert through a link changed its input"
+expect_rc 3 "convert to /dev/full" "$BIN" convert "$FIX/hierarchy.ani" /dev/full --format glb
+grep -q "^retroanim: /dev/full: .*No space left" "$TMP/err" && ok || bad "/dev/full line: $(cat "$TMP/err")"
+expect_rc 1 "convert a refused input" "$BIN" convert "$FIX/truncated.ani" "$TMP/none.glb"
+[ ! -e "$TMP/none.glb" ] && ok || bad "a refused input left an output"
+ls -a "$TMP" | grep -q "retroanim-tmp" && bad "temporary files left: $(ls -a "$TMP")" || ok
+expect_rc 0 "convert .gltf" "$BIN" convert "$FIX/camera.ani" "$TMP/cam era.gltf"
+grep -q '"uri": "cam%20era.bin"' "$TMP/cam era.gltf" && [ -s "$TMP/cam era.bin" ] && ok || bad ".gltf names its .bin"
+grep -q "^wrote .*cam era.gltf (glTF 2.0 + .bin, retroanim's writer): 4 nodes, 1 animation(s), 1 camera(s), [0-9]* keys" \
+  "$TMP/out" && ok || bad "convert summary: $(cat "$TMP/out")"
+# a full disk: a small tmpfs (root only; skipped elsewhere) holding an older file
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$TMP/full" && mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
+  echo "old" >"$TMP/full/deep.glb"
+  head -c 60000 /dev/zero >"$TMP/full/filler" 2>/dev/null
+  expect_rc 3 "convert on a full disk" "$BIN" convert "$FIX/deep.ani" "$TMP/full/deep.glb"
+  [ "$(cat "$TMP/full/deep.glb")" = "old" ] && ok || bad "a full disk destroyed the old output"
+  grep -q "^retroanim: .*full/deep.glb: .*No space left" "$TMP/err" && ok || bad "full disk line: $(cat "$TMP/err")"
+  ls -a "$TMP/full" | grep -q "retroanim-tmp" && bad "full disk left a temporary file" || ok
+  umount "$TMP/full"
+else
+  echo "test_cli: the full-disk case is skipped (needs root to mount a tmpfs)"
+fi
+
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
