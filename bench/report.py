@@ -16,12 +16,17 @@ def sh(cmd):
         return ""
 
 
+WRITERS = []
+
+
 def parse(path):
     rows, batch = [], None
     for line in open(path):
         kv = dict(re.findall(r"(\w+)=(\S+)", line))
         if line.startswith("batch"):
             batch = kv
+        elif line.startswith("writer"):
+            WRITERS.append(kv)
         elif "format" in kv:
             rows.append(kv)
     return rows, batch
@@ -112,6 +117,22 @@ def main():
               f" {' / '.join(f(s[k]['ours_ms']) for k in ('1', '4', '16'))} |"
               f" {' / '.join(f(p, 0) for p in per)} | {f(per[2] / per[0], 2)} |")
         w("")
+    if WRITERS:
+        w("")
+        w("## Writers: `convert` to .glb against `convert` to .assbin")
+        w("")
+        w("retroanim's own glTF writer (`convert F out.glb`) against Assimp's cheapest exporter"
+          " (`convert F out.assbin`) on the largest file of each format, median of 3 runs each; both include"
+          " the import. Target: .glb at most 1.5x the .assbin time. Throughput: the .glb's bytes over the"
+          " whole conversion.")
+        w("")
+        w("| format | scale | .glb MB | .glb s | .assbin s | ratio | .glb MB/s |")
+        w("|---|---|---|---|---|---|---|")
+        for r in WRITERS:
+            mb = int(r["glb_bytes"]) / 1e6
+            g, a = float(r["glb_s"]), float(r["assbin_s"])
+            w(f"| {r['format']} | {r['scale']}x | {mb:.1f} | {g:.2f} | {a:.2f} | {g / a:.2f} ({mark(g / a <= 1.5)}) |"
+              f" {mb / g:.0f} |")
     if batch:
         w("## Batch conversion")
         w("")

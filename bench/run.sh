@@ -54,6 +54,25 @@ for spec in "${FORMATS[@]}"; do
   done
 done
 
+# the writers: `convert` to .glb (retroanim's glTF writer) against `convert`
+# to .assbin (Assimp's binary dump, the cheapest exporter) on the largest
+# file of each format; the median of 3 runs of each, alternating
+wsec() { local t0 t1; t0=$(date +%s.%N); "$B/retroanim" convert "$1" "$2" --quiet >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+for spec in "${FORMATS[@]}"; do
+  read -r fmt ext _ _ <<<"$spec"
+  sc=${SCALES[-1]}
+  f=$D/${fmt}_x$sc.$ext
+  g=() a=()
+  for r in 1 2 3; do
+    g+=("$(wsec "$f" "$B/writer_out.glb")")
+    a+=("$(wsec "$f" "$B/writer_out.assbin")")
+  done
+  gs=$(printf '%s\n' "${g[@]}" | sort -n | sed -n 2p)
+  as=$(printf '%s\n' "${a[@]}" | sort -n | sed -n 2p)
+  log "writer format=$fmt scale=$sc glb_bytes=$(stat -c %s "$B/writer_out.glb") glb_s=$gs assbin_s=$as"
+done
+rm -f "$B/writer_out.glb" "$B/writer_out.assbin"
+
 # batch: 1000 small files (200 of each format), -j1 against -j2
 S=$D/small
 if [ ! -d "$S" ] || [ "$(ls "$S" | wc -l)" -lt 1100 ]; then
