@@ -47,6 +47,43 @@ static double rel_diff(const ra_mat4 *a, const ra_mat4 *b)
     return w;
 }
 
+/* The widest rotation between two keys (degrees; a step's two keys aside), and its node. */
+static double largest_gap(const ra_scene *s, const char **where)
+{
+    double worst = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            for (size_t k = 1; k < ch->rotation_count; k++) {
+                double t0 = ch->rotation[k - 1].t, t1 = ch->rotation[k].t;
+                if (t1 - t0 <= 2 * ra_step_epsilon(t1)) continue; /* a step */
+                double g = ra_q_angle_between(ch->rotation[k - 1].q, ch->rotation[k].q) * 180 / RA_PI;
+                if (g > worst) worst = g, *where = s->nodes[ch->node].name;
+            }
+        }
+    return worst;
+}
+
+/* How far two scenes of the same nodes play apart (TIMES instants per animation). */
+static double motion_diff(const ra_scene *s0, const ra_scene *s, bool grid, ra_mat4 *w0, ra_mat4 *w1)
+{
+    double diff = 0;
+    for (size_t a = 0; a < s->animation_count && s->node_count == s0->node_count; a++) {
+        double dur = s->animations[a].duration;
+        for (int i = 0; i < TIMES; i++) {
+            double t = dur * i / (TIMES - 1);
+            if (grid) t = fmin(dur, round(t * 60) / 60);
+            ra_scene_sample_world(s0, a, t, w0);
+            ra_scene_sample_world(s, a, t, w1);
+            for (size_t nd = 0; nd < s->node_count; nd++) {
+                double dd = rel_diff(&w0[nd], &w1[nd]);
+                if (!(dd <= diff)) diff = dd;
+            }
+        }
+    }
+    return diff;
+}
+
 static void check_file(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
     ra_document *def = NULL, *spl = NULL, *aut = NULL;
@@ -64,18 +101,8 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
     const ra_scene *s = &spl->scene, *s0 = &def->scene;
     CHECK(s->animation_count == s0->animation_count && s->node_count == s0->node_count, "%s: scene shape", nm);
     /* the gaps */
-    double worst = 0;
     const char *where = "";
-    for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
-            const ra_channel *ch = &s->animations[a].channels[c];
-            for (size_t k = 1; k < ch->rotation_count; k++) {
-                double t0 = ch->rotation[k - 1].t, t1 = ch->rotation[k].t;
-                if (t1 - t0 <= 2 * ra_step_epsilon(t1)) continue; /* a step */
-                double g = ra_q_angle_between(ch->rotation[k - 1].q, ch->rotation[k].q) * 180 / RA_PI;
-                if (g > worst) worst = g, where = s->nodes[ch->node].name;
-            }
-        }
+    double worst = largest_gap(s, &where);
     CHECK(worst <= LIMIT_DEG + 1e-6, "%s: rotation keys %.3f degrees apart on %s (max_key_angle=%g)", nm, worst, where,
           LIMIT_DEG);
     if (worst > g_worst_gap) g_worst_gap = worst;
@@ -87,20 +114,7 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
     /* the same motion */
     bool grid = !strcmp(def->format->id, "homeworld_mad");
     ra_mat4 *w0 = malloc(s->node_count * sizeof *w0), *w1 = malloc(s->node_count * sizeof *w1);
-    double diff = 0;
-    for (size_t a = 0; a < s->animation_count && s->node_count == s0->node_count; a++) {
-        double dur = s->animations[a].duration;
-        for (int i = 0; i < TIMES; i++) {
-            double t = dur * i / (TIMES - 1);
-            if (grid) t = fmin(dur, round(t * 60) / 60);
-            ra_scene_sample_world(s0, a, t, w0);
-            ra_scene_sample_world(s, a, t, w1);
-            for (size_t nd = 0; nd < s->node_count; nd++) {
-                double dd = rel_diff(&w0[nd], &w1[nd]);
-                if (!(dd <= diff)) diff = dd;
-            }
-        }
-    }
+    double diff = motion_diff(s0, s, grid, w0, w1);
     CHECK(diff <= TOL, "%s: split and default keys play %g apart", nm, diff);
     if (diff > g_worst_diff) g_worst_diff = diff;
     /* without max_key_angle: no two rotation keys (but a step's) further apart than the
@@ -109,31 +123,11 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
     CHECK(st == RA_OK, "%s: loads without max_key_angle", nm);
     if (st == RA_OK) {
         const ra_scene *sa = &aut->scene;
-        double bound = ra_scene_auto_key_angle(s0) * 180 / RA_PI, gap = 0, adiff = 0;
-        for (size_t a = 0; a < sa->animation_count; a++)
-            for (size_t c = 0; c < sa->animations[a].channel_count; c++) {
-                const ra_channel *ch = &sa->animations[a].channels[c];
-                for (size_t k = 1; k < ch->rotation_count; k++) {
-                    if (ch->rotation[k].t - ch->rotation[k - 1].t <= 2 * ra_step_epsilon(ch->rotation[k].t)) continue;
-                    double g = ra_q_angle_between(ch->rotation[k - 1].q, ch->rotation[k].q) * 180 / RA_PI;
-                    if (g > gap) gap = g;
-                }
-            }
-        CHECK(bound > 0.09 && bound < 11 && gap <= bound + 1e-6, "%s: automatic key angle %g deg, largest gap %g deg",
-              nm, bound, gap);
-        for (size_t a = 0; a < sa->animation_count && sa->node_count == s0->node_count; a++) {
-            double dur = sa->animations[a].duration;
-            for (int i = 0; i < TIMES; i++) {
-                double t = dur * i / (TIMES - 1);
-                if (grid) t = fmin(dur, round(t * 60) / 60);
-                ra_scene_sample_world(s0, a, t, w0);
-                ra_scene_sample_world(sa, a, t, w1);
-                for (size_t nd = 0; nd < sa->node_count; nd++) {
-                    double dd = rel_diff(&w0[nd], &w1[nd]);
-                    if (!(dd <= adiff)) adiff = dd;
-                }
-            }
-        }
+        const char *where_auto = "";
+        double bound = ra_scene_auto_key_angle(s0) * 180 / RA_PI, gap = largest_gap(sa, &where_auto);
+        CHECK(bound > 0.09 && bound < 11 && gap <= bound + 1e-6, "%s: automatic key angle %g deg, largest gap %g deg on %s",
+              nm, bound, gap, where_auto);
+        double adiff = motion_diff(s0, sa, grid, w0, w1);
         CHECK(adiff <= TOL, "%s: automatic and sparse keys play %g apart", nm, adiff);
         printf("%-28s automatic key angle %.3f deg: rotation keys %6ld -> %6ld\n", nm, bound, k0, rotation_keys(sa));
         ra_document_free(aut);
