@@ -23,6 +23,7 @@ typedef struct ra_outfile {
     char *tmp;  /* the temporary file's path (ra_malloc'd) */
     char *path; /* the target's path (ra_malloc'd) */
     int error;  /* errno of the first failed write, 0 if none */
+    int slot;   /* the temporary file's slot for ra_outfile_remove_all_temporary, or -1 */
 } ra_outfile;
 
 ra_status ra_outfile_open(ra_outfile *o, const char *path, ra_error *err);

@@ -32,13 +32,11 @@ static int live_add(const char *p)
     }
     return -1;
 }
-static void live_remove(const char *p)
+/* frees the slot live_add gave (only its owner touches it: no other thread
+ * reads the path but a signal handler) */
+static void live_remove(int slot)
 {
-    for (int i = 0; i < LIVE_SLOTS; i++)
-        if (__atomic_load_n((int *)&live_used[i], __ATOMIC_ACQUIRE) == 1 && strcmp(live_path[i], p) == 0) {
-            __atomic_store_n((int *)&live_used[i], 0, __ATOMIC_RELEASE);
-            return;
-        }
+    if (slot >= 0) __atomic_store_n((int *)&live_used[slot], 0, __ATOMIC_RELEASE);
 }
 void ra_outfile_remove_all_temporary(void)
 {
@@ -48,7 +46,7 @@ void ra_outfile_remove_all_temporary(void)
 
 static void release(ra_outfile *o)
 {
-    if (o->tmp) live_remove(o->tmp);
+    if (o->tmp) live_remove(o->slot);
     ra_free(o->tmp);
     ra_free(o->path);
     o->tmp = o->path = NULL;
@@ -58,6 +56,7 @@ static void release(ra_outfile *o)
 ra_status ra_outfile_open(ra_outfile *o, const char *path, ra_error *err)
 {
     memset(o, 0, sizeof *o);
+    o->slot = -1;
     size_t n = strlen(path);
     if (!n) return ra_fail(err, RA_ERR_USAGE, "retroanim", RA_NO_OFFSET, "", "empty output path");
     const char *slash = strrchr(path, '/');
@@ -95,7 +94,7 @@ ra_status ra_outfile_open(ra_outfile *o, const char *path, ra_error *err)
         return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot create a file beside %s: %s", path,
                        strerror(e));
     }
-    live_add(o->tmp);
+    o->slot = live_add(o->tmp);
     /* mkstemp makes 0600; give the file the mode a plain create would */
     mode_t mask = umask(0);
     umask(mask);
