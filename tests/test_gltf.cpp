@@ -28,13 +28,6 @@
 static std::string g_dir;
 static long g_keys, g_files;
 
-static float FloorF(double t)
-{
-    float f = (float)t;
-    if ((double)f > t) f = std::nextafter(f, -INFINITY);
-    return f;
-}
-
 static std::vector<char> Bytes(const std::string &p)
 {
     std::ifstream f(p, std::ios::binary);
@@ -55,18 +48,18 @@ static void CompareTrack(const char *nm, const char *what, const R *ra, size_t n
                          double tps, double duration, Eq eq)
 {
     if (!n) return;
-    bool hold = FloorF(ra[n - 1].t) < FloorF(duration) && ra[n - 1].t < duration;
+    bool hold = ra_f32_floor(ra[n - 1].t) < ra_f32_floor(duration) && ra[n - 1].t < duration;
     CHECK(m == n + (hold ? 1 : 0), "%s %s: %u keys read back, %zu in the scene%s", nm, what, m, n, hold ? " + hold" : "");
     if (m < n) return;
     double worst = 0;
     for (size_t k = 0; k < n; k++) {
         double t = ai[k].mTime / tps;
-        worst = std::fmax(worst, std::fabs(t - FloorF(ra[k].t)) / std::fmax(1.0, ra[k].t));
+        worst = std::fmax(worst, std::fabs(t - ra_f32_floor(ra[k].t)) / std::fmax(1.0, ra[k].t));
         CHECK(eq(ra[k], ai[k].mValue), "%s %s: key %zu value differs", nm, what, k);
         g_keys++;
     }
     CHECK(worst <= 1e-6, "%s %s: key times differ by %g", nm, what, worst);
-    if (hold) CHECK(std::fabs(ai[m - 1].mTime / tps - FloorF(duration)) <= 1e-6 * std::fmax(1.0, duration),
+    if (hold) CHECK(std::fabs(ai[m - 1].mTime / tps - ra_f32_floor(duration)) <= 1e-6 * std::fmax(1.0, duration),
                     "%s %s: the hold key is at %g s, the duration %g s", nm, what, ai[m - 1].mTime / tps, duration);
 }
 
@@ -90,7 +83,7 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
         const aiAnimation *ai = sc->mAnimations[a];
         double tps = ai->mTicksPerSecond > 0 ? ai->mTicksPerSecond : 1;
         CHECK(std::strcmp(ai->mName.C_Str(), an.name) == 0, "%s: animation %zu is %s, want %s", nm, a, ai->mName.C_Str(), an.name);
-        CHECK(std::fabs(ai->mDuration / tps - FloorF(an.duration)) <= 1e-6 * std::fmax(1.0, an.duration),
+        CHECK(std::fabs(ai->mDuration / tps - ra_f32_floor(an.duration)) <= 1e-6 * std::fmax(1.0, an.duration),
               "%s: animation %zu lasts %g s, the game's duration %g s", nm, a, ai->mDuration / tps, an.duration);
         for (size_t c = 0; c < an.channel_count; c++) {
             const ra_channel &ch = an.channels[c];

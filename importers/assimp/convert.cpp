@@ -95,18 +95,6 @@ aiMetadata *ToAi(const ra_meta_list &list, const std::vector<std::pair<std::stri
     return md;
 }
 
-// The largest float32 not above t.  glTF stores key times as float32
-// seconds; a time rounded up would put a step's landing key after the
-// instant it lands (a player sampling exactly there would still be inside the
-// 0.1 ms step).  Rounded down, each key stays at or before its instant, by
-// less than one float32 step of time.
-double FloorToFloat(double t)
-{
-    float f = (float)t;
-    if ((double)f > t) f = std::nextafter(f, -std::numeric_limits<float>::infinity());
-    return f;
-}
-
 aiAnimBehaviour ToAi(ra_behaviour b)
 {
     switch (b) {
@@ -268,8 +256,9 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
             aiAnimation *an = new aiAnimation();
             out->mAnimations[a] = an;
             double tps = settings.ticks_native ? src.ticks_per_second : 1.0;
-            // key time in ticks; seconds are kept exact in float32 (above)
-            auto ticks = [&](double t) { return settings.ticks_native ? t * tps : FloorToFloat(t); };
+            // key time in ticks; seconds are rounded down to float32 (ra_f32_floor), as
+            // glTF stores them: each key stays at or before its instant
+            auto ticks = [&](double t) { return settings.ticks_native ? t * tps : (double)ra_f32_floor(t); };
             an->mName = src.name;
             an->mTicksPerSecond = tps;
             an->mDuration = src.duration * tps;

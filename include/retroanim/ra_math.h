@@ -20,6 +20,16 @@ typedef struct ra_mat4 { double m[4][4]; } ra_mat4;
 #define RA_PI 3.14159265358979323846
 
 /* The small operations are inline: they sit on every loader's hot path. */
+
+/* The largest float32 not above t.  Files store key times as float32
+ * seconds; a time rounded up would put a step's landing key after the
+ * instant it lands, so every writer rounds down. */
+static inline float ra_f32_floor(double t)
+{
+    float f = (float)t;
+    if ((double)f > t) f = nextafterf(f, -INFINITY);
+    return f;
+}
 static inline ra_vec3 ra_v3(double x, double y, double z) { ra_vec3 r = {x, y, z}; return r; }
 static inline ra_vec3 ra_v3_add(ra_vec3 a, ra_vec3 b) { return ra_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 static inline ra_vec3 ra_v3_sub(ra_vec3 a, ra_vec3 b) { return ra_v3(a.x - b.x, a.y - b.y, a.z - b.z); }

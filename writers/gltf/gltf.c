@@ -55,15 +55,6 @@ typedef struct writer {
 static ra_status nomem(writer *w) { return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
 
 /* ---- time --------------------------------------------------------------------------------- */
-/* The largest float32 not above t: a key rounded up would put a step's landing
- * after the instant it lands. */
-static float floor_f(double t)
-{
-    float f = (float)t;
-    if ((double)f > t) f = nextafterf(f, -INFINITY);
-    return f;
-}
-
 static double key_time(const track *tr, size_t i)
 {
     return tr->path == PATH_R ? ((const ra_quat_key *)tr->keys)[i].t : ((const ra_vec_key *)tr->keys)[i].t;
@@ -85,7 +76,7 @@ static size_t track_times(writer *w, const track *tr, double duration, float dur
     size_t c = 0;
     for (size_t i = 0; i < tr->n; i++) {
         double t = key_time(tr, i);
-        float f = t >= duration ? dur_f : floor_f(t);
+        float f = t >= duration ? dur_f : ra_f32_floor(t);
         if (f > dur_f) f = dur_f;
         if (c && !(f > w->times[c - 1])) f = nextafterf(w->times[c - 1], INFINITY);
         w->times[c++] = f;
@@ -121,7 +112,7 @@ static ra_status plan(writer *w)
         const ra_animation *an = &s->animations[a];
         anim_plan *ap = &w->anims[a];
         ap->first = w->track_count;
-        ap->duration = floor_f(an->duration); /* at or before the true end, like every key */
+        ap->duration = ra_f32_floor(an->duration); /* at or before the true end, like every key */
         for (size_t c = 0; c < an->channel_count; c++) {
             const ra_channel *ch = &an->channels[c];
             if (ch->position_count)
