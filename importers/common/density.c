@@ -93,49 +93,69 @@ double ra_scene_auto_key_angle(const ra_scene *s)
 }
 
 /* The pieces the span between two rotation keys is cut into: a step (two
- * keys a step epsilon apart) stays one piece. */
-static double span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double max_angle)
+ * keys a step epsilon apart) stays one piece.  At most 3600 (0.1 degree). */
+static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double max_angle)
 {
     if (k1->t - k0->t <= 1.5 * ra_step_epsilon(k1->t)) return 1;
     double d = fabs(ra_q_dot(k0->q, k1->q));
-    return d >= 1 ? 1 : fmax(1, ceil(2 * acos(d) / max_angle));
+    return d >= 1 ? 1 : (uint32_t)fmax(1, ceil(2 * acos(d) / max_angle));
+}
+
+static ra_status nomem(const ra_scene *s, ra_error *err)
+{
+    return ra_fail(err, RA_ERR_NO_MEMORY, s->format, RA_NO_OFFSET, "", "out of memory");
 }
 
 ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err)
 {
     if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");
+    if (max_angle < MIN_ANGLE) max_angle = MIN_ANGLE;
+    /* each pair's pieces, worked out once (heap scratch, one count per rotation key) */
+    size_t pairs = 0;
     double total = 0, added = 0;
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) {
             const ra_channel *ch = &s->animations[a].channels[c];
             total += (double)(ch->position_count + ch->rotation_count + ch->scaling_count);
-            for (size_t k = 1; k < ch->rotation_count; k++) {
-                added += span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle) - 1;
-            }
+            pairs += ch->rotation_count;
         }
-    if (added == 0) return RA_OK;
-    if (total + added > max_keys)
-        return ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
-                       "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
-                       "max_keys (%.0f)",
-                       total + added, max_angle * 180 / RA_PI, max_keys);
+    uint32_t *pieces = ra_malloc((pairs ? pairs : 1) * sizeof *pieces);
+    if (!pieces) return nomem(s, err);
+    uint32_t *p = pieces;
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            for (size_t k = 1; k < ch->rotation_count; k++, p++) {
+                *p = span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle);
+                added += *p - 1;
+            }
+        }
+    ra_status st = RA_OK;
+    if (added > 0 && total + added > max_keys)
+        st = ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
+                     "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
+                     "max_keys (%.0f)",
+                     total + added, max_angle * 180 / RA_PI, max_keys);
+    p = pieces;
+    for (size_t a = 0; a < s->animation_count && added > 0 && st == RA_OK; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count && st == RA_OK; c++) {
             ra_channel *ch = &s->animations[a].channels[c];
             size_t n = ch->rotation_count, m = n;
-            for (size_t k = 1; k < n; k++) {
-                m += (size_t)span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle) - 1;
-            }
+            const uint32_t *pc = p;
+            for (size_t k = 1; k < n; k++) m += pc[k - 1] - 1;
+            p += n ? n - 1 : 0;
             if (m == n) continue;
             ra_quat_key *out = ra_arena_array_uninit(s->arena, m, sizeof *out);
-            if (!out) return ra_fail(err, RA_ERR_NO_MEMORY, s->format, RA_NO_OFFSET, "", "out of memory");
+            if (!out) {
+                st = nomem(s, err);
+                break;
+            }
             size_t o = 0;
             out[o++] = ch->rotation[0];
             for (size_t k = 1; k < n; k++) {
                 ra_quat_key k0 = ch->rotation[k - 1], k1 = ch->rotation[k];
-                size_t pieces = (size_t)span_pieces(&k0, &k1, max_angle);
-                for (size_t i = 1; i < pieces; i++) {
-                    double f = (double)i / (double)pieces;
+                for (uint32_t i = 1; i < pc[k - 1]; i++) {
+                    double f = (double)i / (double)pc[k - 1];
                     out[o].t = k0.t + (k1.t - k0.t) * f;
                     out[o].q = ra_q_slerp_shortest(k0.q, k1.q, f);
                     if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
@@ -148,5 +168,6 @@ ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_key
             ch->rotation = out;
             ch->rotation_count = o;
         }
-    return RA_OK;
+    ra_free(pieces);
+    return st;
 }

@@ -161,7 +161,7 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
  * key angle (radians) is cbrt(RA_DENSITY_TOL / (0.0042 * lever sum)), at least
  * 0.1 degree (both return -1 when out of memory).  _limit_key_angle inserts keys on the slerp path (slerp playback
  * does not change) so that no two rotation keys are further apart than
- * max_angle radians, except the two keys of a step; it fails with
+ * max_angle radians (at least 0.1 degree), except the two keys of a step; it fails with
  * RA_ERR_LIMIT when the scene would then hold more than max_keys keys. */
 #define RA_DENSITY_TOL 2.5e-5
 double ra_scene_lever_sum(const ra_scene *s);
