@@ -196,7 +196,7 @@ static void test_bake(void)
     ra_scene s;
     ra_scene_init(&s, a, "test");
     ra_scene_add_node(&s, "n", -1, NULL);
-    ra_animation an = {"a", 1, 1, &ch, 1};
+    ra_animation an = {"a", 1, 1, &ch, 1, NULL, 0};
     s.animations = &an;
     s.animation_count = 1;
     ch.node = 0;

@@ -41,9 +41,10 @@ const char *kUsage =
     "  dump --source FILE               JSON of the file's own fields\n"
     "  pose FILE --time T [--anim N]    JSON of every node's world transform at T seconds\n"
     "                                   (--time again: one line of JSON per time)\n"
-    "  convert IN OUT [--format ID] [--writer retroanim|assimp]\n"
+    "  convert IN OUT [--format ID] [--writer retroanim|assimp] [--gltf-visibility]\n"
     "                                   import and export (ID from OUT's extension): .glb/.gltf by\n"
-    "                                   retroanim's glTF 2.0 writer, other formats through Assimp\n"
+    "                                   retroanim's glTF 2.0 writer, other formats through Assimp;\n"
+    "                                   --gltf-visibility: visibility keys as KHR_node_visibility\n"
     "  batch IN_DIR OUT_DIR --format ID [-j N] [--writer W]   convert every recognised file\n"
     "                                   (every animation of an archive)\n"
     "  list ARCHIVE                     the animations in a .SI or .pak: id, name, kind, sizes, duration\n"
@@ -62,6 +63,7 @@ struct Args {
     std::vector<std::string> option_strings;  // "k=v", kept alive for ra_options
     bool quiet = false;
     bool source = false;
+    bool gltf_visibility = false; // --gltf-visibility: KHR_node_visibility in retroanim's glTF
     std::vector<std::string> times;
     std::string anim, format, jobs, writer;
 };
@@ -80,6 +82,7 @@ bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
         };
         if (s == "--quiet" || s == "-q") a.quiet = true;
         else if (s == "--source") a.source = true;
+        else if (s == "--gltf-visibility") a.gltf_visibility = true;
         else if (s == "--option" || s == "-o") {
             std::string v;
             if (!value(v)) return false;
@@ -358,6 +361,7 @@ struct Converted {
 struct Target {
     std::string id;   // Assimp's exporter id, or "glb"/"gltf" for retroanim's writer
     bool own = false;
+    bool visibility = false; // retroanim's writer: KHR_node_visibility
 };
 Target TargetFor(const std::string &id, const std::string &writer)
 {
@@ -484,6 +488,7 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
     ra_gltf_options go;
     ra_gltf_options_default(&go);
     go.binary = t.id == "glb";
+    go.khr_visibility = t.visibility;
     ra_write_stats st;
     ra_status rs = ra_gltf_write(&doc->scene, out.c_str(), &go, &st, &err);
     ra_document_free(doc);
@@ -586,7 +591,9 @@ int CmdConvert(const Args &a, const Options &o)
     if (!ExportIdKnown(id)) return Usage("unknown export format '" + id + "'");
     std::string error;
     Converted info;
-    if (!ConvertOne(a.pos[0], a.pos[1], TargetFor(id, a.writer), o, error, info)) {
+    Target target = TargetFor(id, a.writer);
+    target.visibility = a.gltf_visibility;
+    if (!ConvertOne(a.pos[0], a.pos[1], target, o, error, info)) {
         if (info.output_failed) {
             std::fprintf(stderr, "retroanim: %s: %s\n", a.pos[1].c_str(), error.c_str());
             return 3;
@@ -738,7 +745,8 @@ int CmdBatch(const Args &a, const Options &o)
     if (!a.jobs.empty() && (!ParseNumber(a.jobs, jd) || jd < 1 || jd > 256 || jd != (double)(int)jd))
         return Usage("-j wants a number of jobs from 1 to 256");
     std::string ext = ExtensionForExportId(a.format);
-    const Target target = TargetFor(a.format, a.writer);
+    Target target = TargetFor(a.format, a.writer);
+    target.visibility = a.gltf_visibility;
     DIR *d = opendir(a.pos[0].c_str());
     if (!d) return Usage("cannot open directory " + a.pos[0]);
     // each file's head is read once: it says whether the file is ours (when

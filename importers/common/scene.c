@@ -465,7 +465,19 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
                 if (ch->rotation[k].t > an->duration + 1e-9 || ch->rotation[k].t < 0) BAD("rotation key of %s outside [0, duration]", nm);
             }
         }
+        for (size_t v = 0; v < an->visibility_count; v++) {
+            const ra_vis_track *vt = &an->visibility[v];
+            if (vt->node >= s->node_count) BAD("visibility track %zu of %s names no node", v, an->name);
+            for (size_t k = 0; k < vt->count; k++) {
+                double t = vt->keys[k].t;
+                if (!(t >= 0 && t <= an->duration + 1e-9)) BAD("visibility key of %s outside [0, duration]", s->nodes[vt->node].name);
+                if (k && t < vt->keys[k - 1].t) BAD("visibility key times of %s decrease", s->nodes[vt->node].name);
+            }
+        }
     }
+    for (size_t k = 0; k < s->skin_count; k++)
+        for (size_t i = 0; i < s->skins[k].joint_count; i++)
+            if (s->skins[k].joints[i] >= s->node_count) BAD("skin %zu names no node", k);
     for (size_t c = 0; c < s->camera_count; c++) {
         const ra_camera *cam = &s->cameras[c];
         if (cam->node >= s->node_count || strcmp(s->nodes[cam->node].name, cam->name) != 0)

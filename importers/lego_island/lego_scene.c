@@ -723,6 +723,32 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             ra_free(br);
             if (!ok) return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
         }
+        /* visibility steps (the morph keys), on the nodes that have them */
+        size_t nvis = 0;
+        for (size_t i = 0; i < n; i++) nvis += f[i].node->num_morph > 0;
+        /* (keys out of time order: the engine's key search assumes order, so such a
+         * node's steps stay in its metadata only) */
+        if (nvis) {
+            an->visibility = ra_arena_array(ar, nvis, sizeof *an->visibility);
+            if (!an->visibility) return nomem(err);
+            for (size_t i = 0; i < n; i++) {
+                const lego_node *nd = f[i].node;
+                if (!nd->num_morph) continue;
+                if (!keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph)) {
+                    ra_scene_warn(s, "visibility keys out of time order: kept in node metadata only");
+                    continue;
+                }
+                ra_vis_track *vt = &an->visibility[an->visibility_count++];
+                vt->node = (uint32_t)(i + 1);
+                vt->keys = ra_arena_array_uninit(ar, nd->num_morph, sizeof *vt->keys);
+                if (!vt->keys) return nomem(err);
+                for (uint16_t k = 0; k < nd->num_morph; k++) {
+                    vt->keys[k].t = key_time(nd->morph[k].raw) / 1000.0;
+                    vt->keys[k].visible = nd->morph[k].visible != 0;
+                }
+                vt->count = nd->num_morph;
+            }
+        }
         /* keys never lie past the duration (Assimp's validator rejects that) */
         for (size_t c = 0; c < an->channel_count; c++) {
             ra_channel *ch = &an->channels[c];

@@ -24,6 +24,11 @@ extern "C" {
 typedef struct ra_gltf_options {
     int binary;            /* 1: .glb; 0: .gltf with a .bin beside it; -1: from the path's extension */
     const char *generator; /* asset.generator; NULL: "retroanim VERSION" */
+    /* Visibility steps (LEGO Island) also as KHR_node_visibility animated through
+     * KHR_animation_pointer (used, not required; STEP samplers of unsigned bytes
+     * 0/1).  Off by default: Assimp 5.2.5's glTF importer reads such a channel
+     * as a translation track.  The steps are in the nodes' extras either way. */
+    bool khr_visibility;
 } ra_gltf_options;
 
 /* What a writer put into its file, for summaries. */

@@ -68,12 +68,23 @@ typedef struct ra_channel {
     size_t scaling_count;
 } ra_channel;
 
+/* Visibility steps: from each key's time on the node is shown or hidden (the
+ * last key at or before t decides); before the first key it is shown. */
+typedef struct ra_vis_key { double t; bool visible; } ra_vis_key;
+typedef struct ra_vis_track {
+    uint32_t node;
+    ra_vis_key *keys;
+    size_t count;
+} ra_vis_track;
+
 typedef struct ra_animation {
     const char *name;
     double ticks_per_second; /* the format's native rate (key times * this = native ticks) */
     double duration;         /* seconds; >= every key time */
     ra_channel *channels;
     size_t channel_count;
+    ra_vis_track *visibility; /* nodes shown and hidden (LEGO Island's morph keys) */
+    size_t visibility_count;
 } ra_animation;
 
 typedef struct ra_camera {

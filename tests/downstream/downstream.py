@@ -55,6 +55,8 @@ FRACTIONS = (0.0, 0.137, 0.291, 0.5, 0.713, 0.862, 1.0)
 TOLERANCE = {
     "glb": 1e-4,
     "gltf": 1e-4,
+    "glb_vis": 1e-4,
+    "blender_vis": 1e-4,
     # Assimp 5.2.5's FBX exporter writes rotations as Euler angles in degrees and every key
     # value as float32; FBXLoader converts them back to quaternions.  That is within float32
     # precision too (worst on the fixtures 2.3e-5; README, "Known losses").  The ASCII flavour
@@ -70,7 +72,7 @@ TOLERANCE = {
 # The grids the glTF consumers are sampled on (seconds): three.js every 1/60 s, Blender every
 # 1/30 s, from 0 to the duration (which is sampled too).  Assimp's FBX, a secondary check, at
 # FRACTIONS of the duration.
-GRID = {"glb": 1 / 60, "gltf": 1 / 60, "blender": 1 / 30}
+GRID = {"glb": 1 / 60, "gltf": 1 / 60, "glb_vis": 1 / 60, "blender": 1 / 30, "blender_vis": 1 / 30}
 
 # Validator warnings that may appear, with why.  Errors are never allowed.
 ALLOWED_WARNINGS = {
@@ -87,6 +89,9 @@ OUTPUTS = {
     "assbin": (".assbin", None),
     "blender": (".glb", None),
     "assimp_glb": (".assimp-writer.glb", "glb"),
+    # LEGO Island's visibility keys also as KHR_node_visibility (convert --gltf-visibility)
+    "glb_vis": (".vis.glb", None),
+    "blender_vis": (".vis.glb", None),
 }
 
 failures = []
@@ -157,6 +162,8 @@ class Ctx:
             cmd += ["--format", fmt]
         if kind == "assimp_glb":
             cmd += ["--writer", "assimp"]
+        if kind.endswith("_vis"):
+            cmd += ["--gltf-visibility"]
         r = run(cmd)
         if r.returncode != 0 or not os.path.exists(out):
             raise RuntimeError("convert %s -> %s failed: %s" % (fx.rel, kind, r.stderr.decode(errors="replace").strip()))
@@ -236,11 +243,14 @@ def check_validator(ctx, fixtures):
     for fx in fixtures:
         if fx.dump is None:
             continue
-        for kind in ("gltf", "glb"):
+        for kind in ("gltf", "glb", "glb_vis"):
             try:
                 files.append((fx, ctx.convert(fx, kind)))
             except RuntimeError as e:
                 fail(str(e))
+                continue
+            if kind == "glb_vis":
+                check_visibility(fx, files[-1][1])
     r = run(["node", os.path.join(HERE, "validate.mjs")] + [f for _, f in files], check=True)
     reports = [json.loads(line) for line in r.stdout.decode().splitlines() if line.strip()]
     if len(reports) != len(files):
@@ -342,6 +352,49 @@ def compare_jobs(ctx, jobs, results, consumer):
             consumer, kind, files, times, w, TOLERANCE[kind]))
 
 
+def check_visibility(fx, path):
+    """The KHR_node_visibility steps of a --gltf-visibility .glb, decoded from its bytes, equal
+    the LEGO visibility keys `dump` gives as node metadata (shown before the first key, each key's
+    value from its float32 time on, the last one held to the duration)."""
+    js, binary = glb_parts(path)
+    want = {name: json.loads(m["lego.visibility"]) for name, m in fx.dump["node_metadata"].items()
+            if "lego.visibility" in m}
+    if not want:
+        if "extensionsUsed" in js:
+            fail("visibility %s: extensions used without visibility keys" % fx.rel)
+        return
+    got = {}
+    views = js.get("bufferViews", [])
+
+    def acc(i, fmt, size):
+        a = js["accessors"][i]
+        start = views[a["bufferView"]].get("byteOffset", 0) + a.get("byteOffset", 0)
+        return list(struct.unpack_from("<%d%s" % (a["count"], fmt), binary, start))
+    for an in js.get("animations", []):
+        for ch in an["channels"]:
+            t = ch["target"]
+            if t.get("path") != "pointer":
+                continue
+            ptr = t["extensions"]["KHR_animation_pointer"]["pointer"]
+            node = js["nodes"][int(ptr.split("/")[2])]
+            smp = an["samplers"][ch["sampler"]]
+            if smp.get("interpolation") != "STEP" or "KHR_node_visibility" not in node.get("extensions", {}):
+                fail("visibility %s: %s is not a STEP sampler on a KHR_node_visibility node" % (fx.rel, ptr))
+            got[node["name"]] = list(zip(acc(smp["input"], "f", 4), acc(smp["output"], "B", 1)))
+    if set(got) != set(want):
+        fail("visibility %s: steps on %s, the file has keys on %s" % (fx.rel, sorted(got), sorted(want)))
+        return
+    dur = f32_floor(fx.dump["animations"][0]["duration"])
+    for name, keys in want.items():
+        exp = ([(0.0, 1)] if keys[0][0] > 0 else []) + [(f32_floor(t), v) for t, v in keys]
+        if exp[-1][0] < dur:
+            exp.append((dur, exp[-1][1]))
+        g = got[name]
+        if len(g) != len(exp) or any(gv != ev or abs(gt - et) > 1e-6 for (gt, gv), (et, ev) in zip(g, exp)):
+            fail("visibility %s: %s steps %s, want %s" % (fx.rel, name, g, exp))
+    print("visibility %-40s %d node(s): KHR_node_visibility steps equal the file's keys" % (fx.rel, len(want)))
+
+
 def check_cameras(fx, kind, got, consumer):
     """The consumer's cameras (glTF only): one per scene camera, by name, with the game's
     vertical field of view (from the horizontal one and the aspect) and clip planes."""
@@ -363,7 +416,7 @@ def check_cameras(fx, kind, got, consumer):
 
 
 def check_three(ctx, fixtures):
-    jobs = pose_jobs(ctx, fixtures, ("glb", "gltf", "fbx", "fbxa"))
+    jobs = pose_jobs(ctx, fixtures, ("glb", "gltf", "glb_vis", "fbx", "fbxa"))
     job_file = os.path.join(ctx.work, "three_jobs.json")
     with open(job_file, "w") as f:
         json.dump([{"file": p, "anims": [{"index": a, "times": t} for a, t in anims]} for _, _, p, anims in jobs], f)
@@ -373,7 +426,7 @@ def check_three(ctx, fixtures):
 
 
 def check_blender(ctx, fixtures):
-    jobs = pose_jobs(ctx, fixtures, ("blender",))
+    jobs = pose_jobs(ctx, fixtures, ("blender", "blender_vis"))
     job_file = os.path.join(ctx.work, "blender_jobs.json")
     out_file = os.path.join(ctx.work, "blender_out.json")
     with open(job_file, "w") as f:
@@ -389,6 +442,15 @@ def check_blender(ctx, fixtures):
     results = json.load(open(out_file))
     print("blender: %s" % run(["blender", "--version"]).stdout.decode().splitlines()[0])
     compare_jobs(ctx, jobs, results, "blender")
+
+
+def f32_floor(x):
+    """The largest float32 not above x (how retroanim writes times)."""
+    f = float32(x)
+    if f > x:
+        bits = struct.unpack("<I", struct.pack("<f", f))[0]
+        f = struct.unpack("<f", struct.pack("<I", bits - 1 if f > 0 else bits + 1))[0]
+    return f
 
 
 def float32(x):

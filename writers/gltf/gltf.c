@@ -4,6 +4,7 @@
  * offsets, the first and last float32 time), which is all the JSON needs; the
  * second streams the binary data in the same order.  Memory is the JSON and
  * one track's float32 times, whatever the number of keys. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,14 +18,14 @@
 
 #define FMT "gltf"
 
-enum { PATH_T, PATH_R, PATH_S };
+enum { PATH_T, PATH_R, PATH_S, PATH_V };
 
 /* One sampler: a track of one channel (or the stand-in of an animation
  * without channels, which keeps its duration on the root node). */
 typedef struct track {
     uint32_t node;
     int path;
-    const void *keys; /* ra_vec_key or ra_quat_key, NULL for the stand-in */
+    const void *keys; /* ra_vec_key, ra_quat_key or ra_vis_key; NULL for the stand-in */
     size_t n;         /* keys in the scene */
     size_t count;     /* keys written (with the hold key at the duration) */
     float t0, t1;     /* first and last input */
@@ -38,6 +39,7 @@ typedef struct anim_plan {
 
 typedef struct writer {
     const ra_scene *s;
+    const ra_gltf_options *opt;
     ra_error *err;
     track *tracks;
     size_t track_count;
@@ -47,6 +49,7 @@ typedef struct writer {
     uint32_t *view_node; /* per camera: the node holding it (an extra node where the camera is turned) */
     size_t node_total;   /* scene nodes + extra camera nodes */
     uint64_t anim_bytes, ibm_bytes;
+    bool visibility; /* some track is KHR_node_visibility's */
     size_t skin_joints;
     float *times; /* scratch for one track */
     size_t times_cap;
@@ -57,6 +60,7 @@ static ra_status nomem(writer *w) { return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT
 /* ---- time --------------------------------------------------------------------------------- */
 static double key_time(const track *tr, size_t i)
 {
+    if (tr->path == PATH_V) return ((const ra_vis_key *)tr->keys)[i].t;
     return tr->path == PATH_R ? ((const ra_quat_key *)tr->keys)[i].t : ((const ra_vec_key *)tr->keys)[i].t;
 }
 
@@ -74,6 +78,7 @@ static size_t track_times(writer *w, const track *tr, double duration, float dur
         return 1;
     }
     size_t c = 0;
+    if (tr->path == PATH_V && key_time(tr, 0) > 0) w->times[c++] = 0; /* shown before the first key */
     for (size_t i = 0; i < tr->n; i++) {
         double t = key_time(tr, i);
         float f = t >= duration ? dur_f : ra_f32_floor(t);
@@ -100,7 +105,10 @@ static ra_status plan(writer *w)
             if (ch->scaling_count > m) m = ch->scaling_count;
             if (m + 1 > most) most = m + 1;
         }
-        tracks += here ? here : 1;
+        size_t vis = w->opt->khr_visibility ? an->visibility_count : 0;
+        for (size_t v = 0; v < vis; v++)
+            if (an->visibility[v].count + 2 > most) most = an->visibility[v].count + 2;
+        tracks += (here ? here : 1) + vis;
     }
     w->tracks = ra_calloc(tracks ? tracks : 1, sizeof *w->tracks);
     w->anims = ra_calloc(s->animation_count ? s->animation_count : 1, sizeof *w->anims);
@@ -124,6 +132,12 @@ static ra_status plan(writer *w)
         }
         if (w->track_count == ap->first) /* glTF wants a channel: the root's rest position over the duration */
             w->tracks[w->track_count++] = (track){0, PATH_T, NULL, 0, 0, 0, 0, 0, 0};
+        for (size_t v = 0; w->opt->khr_visibility && v < an->visibility_count; v++) {
+            const ra_vis_track *vt = &an->visibility[v];
+            if (!vt->count) continue;
+            w->tracks[w->track_count++] = (track){vt->node, PATH_V, vt->keys, vt->count, 0, 0, 0, 0, 0};
+            w->visibility = true;
+        }
         ap->count = w->track_count - ap->first;
         for (size_t k = ap->first; k < w->track_count; k++) {
             track *tr = &w->tracks[k];
@@ -133,7 +147,8 @@ static ra_status plan(writer *w)
             tr->in_off = off;
             off += 4 * (uint64_t)tr->count;
             tr->out_off = off;
-            off += (tr->path == PATH_R ? 16 : 12) * (uint64_t)tr->count;
+            off += tr->path == PATH_V ? ((uint64_t)tr->count + 3) / 4 * 4 /* bytes, padded to 4 */
+                                      : (tr->path == PATH_R ? 16 : 12) * (uint64_t)tr->count;
         }
     }
     w->anim_bytes = off;
@@ -217,6 +232,13 @@ static void json_trs(ra_json *j, const ra_mat4 *m)
     if (sc.x != 1 || sc.y != 1 || sc.z != 1) json_vec(j, "scale", sc);
 }
 
+static bool node_has_visibility(const writer *w, size_t node)
+{
+    for (size_t k = 0; k < w->track_count; k++)
+        if (w->tracks[k].path == PATH_V && w->tracks[k].node == node) return true;
+    return false;
+}
+
 static void json_nodes(writer *w, ra_json *j)
 {
     const ra_scene *s = w->s;
@@ -246,6 +268,16 @@ static void json_nodes(writer *w, ra_json *j)
             ra_json_end_array(j);
         }
         json_trs(j, &nd->transform);
+        if (w->visibility && node_has_visibility(w, i)) {
+            ra_json_key(j, "extensions");
+            ra_json_begin_object(j);
+            ra_json_key(j, "KHR_node_visibility");
+            ra_json_begin_object(j);
+            ra_json_key(j, "visible");
+            ra_json_bool(j, true);
+            ra_json_end_object(j);
+            ra_json_end_object(j);
+        }
         if (nd->meta.count) {
             ra_json_key(j, "extras");
             ra_meta_dump_json(j, &nd->meta);
@@ -316,6 +348,32 @@ static void json_cameras(writer *w, ra_json *j)
 
 static const char *const path_names[3] = {"translation", "rotation", "scale"};
 
+static void json_target(ra_json *j, const track *tr)
+{
+    ra_json_key(j, "target");
+    ra_json_begin_object(j);
+    if (tr->path == PATH_V) {
+        char ptr[64];
+        snprintf(ptr, sizeof ptr, "/nodes/%u/extensions/KHR_node_visibility/visible", tr->node);
+        ra_json_key(j, "path");
+        ra_json_string(j, "pointer");
+        ra_json_key(j, "extensions");
+        ra_json_begin_object(j);
+        ra_json_key(j, "KHR_animation_pointer");
+        ra_json_begin_object(j);
+        ra_json_key(j, "pointer");
+        ra_json_string(j, ptr);
+        ra_json_end_object(j);
+        ra_json_end_object(j);
+    } else {
+        ra_json_key(j, "node");
+        ra_json_uint(j, tr->node);
+        ra_json_key(j, "path");
+        ra_json_string(j, path_names[tr->path]);
+    }
+    ra_json_end_object(j);
+}
+
 static void json_animations(writer *w, ra_json *j, size_t *accessor)
 {
     const ra_scene *s = w->s;
@@ -335,13 +393,7 @@ static void json_animations(writer *w, ra_json *j, size_t *accessor)
             ra_json_begin_object(j);
             ra_json_key(j, "sampler");
             ra_json_uint(j, k);
-            ra_json_key(j, "target");
-            ra_json_begin_object(j);
-            ra_json_key(j, "node");
-            ra_json_uint(j, tr->node);
-            ra_json_key(j, "path");
-            ra_json_string(j, path_names[tr->path]);
-            ra_json_end_object(j);
+            json_target(j, tr);
             ra_json_end_object(j);
         }
         ra_json_end_array(j);
@@ -354,7 +406,7 @@ static void json_animations(writer *w, ra_json *j, size_t *accessor)
             ra_json_key(j, "output");
             ra_json_uint(j, (*accessor)++);
             ra_json_key(j, "interpolation");
-            ra_json_string(j, "LINEAR");
+            ra_json_string(j, w->tracks[ap->first + k].path == PATH_V ? "STEP" : "LINEAR");
             ra_json_end_object(j);
         }
         ra_json_end_array(j);
@@ -385,11 +437,11 @@ static void json_accessors(writer *w, ra_json *j)
             ra_json_key(j, "byteOffset");
             ra_json_uint(j, out ? tr->out_off : tr->in_off);
             ra_json_key(j, "componentType");
-            ra_json_uint(j, 5126);
+            ra_json_uint(j, out && tr->path == PATH_V ? 5121 : 5126); /* booleans: unsigned bytes 0 / 1 */
             ra_json_key(j, "count");
             ra_json_uint(j, tr->count);
             ra_json_key(j, "type");
-            ra_json_string(j, out ? (tr->path == PATH_R ? "VEC4" : "VEC3") : "SCALAR");
+            ra_json_string(j, out && tr->path != PATH_V ? (tr->path == PATH_R ? "VEC4" : "VEC3") : "SCALAR");
             if (!out) {
                 ra_json_key(j, "min");
                 ra_json_begin_array(j);
@@ -485,6 +537,13 @@ static void json_document(writer *w, ra_json *j, const ra_gltf_options *o, uint6
         ra_json_string(j, g);
     }
     ra_json_end_object(j);
+    if (w->visibility) { /* used, not required: players that lack them play the rest */
+        ra_json_key(j, "extensionsUsed");
+        ra_json_begin_array(j);
+        ra_json_string(j, "KHR_animation_pointer");
+        ra_json_string(j, "KHR_node_visibility");
+        ra_json_end_array(j);
+    }
     ra_json_key(j, "scene");
     ra_json_uint(j, 0);
     ra_json_key(j, "scenes");
@@ -598,6 +657,16 @@ static void put_track(writer *w, sink *k, const track *tr, double duration, floa
         }
         return;
     }
+    if (tr->path == PATH_V) { /* one byte a key (the first 1 when a key at 0 was added), padded to 4 */
+        const ra_vis_key *v = tr->keys;
+        size_t lead = key_time(tr, 0) > 0 ? 1 : 0; /* as track_times adds it */
+        for (size_t i = 0; i < (c + 3) / 4 * 4; i++) {
+            if (k->n + 1 > sizeof k->buf) sink_flush(k);
+            size_t src = i - lead < tr->n ? i - lead : tr->n - 1;
+            k->buf[k->n++] = i >= c ? 0 : i < lead ? 1 : v[src].visible;
+        }
+        return;
+    }
     if (tr->path == PATH_R) {
         const ra_quat_key *q = tr->keys;
         ra_quat prev = ra_q_identity();
@@ -633,7 +702,7 @@ static void put_binary(writer *w, sink *k)
     /* inverse bind matrices: the inverse of each joint's rest world matrix, column-major */
     ra_mat4 *world = ra_malloc(s->node_count * sizeof *world);
     if (!world) {
-        k->f->error = 12; /* ENOMEM */
+        k->f->error = ENOMEM;
         return;
     }
     for (size_t i = 0; i < s->node_count; i++)
@@ -651,8 +720,8 @@ static void put_binary(writer *w, sink *k)
 /* ---- files ---------------------------------------------------------------------------------------- */
 void ra_gltf_options_default(ra_gltf_options *o)
 {
+    memset(o, 0, sizeof *o);
     o->binary = -1;
-    o->generator = NULL;
 }
 
 static bool ends_with(const char *s, const char *suffix)
@@ -800,6 +869,7 @@ ra_status ra_gltf_write(const ra_scene *s, const char *path, const ra_gltf_optio
     writer w;
     memset(&w, 0, sizeof w);
     w.s = s;
+    w.opt = opt;
     w.err = err;
     ra_status st = write_all(&w, path, opt, stats);
     free_writer(&w);
