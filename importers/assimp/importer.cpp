@@ -94,13 +94,6 @@ public:
 protected:
     void InternReadFile(const std::string &file, aiScene *scene, Assimp::IOSystem *io) override
     {
-        std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
-        if (!s) throw std::runtime_error(std::string(format_->id) + ": cannot open " + file);
-        size_t size = s->FileSize();
-        std::vector<uint8_t> data(size);
-        if (size && s->Read(data.data(), 1, size) != size)
-            throw std::runtime_error(std::string(format_->id) + ": cannot read " + file);
-
         ra_options opt;
         ra_options_init(&opt);
         std::vector<char> store(options_.size() + 1);
@@ -108,6 +101,16 @@ protected:
             throw std::runtime_error("retroanim: malformed options '" + options_ + "' (want key=value;key=value)");
         if (!ra_options_get(&opt, "format")) ra_options_add(&opt, "format", format_->id);
         if (!cinf_.empty()) ra_options_add(&opt, "cinf", cinf_.c_str());
+        // the size is checked before anything is allocated or read
+        std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
+        if (!s) throw std::runtime_error(std::string(format_->id) + ": cannot open " + file);
+        size_t size = s->FileSize(), max_size = ra_max_file_size(&opt);
+        if (size > max_size)
+            throw std::runtime_error("retroanim: the file has " + std::to_string(size) +
+                                     " bytes, more than max_file_size (" + std::to_string(max_size) + ") (max_file_size)");
+        std::vector<uint8_t> data(size);
+        if (size && s->Read(data.data(), 1, size) != size)
+            throw std::runtime_error(std::string(format_->id) + ": cannot read " + file);
         const char *ticks = ra_options_get(&opt, "ticks");
         if (ticks && std::strcmp(ticks, "native") != 0 && std::strcmp(ticks, "seconds") != 0)
             throw std::runtime_error(std::string("retroanim: ticks must be 'seconds' or 'native', not '") + ticks + "'");

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "retroanim/ra_base.h"
+#include "retroanim/ra_output.h"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -469,17 +471,36 @@ bool ra_wr_f64le(ra_writer *w, double v)
 }
 
 /* ---- files ------------------------------------------------------------------------ */
-ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err)
+ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t *size, ra_error *err)
 {
     *data = NULL;
     *size = 0;
     FILE *f = fopen(path, "rb");
     if (!f) return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot open: %s", strerror(errno));
+    /* a regular file's size is known before anything is read; a stream (a
+     * pipe, /dev/zero) is read until it passes the limit */
+    struct stat st;
+    bool known = fstat(fileno(f), &st) == 0;
+    if (known && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "is a directory");
+    }
+    if (known && S_ISREG(st.st_mode) && (uint64_t)st.st_size > (uint64_t)max) {
+        fclose(f);
+        return ra_fail(err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
+                       "the file has %llu bytes, more than max_file_size (%zu)", (unsigned long long)st.st_size, max);
+    }
     ra_writer w;
     ra_writer_init(&w);
     uint8_t buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (w.size + n > max || w.size + n < w.size) {
+            fclose(f);
+            ra_writer_free(&w);
+            return ra_fail(err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
+                           "the file has more than max_file_size (%zu) bytes", max);
+        }
         if (!ra_wr_bytes(&w, buf, n)) {
             fclose(f);
             ra_writer_free(&w);
@@ -497,14 +518,18 @@ ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error 
     return RA_OK;
 }
 
+ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err)
+{
+    return ra_read_file_max(path, SIZE_MAX, data, size, err);
+}
+
 ra_status ra_write_file(const char *path, const void *data, size_t size, ra_error *err)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f) return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot create %s: %s", path, strerror(errno));
-    size_t n = size ? fwrite(data, 1, size, f) : 0;
-    int bad = fclose(f) != 0 || n != size;
-    if (bad) return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot write %s", path);
-    return RA_OK;
+    ra_outfile o;
+    ra_status st = ra_outfile_open(&o, path, err);
+    if (st != RA_OK) return st;
+    ra_outfile_write(&o, data, size);
+    return ra_outfile_commit(&o, err);
 }
 
 const char *ra_file_stem(ra_arena *ar, const char *path, const char *fallback)

@@ -158,6 +158,13 @@ const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *
 #define RA_DEFAULT_MAX_NODES 1000000.0
 #define RA_DEFAULT_MAX_KEYS 50000000.0
 
+size_t ra_max_file_size(const ra_options *opt)
+{
+    double v = ra_options_get_double(opt, "max_file_size", (double)RA_DEFAULT_MAX_FILE_SIZE);
+    if (!(v >= 0)) v = (double)RA_DEFAULT_MAX_FILE_SIZE;
+    return v >= (double)SIZE_MAX ? SIZE_MAX : (size_t)v;
+}
+
 ra_arena *ra_load_arena(const ra_options *opt, size_t size)
 {
     double lim = ra_options_get_double(opt, "memory_limit",
@@ -170,6 +177,10 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
                           ra_document **out, ra_error *err)
 {
     *out = NULL;
+    size_t max_size = ra_max_file_size(opt);
+    if (size > max_size)
+        return ra_fail(err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
+                       "the file has %zu bytes, more than max_file_size (%zu)", size, max_size);
     const char *forced = ra_options_get(opt, "format");
     const ra_format *f = NULL;
     if (forced) {

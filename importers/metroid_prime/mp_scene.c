@@ -549,7 +549,7 @@ static ra_status load_cinf(ra_document *doc, mp_doc *d, const char *path, ra_err
 {
     uint8_t *data = NULL;
     size_t size = 0;
-    ra_status st = ra_read_file(path, &data, &size, err);
+    ra_status st = ra_read_file_max(path, ra_max_file_size(&doc->options), &data, &size, err);
     if (st == RA_OK) {
         st = mp_cinf_read(data, size, 0, doc->arena, &d->cinf, err);
         ra_free(data);

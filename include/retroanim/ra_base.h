@@ -305,6 +305,11 @@ const char *ra_file_stem(ra_arena *ar, const char *path, const char *fallback);
 /* ---- whole-file helpers (C layers only use these in tools and tests) ------ */
 /* Reads a file into ra_malloc'd memory (release it with ra_free); returns RA_OK or RA_ERR_IO / RA_ERR_NO_MEMORY. */
 ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err);
+/* The same, refusing (RA_ERR_LIMIT, field max_file_size) a file of more than
+ * max bytes: a regular file by its size before anything is read, a stream
+ * (a pipe, /dev/zero) once it passes max; a directory is an RA_ERR_IO. */
+ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t *size, ra_error *err);
+/* Written whole or not at all (ra_output.h): a failure leaves an existing file as it was. */
 ra_status ra_write_file(const char *path, const void *data, size_t size, ra_error *err);
 
 #ifdef __cplusplus

@@ -38,7 +38,8 @@ typedef struct ra_options {
  *   max_depth=N               hierarchy depth limit (default 256)
  *   memory_limit=BYTES        arena limit per load (default 64 MiB + 64 x file size)
  *   max_nodes=N               nodes in the scene (default 1000000)
- *   max_keys=N                keys of all animations (default 50000000)               */
+ *   max_keys=N                keys of all animations (default 50000000)
+ *   max_file_size=BYTES       largest input file (default 256 MiB)                      */
 void ra_options_init(ra_options *o);
 /* Parses "KEY=VALUE"; the string must outlive the options.  false if malformed or full. */
 bool ra_options_add(ra_options *o, const char *key, const char *value);
@@ -94,6 +95,12 @@ const ra_format *ra_format_find(const char *id);
 const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *filename);
 /* Does any format claim this file name's extension? */
 const ra_format *ra_format_by_extension(const char *filename);
+
+/* The largest input file a load accepts: the option max_file_size, or
+ * RA_DEFAULT_MAX_FILE_SIZE (256 MiB; the largest real file seen is 1.8 MB).
+ * Files are refused before they are read (ra_read_file_max). */
+#define RA_DEFAULT_MAX_FILE_SIZE ((size_t)256 << 20)
+size_t ra_max_file_size(const ra_options *opt);
 
 /* The arena of one load of `size` bytes: its limit is the option memory_limit,
  * or the default (64 MiB + 64 x size), and at least 64 KiB.  NULL when out of memory. */
