@@ -308,6 +308,81 @@ else
   echo "test_cli: the full-disk case is skipped (needs root to mount a tmpfs)"
 fi
 
+# ---- input size: refused before it is read (max_file_size) --------------------------
+t0=$(date +%s%N)
+expect_rc 1 "info /dev/zero" "$BIN" info /dev/zero
+grep -q "^retroanim: /dev/zero: .*more than max_file_size (268435456).*(max_file_size)$" "$TMP/err" && ok || bad "/dev/zero line: $(cat "$TMP/err")"
+truncate -s 3G "$TMP/sparse.ani"
+expect_rc 1 "info on a 3 GB sparse file" "$BIN" info "$TMP/sparse.ani"
+grep -q "the file has 3221225472 bytes, more than max_file_size" "$TMP/err" && ok || bad "sparse file line: $(cat "$TMP/err")"
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$ms" -lt 5000 ] && ok || bad "/dev/zero and the sparse file took $ms ms"
+rm -f "$TMP/sparse.ani"
+expect_rc 1 "max_file_size=100" "$BIN" info "$FIX/hierarchy.ani" --option max_file_size=100
+grep -q "max_file_size (100)" "$TMP/err" && ok || bad "max_file_size=100 line: $(cat "$TMP/err")"
+expect_rc 1 "convert over max_file_size" "$BIN" convert "$FIX/hierarchy.ani" "$TMP/big.fbx" --option max_file_size=100
+[ ! -e "$TMP/big.fbx" ] && ok || bad "a refused input left an .fbx"
+expect_rc 1 "info on a folder" "$BIN" info "$TMP"
+grep -q "is a directory" "$TMP/err" && ok || bad "folder line: $(cat "$TMP/err")"
+
+# ---- Assimp's exporters: written whole or not at all too ----------------------------
+for fmt in fbx fbxa collada assbin; do
+  expect_rc 3 "convert --format $fmt to /dev/full" "$BIN" convert "$FIX/hierarchy.ani" /dev/full --format "$fmt"
+done
+expect_rc 0 "convert --writer assimp .gltf" "$BIN" convert "$FIX/camera.ani" "$TMP/as.gltf" --writer assimp --quiet
+grep -q '"uri": "as.bin"' "$TMP/as.gltf" && [ -s "$TMP/as.bin" ] && ok || bad "Assimp's .gltf names its .bin: $(grep uri "$TMP/as.gltf")"
+
+# ---- batch and extract never write over their inputs -------------------------------
+mkdir -p "$TMP/self" && cp "$FIX/hierarchy.ani" "$TMP/self/walk.glb" && cp "$FIX/camera.ani" "$TMP/self/cam.ani"
+expect_rc 1 "batch over its own folder" "$BIN" batch "$TMP/self" "$TMP/self" --format glb --quiet
+cmp -s "$TMP/self/walk.glb" "$FIX/hierarchy.ani" && ok || bad "batch DIR DIR overwrote its input walk.glb"
+grep -q "^retroanim: .*self/walk.glb: is one of the inputs; not written" "$TMP/err" && ok || bad "batch self line: $(cat "$TMP/err")"
+[ -s "$TMP/self/cam.glb" ] && ok || bad "batch DIR DIR did not write cam.glb"
+mkdir -p "$TMP/xx"
+expect_rc 0 "extract" "$BIN" extract "$AR/several.si" "$TMP/xx" --quiet
+cp "$TMP/xx/hierarchy.ani" "$TMP/xx_before"
+echo changed >"$TMP/xx/hierarchy.ani"
+expect_rc 3 "extract over existing files" "$BIN" extract "$AR/several.si" "$TMP/xx"
+[ "$(cat "$TMP/xx/hierarchy.ani")" = "changed" ] && ok || bad "extract replaced an existing file without --force"
+grep -q "hierarchy.ani exists; not replaced (--force replaces it)" "$TMP/err" && ok || bad "extract exists line: $(cat "$TMP/err")"
+expect_rc 0 "extract --force" "$BIN" extract "$AR/several.si" "$TMP/xx" --force --quiet
+cmp -s "$TMP/xx/hierarchy.ani" "$TMP/xx_before" && ok || bad "extract --force did not replace the file"
+cp "$AR/several.si" "$TMP/xx/hierarchy.ani"
+expect_rc 3 "extract over the archive itself" "$BIN" extract "$TMP/xx/hierarchy.ani" "$TMP/xx" --force
+cmp -s "$TMP/xx/hierarchy.ani" "$AR/several.si" && ok || bad "extract wrote over its archive"
+grep -q "hierarchy.ani is the archive itself; not written" "$TMP/err" && ok || bad "extract archive line: $(cat "$TMP/err")"
+
+# ---- a killed batch leaves no incomplete file under a final name ---------------------
+mkdir -p "$TMP/many"
+for i in $(seq 1 120); do cp "$FIX/deep.ani" "$TMP/many/d$i.ani"; done
+glb_whole() { # every .glb in $1 is complete: its header's length is its size
+  python3 - "$1" <<'PY'
+import os, struct, sys
+bad = []
+for n in os.listdir(sys.argv[1]):
+    p = os.path.join(sys.argv[1], n)
+    if n.endswith(".glb"):
+        d = open(p, "rb").read()
+        if len(d) < 12 or d[:4] != b"glTF" or struct.unpack_from("<I", d, 8)[0] != len(d):
+            bad.append(n)
+sys.exit(1 if bad else 0)
+PY
+}
+for sig in INT KILL; do
+  rm -rf "$TMP/many_out"
+  "$BIN" batch "$TMP/many" "$TMP/many_out" --format glb -j 2 --quiet >/dev/null 2>&1 &
+  pid=$!
+  sleep 0.4
+  kill -$sig $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  n=$(ls "$TMP/many_out" 2>/dev/null | grep -c '\.glb$')
+  glb_whole "$TMP/many_out" && ok || bad "batch killed by SIG$sig left an incomplete .glb"
+  [ "$n" -lt 120 ] && ok || echo "test_cli: batch finished before SIG$sig ($n files); the kill case is not exercised"
+  if [ $sig = INT ]; then
+    ls -a "$TMP/many_out" | grep -q "retroanim-tmp" && bad "SIGINT left temporary files" || ok
+  fi
+done
+
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -20,6 +20,7 @@
 #include <iterator>
 #include <memory>
 #include <map>
+#include <set>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -48,7 +49,8 @@ const char *kUsage =
     "  batch IN_DIR OUT_DIR --format ID [-j N] [--writer W]   convert every recognised file\n"
     "                                   (every animation of an archive)\n"
     "  list ARCHIVE                     the animations in a .SI or .pak: id, name, kind, sizes, duration\n"
-    "  extract ARCHIVE OUT_DIR          write each as a loose file (.ani; .ANIM with its skeleton as .CINF)\n"
+    "  extract ARCHIVE OUT_DIR [--force]   write each as a loose file (.ani; .ANIM with its skeleton as\n"
+    "                                   .CINF); existing files are replaced only with --force\n"
     "exit codes: 0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written\n";
 
 int Usage(const std::string &msg)
@@ -64,6 +66,7 @@ struct Args {
     bool quiet = false;
     bool source = false;
     bool gltf_visibility = false; // --gltf-visibility: KHR_node_visibility in retroanim's glTF
+    bool force = false;           // extract --force: replace existing files
     std::vector<std::string> times;
     std::string anim, format, jobs, writer;
 };
@@ -83,6 +86,7 @@ bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
         if (s == "--quiet" || s == "-q") a.quiet = true;
         else if (s == "--source") a.source = true;
         else if (s == "--gltf-visibility") a.gltf_visibility = true;
+        else if (s == "--force") a.force = true;
         else if (s == "--option" || s == "-o") {
             std::string v;
             if (!value(v)) return false;
@@ -156,12 +160,13 @@ struct Loaded {
     ~Loaded() { ra_document_free(doc); }
 };
 
-// The file's bytes into `bytes`; false (with err) if it cannot be read.
-bool ReadBytes(const std::string &file, std::vector<uint8_t> &bytes, ra_error &err)
+// The file's bytes into `bytes`; false (with err) if it cannot be read or
+// has more than the option max_file_size (checked before it is read).
+bool ReadBytes(const std::string &file, const ra_options &opt, std::vector<uint8_t> &bytes, ra_error &err)
 {
     uint8_t *data = nullptr;
     size_t size = 0;
-    if (ra_read_file(file.c_str(), &data, &size, &err) != RA_OK) return false;
+    if (ra_read_file_max(file.c_str(), ra_max_file_size(&opt), &data, &size, &err) != RA_OK) return false;
     bytes.assign(data, data + size);
     ra_free(data);
     return true;
@@ -172,7 +177,7 @@ int Load(const std::string &file, const ra_options &opt, bool scene, Loaded &out
 {
     ra_error err;
     ra_error_clear(&err);
-    if (!ReadBytes(file, out.bytes, err)) return Fail(file, FormatError(err));
+    if (!ReadBytes(file, opt, out.bytes, err)) return Fail(file, FormatError(err));
     size_t size = out.bytes.size();
     ra_status st = scene ? ra_document_load(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err)
                          : ra_document_read(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err);
@@ -418,14 +423,8 @@ void RepeatRotationKeys(aiScene *sc)
 // transform is read from such a property (every unanimated node) becomes NaN
 // with its whole subtree.  Writing the numbers without blanks ("0,-0,90", as
 // FBX SDK files often do) is the same FBX to every other reader.
-bool CompactAsciiFbxNumbers(const std::string &path, std::string &error)
+std::string CompactAsciiFbxNumbers(const std::string &text)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (!in.good() && !in.eof()) {
-        error = "cannot read back " + path;
-        return false;
-    }
     std::string out;
     out.reserve(text.size());
     size_t pos = 0;
@@ -452,11 +451,35 @@ bool CompactAsciiFbxNumbers(const std::string &path, std::string &error)
         }
         out += line;
     }
-    std::ofstream o(path, std::ios::binary | std::ios::trunc);
-    o << out;
-    if (!o.good()) {
-        error = "cannot rewrite " + path;
-        return false;
+    return out;
+}
+
+// Writes what Assimp exported to memory (ExportToBlob): every file whole or not
+// at all (ra_write_file).  The first blob is OUT; each further one (a glTF's
+// .bin) is OUT's stem + "." + its name, and the references to it in the first,
+// which Assimp names after its "$blobfile" placeholder, get that stem.
+bool WriteBlobs(const aiExportDataBlob *master, const std::string &out, bool compact_fbx, std::string &error)
+{
+    size_t slash = out.find_last_of('/'), dot = out.find_last_of('.');
+    std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? out.substr(0, dot) : out;
+    std::string base = slash == std::string::npos ? stem : stem.substr(slash + 1);
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const aiExportDataBlob *b = master->next; b; b = b->next)
+        files.emplace_back(stem + "." + b->name.C_Str(), std::string((const char *)b->data, b->size));
+    std::string text((const char *)master->data, master->size);
+    if (master->next) {
+        static const std::string magic = "$blobfile";
+        for (size_t p = 0; (p = text.find(magic, p)) != std::string::npos; p += base.size()) text.replace(p, magic.size(), base);
+    }
+    if (compact_fbx) text = CompactAsciiFbxNumbers(text);
+    files.emplace_back(out, std::move(text));
+    for (const auto &f : files) {
+        ra_error err;
+        ra_error_clear(&err);
+        if (ra_write_file(f.first.c_str(), f.second.data(), f.second.size(), &err) != RA_OK) {
+            error = FormatError(err);
+            return false;
+        }
     }
     return true;
 }
@@ -519,7 +542,7 @@ bool ConvertOne(const std::string &in, const std::string &out, const Target &tar
     }
     if (!bytes) {
         auto v = std::make_shared<std::vector<uint8_t>>();
-        if (!ReadBytes(in, *v, err)) {
+        if (!ReadBytes(in, o.opt, *v, err)) {
             error = FormatError(err);
             return false;
         }
@@ -573,13 +596,18 @@ bool ConvertOne(const std::string &in, const std::string &out, const Target &tar
             info.keys += ch->mNumPositionKeys + ch->mNumRotationKeys + ch->mNumScalingKeys;
         }
     if (export_id == "fbx" || export_id == "fbxa") RepeatRotationKeys(const_cast<aiScene *>(sc));
+    // exported to memory, then written whole or not at all
     Assimp::Exporter ex;
-    if (ex.Export(sc, export_id, out) != AI_SUCCESS) {
+    const aiExportDataBlob *blob = ex.ExportToBlob(sc, export_id.c_str());
+    if (!blob) {
         info.output_failed = true;
         error = std::string("export to ") + export_id + " failed: " + ex.GetErrorString();
         return false;
     }
-    if (export_id == "fbxa") return CompactAsciiFbxNumbers(out, error);
+    if (!WriteBlobs(blob, out, export_id == "fbxa", error)) {
+        info.output_failed = true;
+        return false;
+    }
     return true;
 }
 
@@ -621,7 +649,7 @@ int OpenArchive(const std::string &file, const ra_options &opt, Archive &out)
 {
     ra_error err;
     ra_error_clear(&err);
-    if (!ReadBytes(file, out.bytes, err)) return Fail(file, FormatError(err));
+    if (!ReadBytes(file, opt, out.bytes, err)) return Fail(file, FormatError(err));
     if (ra_archive_open(out.bytes.data(), out.bytes.size(), &opt, &out.ar, &err) != RA_OK)
         return Fail(file, FormatError(err));
     return 0;
@@ -709,7 +737,7 @@ int CmdExtract(const Args &a, const Options &o)
     std::filesystem::create_directories(a.pos[1], mk);
     if (mk) return Fail(a.pos[1], "cannot create the output folder: " + mk.message());
     std::vector<std::string> stems = ItemStems(ar);
-    int failed = 0;
+    int failed = 0, skipped = 0; // items that could not be read; outputs not written
     for (size_t i = 0; i < ar->count; i++) {
         const ra_archive_item &it = ar->items[i];
         const uint8_t *p = nullptr;
@@ -717,13 +745,23 @@ int CmdExtract(const Args &a, const Options &o)
         ra_error err;
         ra_error_clear(&err);
         std::string out = a.pos[1] + "/" + stems[i] + "." + it.extension;
+        std::string skel = it.has_skeleton ? a.pos[1] + "/" + stems[i] + ".CINF" : "";
+        // never over the archive; over an existing file only with --force
+        std::string refused;
+        for (const std::string *f : {&out, &skel}) {
+            if (f->empty() || !refused.empty()) continue;
+            if (SameFile(*f, a.pos[0])) refused = *f + " is the archive itself; not written";
+            else if (!a.force && access(f->c_str(), F_OK) == 0) refused = *f + " exists; not replaced (--force replaces it)";
+        }
+        if (!refused.empty()) {
+            skipped++;
+            std::fprintf(stderr, "retroanim: %s\n", refused.c_str());
+            continue;
+        }
         bool ok = ra_archive_payload(ar, i, &p, &n, &err) == RA_OK && ra_write_file(out.c_str(), p, n, &err) == RA_OK;
         // the skeleton beside it, under its stem: the loose ANIM finds it as a sibling
-        std::string skel;
-        if (ok && it.has_skeleton) {
-            skel = a.pos[1] + "/" + stems[i] + ".CINF";
+        if (ok && it.has_skeleton)
             ok = ra_archive_skeleton(ar, i, &p, &n, &err) == RA_OK && ra_write_file(skel.c_str(), p, n, &err) == RA_OK;
-        }
         if (!ok) {
             failed++;
             std::fprintf(stderr, "retroanim: %s: %s: %s\n", a.pos[0].c_str(), it.name, FormatError(err).c_str());
@@ -732,8 +770,8 @@ int CmdExtract(const Args &a, const Options &o)
         if (!a.quiet) std::printf("wrote %s%s%s\n", out.c_str(), skel.empty() ? "" : " + ", skel.c_str());
     }
     for (size_t i = 0; i < ar->warning_count && !a.quiet; i++) std::printf("warning: %s\n", ar->warnings[i]);
-    if (!a.quiet) std::printf("extract: %zu animation(s), %d failed\n", ar->count, failed);
-    return failed ? 1 : 0;
+    if (!a.quiet) std::printf("extract: %zu animation(s), %d failed, %d not written\n", ar->count, failed, skipped);
+    return failed ? 1 : skipped ? 3 : 0;
 }
 
 int CmdBatch(const Args &a, const Options &o)
@@ -821,6 +859,25 @@ int CmdBatch(const Args &a, const Options &o)
             jobs_list.push_back({in, a.pos[1] + "/" + base + "." + ext, ""});
         }
     }
+    // an output that is one of the inputs (batch DIR DIR, a LEGO file named
+    // walk.glb) is skipped with a message: inputs are never written
+    {
+        std::set<std::pair<dev_t, ino_t>> inputs;
+        struct stat st;
+        for (const auto &f : files)
+            if (stat((a.pos[0] + "/" + f.name).c_str(), &st) == 0) inputs.insert({st.st_dev, st.st_ino});
+        std::vector<Job> kept;
+        for (auto &j : jobs_list) {
+            if (stat(j.out.c_str(), &st) == 0 && inputs.count({st.st_dev, st.st_ino})) {
+                errors.push_back("retroanim: " + j.out + ": is one of the inputs; not written");
+                std::fprintf(stderr, "%s\n", errors.back().c_str());
+                archive_failures++; // counted with the conversions that did not happen
+                continue;
+            }
+            kept.push_back(std::move(j));
+        }
+        jobs_list.swap(kept);
+    }
     std::atomic<size_t> next{0}, done{0}, failed{archive_failures};
     std::mutex mu;
     bool tty = !a.quiet && isatty(2);
@@ -844,7 +901,7 @@ int CmdBatch(const Args &a, const Options &o)
         auto v = std::make_shared<std::vector<uint8_t>>();
         ra_error err;
         ra_error_clear(&err);
-        if (!ReadBytes(in, *v, err)) {
+        if (!ReadBytes(in, o.opt, *v, err)) {
             error = FormatError(err);
             return nullptr;
         }

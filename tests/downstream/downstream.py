@@ -605,6 +605,14 @@ def check_assimp(ctx, fixtures):
     r = run(["assimp", "info", sample.path], env=base_env)
     if r.returncode == 0:
         fail("assimp info %s succeeded without the preload module" % sample.rel)
+    # max_file_size holds in the stock tool too: refused before the file is read
+    r = run(["assimp", "info", sample.path], env=dict(base_env, LD_PRELOAD=preload,
+                                                      RETROANIM_OPTIONS="max_file_size=10"))
+    out = r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
+    if r.returncode == 0 or "more than max_file_size (10)" not in out:
+        fail("assimp info with max_file_size=10: exit %d, no refusal naming the limit:\n%s" % (r.returncode, out[-500:]))
+    else:
+        print("assimp: max_file_size=10 refuses %s before reading it" % sample.rel)
     if ctx.args.mismatch_preload:
         env = dict(base_env, LD_PRELOAD=os.path.abspath(ctx.args.mismatch_preload))
         r = run(["assimp", "info", sample.path], env=env)
