@@ -383,6 +383,41 @@ for sig in INT KILL; do
   fi
 done
 
+# ---- trees at the limits through every exporter ----------------------------------
+# a chain max_depth deep (1024, the largest max_depth) and a flat scene of 5,000 nodes (the most
+# Assimp's exporters take): every writer finishes within 30 s; one level or node more is refused
+python3 - "$FIX" "$TMP" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import make_fixtures as m
+def key(x, y): return m.trans_key(0, 0, x, 0, 0) + m.trans_key(1000, 0, x, y, 0)
+def chain(n):  # n nested nodes, each moved along x and animated in y
+    return b"".join(m.u32(len(b"N%d" % i)) + b"N%d" % i + m.u16(2) + key(1, 0.5) + m.u16(0) * 3 +
+                    m.u32(1 if i + 1 < n else 0) for i in range(n))
+def flat(n):  # one node holding n animated children
+    kids = b"".join(m.u32(len(b"C%d" % i)) + b"C%d" % i + m.u16(2) + key(i, 1) + m.u16(0) * 3 + m.u32(0)
+                    for i in range(n))
+    return m.u32(4) + b"ROOT" + m.u16(0) * 4 + m.u32(n) + kids
+for name, body in (("deep1025", chain(1025)), ("deep1026", chain(1026)), ("wide4998", flat(4998)),
+                   ("wide4999", flat(4999))):
+    open("%s/%s.ani" % (sys.argv[2], name), "wb").write(m.header(10, 0, 0, 0, 0) + m.actor_list([]) +
+                                                        m.duration(1000) + body)
+PY
+for f in glb gltf fbx fbxa collada assbin; do
+  for tree in deep1025 wide4998; do
+    t0=$(date +%s%N)
+    expect_rc 0 "$tree through $f" timeout 60 "$BIN" convert "$TMP/$tree.ani" "$TMP/$tree.$f" --format $f --option max_depth=1024 --quiet
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    [ "$ms" -lt 30000 ] && ok || bad "$tree through $f took $ms ms"
+  done
+done
+expect_rc 1 "a chain deeper than max_depth=1024" "$BIN" info "$TMP/deep1026.ani" --option max_depth=1024
+grep -q "deeper than max_depth" "$TMP/err" && ok || bad "deep1026 line: $(cat "$TMP/err")"
+expect_rc 2 "max_depth above 1024" "$BIN" info "$TMP/deep1025.ani" --option max_depth=1025
+expect_rc 1 "5,001 nodes through Assimp's FBX exporter" "$BIN" convert "$TMP/wide4999.ani" "$TMP/w.fbx"
+grep -q "more than max_nodes (5000).*write .glb or .gltf" "$TMP/err" && ok || bad "wide4999 line: $(cat "$TMP/err")"
+expect_rc 0 "5,001 nodes through retroanim's glTF writer" "$BIN" convert "$TMP/wide4999.ani" "$TMP/w.glb" --quiet
+
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

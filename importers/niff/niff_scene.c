@@ -956,7 +956,9 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     if (!(kt > 0 && kt <= 0.1))
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_tolerance", "key_tolerance must be in (0, 0.1]");
     double mdepth = ra_options_get_double(&doc->options, "max_depth", 256);
-    int max_depth = mdepth >= 1 && mdepth <= 10000 ? (int)mdepth : mdepth > 10000 ? 10000 : 1;
+    if (!(mdepth >= 1 && mdepth <= RA_MAX_DEPTH_LIMIT))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..%d", RA_MAX_DEPTH_LIMIT);
+    int max_depth = (int)mdepth;
 
     /* playback of every group */
     st->gp = ra_arena_array(ar, f->group_count, sizeof *st->gp);

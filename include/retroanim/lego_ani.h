@@ -67,8 +67,8 @@ typedef struct lego_ani {
 } lego_ani;
 
 #define LEGO_DEFAULT_MAX_DEPTH 256
-/* the largest max_depth accepted: the tree walks recurse once per level */
-#define LEGO_MAX_DEPTH_LIMIT 10000
+/* the largest max_depth accepted (RA_MAX_DEPTH_LIMIT) */
+#define LEGO_MAX_DEPTH_LIMIT RA_MAX_DEPTH_LIMIT
 
 /* Reads a full .ani (body_only = false) or a body-only animation.  Everything
  * is allocated in `arena`. max_depth bounds the tree's nesting. */

@@ -35,6 +35,13 @@ const char *ra_status_name(ra_status s);
 /* The first failure of an operation.  offset is a byte offset into the input
  * (or RA_NO_OFFSET when the failure is not tied to a position). */
 #define RA_NO_OFFSET UINT64_MAX
+
+/* The largest max_depth (node nesting) any format accepts.  Every path a
+ * scene takes must survive it: Assimp 5.2.5's FBX exporter recurses per
+ * level and overflows an 8 MiB stack near 6,000 levels, and its Collada
+ * exporter is quadratic in depth (a 6,000-deep chain runs for minutes); at
+ * 1,024 every exporter finishes in about a second (tests/test_cli.sh). */
+#define RA_MAX_DEPTH_LIMIT 1024
 typedef struct ra_error {
     ra_status code;
     const char *format; /* format id ("lego_ani", ...) or "retroanim" */
