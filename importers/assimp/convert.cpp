@@ -201,6 +201,49 @@ void SetBindMatrices(const ra_scene &s, aiScene *out)
     }
 }
 
+// A skeleton mesh of finite but absurd size (a rest translation of 2.55e38
+// is a valid float) overflows: its normals and areas come out infinite or
+// zero in float, and post-processing (FindInvalidData, FindDegenerates)
+// removes it, so that `assimp info` would refuse a file the CLI loads.  Such
+// a scene keeps no mesh and is marked incomplete, as a mesh-less scene is.
+bool MeshesPlayable(const aiScene *out)
+{
+    const ai_real limit = (ai_real)1e15; // squares and cross products stay finite in float
+    for (unsigned m = 0; m < out->mNumMeshes; m++) {
+        const aiMesh *mesh = out->mMeshes[m];
+        for (unsigned v = 0; v < mesh->mNumVertices; v++) {
+            const aiVector3D &p = mesh->mVertices[v];
+            if (!(std::fabs(p.x) < limit && std::fabs(p.y) < limit && std::fabs(p.z) < limit)) return false;
+            if (mesh->mNormals && !(std::isfinite(mesh->mNormals[v].x) && std::isfinite(mesh->mNormals[v].y) &&
+                                    std::isfinite(mesh->mNormals[v].z)))
+                return false;
+        }
+    }
+    return true;
+}
+
+void DropMeshes(aiScene *out)
+{
+    for (unsigned m = 0; m < out->mNumMeshes; m++) delete out->mMeshes[m];
+    delete[] out->mMeshes;
+    out->mMeshes = nullptr;
+    out->mNumMeshes = 0;
+    for (unsigned m = 0; m < out->mNumMaterials; m++) delete out->mMaterials[m]; // the builder's
+    delete[] out->mMaterials;
+    out->mMaterials = nullptr;
+    out->mNumMaterials = 0;
+    std::vector<aiNode *> stack{out->mRootNode};
+    while (!stack.empty()) {
+        aiNode *n = stack.back();
+        stack.pop_back();
+        delete[] n->mMeshes;
+        n->mMeshes = nullptr;
+        n->mNumMeshes = 0;
+        for (unsigned i = 0; i < n->mNumChildren; i++) stack.push_back(n->mChildren[i]);
+    }
+    out->mFlags |= AI_SCENE_FLAGS_INCOMPLETE;
+}
+
 }  // namespace
 
 void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *out)
@@ -357,6 +400,7 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     if (wrapper) FoldWrapperBone(wrapper, nodes[0], out);
     MendDegenerateFaces(out);
     SetBindMatrices(s, out);
+    if (!MeshesPlayable(out)) DropMeshes(out);
 }
 
 }  // namespace retroanim

@@ -134,6 +134,8 @@ const ra_format *ra_format_by_extension(const char *filename)
     return NULL;
 }
 
+#define RA_DETECT_CONFIDENT 50 /* a signature with a magic number scores above this */
+
 const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *filename)
 {
     const ra_format *best = NULL;
@@ -146,8 +148,11 @@ const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *
             best = g_formats[i];
         }
     }
-    if (best) return best;
-    return ra_format_by_extension(filename);
+    /* a low-confidence match (a Metroid CINF has no magic) yields to the
+     * format the file's extension names: an explicit extension decides */
+    const ra_format *by_ext = ra_format_by_extension(filename);
+    if (best && best_score < RA_DETECT_CONFIDENT && by_ext) return by_ext;
+    return best ? best : by_ext;
 }
 
 /* ---- documents ------------------------------------------------------------------------ */

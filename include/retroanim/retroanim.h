@@ -90,8 +90,9 @@ struct ra_format {
 
 const ra_format *const *ra_formats(size_t *count);
 const ra_format *ra_format_find(const char *id);
-/* Best format for the bytes (by signature); with no signature match, by the
- * file name's extension when it is given.  NULL if none. */
+/* Best format for the bytes (by signature); with no signature match, or only
+ * a low-confidence one (a Metroid CINF, which has no magic), the format the
+ * file name's extension names decides when it names one.  NULL if none. */
 const ra_format *ra_format_detect(const uint8_t *data, size_t size, const char *filename);
 /* Does any format claim this file name's extension? */
 const ra_format *ra_format_by_extension(const char *filename);
