@@ -24,8 +24,8 @@ static inline void fx_check_semantics_ex(const ra_document *doc, size_t anim, co
                                          fx_stats *stats)
 {
     const ra_scene *s = &doc->scene;
-    ra_mat4 *pw = malloc(s->node_count * sizeof *pw), *kw = malloc(s->node_count * sizeof *kw);
-    double *allowed = malloc(s->node_count * sizeof *allowed);
+    ra_mat4 *pw = (ra_mat4 *)malloc(s->node_count * sizeof *pw), *kw = (ra_mat4 *)malloc(s->node_count * sizeof *kw);
+    double *allowed = (double *)malloc(s->node_count * sizeof *allowed);
     for (size_t n = 0; n < s->node_count; n++) allowed[n] = node_tol ? node_tol(doc, anim, n) : tol;
     double worst = 0, worst_t = 0, worst_allowed = tol, worst_ratio = 0;
     const char *worst_node = "";
@@ -115,7 +115,7 @@ static inline bool fx_check_pose_line_ex(const ra_document *doc, const char *lin
     int32_t idx = ra_scene_find_node(s, node);
     CHECK(idx >= 0, "%s: no node named '%s'", what, node);
     if (idx < 0) return true;
-    ra_mat4 *world = malloc(s->node_count * sizeof *world);
+    ra_mat4 *world = (ra_mat4 *)malloc(s->node_count * sizeof *world);
     ra_error e;
     ra_error_clear(&e);
     ra_document_pose(doc, anim, t, world, &e);
@@ -276,7 +276,7 @@ static inline uint32_t fx_rnd(void)
 /* uniform in [lo, hi], in steps of (hi - lo) / 1e6 */
 static inline double fx_frand(double lo, double hi) { return lo + (hi - lo) * (fx_rnd() % 1000001) / 1000000.0; }
 
-static int fx_cmp_name(const void *a, const void *b) { return strcmp(a, b); }
+static int fx_cmp_name(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
 
 /* Runs `run` on every file of `dir` that `accept` takes, in name order;
  * returns how many ran. */
@@ -293,7 +293,7 @@ static inline int fx_for_each_file(const char *dir, bool (*accept)(const char *n
         if (strlen(de->d_name) >= sizeof(fx_name) || !accept(de->d_name)) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            fx_name *nn = realloc(names, cap * sizeof *nn);
+            fx_name *nn = (fx_name *)realloc(names, cap * sizeof *nn);
             if (!nn) break;
             names = nn;
         }

@@ -7,7 +7,6 @@
 #include <assimp/Importer.hpp>
 #include <assimp/scene.h>
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "ra_test.h"
+#include "ra_fixture.h"
 #include "retroanim/ra_gltf.h"
 #include "retroanim/retroanim.h"
 
@@ -134,29 +133,6 @@ static void CheckFile(const uint8_t *d, size_t n, const char *path, const char *
     ra_document_free(doc);
 }
 
-// every fixture of the folders (by extension; .anb is a LEGO body), in name order
-static void ForEachFixture(int n, char **dirs)
-{
-    for (int i = 0; i < n; i++) {
-        std::vector<std::string> names;
-        if (DIR *d = opendir(dirs[i])) {
-            while (dirent *e = readdir(d)) {
-                std::string nm = e->d_name;
-                bool body = nm.size() > 4 && nm.compare(nm.size() - 4, 4, ".anb") == 0;
-                if (body || (nm.find('.') != std::string::npos && ra_format_by_extension(nm.c_str()))) names.push_back(nm);
-            }
-            closedir(d);
-        }
-        std::sort(names.begin(), names.end());
-        for (const auto &nm : names) {
-            std::string path = std::string(dirs[i]) + "/" + nm;
-            std::vector<char> b = Bytes(path);
-            bool body = nm.size() > 4 && nm.compare(nm.size() - 4, 4, ".anb") == 0;
-            CheckFile((const uint8_t *)b.data(), b.size(), path.c_str(), nm.c_str(), body);
-        }
-    }
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -167,7 +143,7 @@ int main(int argc, char **argv)
     if (!mkdtemp(tmpl)) return 2;
     g_dir = tmpl;
     mkdir((g_dir + "/again").c_str(), 0755);
-    ForEachFixture(argc - 1, argv + 1);
+    fx_for_each_fixture(argc - 1, argv + 1, CheckFile);
     CHECK(g_files >= 40 && g_keys > 10000, "only %ld fixtures, %ld keys compared", g_files, g_keys);
 
     // failures: the output named, nothing left behind

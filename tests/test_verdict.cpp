@@ -8,18 +8,14 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
-#include <dirent.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
-#include "ra_test.h"
+#include "ra_fixture.h"
 #include "retroanim/assimp.hpp"
 #include "retroanim/retroanim.h"
 
@@ -54,48 +50,39 @@ static bool AssimpLoads(const std::vector<uint8_t> &d, const std::string &path, 
     return sc != nullptr;
 }
 
+static size_t g_windows;
+
+static void CheckFile(const uint8_t *data, size_t size, const char *path_c, const char *nm, bool body)
+{
+    static const uint32_t patterns[] = {0x7F3FD7A2u, 0xFF3FD7A2u, 0xA2D73F7Fu, 0xFFFFFFFFu, 0x7FC00000u};
+    const std::vector<uint8_t> orig(data, data + size);
+    const std::string path = path_c;
+    size_t slots = orig.size() / 4, step = slots > g_windows ? slots / g_windows : 1;
+    long mismatches = 0;
+    for (size_t w = 0; w < slots; w += step) {
+        for (uint32_t p : patterns) {
+            std::vector<uint8_t> d = orig;
+            std::memcpy(&d[4 * w], &p, 4);
+            std::string why;
+            bool c = CLoads(d, path, body), s = AssimpLoads(d, path, body, why);
+            g_loads++;
+            g_accepted += c;
+            if (c != s && mismatches++ < 3)
+                CHECK(false, "%s with bytes %zu..%zu = 0x%08X: the library %s it, Assimp %s it%s%s", nm, 4 * w,
+                      4 * w + 3, p, c ? "loads" : "refuses", s ? "loads" : "refuses", why.empty() ? "" : ": ",
+                      why.c_str());
+            else if (c == s)
+                ra_t_pass++;
+        }
+    }
+    if (mismatches > 3) CHECK(false, "%s: %ld mismatches in all", nm, mismatches);
+}
+
 int main(int argc, char **argv)
 {
     const char *env = std::getenv("RA_VERDICT_WINDOWS");
-    const size_t windows = env ? (size_t)std::strtoul(env, nullptr, 10) : 48;
-    const uint32_t patterns[] = {0x7F3FD7A2u, 0xFF3FD7A2u, 0xA2D73F7Fu, 0xFFFFFFFFu, 0x7FC00000u};
-    for (int a = 1; a < argc; a++) {
-        std::vector<std::string> names;
-        if (DIR *dir = opendir(argv[a])) {
-            while (dirent *e = readdir(dir)) {
-                std::string nm = e->d_name;
-                bool body = nm.size() > 4 && nm.compare(nm.size() - 4, 4, ".anb") == 0;
-                if (body || (nm.find('.') != std::string::npos && ra_format_by_extension(nm.c_str()))) names.push_back(nm);
-            }
-            closedir(dir);
-        }
-        std::sort(names.begin(), names.end());
-        for (const auto &nm : names) {
-            std::string path = std::string(argv[a]) + "/" + nm;
-            std::ifstream f(path, std::ios::binary);
-            std::vector<uint8_t> orig((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-            bool body = nm.size() > 4 && nm.compare(nm.size() - 4, 4, ".anb") == 0;
-            size_t slots = orig.size() / 4, step = slots > windows ? slots / windows : 1;
-            long mismatches = 0;
-            for (size_t w = 0; w < slots; w += step) {
-                for (uint32_t p : patterns) {
-                    std::vector<uint8_t> d = orig;
-                    std::memcpy(&d[4 * w], &p, 4);
-                    std::string why;
-                    bool c = CLoads(d, path, body), s = AssimpLoads(d, path, body, why);
-                    g_loads++;
-                    g_accepted += c;
-                    if (c != s && mismatches++ < 3)
-                        CHECK(false, "%s with bytes %zu..%zu = 0x%08X: the library %s it, Assimp %s it%s%s", nm.c_str(),
-                              4 * w, 4 * w + 3, p, c ? "loads" : "refuses", s ? "loads" : "refuses",
-                              why.empty() ? "" : ": ", why.c_str());
-                    else if (c == s)
-                        ra_t_pass++;
-                }
-            }
-            if (mismatches > 3) CHECK(false, "%s: %ld mismatches in all", nm.c_str(), mismatches);
-        }
-    }
+    g_windows = env ? (size_t)std::strtoul(env, nullptr, 10) : 48;
+    fx_for_each_fixture(argc - 1, argv + 1, CheckFile);
     std::printf("verdict: %ld mutated loads, %ld accepted by both\n", g_loads, g_accepted);
     CHECK(g_loads > 1000, "only %ld loads", g_loads);
     return ra_test_finish("test_verdict");
