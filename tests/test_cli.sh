@@ -418,6 +418,12 @@ expect_rc 1 "5,001 nodes through Assimp's FBX exporter" "$BIN" convert "$TMP/wid
 grep -q "more than max_nodes (5000).*write .glb or .gltf" "$TMP/err" && ok || bad "wide4999 line: $(cat "$TMP/err")"
 expect_rc 0 "5,001 nodes through retroanim's glTF writer" "$BIN" convert "$TMP/wide4999.ani" "$TMP/w.glb" --quiet
 
+# ---- max_keys stops the bake once the kept keys pass it ------------------------------
+for f in "$NIFF/keys.niff" "$HW/timeline.mad" "$FIX/deep.ani" "$WOG/rot_1rps.anim.binltl"; do
+  expect_rc 1 "$(basename "$f") over max_keys=20" "$BIN" info "$f" --option max_keys=20
+  grep -q "more than max_keys (20)" "$TMP/err" && ok || bad "$(basename "$f") max_keys line: $(cat "$TMP/err")"
+done
+
 echo "test_cli: $pass passed, $fail failed"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -287,7 +287,16 @@ static ra_status limit_key_angle(ra_document *d, ra_error *err)
 
 ra_status ra_document_build_scene(ra_document *d, ra_error *err)
 {
+    /* max_keys stops the bake as soon as the kept keys pass it (a key
+     * charge failing reads as out of memory to the format: named here) */
+    double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
+    ra_key_budget saved = ra_key_budget_begin(max_keys);
     ra_status st = d->format->to_scene(d, err);
+    if (ra_key_budget_end(saved) && st != RA_OK) {
+        ra_error_clear(err);
+        st = ra_fail(err, RA_ERR_LIMIT, d->format->id, RA_NO_OFFSET, "max_keys",
+                     "the animations need more than max_keys (%.0f) keys", max_keys);
+    }
     if (st == RA_OK) st = limit_key_angle(d, err);
     if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);

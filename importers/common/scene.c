@@ -249,10 +249,40 @@ void ra_quat_track_release(ra_quat_track *tr)
     *tr = (ra_quat_track){0};
 }
 
+/* ---- the key budget of the load under way on this thread (max_keys) ---------------- */
+static _Thread_local double g_keys_left = HUGE_VAL;
+static _Thread_local bool g_keys_over;
+
+ra_key_budget ra_key_budget_begin(double max_keys)
+{
+    ra_key_budget saved = {g_keys_left, g_keys_over};
+    g_keys_left = max_keys;
+    g_keys_over = false;
+    return saved;
+}
+
+bool ra_key_budget_end(ra_key_budget saved)
+{
+    bool over = g_keys_over;
+    g_keys_left = saved.left;
+    g_keys_over = saved.over;
+    return over;
+}
+
+bool ra_keys_charge(size_t n)
+{
+    if ((double)n > g_keys_left) {
+        g_keys_over = true;
+        return false;
+    }
+    g_keys_left -= (double)n;
+    return true;
+}
+
 bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key **out, size_t *count)
 {
     ra_vec_track_simplify(tr, tol);
-    *out = ra_arena_memdup(a, tr->keys, tr->count, sizeof **out);
+    *out = ra_keys_charge(tr->count) ? ra_arena_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
     *count = *out ? tr->count : 0;
     ra_vec_track_release(tr);
     return *out != NULL;
@@ -262,7 +292,7 @@ bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max
                           size_t *count)
 {
     ra_quat_track_simplify(tr, tol, max_angle);
-    *out = ra_arena_memdup(a, tr->keys, tr->count, sizeof **out);
+    *out = ra_keys_charge(tr->count) ? ra_arena_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
     *count = *out ? tr->count : 0;
     ra_quat_track_release(tr);
     return *out != NULL;

@@ -389,8 +389,9 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     if (ok) {
         b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
         b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
-        ch->position = ra_arena_memdup(doc->arena, b.pos.keys, b.pos.count, sizeof *ch->position);
-        ch->rotation = ra_arena_memdup(doc->arena, b.rot.keys, b.rot.count, sizeof *ch->rotation);
+        bool fits = ra_keys_charge(b.pos.count + b.rot.count); /* max_keys */
+        ch->position = fits ? ra_arena_memdup(doc->arena, b.pos.keys, b.pos.count, sizeof *ch->position) : NULL;
+        ch->rotation = fits ? ra_arena_memdup(doc->arena, b.rot.keys, b.rot.count, sizeof *ch->rotation) : NULL;
         ch->position_count = b.pos.count, ch->rotation_count = b.rot.count;
     }
     ra_vec_track_release(&b.pos);

@@ -237,6 +237,16 @@ bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key *
 bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max_angle, ra_quat_key **out,
                           size_t *count);
 void ra_vec_track_release(ra_vec_track *tr);
+/* The keys a load may still commit (max_keys), per thread: ra_document_build_scene
+ * opens the budget around to_scene; the _commit functions (and any baker that
+ * copies keys into the arena itself) charge what they keep, and a charge past
+ * the budget fails like an allocation, so a file over max_keys stops baking at
+ * once.  _end restores the budget _begin saved (loads may nest) and says
+ * whether a charge failed. */
+typedef struct ra_key_budget { double left; bool over; } ra_key_budget;
+ra_key_budget ra_key_budget_begin(double max_keys);
+bool ra_key_budget_end(ra_key_budget saved);
+bool ra_keys_charge(size_t n);
 void ra_quat_track_release(ra_quat_track *tr);
 
 /* ---- baking a transform function into keys ----------------------------------------
