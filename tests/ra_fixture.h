@@ -317,6 +317,21 @@ static inline bool fx_is_fixture(const char *name)
     return fx_is_body(name) || (strchr(name, '.') && ra_format_by_extension(name));
 }
 
+/* Loads a fixture's bytes as the tests do (a .anb as a LEGO body), with one
+ * more option KEY=VALUE when key is not NULL. */
+static inline ra_status fx_load_opt(const uint8_t *d, size_t n, const char *path, bool body, const char *key,
+                                    const char *value, ra_document **doc)
+{
+    ra_options o;
+    ra_options_init(&o);
+    if (body) ra_options_add(&o, "format", "lego_ani_body");
+    if (key) ra_options_add(&o, key, value);
+    ra_error e;
+    ra_error_clear(&e);
+    *doc = NULL;
+    return ra_document_load(d, n, path, &o, doc, &e);
+}
+
 typedef void (*fx_bytes_fn)(const uint8_t *data, size_t size, const char *path, const char *name, bool body);
 static const char *fx_walk_dir;
 static fx_bytes_fn fx_walk_fn;

@@ -106,13 +106,10 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
 
 static void CheckFile(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
-    ra_options o;
-    ra_options_init(&o);
-    if (body) ra_options_add(&o, "format", "lego_ani_body");
     ra_document *doc = nullptr;
+    if (fx_load_opt(d, n, path, body, nullptr, nullptr, &doc) != RA_OK) return; // the refused fixtures
     ra_error err;
     ra_error_clear(&err);
-    if (ra_document_load(d, n, path, &o, &doc, &err) != RA_OK) return; // the refused fixtures
     g_files++;
     std::string base = g_dir + "/" + nm;
     for (const char *ext : {".glb", ".gltf"}) {

@@ -19,13 +19,7 @@ static double g_worst_gap, g_worst_diff;
 
 static ra_status load(const uint8_t *d, size_t n, const char *path, bool body, const char *mka, ra_document **doc)
 {
-    ra_options o;
-    ra_options_init(&o);
-    if (body) ra_options_add(&o, "format", "lego_ani_body");
-    if (mka) ra_options_add(&o, "max_key_angle", mka);
-    ra_error e;
-    ra_error_clear(&e);
-    return ra_document_load(d, n, path, &o, doc, &e);
+    return fx_load_opt(d, n, path, body, mka ? "max_key_angle" : NULL, mka, doc);
 }
 
 static long rotation_keys(const ra_scene *s)

@@ -23,13 +23,8 @@ static long g_loads, g_accepted;
 
 static bool CLoads(const std::vector<uint8_t> &d, const std::string &path, bool body)
 {
-    ra_options o;
-    ra_options_init(&o);
-    if (body) ra_options_add(&o, "format", "lego_ani_body");
     ra_document *doc = nullptr;
-    ra_error err;
-    ra_error_clear(&err);
-    bool ok = ra_document_load(d.data(), d.size(), path.c_str(), &o, &doc, &err) == RA_OK;
+    bool ok = fx_load_opt(d.data(), d.size(), path.c_str(), body, nullptr, nullptr, &doc) == RA_OK;
     ra_document_free(doc);
     return ok;
 }

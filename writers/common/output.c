@@ -2,7 +2,9 @@
  * renamed over it once complete. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,10 +40,42 @@ static void live_remove(int slot)
 {
     if (slot >= 0) __atomic_store_n((int *)&live_used[slot], 0, __ATOMIC_RELEASE);
 }
+/* A temporary file is created and registered with SIGINT and SIGTERM blocked
+ * in its thread, and counted in g_opening meanwhile: the handler (on another
+ * thread) first sets g_dying, so that no new file is started, then waits for
+ * the files being created to be registered, so that it removes them all. */
+static atomic_int g_opening, g_dying;
+
 void ra_outfile_remove_all_temporary(void)
 {
+    atomic_store(&g_dying, 1);
+    while (atomic_load(&g_opening) > 0) {
+    }
     for (int i = 0; i < LIVE_SLOTS; i++)
         if (__atomic_load_n((int *)&live_used[i], __ATOMIC_ACQUIRE) == 1) unlink(live_path[i]);
+}
+
+/* mkstemp and registration, with the signals blocked (see above); -1 and
+ * errno on failure */
+static int create_registered(ra_outfile *o)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    atomic_fetch_add(&g_opening, 1);
+    int fd = -1;
+    if (atomic_load(&g_dying)) {
+        errno = EINTR;
+    } else if ((fd = mkstemp(o->tmp)) >= 0) {
+        o->slot = live_add(o->tmp);
+    }
+    int e = errno;
+    atomic_fetch_sub(&g_opening, 1);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return fd;
 }
 
 static void release(ra_outfile *o)
@@ -87,14 +121,13 @@ ra_status ra_outfile_open(ra_outfile *o, const char *path, ra_error *err)
     o->tmp[dir] = '.';
     memcpy(o->tmp + dir + 1, path + dir, n - dir);
     memcpy(o->tmp + n + 1, suffix, sizeof suffix);
-    int fd = mkstemp(o->tmp);
+    int fd = create_registered(o);
     if (fd < 0) {
         int e = errno;
         release(o);
         return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot create a file beside %s: %s", path,
                        strerror(e));
     }
-    o->slot = live_add(o->tmp);
     /* mkstemp makes 0600; give the file the mode a plain create would */
     mode_t mask = umask(0);
     umask(mask);
