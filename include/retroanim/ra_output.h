@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "ra_base.h"
@@ -33,6 +34,10 @@ bool ra_outfile_write(ra_outfile *o, const void *data, size_t n);
  * as it was.  Either way o is released. */
 ra_status ra_outfile_commit(ra_outfile *o, ra_error *err);
 void ra_outfile_abort(ra_outfile *o);
+/* Overwrites n bytes at offset (already written) and goes back to the end, for
+ * formats whose headers hold sizes known only later (FBX).  Fails like a write
+ * (o->error) when the output cannot seek. */
+bool ra_outfile_patch(ra_outfile *o, uint64_t offset, const void *data, size_t n);
 /* Removes every temporary file still open (async-signal-safe: for a SIGINT or
  * SIGTERM handler, which then exits). */
 void ra_outfile_remove_all_temporary(void);

@@ -153,6 +153,17 @@ bool ra_outfile_write(ra_outfile *o, const void *data, size_t n)
     return true;
 }
 
+bool ra_outfile_patch(ra_outfile *o, uint64_t offset, const void *data, size_t n)
+{
+    if (o->error) return false;
+    if (offset > (uint64_t)INT64_MAX || fflush(o->fp) != 0 || fseeko(o->fp, (off_t)offset, SEEK_SET) != 0 ||
+        fwrite(data, 1, n, o->fp) != n || fseeko(o->fp, 0, SEEK_END) != 0) {
+        o->error = errno ? errno : EIO;
+        return false;
+    }
+    return true;
+}
+
 void ra_outfile_abort(ra_outfile *o)
 {
     if (o->fp) fclose(o->fp);
