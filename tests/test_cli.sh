@@ -295,14 +295,35 @@ expect_rc 0 "convert .gltf" "$BIN" convert "$FIX/camera.ani" "$TMP/cam era.gltf"
 grep -q '"uri": "cam%20era.bin"' "$TMP/cam era.gltf" && [ -s "$TMP/cam era.bin" ] && ok || bad ".gltf names its .bin"
 grep -q "^wrote .*cam era.gltf (glTF 2.0 + .bin, retroanim's writer): 4 nodes, 1 animation(s), 1 camera(s), [0-9]* keys" \
   "$TMP/out" && ok || bad "convert summary: $(cat "$TMP/out")"
+# retroanim's FBX writer: the same guarantees; it seeks back into its file, so a pipe is refused
+expect_rc 0 "convert .fbx" "$BIN" convert "$FIX/camera.ani" "$TMP/cam.fbx"
+grep -q "^wrote .*cam.fbx (binary FBX 7.4, retroanim's writer): 5 nodes, 1 animation(s), 1 camera(s), [0-9]* keys, [0-9]* bytes" \
+  "$TMP/out" && ok || bad "convert .fbx summary: $(cat "$TMP/out")"
+[ "$(head -c 18 "$TMP/cam.fbx")" = "Kaydara FBX Binary" ] && ok || bad "cam.fbx is not binary FBX"
+expect_rc 3 "convert .fbx to /dev/full" "$BIN" convert "$FIX/hierarchy.ani" /dev/full --format fbx
+grep -q "^retroanim: /dev/full: .*No space left" "$TMP/err" && ok || bad "fbx /dev/full line: $(cat "$TMP/err")"
+"$BIN" convert "$FIX/hierarchy.ani" /dev/stdout --format fbx 2>"$TMP/err" | cat >"$TMP/piped.fbx"
+[ "${PIPESTATUS[0]}" -eq 3 ] && ok || bad "convert .fbx to a pipe did not exit 3"
+grep -q "^retroanim: /dev/stdout: fbx: the output cannot seek: FBX is written with seeks; write to a file" "$TMP/err" && ok ||
+  bad "fbx pipe line: $(cat "$TMP/err")"
+[ ! -s "$TMP/piped.fbx" ] && ok || bad "convert .fbx to a pipe wrote bytes"
+# Collada is refused: Assimp's exporter writes animated scenes nothing loads back
+for w in retroanim assimp; do
+  expect_rc 2 "convert .dae ($w)" "$BIN" convert "$FIX/camera.ani" "$TMP/cam.dae" --writer $w
+  grep -q "Collada (.dae) is not written.*write .glb or .gltf.*or .fbx" "$TMP/err" && ok || bad ".dae line: $(cat "$TMP/err")"
+  [ ! -e "$TMP/cam.dae" ] && ok || bad "a refused .dae was written"
+done
+expect_rc 2 "batch --format collada" "$BIN" batch "$FIX" "$TMP/dae_out" --format collada
 # a full disk: a small tmpfs (root only; skipped elsewhere) holding an older file
 if [ "$(id -u)" -eq 0 ] && mkdir -p "$TMP/full" && mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
-  echo "old" >"$TMP/full/deep.glb"
+  echo "old" >"$TMP/full/deep.glb" && echo "old" >"$TMP/full/deep.fbx"
   head -c 60000 /dev/zero >"$TMP/full/filler" 2>/dev/null
-  expect_rc 3 "convert on a full disk" "$BIN" convert "$FIX/deep.ani" "$TMP/full/deep.glb"
-  [ "$(cat "$TMP/full/deep.glb")" = "old" ] && ok || bad "a full disk destroyed the old output"
-  grep -q "^retroanim: .*full/deep.glb: .*No space left" "$TMP/err" && ok || bad "full disk line: $(cat "$TMP/err")"
-  ls -a "$TMP/full" | grep -q "retroanim-tmp" && bad "full disk left a temporary file" || ok
+  for ext in glb fbx; do
+    expect_rc 3 "convert .$ext on a full disk" "$BIN" convert "$FIX/deep.ani" "$TMP/full/deep.$ext"
+    [ "$(cat "$TMP/full/deep.$ext")" = "old" ] && ok || bad "a full disk destroyed the old .$ext"
+    grep -q "^retroanim: .*full/deep.$ext: .*No space left" "$TMP/err" && ok || bad "full disk line: $(cat "$TMP/err")"
+    ls -a "$TMP/full" | grep -q "retroanim-tmp" && bad "full disk left a temporary file" || ok
+  done
   umount "$TMP/full"
 else
   echo "test_cli: the full-disk case is skipped (needs root to mount a tmpfs)"
@@ -326,8 +347,8 @@ expect_rc 1 "info on a folder" "$BIN" info "$TMP"
 grep -q "is a directory" "$TMP/err" && ok || bad "folder line: $(cat "$TMP/err")"
 
 # ---- Assimp's exporters: written whole or not at all too ----------------------------
-for fmt in fbx fbxa collada assbin; do
-  expect_rc 3 "convert --format $fmt to /dev/full" "$BIN" convert "$FIX/hierarchy.ani" /dev/full --format "$fmt"
+for fmt in fbx fbxa assbin; do
+  expect_rc 3 "convert --format $fmt to /dev/full" "$BIN" convert "$FIX/hierarchy.ani" /dev/full --format "$fmt" --writer assimp
 done
 expect_rc 0 "convert --writer assimp .gltf" "$BIN" convert "$FIX/camera.ani" "$TMP/as.gltf" --writer assimp --quiet
 grep -q '"uri": "as.bin"' "$TMP/as.gltf" && [ -s "$TMP/as.bin" ] && ok || bad "Assimp's .gltf names its .bin: $(grep uri "$TMP/as.gltf")"
@@ -403,10 +424,13 @@ for name, body in (("deep1025", chain(1025)), ("deep1026", chain(1026)), ("wide4
     open("%s/%s.ani" % (sys.argv[2], name), "wb").write(m.header(10, 0, 0, 0, 0) + m.actor_list([]) +
                                                         m.duration(1000) + body)
 PY
-for f in glb gltf fbx fbxa collada assbin; do
+for f in glb gltf fbx fbx/assimp fbxa assbin; do
+  w=retroanim
+  case $f in */assimp) w=assimp ;; esac
   for tree in deep1025 wide4998; do
     t0=$(date +%s%N)
-    expect_rc 0 "$tree through $f" timeout 60 "$BIN" convert "$TMP/$tree.ani" "$TMP/$tree.$f" --format $f --option max_depth=1024 --quiet
+    expect_rc 0 "$tree through $f" timeout 60 "$BIN" convert "$TMP/$tree.ani" "$TMP/$tree.${f%/*}" --format "${f%/*}" \
+      --writer $w --option max_depth=1024 --quiet
     ms=$((($(date +%s%N) - t0) / 1000000))
     [ "$ms" -lt 30000 ] && ok || bad "$tree through $f took $ms ms"
   done
@@ -414,9 +438,10 @@ done
 expect_rc 1 "a chain deeper than max_depth=1024" "$BIN" info "$TMP/deep1026.ani" --option max_depth=1024
 grep -q "deeper than max_depth" "$TMP/err" && ok || bad "deep1026 line: $(cat "$TMP/err")"
 expect_rc 2 "max_depth above 1024" "$BIN" info "$TMP/deep1025.ani" --option max_depth=1025
-expect_rc 1 "5,001 nodes through Assimp's FBX exporter" "$BIN" convert "$TMP/wide4999.ani" "$TMP/w.fbx"
-grep -q "more than max_nodes (5000).*write .glb or .gltf" "$TMP/err" && ok || bad "wide4999 line: $(cat "$TMP/err")"
+expect_rc 1 "5,001 nodes through Assimp's FBX exporter" "$BIN" convert "$TMP/wide4999.ani" "$TMP/w.fbx" --writer assimp
+grep -q "more than max_nodes (5000).*write .glb, .gltf or .fbx" "$TMP/err" && ok || bad "wide4999 line: $(cat "$TMP/err")"
 expect_rc 0 "5,001 nodes through retroanim's glTF writer" "$BIN" convert "$TMP/wide4999.ani" "$TMP/w.glb" --quiet
+expect_rc 0 "5,001 nodes through retroanim's FBX writer" "$BIN" convert "$TMP/wide4999.ani" "$TMP/w.fbx" --quiet
 
 # ---- max_keys stops the bake once the kept keys pass it ------------------------------
 for f in "$NIFF/keys.niff" "$HW/timeline.mad" "$FIX/deep.ani" "$WOG/rot_1rps.anim.binltl"; do

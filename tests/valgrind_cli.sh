@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Valgrind memcheck of the CLI over every fixture: `retroanim convert` to .glb
-# (import through Assimp, the shim, the exporter) and `retroanim pose`, under
+# and .fbx (the importer and retroanim's writers) and `retroanim pose`, under
 # memcheck with full leak checking.  Refused fixtures must be refused (exit 1)
 # just as cleanly.  Any memcheck error (exit 99) fails.  valgrind.supp holds
 # the one suppression: padding that Assimp 5.2.5's glTF exporter never initialises.
@@ -17,8 +17,8 @@ for f in "$ROOT"/*/*.*; do
   case "$f" in *.txt|*.py|*.md) continue ;; esac
   opts=()
   case "$f" in *.anb) opts=(--option format=lego_ani_body) ;; esac
-  out="$WORK/$(basename "$f").glb"
-  for cmd in "convert $f $out --quiet" "pose $f --time 0.5"; do
+  out="$WORK/$(basename "$f")"
+  for cmd in "convert $f $out.glb --quiet" "convert $f $out.fbx --quiet" "pose $f --time 0.5"; do
     # shellcheck disable=SC2086
     "${VG[@]}" --log-file="$WORK/vg.log" "$BIN" $cmd "${opts[@]}" >/dev/null 2>&1
     rc=$?
@@ -30,5 +30,5 @@ for f in "$ROOT"/*/*.*; do
     fi
   done
 done
-echo "valgrind: $runs CLI runs (convert and pose on every fixture), $errors with memcheck errors"
+echo "valgrind: $runs CLI runs (convert to .glb and .fbx, and pose, on every fixture), $errors with memcheck errors"
 [ $errors -eq 0 ]

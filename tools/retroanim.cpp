@@ -28,6 +28,7 @@
 
 #include "retroanim/assimp.hpp"
 #include "retroanim/ra_archive.h"
+#include "retroanim/ra_fbx.h"
 #include "retroanim/ra_gltf.h"
 #include "retroanim/ra_output.h"
 #include "retroanim/retroanim.h"
@@ -43,8 +44,9 @@ const char *kUsage =
     "  pose FILE --time T [--anim N]    JSON of every node's world transform at T seconds\n"
     "                                   (--time again: one line of JSON per time)\n"
     "  convert IN OUT [--format ID] [--writer retroanim|assimp] [--gltf-visibility]\n"
-    "                                   import and export (ID from OUT's extension): .glb/.gltf by\n"
-    "                                   retroanim's glTF 2.0 writer, other formats through Assimp;\n"
+    "                                   import and export (ID from OUT's extension): .glb/.gltf and\n"
+    "                                   .fbx by retroanim's writers, other formats through Assimp\n"
+    "                                   (--writer assimp: Assimp's for glTF and FBX too; no .dae);\n"
     "                                   --gltf-visibility: visibility keys as KHR_node_visibility\n"
     "  batch IN_DIR OUT_DIR --format ID [-j N] [--writer W]   convert every recognised file\n"
     "                                   (every animation of an archive)\n"
@@ -352,6 +354,17 @@ std::string ExtensionForExportId(const std::string &id)
 
 bool ExportIdKnown(const std::string &id) { return !ExtensionForExportId(id).empty(); }
 
+// Outputs refused because they do not load back: Assimp's Collada exporter
+// writes animation references that Assimp's own importer cannot resolve
+// ("Unable to resolve library reference") and files that crash Blender's
+// Collada importer.  Empty when the id may be written.
+std::string RefusedExport(const std::string &id)
+{
+    if (id != "collada") return "";
+    return "Collada (.dae) is not written: Assimp's Collada exporter writes animated scenes that Assimp and "
+           "Blender do not load back; write .glb or .gltf (glTF 2.0) or .fbx (binary FBX) instead";
+}
+
 // Imports through Assimp with our importers; the hint routes files whose
 // extension no importer claims (body-only LEGO data) by their detected format.
 struct Converted {
@@ -371,6 +384,7 @@ struct Target {
 Target TargetFor(const std::string &id, const std::string &writer)
 {
     bool gltf = id == "glb" || id == "gltf" || id == "glb2" || id == "gltf2";
+    if (id == "fbx" && writer != "assimp") return {id, true};
     if (gltf && writer != "assimp") return {id.substr(0, id[1] == 'l' && id[2] == 'b' ? 3 : 4), true};
     if (gltf) return {id[1] == 'l' && id[2] == 'b' ? "glb2" : "gltf2", false};
     return {id, false};
@@ -512,12 +526,21 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
         error = FormatError(err);
         return false;
     }
-    ra_gltf_options go;
-    ra_gltf_options_default(&go);
-    go.binary = t.id == "glb";
-    go.khr_visibility = t.visibility;
     ra_write_stats st;
-    ra_status rs = ra_gltf_write(&doc->scene, out.c_str(), &go, &st, &err);
+    ra_status rs;
+    if (t.id == "fbx") {
+        ra_fbx_options fo;
+        ra_fbx_options_default(&fo);
+        rs = ra_fbx_write(&doc->scene, out.c_str(), &fo, &st, &err);
+        info.writer = "binary FBX 7.4, retroanim's writer";
+    } else {
+        ra_gltf_options go;
+        ra_gltf_options_default(&go);
+        go.binary = t.id == "glb";
+        go.khr_visibility = t.visibility;
+        rs = ra_gltf_write(&doc->scene, out.c_str(), &go, &st, &err);
+        info.writer = std::string(go.binary ? "glTF 2.0 binary" : "glTF 2.0 + .bin") + ", retroanim's writer";
+    }
     ra_document_free(doc);
     if (rs != RA_OK) {
         info.output_failed = true;
@@ -529,7 +552,6 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
     info.cameras = st.cameras;
     info.keys = (size_t)st.keys;
     info.bytes = st.bytes;
-    info.writer = std::string(go.binary ? "glTF 2.0 binary" : "glTF 2.0 + .bin") + ", retroanim's writer";
     return true;
 }
 
@@ -589,8 +611,8 @@ bool ConvertOne(const std::string &in, const std::string &out, const Target &tar
     if (!sc) {
         error = imp.GetErrorString();
         if (node_cap && error.find("max_nodes (" + std::to_string(kAssimpMaxNodes) + ")") != std::string::npos)
-            error += "; Assimp's exporters are quadratic in nodes: write .glb or .gltf (retroanim's writer takes "
-                     "the default max_nodes), or raise the cap with --option max_nodes=N";
+            error += "; Assimp's exporters are quadratic in nodes: write .glb, .gltf or .fbx (retroanim's writers "
+                     "take the default max_nodes), or raise the cap with --option max_nodes=N";
         return false;
     }
     info.nodes = 0;
@@ -630,6 +652,7 @@ int CmdConvert(const Args &a, const Options &o)
     std::string id = a.format.empty() ? ExportIdFor(ExtensionOf(a.pos[1])) : a.format;
     if (id.empty()) return Usage("no exporter for '" + a.pos[1] + "'; name one with --format ID");
     if (!ExportIdKnown(id)) return Usage("unknown export format '" + id + "'");
+    if (!RefusedExport(id).empty()) return Usage(RefusedExport(id));
     std::string error;
     Converted info;
     Target target = TargetFor(id, a.writer);
@@ -792,6 +815,7 @@ int CmdBatch(const Args &a, const Options &o)
     if (a.pos.size() != 2) return Usage("batch takes IN_DIR and OUT_DIR");
     if (a.format.empty()) return Usage("batch needs --format ID");
     if (!ExportIdKnown(a.format)) return Usage("unknown export format '" + a.format + "'");
+    if (!RefusedExport(a.format).empty()) return Usage(RefusedExport(a.format));
     double jd = 1;
     if (!a.jobs.empty() && (!ParseNumber(a.jobs, jd) || jd < 1 || jd > 256 || jd != (double)(int)jd))
         return Usage("-j wants a number of jobs from 1 to 256");
