@@ -762,6 +762,63 @@ static bool rest_track(fw *w, uint32_t node, int path, double duration, uint64_t
     return link_track(w, k, a, node, path);
 }
 
+/* Does every key of the track hold the node's rest value?  Such a track
+ * changes nothing a player shows. */
+static bool vec_at_rest(const ra_vec_key *k, size_t n, ra_vec3 rest)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((float)k[i].v.x != (float)rest.x || (float)k[i].v.y != (float)rest.y || (float)k[i].v.z != (float)rest.z)
+            return false;
+    return true;
+}
+static bool quat_at_rest(const ra_quat_key *k, size_t n, ra_quat rest)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(fabs(ra_q_dot(ra_q_normalize(k[i].q), rest)) - 1) <= 1e-12)) return false;
+    return true;
+}
+
+/* The tracks of a channel (bit 0 T, 1 R, 2 S) that hold something other
+ * than the node's rest value. */
+static int track_mask(const ra_scene *s, const ra_channel *ch)
+{
+    ra_vec3 t, sc;
+    ra_quat r;
+    ra_m4_decompose(&s->nodes[ch->node].transform, &t, &r, &sc);
+    r = ra_q_normalize(r);
+    return (ch->position_count && !vec_at_rest(ch->position, ch->position_count, t) ? 1 : 0) |
+           (ch->rotation_count && !quat_at_rest(ch->rotation, ch->rotation_count, r) ? 2 : 0) |
+           (ch->scaling_count && !vec_at_rest(ch->scaling, ch->scaling_count, sc) ? 4 : 0);
+}
+
+/* Does some track of the animation move a node away from its rest?  Then
+ * the tracks that stay at rest are left out (a stack keeps at least its
+ * tracks, so players still list it). */
+static bool stack_moves(const ra_scene *s, const ra_animation *an)
+{
+    for (size_t c = 0; c < an->channel_count; c++)
+        if (track_mask(s, &an->channels[c])) return true;
+    return false;
+}
+
+/* The curve nodes write_animations writes (Definitions counts them first). */
+static uint64_t count_curve_nodes(const ra_scene *s, uint64_t n_animated)
+{
+    if (s->animation_count > 1) return 3 * n_animated * s->animation_count;
+    uint64_t n = 0;
+    for (size_t a = 0; a < s->animation_count; a++) {
+        const ra_animation *an = &s->animations[a];
+        bool trim = stack_moves(s, an);
+        for (size_t c = 0; c < an->channel_count; c++) {
+            const ra_channel *ch = &an->channels[c];
+            int mask = trim ? track_mask(s, ch) : 7;
+            n += (ch->position_count && (mask & 1)) + (ch->rotation_count && (mask & 2)) +
+                 (ch->scaling_count && (mask & 4));
+        }
+    }
+    return n;
+}
+
 /* Writes the stacks, layers, curve nodes and curves.  Track k is the k-th
  * curve node written.  With more than one animation, every node that some
  * animation animates gets all three tracks in every stack, constant at rest
@@ -802,15 +859,17 @@ static bool write_animations(fw *w)
         rec_end(w);
         ok = add_link(w, obj_id(ID_LAYER, a), obj_id(ID_STACK, a), -1);
         memset(here, 0, s->node_count * sizeof *here);
+        bool trim = !full && stack_moves(s, an);
         for (size_t c = 0; c < an->channel_count && ok; c++) {
             const ra_channel *ch = &an->channels[c];
             here[ch->node] = true;
-            if (ch->position_count)
+            int mask = trim ? track_mask(s, ch) : 7;
+            if (ch->position_count && (mask & 1))
                 ok = vec_curves(w, ch->position, ch->position_count, an->duration, k++, 0) &&
                      link_track(w, k - 1, a, ch->node, 0);
             else if (full)
                 ok = rest_track(w, ch->node, 0, an->duration, k++, a);
-            if (ok && ch->rotation_count) {
+            if (ok && ch->rotation_count && (mask & 2)) {
                 ra_vec3 t, sc;
                 eul r;
                 rest_trs(&s->nodes[ch->node].transform, &t, &r, &sc);
@@ -820,7 +879,7 @@ static bool write_animations(fw *w)
             } else if (ok && full) {
                 ok = rest_track(w, ch->node, 1, an->duration, k++, a);
             }
-            if (ok && ch->scaling_count)
+            if (ok && ch->scaling_count && (mask & 4))
                 ok = vec_curves(w, ch->scaling, ch->scaling_count, an->duration, k++, 2) &&
                      link_track(w, k - 1, a, ch->node, 2);
             else if (ok && full)
@@ -1102,9 +1161,8 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
             const ra_channel *ch = &s->animations[a].channels[c];
             n_animated += !animated[ch->node];
             animated[ch->node] = true;
-            w.curve_nodes += (ch->position_count > 0) + (ch->rotation_count > 0) + (ch->scaling_count > 0);
         }
-    if (s->animation_count > 1) w.curve_nodes = 3 * n_animated * s->animation_count;
+    w.curve_nodes = count_curve_nodes(s, n_animated);
     ra_free(animated);
     w.version = opt->version ? opt->version : 7400;
     w.wide = w.version >= 7500;
