@@ -98,13 +98,16 @@ def gltf_rest_worlds(gltf):
         for c in n.children or []:
             parent[c] = i
     out = {}
-
-    def get(i):
-        if i not in out:
-            out[i] = (get(parent[i]) @ local[i]) if i in parent else local[i]
-        return out[i]
-    for i in range(len(nodes)):
-        get(i)
+    for i in range(len(nodes)):  # iterative: the trees go 950 levels deep
+        chain = []
+        j = i
+        while j not in out:
+            chain.append(j)
+            if j not in parent:
+                break
+            j = parent[j]
+        for j in reversed(chain):
+            out[j] = (out[parent[j]] @ local[j]) if j in parent else local[j]
     return out
 
 

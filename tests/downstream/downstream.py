@@ -7,14 +7,18 @@
 CHECK is one of
   validator  every loadable fixture converted to .gltf and .glb; the Khronos glTF validator
              reports 0 errors and no warning outside ALLOWED_WARNINGS
-  three      .glb, .gltf, binary .fbx and ASCII .fbx played in three.js (GLTFLoader /
-             FBXLoader + AnimationMixer) at 7 times per animation; every node's world matrix
-             agrees with `retroanim pose` (TOLERANCE)
-  blender    .glb imported by Blender's own glTF importer, sampled the same way
+  three      .glb, .gltf and .fbx (retroanim's writers; every 1/60 s) and Assimp's ASCII .fbx (at 7
+             times per animation) played in three.js (GLTFLoader / FBXLoader + AnimationMixer);
+             every node's world matrix agrees with `retroanim pose` (TOLERANCE); also trees at the
+             limits (1,024 levels, 5,000 nodes)
+  blender    .glb and .fbx imported by Blender's own glTF and FBX importers (default settings),
+             sampled every 1/30 s; cameras with the game's field of view, clip planes and view;
+             trees of 950 levels and 5,000 nodes
   assimp     the stock `assimp` command line with the preload module: `info` on every fixture
              (refused ones refused with retroanim's message) and `export` to .glb, whose JSON and
-             animation data equal `retroanim convert`'s; a module built for another libassimp
-             version registers nothing and says so
+             animation data equal `retroanim convert --writer assimp`'s; without the module, `info`
+             on every .fbx retroanim writes (nodes, animations, cameras); a module built for another
+             libassimp version registers nothing and says so
   pyassimp   Debian's pyassimp library (system python) reads every animation back through its
              raw ctypes structures, through the preload module; names, counts, durations and
              every key equal `retroanim dump`
@@ -57,13 +61,17 @@ TOLERANCE = {
     "gltf": 1e-4,
     "glb_vis": 1e-4,
     "blender_vis": 1e-4,
-    # Assimp 5.2.5's FBX exporter writes rotations as Euler angles in degrees and every key
-    # value as float32; FBXLoader converts them back to quaternions.  That is within float32
-    # precision too (worst on the fixtures 2.3e-5; README, "Known losses").  The ASCII flavour
+    # FBX holds rotations as Euler angles in degrees and every key value as float32;
+    # FBXLoader converts them back to quaternions and slerps between the keys.  retroanim's
+    # writer (.fbx) puts its Euler keys on the slerp path; Assimp 5.2.5's ASCII exporter (fbxa)
     # prints 6 significant digits, which lego_island/deep.ani's 128 levels add up to 6.2e-5.
     "fbx": 1e-4,
     "fbxa": 1e-4,
     "blender": 1e-4,
+    # Blender's FBX importer bakes every key of a node into its own Euler (objects) or
+    # quaternion (bones) keys and interpolates them per component: retroanim's writer makes
+    # the Euler curves dense enough for that (ra_fbx.h), bones rely on the key density
+    "blender_fbx": 1e-4,
 }
 # Blender interpolates quaternion channels per component (nlerp), not by slerp.  retroanim's
 # default key density (README, "Key density") keeps that within TOLERANCE of slerp: the files
@@ -72,7 +80,8 @@ TOLERANCE = {
 # The grids the glTF consumers are sampled on (seconds): three.js every 1/60 s, Blender every
 # 1/30 s, from 0 to the duration (which is sampled too).  Assimp's FBX, a secondary check, at
 # FRACTIONS of the duration.
-GRID = {"glb": 1 / 60, "gltf": 1 / 60, "glb_vis": 1 / 60, "blender": 1 / 30, "blender_vis": 1 / 30}
+GRID = {"glb": 1 / 60, "gltf": 1 / 60, "glb_vis": 1 / 60, "fbx": 1 / 60, "blender": 1 / 30, "blender_vis": 1 / 30,
+        "blender_fbx": 1 / 30}
 
 # Validator warnings that may appear, with why.  Errors are never allowed.
 ALLOWED_WARNINGS = {
@@ -92,6 +101,8 @@ OUTPUTS = {
     # LEGO Island's visibility keys also as KHR_node_visibility (convert --gltf-visibility)
     "glb_vis": (".vis.glb", None),
     "blender_vis": (".vis.glb", None),
+    "blender_fbx": (".fbx", None),
+    "assimp_fbx": (".assimp-writer.fbx", "fbx"),
 }
 
 failures = []
@@ -114,6 +125,7 @@ class Fixture:
         self.path, self.rel, self.options = path, rel, options
         self.dump = None      # `retroanim dump` JSON when the fixture loads
         self.error = None     # the CLI's error line when it is refused
+        self.coarse = False   # sampled at FRACTIONS only (the big trees of limit_trees)
 
 
 class Ctx:
@@ -141,13 +153,50 @@ class Ctx:
                 ext = next((e for e in EXTENSIONS if low.endswith(e)), None)
                 if not ext:
                     continue
-                fx = Fixture(os.path.join(d, name), fmt + "/" + name, FIXTURE_OPTIONS.get(ext, []))
-                r = run([self.cli, "dump", fx.path] + self.opt_args(fx.options))
-                if r.returncode == 0:
-                    fx.dump = json.loads(r.stdout)
-                else:
-                    fx.error = r.stderr.decode(errors="replace").strip()
-                out.append(fx)
+                out.append(self.load(Fixture(os.path.join(d, name), fmt + "/" + name, FIXTURE_OPTIONS.get(ext, []))))
+        return out
+
+    def load(self, fx):
+        r = run([self.cli, "dump", fx.path] + self.opt_args(fx.options))
+        if r.returncode == 0:
+            fx.dump = json.loads(r.stdout)
+        else:
+            fx.error = r.stderr.decode(errors="replace").strip()
+        return fx
+
+    def limit_trees(self, depth):
+        """LEGO Island scenes at the limits: a chain `depth` nodes deep and one node holding 4,998
+        animated children (5,000 nodes with the root, the most Assimp's exporters take), made
+        with the LEGO fixtures' own generator; every node moves."""
+        sys.path.insert(0, os.path.join(os.path.abspath(self.args.models), "lego_island"))
+        import make_fixtures as m
+
+        def keys(x, y, turn):  # moved along x, animated in y, turned about y (the flat tree)
+            rot = m.u16(1) + m.rot_y(0, 0, 30) if turn else m.u16(0)
+            return m.u16(2) + m.trans_key(0, 0, x, 0, 0) + m.trans_key(1000, 0, x, y, 0) + rot + m.u16(0) * 2
+
+        # (the chain does not turn: float32 players, Blender among them, cannot chain 950 turns
+        # within 1e-4; the chain is about depth, the fixtures are about rotations)
+        def chain(n):
+            return b"".join(m.u32(len(b"N%d" % i)) + b"N%d" % i + keys(1, 0.5, False) +
+                            m.u32(1 if i + 1 < n else 0) for i in range(n))
+
+        def flat(n):
+            kids = b"".join(m.u32(len(b"C%d" % i)) + b"C%d" % i + keys(i % 50, 1, True) + m.u32(0)
+                            for i in range(n))
+            return m.u32(4) + b"ROOT" + m.u16(0) * 4 + m.u32(n) + kids
+        out = []
+        d = os.path.join(self.work, "limits")
+        os.makedirs(d, exist_ok=True)
+        for name, body in (("deep%d" % depth, chain(depth)), ("wide4998", flat(4998))):
+            path = os.path.join(d, name + ".ani")
+            with open(path, "wb") as f:
+                f.write(m.header(10, 0, 0, 0, 0) + m.actor_list([]) + m.duration(1000) + body)
+            fx = self.load(Fixture(path, "limits/" + name + ".ani", ["max_depth=1024"]))
+            fx.coarse = True
+            if fx.dump is None:
+                fail("limit tree %s refused: %s" % (name, fx.error))
+            out.append(fx)
         return out
 
     def out_path(self, fx, suffix):
@@ -160,7 +209,7 @@ class Ctx:
         cmd = [self.cli, "convert", fx.path, out, "--quiet"] + self.opt_args(list(fx.options) + list(extra))
         if fmt:
             cmd += ["--format", fmt]
-        if kind == "assimp_glb":
+        if kind in ("assimp_glb", "assimp_fbx"):
             cmd += ["--writer", "assimp"]
         if kind.endswith("_vis"):
             cmd += ["--gltf-visibility"]
@@ -183,7 +232,7 @@ class Ctx:
 
 def sample_times(fx, anim, kind=None):
     d = float(fx.dump["animations"][anim]["duration"]) if fx.dump["animations"] else 0.0
-    if kind in GRID:
+    if kind in GRID and not fx.coarse:
         step = GRID[kind]
         ts = [i * step for i in range(int(d / step + 1e-9) + 1)]
         if d - ts[-1] > 1e-9:
@@ -307,7 +356,8 @@ def compare_jobs(ctx, jobs, results, consumer):
         worst, where_all = 0.0, None
         n_anims = len(fx.dump["animations"])
         for (anim, times), got in zip(anims, res["anims"]):
-            if n_anims and got.get("clip", "") is None:
+            if n_anims and got.get("clip", "") is None and (kind != "blender_fbx" or
+                                                            fx.dump["animations"][anim]["channels"]):
                 fail("%s %s (%s): no animation %d in the consumer" % (consumer, fx.rel, kind, anim))
                 continue
             if n_anims and "clips" in got and got["clips"] != n_anims:
@@ -318,12 +368,14 @@ def compare_jobs(ctx, jobs, results, consumer):
                 for t, p in zip(missing_t, ctx.poses(fx, anim, missing_t)):
                     poses[(fx.rel, anim, t)] = p
             check_cameras(fx, kind, got, consumer)
-            if n_anims and kind in GRID and got.get("duration") is not None and \
+            if n_anims and kind in GRID and got.get("duration") is not None and got.get("clip") is not None and \
                     abs(got["duration"] - fx.dump["animations"][anim]["duration"]) > 1e-6:
                 fail("%s %s (%s): animation %d lasts %r s in the consumer, %r s in the game" % (
                     consumer, fx.rel, kind, anim, got["duration"], fx.dump["animations"][anim]["duration"]))
             for t, sample in zip(times, got["samples"]):
                 ref = poses[(fx.rel, anim, t)]
+                if "views" in sample:
+                    check_views(fx, kind, consumer, t, ref, sample["views"])
                 w, missing, where = compare_worlds(ref, sample["nodes"], tol)
                 # FBX has no node for Assimp's scene root (the FBX scene root stands for it);
                 # retroanim's root is always unanimated
@@ -396,8 +448,9 @@ def check_visibility(fx, path):
 
 
 def check_cameras(fx, kind, got, consumer):
-    """The consumer's cameras (glTF only): one per scene camera, by name, with the game's
-    vertical field of view (from the horizontal one and the aspect) and clip planes."""
+    """The consumer's cameras: one per scene camera, by name, with the game's clip planes and
+    field of view: vertical (from the horizontal one and the aspect) in glTF, horizontal in
+    Blender's FBX import (its lens on its sensor width)."""
     if kind not in GRID or "cameras" not in got:
         return
     have = {c["name"]: c for c in got["cameras"]}
@@ -407,16 +460,51 @@ def check_cameras(fx, kind, got, consumer):
             fail("%s %s (%s): camera %r missing (the consumer has %s)" % (consumer, fx.rel, kind, cam["name"],
                                                                       sorted(have)))
             continue
-        yfov = 2 * math.atan(math.tan(cam["horizontal_fov"]) / cam["aspect"])
-        want = {"yfov": yfov, "near": cam["near"], "far": cam["far"]}
+        want = {"near": cam["near"], "far": cam["far"]}
+        if kind == "blender_fbx":
+            if c.get("type") == "PERSP":
+                want["xfov"] = 2 * cam["horizontal_fov"]
+        else:
+            want["yfov"] = 2 * math.atan(math.tan(cam["horizontal_fov"]) / cam["aspect"])
         for k, v in want.items():
             if c.get(k) is None or abs(c[k] - v) > 1e-5 * max(1.0, abs(v)):
                 fail("%s %s (%s): camera %r %s is %r, the game's %r" % (consumer, fx.rel, kind, cam["name"], k,
                                                                       c.get(k), v))
 
 
+def check_views(fx, kind, consumer, t, ref, views):
+    """Each camera looks where the game's does: its view direction and up in the consumer's
+    world equal the camera node's world matrix (`pose`) applied to the camera's look-at
+    direction and up (the up made perpendicular to the view), within 1e-4."""
+    worlds = dict(ref)
+    for cam in fx.dump["cameras"]:
+        v = views.get(cam["name"])
+        m = worlds.get(cam["name"])
+        if v is None or m is None:
+            fail("%s %s (%s): no view of camera %r at t=%r" % (consumer, fx.rel, kind, cam["name"], t))
+            continue
+
+        def apply(vec):
+            return [sum(m[r * 4 + c] * vec[c] for c in range(3)) for r in range(3)]
+
+        def unit(vec):
+            n = math.sqrt(sum(x * x for x in vec))
+            return [x / n for x in vec]
+        d = unit(apply([a - b for a, b in zip(cam["look_at"], cam["position"])]))
+        u = apply(cam["up"])
+        dot = sum(a * b for a, b in zip(u, d))
+        u = unit([a - dot * b for a, b in zip(u, d)])
+        for what, want, got in (("direction", d, v["dir"]), ("up", u, v["up"])):
+            if max(abs(a - b) for a, b in zip(want, got)) > 1e-4:
+                fail("%s %s (%s): camera %r %s at t=%r is %s, the game's %s" % (
+                    consumer, fx.rel, kind, cam["name"], what, t, [round(x, 6) for x in got],
+                    [round(x, 6) for x in want]))
+
+
 def check_three(ctx, fixtures):
     jobs = pose_jobs(ctx, fixtures, ("glb", "gltf", "glb_vis", "fbx", "fbxa"))
+    # trees at the limits: 1,024 levels (the largest max_depth) and 5,000 nodes
+    jobs += pose_jobs(ctx, ctx.limit_trees(1025), ("glb", "fbx"))
     job_file = os.path.join(ctx.work, "three_jobs.json")
     with open(job_file, "w") as f:
         json.dump([{"file": p, "anims": [{"index": a, "times": t} for a, t in anims]} for _, _, p, anims in jobs], f)
@@ -426,22 +514,33 @@ def check_three(ctx, fixtures):
 
 
 def check_blender(ctx, fixtures):
-    jobs = pose_jobs(ctx, fixtures, ("blender", "blender_vis"))
-    job_file = os.path.join(ctx.work, "blender_jobs.json")
-    out_file = os.path.join(ctx.work, "blender_out.json")
-    with open(job_file, "w") as f:
-        json.dump([{"file": p, "anims": [{"index": a, "times": t} for a, t in anims]} for _, _, p, anims in jobs], f)
-    # Blender runs Debian's python3 with python3-numpy; a parent Python of another
-    # installation (pyenv) must not lend it its search path, so Debian's is given
-    env = dict(os.environ, PYTHONPATH="/usr/lib/python3/dist-packages")
-    r = run(["blender", "-b", "--factory-startup", "--python-use-system-env", "--python",
-             os.path.join(HERE, "blender_sample.py"), "--", job_file, out_file], env=env)
-    if r.returncode != 0 or not os.path.exists(out_file):
-        fail("blender exited %d: %s" % (r.returncode, r.stderr.decode(errors="replace")[-2000:]))
-        return
-    results = json.load(open(out_file))
     print("blender: %s" % run(["blender", "--version"]).stdout.decode().splitlines()[0])
-    compare_jobs(ctx, jobs, results, "blender")
+    # Blender's importers recurse once per level and stop at Python's recursion limit (1,000,
+    # minus the frames of whoever calls them): its deep tree is 950 levels (README, known limits)
+    limits = ctx.limit_trees(950)
+    for kinds, script in ((("blender", "blender_vis"), "blender_sample.py"), (("blender_fbx",), "blender_fbx_sample.py")):
+        jobs = pose_jobs(ctx, fixtures, kinds) + pose_jobs(ctx, limits, (kinds[0],))
+        job_file = os.path.join(ctx.work, "blender_jobs.json")
+        out_file = os.path.join(ctx.work, "blender_out.json")
+        if os.path.exists(out_file):
+            os.unlink(out_file)
+        with open(job_file, "w") as f:
+            json.dump([{"file": p, "anims": [{"index": a, "times": t, "name": anim_name(fx, a)} for a, t in anims]}
+                       for fx, _, p, anims in jobs], f)
+        # Blender runs Debian's python3 with python3-numpy; a parent Python of another
+        # installation (pyenv) must not lend it its search path, so Debian's is given
+        env = dict(os.environ, PYTHONPATH="/usr/lib/python3/dist-packages")
+        r = run(["blender", "-b", "--factory-startup", "--python-use-system-env", "--python",
+                 os.path.join(HERE, script), "--", job_file, out_file], env=env)
+        if r.returncode != 0 or not os.path.exists(out_file):
+            fail("blender (%s) exited %d: %s" % (script, r.returncode, r.stderr.decode(errors="replace")[-2000:]))
+            continue
+        compare_jobs(ctx, jobs, json.load(open(out_file)), "blender")
+
+
+def anim_name(fx, a):
+    anims = fx.dump["animations"]
+    return anims[a]["name"] if a < len(anims) else None
 
 
 def f32_floor(x):
@@ -599,6 +698,25 @@ def check_assimp(ctx, fixtures):
         ok += 1
         print("assimp export %-44s Nodes %s Animations %s Channels %s: .glb equals retroanim convert's" % (
             fx.rel, fields.get("Nodes"), fields.get("Animations"), fields.get("Animation Channels")))
+    # retroanim's .fbx in the stock tool, without the module: Assimp's own FBX importer reads every
+    # node (plus its own root), camera and animation
+    fbx_ok = 0
+    for fx in fixtures:
+        if fx.dump is None:
+            continue
+        path = ctx.convert(fx, "fbx")
+        r = run(["assimp", "info", path], env=base_env)
+        out = r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
+        fields = dict((k.strip(), v.strip()) for k, v in (l.split(":", 1) for l in out.splitlines() if ":" in l))
+        want = {"Nodes": len(fx.dump["nodes"]) + len(fx.dump["cameras"]) + 1,
+                "Animations": len(fx.dump["animations"]), "Cameras": len(fx.dump["cameras"])}
+        got = {k: fields.get(k) for k in want}
+        if r.returncode != 0 or any(got[k] != str(v) for k, v in want.items()):
+            fail("assimp info %s (.fbx): exit %d, %s, want %s:\n%s" % (fx.rel, r.returncode, got, want, out[-500:]))
+        else:
+            fbx_ok += 1
+    print("assimp: the stock tool reads %d of %d retroanim .fbx files (nodes, animations, cameras)" % (
+        fbx_ok, sum(1 for fx in fixtures if fx.dump is not None)))
     # without the module the stock tool does not know the formats; with a module built for
     # another libassimp version it says so once and registers nothing
     sample = next(fx for fx in fixtures if fx.dump is not None)

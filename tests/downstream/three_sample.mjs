@@ -23,6 +23,10 @@ if (typeof globalThis.ProgressEvent === 'undefined') {
   };
 }
 
+// FBXLoader sizes a camera without AspectWidth/AspectHeight from the browser
+// window; every camera retroanim writes has them, but the default is read first.
+if (typeof globalThis.window === 'undefined') globalThis.window = { innerWidth: 1, innerHeight: 1 };
+
 function toArrayBuffer(buf) {
   return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
 }
@@ -44,7 +48,8 @@ async function load(file) {
   if (/\.fbx$/i.test(file)) {
     const group = new FBXLoader().parse(toArrayBuffer(readFileSync(file)), '');
     const named = [];
-    group.traverse((o) => { if (o !== group && o.userData.originalName !== undefined) named.push([o.userData.originalName, o]); });
+    // (FBXLoader returns a file's only top-level model itself as the group)
+    group.traverse((o) => { if (o.userData.originalName !== undefined) named.push([o.userData.originalName, o]); });
     return { root: group, clips: group.animations, named };
   }
   const data = /\.glb$/i.test(file) ? toArrayBuffer(readFileSync(file)) : gltfText(file);
