@@ -300,6 +300,13 @@ expect_rc 0 "convert .fbx" "$BIN" convert "$FIX/camera.ani" "$TMP/cam.fbx"
 grep -q "^wrote .*cam.fbx (binary FBX 7.4, retroanim's writer): 5 nodes, 1 animation(s), 1 camera(s), [0-9]* keys, [0-9]* bytes" \
   "$TMP/out" && ok || bad "convert .fbx summary: $(cat "$TMP/out")"
 [ "$(head -c 18 "$TMP/cam.fbx")" = "Kaydara FBX Binary" ] && ok || bad "cam.fbx is not binary FBX"
+expect_rc 2 "--fbx-euler-tolerance 0" "$BIN" convert "$FIX/deep.ani" "$TMP/d.fbx" --fbx-euler-tolerance 0
+grep -q "fbx-euler-tolerance wants degrees" "$TMP/err" && ok || bad "--fbx-euler-tolerance line: $(cat "$TMP/err")"
+expect_rc 0 "convert deep.ani .fbx" "$BIN" convert "$FIX/deep.ani" "$TMP/d.fbx"
+k0=$(sed -n 's/.* \([0-9]*\) keys.*/\1/p' "$TMP/out")
+expect_rc 0 "convert deep.ani .fbx --fbx-euler-tolerance 1" "$BIN" convert "$FIX/deep.ani" "$TMP/d.fbx" --fbx-euler-tolerance 1
+k1=$(sed -n 's/.* \([0-9]*\) keys.*/\1/p' "$TMP/out")
+[ -n "$k0" ] && [ -n "$k1" ] && [ "$k1" -lt $((k0 / 4)) ] && ok || bad "--fbx-euler-tolerance 1: $k1 keys, default $k0"
 expect_rc 3 "convert .fbx to /dev/full" "$BIN" convert "$FIX/hierarchy.ani" /dev/full --format fbx
 grep -q "^retroanim: /dev/full: .*No space left" "$TMP/err" && ok || bad "fbx /dev/full line: $(cat "$TMP/err")"
 "$BIN" convert "$FIX/hierarchy.ani" /dev/stdout --format fbx 2>"$TMP/err" | cat >"$TMP/piped.fbx"

@@ -5,7 +5,9 @@
 // played back as Assimp consumers play it (linear position and scale, slerp,
 // first and last key held) every node's world matrix stays within 1e-4 of the
 // scene's own playback (ra_scene_sample_world) at 13 times per animation.
-// Also: identical bytes for identical scenes, FBX 7.5 on request, and a failed
+// Also: identical bytes for identical scenes, FBX 7.5 on request, a loose
+// Euler tolerance plays the same in Assimp (the keys stay on the slerp path),
+// every allocation failing in turn is clean, and a failed
 // write (/dev/full, a missing folder) reports the output and leaves no file.
 #include <assimp/Importer.hpp>
 #include <assimp/scene.h>
@@ -191,6 +193,15 @@ static void CheckFile(const uint8_t *d, size_t n, const char *path, const char *
         std::vector<char> b = Bytes(wide);
         CHECK(b.size() > 27 && (uint8_t)b[23] == (7500 & 255) && (uint8_t)b[24] == (7500 >> 8), "%s: 7.5 header", nm);
         ReadBack(doc->scene, wide, nm);
+        // a loose Euler tolerance: fewer keys, still on the slerp path, so Assimp plays it the same
+        o.version = 0;
+        o.euler_tolerance = 0.2;
+        std::string loose = g_dir + "/again/" + nm + ".loose.fbx";
+        ra_write_stats ls;
+        CHECK(ra_fbx_write(&doc->scene, loose.c_str(), &o, &ls, &err) == RA_OK, "%s: loose write", nm);
+        CHECK(ls.keys <= st.keys, "%s: euler_tolerance 0.2 wrote %llu keys, the default %llu", nm,
+              (unsigned long long)ls.keys, (unsigned long long)st.keys);
+        ReadBack(doc->scene, loose, nm);
     }
     ra_document_free(doc);
 }

@@ -44,10 +44,13 @@ const char *kUsage =
     "  pose FILE --time T [--anim N]    JSON of every node's world transform at T seconds\n"
     "                                   (--time again: one line of JSON per time)\n"
     "  convert IN OUT [--format ID] [--writer retroanim|assimp] [--gltf-visibility]\n"
+    "          [--fbx-euler-tolerance DEG]\n"
     "                                   import and export (ID from OUT's extension): .glb/.gltf and\n"
     "                                   .fbx by retroanim's writers, other formats through Assimp\n"
     "                                   (--writer assimp: Assimp's for glTF and FBX too; no .dae);\n"
     "                                   --gltf-visibility: visibility keys as KHR_node_visibility\n"
+    "                                   --fbx-euler-tolerance DEG: rotation error of linear Euler\n"
+    "                                   playback between FBX keys (default: from the scene)\n"
     "  batch IN_DIR OUT_DIR --format ID [-j N] [--writer W]   convert every recognised file\n"
     "                                   (every animation of an archive)\n"
     "  list ARCHIVE                     the animations in a .SI or .pak: id, name, kind, sizes, duration\n"
@@ -69,9 +72,12 @@ struct Args {
     bool source = false;
     bool gltf_visibility = false; // --gltf-visibility: KHR_node_visibility in retroanim's glTF
     bool force = false;           // extract --force: replace existing files
+    double fbx_euler_tolerance = 0; // --fbx-euler-tolerance DEG (radians here; 0: automatic)
     std::vector<std::string> times;
     std::string anim, format, jobs, writer;
 };
+
+bool ParseNumber(const std::string &s, double &v);
 
 bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
 {
@@ -111,6 +117,15 @@ bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
                 err = "--writer wants retroanim or assimp, got '" + a.writer + "'";
                 return false;
             }
+        } else if (s == "--fbx-euler-tolerance") {
+            std::string v;
+            double d = 0;
+            if (!value(v)) return false;
+            if (!ParseNumber(v, d) || !(d >= 1e-5 && d <= 10)) {
+                err = "--fbx-euler-tolerance wants degrees from 0.00001 to 10, got '" + v + "'";
+                return false;
+            }
+            a.fbx_euler_tolerance = d * M_PI / 180;
         } else if (s == "-j" || s == "--jobs") {
             if (!value(a.jobs)) return false;
         } else if (s.size() > 2 && s.compare(0, 2, "-j") == 0) {
@@ -380,6 +395,7 @@ struct Target {
     std::string id;   // Assimp's exporter id, or "glb"/"gltf" for retroanim's writer
     bool own = false;
     bool visibility = false; // retroanim's writer: KHR_node_visibility
+    double euler_tolerance = 0; // retroanim's FBX writer: ra_fbx_options.euler_tolerance
 };
 Target TargetFor(const std::string &id, const std::string &writer)
 {
@@ -531,6 +547,7 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
     if (t.id == "fbx") {
         ra_fbx_options fo;
         ra_fbx_options_default(&fo);
+        fo.euler_tolerance = t.euler_tolerance;
         rs = ra_fbx_write(&doc->scene, out.c_str(), &fo, &st, &err);
         info.writer = "binary FBX 7.4, retroanim's writer";
     } else {
@@ -657,6 +674,7 @@ int CmdConvert(const Args &a, const Options &o)
     Converted info;
     Target target = TargetFor(id, a.writer);
     target.visibility = a.gltf_visibility;
+    target.euler_tolerance = a.fbx_euler_tolerance;
     if (!ConvertOne(a.pos[0], a.pos[1], target, o, error, info)) {
         if (info.output_failed) {
             std::fprintf(stderr, "retroanim: %s: %s\n", a.pos[1].c_str(), error.c_str());
@@ -822,6 +840,7 @@ int CmdBatch(const Args &a, const Options &o)
     std::string ext = ExtensionForExportId(a.format);
     Target target = TargetFor(a.format, a.writer);
     target.visibility = a.gltf_visibility;
+    target.euler_tolerance = a.fbx_euler_tolerance;
     DIR *d = opendir(a.pos[0].c_str());
     if (!d) return Usage("cannot open directory " + a.pos[0]);
     // each file's head is read once: it says whether the file is ours (when

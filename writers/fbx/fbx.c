@@ -81,6 +81,8 @@ static void flush(fw *w)
 
 static void put(fw *w, const void *p, size_t len)
 {
+    if (!w->wide && pos(w) + len > UINT32_MAX) w->overflow = true; /* 7.4: start again as 7.5 */
+    if (w->overflow) return;
     if (w->n + len > BUF_SIZE) flush(w);
     if (len > BUF_SIZE) {
         ra_outfile_write(&w->f, p, len);
@@ -154,6 +156,7 @@ static void rec_end(fw *w)
         uint8_t zero[25] = {0};
         put(w, zero, header_size(w));
     }
+    if (w->overflow) return; /* the file is started again as 7.5 */
     uint64_t end = pos(w), plen = r->props_end - r->props_start;
     uint8_t h[24];
     size_t hn;
@@ -836,7 +839,7 @@ static bool write_animations(fw *w)
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) animated[s->animations[a].channels[c].node] = true;
     bool ok = true;
-    for (size_t a = 0; a < s->animation_count && ok; a++) {
+    for (size_t a = 0; a < s->animation_count && ok && !w->overflow; a++) {
         const ra_animation *an = &s->animations[a];
         int64_t dur = ktime(an->duration);
         rec_begin(w, "AnimationStack");
@@ -860,7 +863,7 @@ static bool write_animations(fw *w)
         ok = add_link(w, obj_id(ID_LAYER, a), obj_id(ID_STACK, a), -1);
         memset(here, 0, s->node_count * sizeof *here);
         bool trim = !full && stack_moves(s, an);
-        for (size_t c = 0; c < an->channel_count && ok; c++) {
+        for (size_t c = 0; c < an->channel_count && ok && !w->overflow; c++) {
             const ra_channel *ch = &an->channels[c];
             here[ch->node] = true;
             int mask = trim ? track_mask(s, ch) : 7;
@@ -1092,7 +1095,7 @@ static ra_status write_file(fw *w, const char *path)
     write_models(w);
     bool ok = !w->nomem && write_animations(w);
     rec_end(w);
-    if (ok && w->curves != 3 * w->curve_nodes) { /* Definitions announced another count */
+    if (ok && !w->overflow && w->curves != 3 * w->curve_nodes) { /* Definitions announced another count */
         ra_outfile_abort(&w->f);
         return ra_fail(w->err, RA_ERR_UNSUPPORTED, FMT, RA_NO_OFFSET, "", "internal error: %llu curves written, "
                        "%llu announced", (unsigned long long)w->curves, 3 * (unsigned long long)w->curve_nodes);
@@ -1182,7 +1185,7 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
         stats->cameras = s->camera_count;
         stats->skins = s->skin_count;
         stats->channels = (size_t)w.curves;
-        stats->keys = w.keys * 3;
+        stats->keys = w.keys; /* key times per curve node (one T, R or S track), as glTF counts them */
         stats->bytes = w.total;
     }
     ra_free(w.buf);
