@@ -1,7 +1,9 @@
-/* C use of the library: load a file, print its animation, free it. */
+/* C use of the library: load a file, print its animation, write it as binary
+ * FBX when a second path is given, free it. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <retroanim/ra_fbx.h>
 #include <retroanim/retroanim.h>
 
 int main(int argc, char **argv)
@@ -21,6 +23,13 @@ int main(int argc, char **argv)
     }
     ra_free(data);
     printf("%s: %zu nodes, %zu animation(s)\n", doc->format->id, doc->scene.node_count, doc->scene.animation_count);
+    if (argc > 2 && ra_fbx_write(&doc->scene, argv[2], NULL, NULL, &err) != RA_OK) {
+        char msg[512];
+        ra_error_format(&err, msg, sizeof msg);
+        fprintf(stderr, "%s\n", msg);
+        ra_document_free(doc);
+        return 1;
+    }
     ra_document_free(doc);
     return 0;
 }
