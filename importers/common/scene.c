@@ -32,6 +32,23 @@ int32_t ra_scene_add_node(ra_scene *s, const char *name, int32_t parent, const r
     return (int32_t)s->node_count++;
 }
 
+void ra_camera_axes(const ra_camera *c, ra_vec3 *view, ra_vec3 *up, ra_vec3 *right)
+{
+    ra_vec3 f = ra_v3_sub(c->look_at, c->position);
+    double fl = ra_v3_len(f);
+    f = fl > 0 ? ra_v3_scale(f, 1 / fl) : ra_v3(0, 0, -1);
+    ra_vec3 x = ra_v3_cross(f, c->up);
+    double xl = ra_v3_len(x);
+    if (!(xl > 1e-12)) {
+        x = ra_v3_cross(f, fabs(f.y) < 0.9 ? ra_v3(0, 1, 0) : ra_v3(1, 0, 0));
+        xl = ra_v3_len(x);
+    }
+    x = ra_v3_scale(x, 1 / xl);
+    *view = f;
+    *up = ra_v3_cross(x, f);
+    *right = x;
+}
+
 int32_t ra_scene_find_node(const ra_scene *s, const char *name)
 {
     for (size_t i = 0; i < s->node_count; i++)

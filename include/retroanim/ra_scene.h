@@ -157,6 +157,12 @@ void ra_meta_dump_json(struct ra_json *j, const ra_meta_list *m);
  * appended.  Rewrites the array in place. */
 bool ra_names_make_unique(ra_arena *a, const char **names, size_t n, const char *const *reserved, size_t nreserved);
 
+/* A camera's frame in its node's space: the unit view direction (towards
+ * look_at), the unit up made perpendicular to it (any perpendicular when the
+ * up is missing or along the view) and right = view x up.  The writers turn
+ * it into their camera conventions (glTF looks down -Z, FBX down +X). */
+void ra_camera_axes(const ra_camera *c, ra_vec3 *view, ra_vec3 *up, ra_vec3 *right);
+
 /* Adds a warning (deduplicated by text). */
 void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -510,17 +510,8 @@ static ra_vec3 deg3(eul e)
  * up, placed at its position: the local transform of its view model. */
 static ra_mat4 camera_frame(const ra_camera *c)
 {
-    ra_vec3 f = ra_v3_sub(c->look_at, c->position);
-    double fl = ra_v3_len(f);
-    f = fl > 0 ? ra_v3_scale(f, 1 / fl) : ra_v3(0, 0, -1);
-    ra_vec3 x = ra_v3_cross(f, c->up);
-    double xl = ra_v3_len(x);
-    if (!(xl > 1e-12)) {
-        x = ra_v3_cross(f, fabs(f.y) < 0.9 ? ra_v3(0, 1, 0) : ra_v3(1, 0, 0));
-        xl = ra_v3_len(x);
-    }
-    x = ra_v3_scale(x, 1 / xl);
-    ra_vec3 y = ra_v3_cross(x, f);
+    ra_vec3 f, y, x;
+    ra_camera_axes(c, &f, &y, &x);
     return ra_m4_from_columns(f, y, x, c->position);
 }
 
