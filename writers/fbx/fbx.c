@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "retroanim/ra_fbx.h"
 #include "retroanim/ra_json.h"
 #include "retroanim/ra_output.h"
@@ -64,7 +66,9 @@ typedef struct fw {
     euler_keys ek;
     uint64_t curves, keys;
     uint64_t total; /* bytes of the file written */
-    struct link *links;
+    uint8_t *abuf, *zbuf; /* scratch: an array's little-endian bytes, and deflated */
+    size_t acap, zcap;
+    struct conn_link *links;
     uint64_t curve_nodes; /* the curve nodes write_animations writes */
     size_t link_count, link_cap;
 } fw;
@@ -234,6 +238,54 @@ static void p_array_head(fw *w, char type, size_t count, size_t elem)
     put_u32(w, (uint32_t)(count * elem));
     prop_count(w);
 }
+/* An array property ready to write: its little-endian bytes, deflated when
+ * that is shorter (encoding 1, as FBX files hold their large arrays; zlib
+ * at its fastest level).  The key times are prepared once and written for
+ * the three curves of a curve node; float values are written raw (they
+ * shrink by a few percent for a third more time). */
+#define DEFLATE_FROM 128
+typedef struct packed_array {
+    char type;
+    size_t n;
+    uint32_t encoding;
+    const uint8_t *bytes; /* w->abuf or w->zbuf */
+    size_t len;
+} packed_array;
+
+static bool pack_i64(fw *w, const int64_t *v, size_t n, packed_array *out)
+{
+    size_t raw = 8 * n;
+    if (raw > w->acap) {
+        uint8_t *na = ra_realloc(w->abuf, raw);
+        if (!na) return false;
+        w->abuf = na;
+        w->acap = raw;
+    }
+    for (size_t i = 0; i < n; i++) le64(w->abuf + 8 * i, (uint64_t)v[i]);
+    *out = (packed_array){'l', n, 0, w->abuf, raw};
+    if (raw < DEFLATE_FROM) return true;
+    uLongf zn = compressBound((uLong)raw);
+    if (zn > w->zcap) {
+        uint8_t *nz = ra_realloc(w->zbuf, zn);
+        if (!nz) return false;
+        w->zbuf = nz;
+        w->zcap = zn;
+    }
+    if (compress2(w->zbuf, &zn, w->abuf, (uLong)raw, Z_BEST_SPEED) == Z_OK && zn < raw)
+        *out = (packed_array){'l', n, 1, w->zbuf, zn};
+    return true;
+}
+
+static void p_packed(fw *w, const packed_array *a)
+{
+    put_u8(w, (uint8_t)a->type);
+    put_u32(w, (uint32_t)a->n);
+    put_u32(w, a->encoding);
+    put_u32(w, (uint32_t)a->len);
+    put(w, a->bytes, a->len);
+    prop_count(w);
+}
+
 static void p_f32_array(fw *w, const float *v, size_t n)
 {
     p_array_head(w, 'f', n, 4);
@@ -242,11 +294,6 @@ static void p_f32_array(fw *w, const float *v, size_t n)
         memcpy(&u, &v[i], 4);
         put_u32(w, u);
     }
-}
-static void p_i64_array(fw *w, const int64_t *v, size_t n)
-{
-    p_array_head(w, 'l', n, 8);
-    for (size_t i = 0; i < n; i++) put_u64(w, (uint64_t)v[i]);
 }
 
 /* one-property records */
@@ -645,6 +692,11 @@ static const char *const axis_names[3] = {"d|X", "d|Y", "d|Z"};
 /* the curve nodes and curves of one track: k = the track's index in the file */
 static void write_curves(fw *w, const int64_t *t, float *const v[3], size_t n, uint64_t k, int path)
 {
+    packed_array times;
+    if (!pack_i64(w, t, n, &times)) {
+        w->nomem = true;
+        return;
+    }
     rec_begin(w, "AnimationCurveNode");
     p_i64(w, obj_id(ID_CURVE_NODE, k));
     p_name(w, curve_node_names[path], "AnimCurveNode");
@@ -661,7 +713,7 @@ static void write_curves(fw *w, const int64_t *t, float *const v[3], size_t n, u
         r_f64(w, "Default", v[c][0]);
         r_i32(w, "KeyVer", 4009);
         rec_begin(w, "KeyTime");
-        p_i64_array(w, t, n);
+        p_packed(w, &times);
         rec_end(w);
         rec_begin(w, "KeyValueFloat");
         p_f32_array(w, v[c], n);
@@ -716,18 +768,18 @@ static bool vec_curves(fw *w, const ra_vec_key *keys, size_t n, double duration,
 /* A connection of the animation objects, kept until Connections is written:
  * prop < 0 is an object-object link, else an object-property link to
  * lcl_names[prop] (0..2) or axis_names[prop - 3]. */
-typedef struct link { int64_t child, parent; int prop; } link;
+typedef struct conn_link { int64_t child, parent; int prop; } conn_link;
 
 static bool add_link(fw *w, int64_t child, int64_t parent, int prop)
 {
     if (w->link_count == w->link_cap) {
         size_t cap = w->link_cap ? w->link_cap * 2 : 256;
-        link *nl = ra_realloc(w->links, cap * sizeof *nl);
+        conn_link *nl = ra_realloc(w->links, cap * sizeof *nl);
         if (!nl) return false;
         w->links = nl;
         w->link_cap = cap;
     }
-    w->links[w->link_count++] = (link){child, parent, prop};
+    w->links[w->link_count++] = (conn_link){child, parent, prop};
     return true;
 }
 
@@ -830,7 +882,7 @@ static bool write_animations(fw *w)
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) animated[s->animations[a].channels[c].node] = true;
     bool ok = true;
-    for (size_t a = 0; a < s->animation_count && ok && !w->overflow; a++) {
+    for (size_t a = 0; a < s->animation_count && ok && !w->overflow && !w->nomem; a++) {
         const ra_animation *an = &s->animations[a];
         int64_t dur = ktime(an->duration);
         rec_begin(w, "AnimationStack");
@@ -854,7 +906,7 @@ static bool write_animations(fw *w)
         ok = add_link(w, obj_id(ID_LAYER, a), obj_id(ID_STACK, a), -1);
         memset(here, 0, s->node_count * sizeof *here);
         bool trim = !full && stack_moves(s, an);
-        for (size_t c = 0; c < an->channel_count && ok && !w->overflow; c++) {
+        for (size_t c = 0; c < an->channel_count && ok && !w->overflow && !w->nomem; c++) {
             const ra_channel *ch = &an->channels[c];
             here[ch->node] = true;
             int mask = trim ? track_mask(s, ch) : 7;
@@ -909,7 +961,7 @@ static void write_connections(fw *w)
         conn(w, "OO", obj_id(ID_CAMERA_ATTR, c), obj_id(ID_VIEW_MODEL, c), NULL);
     }
     for (size_t i = 0; i < w->link_count; i++) {
-        const link *l = &w->links[i];
+        const conn_link *l = &w->links[i];
         conn(w, l->prop < 0 ? "OO" : "OP", l->child, l->parent,
              l->prop < 0 ? NULL : l->prop < 3 ? lcl_names[l->prop] : axis_names[l->prop - 3]);
     }
@@ -1086,7 +1138,7 @@ static ra_status write_file(fw *w, const char *path)
     write_models(w);
     bool ok = !w->nomem && write_animations(w);
     rec_end(w);
-    if (ok && !w->overflow && w->curves != 3 * w->curve_nodes) { /* Definitions announced another count */
+    if (ok && !w->nomem && !w->overflow && w->curves != 3 * w->curve_nodes) { /* Definitions announced another count */
         ra_outfile_abort(&w->f);
         return ra_fail(w->err, RA_ERR_UNSUPPORTED, FMT, RA_NO_OFFSET, "", "internal error: %llu curves written, "
                        "%llu announced", (unsigned long long)w->curves, 3 * (unsigned long long)w->curve_nodes);
@@ -1182,6 +1234,8 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
     ra_free(w.buf);
     ra_free(w.limb);
     ra_free(w.ticks);
+    ra_free(w.abuf);
+    ra_free(w.zbuf);
     ra_free(w.links);
     ra_free(w.ek.t);
     for (int c = 0; c < 3; c++) ra_free(w.ek.v[c]);
