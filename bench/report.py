@@ -126,13 +126,24 @@ def main():
           " the import. Target: .glb at most 1.5x the .assbin time. Throughput: the .glb's bytes over the"
           " whole conversion.")
         w("")
-        w("| format | scale | .glb MB | .glb s | .assbin s | ratio | .glb MB/s |")
-        w("|---|---|---|---|---|---|---|")
+        w("| format | scale | .glb MB | .glb s | .assbin s | ratio | .glb MB/s | .fbx MB | .fbx s | .fbx MB/s |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
         for r in WRITERS:
             mb = int(r["glb_bytes"]) / 1e6
             g, a = float(r["glb_s"]), float(r["assbin_s"])
+            fb = int(r.get("fbx_bytes", 0)) / 1e6
+            fs = float(r.get("fbx_s", "nan"))
             w(f"| {r['format']} | {r['scale']}x | {mb:.1f} | {g:.2f} | {a:.2f} | {g / a:.2f} ({mark(g / a <= 1.5)}) |"
-              f" {mb / g:.0f} |")
+              f" {mb / g:.0f} | {fb:,.0f} | {f(fs, 1)} | {f(fb / fs, 0)} |")
+        w("")
+        w("The `.fbx` column is one run of `convert F out.fbx` (retroanim's FBX writer, default settings). FBX"
+          " holds rotations as Euler angles, and Blender plays them by interpolating the angles linearly, which"
+          " departs from slerp with the square of the angle between keys: the writer adds keys on the slerp path"
+          " until that error, times the scene's lever sum, stays within 2.5e-5. On these generated scenes (random"
+          " turns between keys, lever sums in the hundreds) that is 10 to 30 Euler keys per rotation key, so the"
+          " files are large (a file past 4 GiB is written as FBX 7.5 after a first attempt as 7.4);"
+          " `--fbx-euler-tolerance DEG` trades Blender's accuracy for size (players that slerp between keys,"
+          " Assimp and three.js, play any tolerance exactly).")
     if batch:
         w("## Batch conversion")
         w("")

@@ -56,7 +56,8 @@ done
 
 # the writers: `convert` to .glb (retroanim's glTF writer) against `convert`
 # to .assbin (Assimp's binary dump, the cheapest exporter) on the largest
-# file of each format; the median of 3 runs of each, alternating
+# file of each format; the median of 3 runs of each, alternating; and one
+# `convert` to .fbx (retroanim's FBX writer)
 wsec() { local t0 t1; t0=$(date +%s.%N); "$B/retroanim" convert "$1" "$2" --quiet >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
 for spec in "${FORMATS[@]}"; do
   read -r fmt ext _ _ <<<"$spec"
@@ -69,9 +70,12 @@ for spec in "${FORMATS[@]}"; do
   done
   gs=$(printf '%s\n' "${g[@]}" | sort -n | sed -n 2p)
   as=$(printf '%s\n' "${a[@]}" | sort -n | sed -n 2p)
-  log "writer format=$fmt scale=$sc glb_bytes=$(stat -c %s "$B/writer_out.glb") glb_s=$gs assbin_s=$as"
+  # retroanim's FBX writer, once (its Euler keys make the largest files take minutes)
+  fs=$(wsec "$f" "$B/writer_out.fbx")
+  log "writer format=$fmt scale=$sc glb_bytes=$(stat -c %s "$B/writer_out.glb") glb_s=$gs assbin_s=$as" \
+    "fbx_bytes=$(stat -c %s "$B/writer_out.fbx") fbx_s=$fs"
 done
-rm -f "$B/writer_out.glb" "$B/writer_out.assbin"
+rm -f "$B/writer_out.glb" "$B/writer_out.assbin" "$B/writer_out.fbx"
 
 # batch: 1000 small files (200 of each format), -j1 against -j2
 S=$D/small
