@@ -66,6 +66,7 @@ typedef struct fw {
     euler_keys ek;
     uint64_t curves, keys;
     uint64_t total; /* bytes of the file written */
+    size_t too_long; /* keys of a track past what an FBX array holds, or 0 */
     uint8_t *abuf, *zbuf; /* scratch: an array's little-endian bytes, and deflated */
     size_t acap, zcap;
     struct conn_link *links;
@@ -427,7 +428,7 @@ static eul euler_near(ra_quat q, eul prev)
     double cy = sqrt(m.m[0][0] * m.m[0][0] + m.m[1][0] * m.m[1][0]);
     eul a, b;
     a.y = atan2(-m.m[2][0], cy);
-    if (cy > 1e-9) {
+    if (cy > 3e-8) { /* below, atan2 of the tiny entries loses more than treating cy as 0 */
         a.x = atan2(m.m[2][1], m.m[2][2]);
         a.z = atan2(m.m[1][0], m.m[0][0]);
         b.x = a.x + M_PI;
@@ -532,9 +533,10 @@ static bool euler_track(fw *w, const ra_quat_key *q, size_t n, double duration, 
         span sp = {ra_q_normalize(q[i].q), ra_q_normalize(q[i + 1].q), q[i].t, q[i + 1].t};
         eul eb = euler_near(sp.b, e);
         if (!split(w, &sp, 0, 1, e, eb, 0) || !ek_push(w, ktime(q[i + 1].t), eb)) return false;
-        e = eb;
+        e = eb; /* angles keep growing on a node that keeps turning: players interpolate them as they are */
     }
-    if (q[n - 1].t < duration && !ek_push(w, ktime(duration), e)) return false;
+    if (q[n - 1].t < duration && ktime(duration) > w->ek.t[w->ek.n - 1] && !ek_push(w, ktime(duration), e))
+        return false;
     return true;
 }
 
@@ -693,6 +695,11 @@ static const char *const axis_names[3] = {"d|X", "d|Y", "d|Z"};
 static void write_curves(fw *w, const int64_t *t, float *const v[3], size_t n, uint64_t k, int path)
 {
     packed_array times;
+    if (n > (UINT32_MAX - 64) / 8) { /* FBX array sizes are 32-bit, in 7.5 too */
+        w->too_long = n;
+        w->nomem = true; /* stops the writing loops */
+        return;
+    }
     if (!pack_i64(w, t, n, &times)) {
         w->nomem = true;
         return;
@@ -1131,6 +1138,7 @@ static ra_status write_file(fw *w, const char *path)
     w->overflow = false;
     w->curves = w->keys = 0;
     w->link_count = 0;
+    w->too_long = 0;
     put(w, "Kaydara FBX Binary  \0\x1a\0", 23);
     put_u32(w, (uint32_t)w->version);
     write_header_sections(w);
@@ -1151,6 +1159,11 @@ static ra_status write_file(fw *w, const char *path)
         write_footer(w);
         w->total = pos(w);
         flush(w);
+    }
+    if (w->too_long) {
+        ra_outfile_abort(&w->f);
+        return ra_fail(w->err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "a track of %zu keys passes the 4 GiB an FBX "
+                       "array holds (write .glb or .gltf)", w->too_long);
     }
     if (!ok || w->nomem) {
         ra_outfile_abort(&w->f);
@@ -1175,6 +1188,8 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
     ra_fbx_options_default(&def);
     if (!opt) opt = &def;
     if (!s || !s->node_count) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "", "the scene has no nodes");
+    ra_status sc = ra_scene_check(s, err); /* hand-made scenes too: node indices, parents, tracks */
+    if (sc != RA_OK) return sc;
     if (opt->version != 0 && opt->version != 7400 && opt->version != 7500)
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "version", "FBX version %d: 7400 or 7500", opt->version);
     fw w;
@@ -1218,7 +1233,7 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
         w.wide = true;
         st = write_file(&w, path);
     }
-    if (st == RA_ERR_LIMIT && !err->code)
+    if (st == RA_ERR_LIMIT) /* ra_fail keeps an error recorded first */
         ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "the scene needs more than the 4 GiB FBX 7.4 can hold "
                 "(write FBX 7.5)");
     if (st == RA_OK && stats) {
