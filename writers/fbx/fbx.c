@@ -854,10 +854,23 @@ static bool stack_moves(const ra_scene *s, const ra_animation *an)
     return false;
 }
 
-/* The curve nodes write_animations writes (Definitions counts them first). */
-static uint64_t count_curve_nodes(const ra_scene *s, uint64_t n_animated)
+/* The curve nodes write_animations writes (Definitions counts them first);
+ * UINT64_MAX when out of memory. */
+static uint64_t count_curve_nodes(const ra_scene *s)
 {
-    if (s->animation_count > 1) return 3 * n_animated * s->animation_count;
+    if (s->animation_count > 1) { /* every animated node, T, R and S, in every stack */
+        bool *animated = ra_calloc(s->node_count, 1);
+        if (!animated) return UINT64_MAX;
+        uint64_t n_animated = 0;
+        for (size_t a = 0; a < s->animation_count; a++)
+            for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+                uint32_t nd = s->animations[a].channels[c].node;
+                n_animated += !animated[nd];
+                animated[nd] = true;
+            }
+        ra_free(animated);
+        return 3 * n_animated * s->animation_count;
+    }
     uint64_t n = 0;
     for (size_t a = 0; a < s->animation_count; a++) {
         const ra_animation *an = &s->animations[a];
@@ -1209,31 +1222,21 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
             if (s->skins[k].joints[i] < s->node_count) w.limb[s->skins[k].joints[i]] = true;
     double lever = opt->euler_tolerance > 0 ? 1 : ra_scene_lever_sum(s); /* < 0: out of memory */
     w.tol = opt->euler_tolerance > 0 ? opt->euler_tolerance : fmin(1e-3, fmax(1e-7, RA_DENSITY_TOL / fmax(lever, 1e-12)));
-    /* the curve nodes write_animations writes (for Definitions, before it) */
-    bool *animated = lever < 0 ? NULL : ra_calloc(s->node_count ? s->node_count : 1, 1);
-    if (!animated) {
+    w.curve_nodes = lever < 0 ? UINT64_MAX : count_curve_nodes(s); /* for Definitions, before the curves */
+    if (w.curve_nodes == UINT64_MAX) {
         ra_free(w.buf);
         ra_free(w.limb);
         return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
     }
-    uint64_t n_animated = 0;
-    for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
-            const ra_channel *ch = &s->animations[a].channels[c];
-            n_animated += !animated[ch->node];
-            animated[ch->node] = true;
-        }
-    w.curve_nodes = count_curve_nodes(s, n_animated);
-    ra_free(animated);
     w.version = opt->version ? opt->version : 7400;
     w.wide = w.version >= 7500;
     ra_status st = write_file(&w, path);
-    if (st == RA_ERR_LIMIT && !opt->version) { /* past 4 GiB: 64-bit offsets */
+    if (st == RA_ERR_LIMIT && w.overflow && !opt->version) { /* past 4 GiB: 64-bit offsets */
         w.version = 7500;
         w.wide = true;
         st = write_file(&w, path);
     }
-    if (st == RA_ERR_LIMIT) /* ra_fail keeps an error recorded first */
+    if (st == RA_ERR_LIMIT && w.overflow)
         ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "the scene needs more than the 4 GiB FBX 7.4 can hold "
                 "(write FBX 7.5)");
     if (st == RA_OK && stats) {
