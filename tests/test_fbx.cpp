@@ -26,6 +26,7 @@
 
 #include "ra_fixture.h"
 #include "retroanim/ra_fbx.h"
+#include "retroanim/ra_gltf.h"
 #include "retroanim/retroanim.h"
 
 static std::string g_dir;
@@ -254,6 +255,20 @@ int main(int argc, char **argv)
                   access(swept.c_str(), F_OK) == 0 ? "left" : "absent");
         }
         CHECK(fails >= 3 && access(swept.c_str(), F_OK) == 0, "the sweep failed %d allocation(s), then wrote", fails);
+        // a hand-made scene with a channel on a node that does not exist: refused by both writers
+        ra_scene bad = doc->scene;
+        std::vector<ra_animation> anims(bad.animations, bad.animations + bad.animation_count);
+        std::vector<ra_channel> chans(anims[0].channels, anims[0].channels + anims[0].channel_count);
+        chans[0].node = (uint32_t)bad.node_count + 5;
+        anims[0].channels = chans.data();
+        bad.animations = anims.data();
+        std::string badp = g_dir + "/bad.fbx", badg = g_dir + "/bad.glb";
+        ra_error_clear(&err);
+        CHECK(ra_fbx_write(&bad, badp.c_str(), nullptr, nullptr, &err) != RA_OK && access(badp.c_str(), F_OK) != 0,
+              "an FBX of a scene with a channel on node %zu was written", bad.node_count + 5);
+        ra_error_clear(&err);
+        CHECK(ra_gltf_write(&bad, badg.c_str(), nullptr, nullptr, &err) != RA_OK && access(badg.c_str(), F_OK) != 0,
+              "a glTF of a scene with a channel on node %zu was written", bad.node_count + 5);
         ra_fbx_options o;
         ra_fbx_options_default(&o);
         o.version = 7300;

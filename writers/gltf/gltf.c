@@ -857,6 +857,8 @@ ra_status ra_gltf_write(const ra_scene *s, const char *path, const ra_gltf_optio
     ra_gltf_options_default(&def);
     if (!opt) opt = &def;
     if (!s || !s->node_count) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "", "the scene has no nodes");
+    ra_status sc = ra_scene_check(s, err); /* hand-made scenes too: node indices, parents, tracks */
+    if (sc != RA_OK) return sc;
     writer w;
     memset(&w, 0, sizeof w);
     w.s = s;
