@@ -442,6 +442,11 @@ for f in glb gltf fbx fbx/assimp fbxa assbin; do
     [ "$ms" -lt 30000 ] && ok || bad "$tree through $f took $ms ms"
   done
 done
+expect_rc 0 "dump --source of a 1,025-level chain" "$BIN" dump --source "$TMP/deep1025.ani" --option max_depth=1024
+python3 -c 'import json, sys; sys.setrecursionlimit(20000); json.load(open(sys.argv[1]))' "$TMP/out" 2>/dev/null && ok ||
+  bad "dump --source deep1025: not valid JSON (2,050 levels deep: Python needs a higher recursion limit)"
+grep -q "deeper levels omitted" "$TMP/out" && bad "dump --source cut the 1,025-level chain" || ok
+grep -q '"N1024"' "$TMP/out" && ok || bad "dump --source deep1025 lacks the deepest node"
 expect_rc 1 "a chain deeper than max_depth=1024" "$BIN" info "$TMP/deep1026.ani" --option max_depth=1024
 grep -q "deeper than max_depth" "$TMP/err" && ok || bad "deep1026 line: $(cat "$TMP/err")"
 expect_rc 2 "max_depth above 1024" "$BIN" info "$TMP/deep1025.ani" --option max_depth=1025

@@ -14,7 +14,9 @@
 extern "C" {
 #endif
 
-#define RA_JSON_MAX_DEPTH 1024 /* a LEGO tree of the default max_depth (256) needs 2 levels per node */
+/* A LEGO tree needs 2 levels per node in `dump --source`: room for the
+ * deepest tree any format accepts (RA_MAX_DEPTH_LIMIT) and the levels above it. */
+#define RA_JSON_MAX_DEPTH (2 * RA_MAX_DEPTH_LIMIT + 64)
 
 typedef struct ra_json {
     FILE *fp;       /* output to a stream, or */
