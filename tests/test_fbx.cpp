@@ -18,13 +18,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "ra_fixture.h"
+#include "writer_test.h"
 #include "retroanim/ra_fbx.h"
 #include "retroanim/ra_gltf.h"
 #include "retroanim/retroanim.h"
@@ -33,11 +32,6 @@ static std::string g_dir;
 static long g_files, g_samples;
 static double g_worst;
 
-static std::vector<char> Bytes(const std::string &p)
-{
-    std::ifstream f(p, std::ios::binary);
-    return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
 
 // A track sampled as Assimp consumers do: hold before the first and after
 // the last key, linear (or slerp) between the two keys around t.
@@ -221,21 +215,11 @@ int main(int argc, char **argv)
     CHECK(g_files >= 40 && g_samples > 500, "only %ld fixtures, %ld sample times compared", g_files, g_samples);
 
     // failures: the output named, nothing left behind; bad options refused
-    ra_document *doc = nullptr;
-    ra_error err;
-    ra_error_clear(&err);
-    std::string first = std::string(argv[1]) + "/camera.ani";
-    std::vector<char> b = Bytes(first);
-    if (!b.empty() && ra_document_load((const uint8_t *)b.data(), b.size(), first.c_str(), nullptr, &doc, &err) == RA_OK) {
-        ra_error_clear(&err);
-        ra_status rs = ra_fbx_write(&doc->scene, "/dev/full", nullptr, nullptr, &err);
-        char msg[512];
-        ra_error_format(&err, msg, sizeof msg);
-        CHECK(rs == RA_ERR_IO && std::strstr(msg, "/dev/full"), "/dev/full: status %d, message '%s'", (int)rs, msg);
-        std::string missing = g_dir + "/no/such/folder/x.fbx";
-        ra_error_clear(&err);
-        CHECK(ra_fbx_write(&doc->scene, missing.c_str(), nullptr, nullptr, &err) == RA_ERR_IO,
-              "a missing folder is an I/O error");
+    if (ra_document *doc = LoadWhole(std::string(argv[1]) + "/camera.ani")) {
+        CheckWriteFailures(g_dir, ".fbx", [&](const char *path, ra_error *e) {
+            return ra_fbx_write(&doc->scene, path, nullptr, nullptr, e);
+        });
+        ra_error err;
         // every allocation the writer makes may fail: out of memory, nothing left behind
         std::string swept = g_dir + "/swept.fbx";
         int fails = 0;
@@ -277,8 +261,6 @@ int main(int argc, char **argv)
                   access((g_dir + "/v.fbx").c_str(), F_OK) != 0,
               "version 7300 is refused and nothing is written");
         ra_document_free(doc);
-    } else {
-        CHECK(false, "cannot load %s", first.c_str());
     }
     std::printf("fixtures: %ld written as FBX 7.4 and 7.5 and read back by Assimp; %ld sample times, worst world-matrix "
                 "difference %.3g (tolerance 1e-4)\n",

@@ -14,24 +14,18 @@
 #include <cstdio>
 #include <cstring>
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "ra_fixture.h"
+#include "writer_test.h"
 #include "retroanim/ra_gltf.h"
 #include "retroanim/retroanim.h"
 
 static std::string g_dir;
 static long g_keys, g_files;
 
-static std::vector<char> Bytes(const std::string &p)
-{
-    std::ifstream f(p, std::ios::binary);
-    return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
 
 static const aiNodeAnim *Channel(const aiAnimation *a, const char *node)
 {
@@ -144,24 +138,11 @@ int main(int argc, char **argv)
     CHECK(g_files >= 40 && g_keys > 10000, "only %ld fixtures, %ld keys compared", g_files, g_keys);
 
     // failures: the output named, nothing left behind
-    ra_document *doc = nullptr;
-    ra_error err;
-    ra_error_clear(&err);
-    std::string first = std::string(argv[1]) + "/camera.ani";
-    std::vector<char> b = Bytes(first);
-    if (!b.empty() && ra_document_load((const uint8_t *)b.data(), b.size(), first.c_str(), nullptr, &doc, &err) == RA_OK) {
-        ra_error_clear(&err);
-        ra_status rs = ra_gltf_write(&doc->scene, "/dev/full", nullptr, nullptr, &err);
-        char msg[512];
-        ra_error_format(&err, msg, sizeof msg);
-        CHECK(rs == RA_ERR_IO && std::strstr(msg, "/dev/full"), "/dev/full: status %d, message '%s'", (int)rs, msg);
-        std::string missing = g_dir + "/no/such/folder/x.glb";
-        ra_error_clear(&err);
-        CHECK(ra_gltf_write(&doc->scene, missing.c_str(), nullptr, nullptr, &err) == RA_ERR_IO,
-              "a missing folder is an I/O error");
+    if (ra_document *doc = LoadWhole(std::string(argv[1]) + "/camera.ani")) {
+        CheckWriteFailures(g_dir, ".glb", [&](const char *path, ra_error *e) {
+            return ra_gltf_write(&doc->scene, path, nullptr, nullptr, e);
+        });
         ra_document_free(doc);
-    } else {
-        CHECK(false, "cannot load %s", first.c_str());
     }
     std::printf("fixtures: %ld written as .glb and .gltf and read back by Assimp; %ld keys compared\n", g_files, g_keys);
     std::string rm = "rm -rf '" + g_dir + "'";
