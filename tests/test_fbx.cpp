@@ -207,10 +207,8 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "usage: test_fbx FIXTURE_DIR...\n");
         return 2;
     }
-    char tmpl[] = "/tmp/retroanim-fbx-XXXXXX";
-    if (!mkdtemp(tmpl)) return 2;
-    g_dir = tmpl;
-    mkdir((g_dir + "/again").c_str(), 0755);
+    g_dir = MakeWorkDir("fbx");
+    if (g_dir.empty()) return 2;
     fx_for_each_fixture(argc - 1, argv + 1, CheckFile);
     CHECK(g_files >= 40 && g_samples > 500, "only %ld fixtures, %ld sample times compared", g_files, g_samples);
 
@@ -265,7 +263,6 @@ int main(int argc, char **argv)
     std::printf("fixtures: %ld written as FBX 7.4 and 7.5 and read back by Assimp; %ld sample times, worst world-matrix "
                 "difference %.3g (tolerance 1e-4)\n",
                 g_files, g_samples, g_worst);
-    std::string rm = "rm -rf '" + g_dir + "'";
-    if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", g_dir.c_str());
+    RemoveWorkDir(g_dir);
     return ra_test_finish("test_fbx");
 }

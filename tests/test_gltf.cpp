@@ -130,10 +130,8 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "usage: test_gltf FIXTURE_DIR...\n");
         return 2;
     }
-    char tmpl[] = "/tmp/retroanim-gltf-XXXXXX";
-    if (!mkdtemp(tmpl)) return 2;
-    g_dir = tmpl;
-    mkdir((g_dir + "/again").c_str(), 0755);
+    g_dir = MakeWorkDir("gltf");
+    if (g_dir.empty()) return 2;
     fx_for_each_fixture(argc - 1, argv + 1, CheckFile);
     CHECK(g_files >= 40 && g_keys > 10000, "only %ld fixtures, %ld keys compared", g_files, g_keys);
 
@@ -145,7 +143,6 @@ int main(int argc, char **argv)
         ra_document_free(doc);
     }
     std::printf("fixtures: %ld written as .glb and .gltf and read back by Assimp; %ld keys compared\n", g_files, g_keys);
-    std::string rm = "rm -rf '" + g_dir + "'";
-    if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", g_dir.c_str());
+    RemoveWorkDir(g_dir);
     return ra_test_finish("test_gltf");
 }

@@ -4,6 +4,11 @@
 #ifndef RETROANIM_WRITER_TEST_H
 #define RETROANIM_WRITER_TEST_H
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -17,6 +22,25 @@ static inline std::vector<char> Bytes(const std::string &p)
 {
     std::ifstream f(p, std::ios::binary);
     return std::vector<char>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+// A scratch folder /tmp/retroanim-NAME-XXXXXX with an again/ folder inside
+// (for second writes of the same name); "" if it cannot be made.
+static inline std::string MakeWorkDir(const char *name)
+{
+    std::string t = std::string("/tmp/retroanim-") + name + "-XXXXXX";
+    std::vector<char> tmpl(t.begin(), t.end());
+    tmpl.push_back(0);
+    if (!mkdtemp(tmpl.data())) return "";
+    std::string dir = tmpl.data();
+    mkdir((dir + "/again").c_str(), 0755);
+    return dir;
+}
+
+static inline void RemoveWorkDir(const std::string &dir)
+{
+    std::string rm = "rm -rf '" + dir + "'";
+    if (std::system(rm.c_str()) != 0) std::fprintf(stderr, "could not remove %s\n", dir.c_str());
 }
 
 // The file at path loaded whole, or nullptr (a failed check says so).

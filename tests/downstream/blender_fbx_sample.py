@@ -20,12 +20,13 @@
 # model's (Blender's default primary axis Y, secondary X: no correction).  A
 # camera object looks down its -Z with +Y up; the importer turns it from the
 # FBX camera frame (+X view).
-import json
 import math
+import os
 import sys
-import traceback
 
 import bpy
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_jobs import run_jobs  # noqa: E402
 from mathutils import Matrix, Vector
 
 A = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))  # file (Y up) -> Blender
@@ -128,17 +129,4 @@ def play(job):
     return out
 
 
-def main():
-    argv = sys.argv[sys.argv.index("--") + 1:]
-    jobs = json.load(open(argv[0]))
-    results = []
-    for job in jobs:
-        try:
-            results.append(play(job))
-        except Exception:
-            results.append({"file": job["file"], "error": traceback.format_exc(), "anims": []})
-    with open(argv[1], "w") as f:
-        json.dump(results, f)
-
-
-main()
+run_jobs(play)

@@ -14,12 +14,13 @@
 # importer's bone heuristic; that turn is fixed per bone, so it is measured at
 # the rest pose and taken off.  A camera object looks down its -Z with +Y up,
 # as a glTF camera node does.
-import json
 import math
+import os
 import sys
-import traceback
 
 import bpy
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from blender_jobs import run_jobs  # noqa: E402
 from mathutils import Matrix, Quaternion, Vector
 
 from io_scene_gltf2.blender.imp import gltf2_blender_gltf as _bg  # noqa: E402
@@ -180,17 +181,4 @@ def play(job):
     return out
 
 
-def main():
-    argv = sys.argv[sys.argv.index("--") + 1:]
-    jobs = json.load(open(argv[0]))
-    results = []
-    for job in jobs:
-        try:
-            results.append(play(job))
-        except Exception:
-            results.append({"file": job["file"], "error": traceback.format_exc(), "anims": []})
-    with open(argv[1], "w") as f:
-        json.dump(results, f)
-
-
-main()
+run_jobs(play)
