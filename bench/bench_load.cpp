@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "retroanim/assimp.hpp"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 using Clock = std::chrono::steady_clock;
 

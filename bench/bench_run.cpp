@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "retroanim/assimp.hpp"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 // ---- a counting heap: glibc's allocator underneath ---------------------------------
 extern "C" {

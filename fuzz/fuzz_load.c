@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 #ifndef RA_FUZZ_FORMATS
 #error "RA_FUZZ_FORMATS must name the formats to load"

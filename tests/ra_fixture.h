@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "ra_test.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 typedef struct fx_stats {
     double worst;       /* largest pose/playback difference seen */

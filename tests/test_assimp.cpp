@@ -12,6 +12,7 @@
 #include <assimp/scene.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,7 +26,7 @@
 
 #include "retroanim/assimp.hpp"
 #include "retroanim/lego_ani.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 static int g_pass, g_fail;
 #define CHECK(cond, ...)                                                    \
@@ -569,6 +570,34 @@ int main(int argc, char **argv)
         const aiScene *s = Import(imp, dir + "/minimal.ani", "coords=sideways", 0);
         CHECK(!s && std::string(imp.GetErrorString()).find("coords") != std::string::npos, "bad option: %s",
               imp.GetErrorString());
+    }
+    // every misuse of the property fails the import with a message naming the key
+    for (const char *kv : {"max_key_angel=2", "memory_limit=64Q", "max_depth=5 ", "max_keys=nan", "max_keys=inf",
+                           "max_key_angle=180", "sample_rate=30", "ticks=hours", "max_file_size=abc", "format=nope"}) {
+        Assimp::Importer imp;
+        const aiScene *s = Import(imp, dir + "/minimal.ani", kv, 0);
+        std::string key = std::string(kv).substr(0, std::string(kv).find('='));
+        CHECK(!s && std::string(imp.GetErrorString()).find(key) != std::string::npos, "property %s: %s", kv,
+              s ? "imported" : imp.GetErrorString());
+    }
+    // a value with an escaped ';' and ',' arrives whole: a CINF in a folder named "a;b,c"
+    {
+        std::string odd = "/tmp/retroanim_opt_a;b,c";
+        mkdir(odd.c_str(), 0755);
+        std::string mp = dir + "/../metroid_prime/";
+        std::vector<uint8_t> cinf = ReadAll(mp + "upper.CINF");
+        std::ofstream(odd + "/sk.CINF", std::ios::binary).write((const char *)cinf.data(), (std::streamsize)cinf.size());
+        std::vector<char> esc(2 * odd.size() + 16);
+        ra_options_escape((odd + "/sk.CINF").c_str(), esc.data(), esc.size());
+        Assimp::Importer imp;
+        const aiScene *s = Import(imp, mp + "upper.ANIM", std::string("cinf=") + esc.data(), aiProcess_ValidateDataStructure);
+        Assimp::Importer ref;
+        const aiScene *r = Import(ref, mp + "upper.ANIM", "", aiProcess_ValidateDataStructure);
+        CHECK(s && r && s->mRootNode->mNumChildren == r->mRootNode->mNumChildren &&
+                  s->mAnimations[0]->mNumChannels == r->mAnimations[0]->mNumChannels,
+              "escaped cinf path: %s", s ? "different skeleton" : imp.GetErrorString());
+        unlink((odd + "/sk.CINF").c_str());
+        rmdir(odd.c_str());
     }
     std::printf("fixtures imported: %d, ms compared: %ld, worst Assimp-playback difference %.3g, prefixes swept: %ld\n",
                 g_fixtures, g_samples, g_worst, g_sweep);

@@ -172,7 +172,7 @@ expect_rc 2 "bad layout option" "$BIN" info "$MP/v2_mp1.anim" --option layout=v9
 # ---- World of Goo: every fixture (animations and movies, all layouts), the error line ----
 grep -q "wog_movie" <("$BIN" formats) && ok || bad "formats lists wog_movie"
 for f in "$WOG"/*.bin*; do
-  not_detected "$f" "retroanim: not a file of any supported format" || check_fixture "$f" "wog_(anim|movie)" 0.3
+  not_detected "$f" "not a file of any supported format" || check_fixture "$f" "wog_(anim|movie)" 0.3
 done
 # a movie: actors by depth with their properties and key lists as node metadata
 "$BIN" dump "$WOG/scene.movie.binltl" >"$TMP/movie.json"
@@ -266,7 +266,7 @@ for pair in "several.pak upper_walk xp/upper_walk.ANIM" "several.si camera xs/ca
 done
 expect_rc 0 "convert pak by id" "$BIN" convert "$AR/several.pak" "$TMP/p.glb" --option animation=0x2003
 grep -q "1 animation" "$TMP/out" && ok || bad "convert pak: $(cat "$TMP/out")"
-expect_rc 1 "convert unknown animation" "$BIN" convert "$AR/several.si" "$TMP/q.glb" --option animation=nope
+expect_rc 2 "convert unknown animation" "$BIN" convert "$AR/several.si" "$TMP/q.glb" --option animation=nope
 grep -q "^retroanim: .*several.si: .*lego_si: no animation named or numbered 'nope'" "$TMP/err" && ok || bad "unknown animation line: $(cat "$TMP/err")"
 mkdir -p "$TMP/arcs" && cp "$AR"/*.si "$AR"/*.pak "$TMP/arcs/"
 expect_rc 0 "batch archives -j2" "$BIN" batch "$TMP/arcs" "$TMP/arcs_out" --format glb2 -j 2 --quiet

@@ -26,7 +26,7 @@
 #include "writer_test.h"
 #include "retroanim/ra_fbx.h"
 #include "retroanim/ra_gltf.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 static std::string g_dir;
 static long g_files, g_samples;

@@ -21,7 +21,7 @@
 #include "ra_fixture.h"
 #include "writer_test.h"
 #include "retroanim/ra_gltf.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 static std::string g_dir;
 static long g_keys, g_files;

@@ -18,7 +18,7 @@
 
 extern "C" {
 #include "ra_test.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 }
 #include "retroanim/assimp.hpp"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "ra_test.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 static void test_cursor(void)
 {

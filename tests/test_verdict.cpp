@@ -17,7 +17,7 @@
 
 #include "ra_fixture.h"
 #include "retroanim/assimp.hpp"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 static long g_loads, g_accepted;
 

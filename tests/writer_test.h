@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "ra_test.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 static inline std::vector<char> Bytes(const std::string &p)
 {

@@ -27,75 +27,363 @@
 #include <vector>
 
 #include "retroanim/assimp.hpp"
-#include "retroanim/ra_archive.h"
+#include "retroanim/ra_archive_internal.h"
 #include "retroanim/ra_fbx.h"
 #include "retroanim/ra_gltf.h"
 #include "retroanim/ra_output.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
+
+#include <assimp/version.h>
 
 namespace {
 
-const char *kUsage =
-    "usage: retroanim COMMAND [ARGS] [--option KEY=VALUE]... [--quiet]\n"
-    "  formats                          formats, extensions, how each is detected\n"
-    "  info FILE                        summary: format, nodes, animations, key counts, warnings\n"
-    "  dump FILE                        JSON of the scene as Assimp consumers receive it\n"
-    "  dump --source FILE               JSON of the file's own fields\n"
-    "  pose FILE --time T [--anim N]    JSON of every node's world transform at T seconds\n"
-    "                                   (--time again: one line of JSON per time)\n"
-    "  convert IN OUT [--format ID] [--writer retroanim|assimp] [--gltf-visibility]\n"
-    "          [--fbx-euler-tolerance DEG]\n"
-    "                                   import and export (ID from OUT's extension): .glb/.gltf and\n"
-    "                                   .fbx by retroanim's writers, other formats through Assimp\n"
-    "                                   (--writer assimp: Assimp's for glTF and FBX too; no .dae);\n"
-    "                                   --gltf-visibility: visibility keys as KHR_node_visibility\n"
-    "                                   --fbx-euler-tolerance DEG: rotation error of linear Euler\n"
-    "                                   playback between FBX keys (default: from the scene)\n"
-    "  batch IN_DIR OUT_DIR --format ID [-j N] [--writer W]   convert every recognised file\n"
-    "                                   (every animation of an archive)\n"
-    "  list ARCHIVE                     the animations in a .SI or .pak: id, name, kind, sizes, duration\n"
-    "  extract ARCHIVE OUT_DIR [--force]   write each as a loose file (.ani; .ANIM with its skeleton as\n"
-    "                                   .CINF); existing files are replaced only with --force\n"
-    "exit codes: 0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written\n";
+// ---- commands, their help, the man page and bash completion ----------------------------
+// One table describes the command line: `help`, `COMMAND --help`, the man page
+// (help man) and the bash completion (help completion) are all printed from it.
+struct Command {
+    const char *name;
+    const char *synopsis; // after "retroanim "
+    const char *summary;  // one line
+    const char *details;  // the command's own flags, one per line ("FLAG\tWHAT")
+    const char *flags;    // the flags it accepts, space-separated (for parsing and completion)
+};
 
+const Command kCommands[] = {
+    {"formats", "formats", "list the formats, their extensions and how each is detected", "", ""},
+    {"info", "info FILE", "summary: format, nodes, animations, durations, key counts, warnings", "", ""},
+    {"dump", "dump [--source] FILE [-o OUT]", "JSON of the scene as Assimp consumers receive it",
+     "--source\tthe file's own fields as stored, instead of the scene\n"
+     "-o, --output OUT\twrite the JSON to OUT, whole or not at all (- or no -o: standard output)",
+     "--source -o --output"},
+    {"pose", "pose FILE --time T [--time T]... [--anim N] [-o OUT]",
+     "JSON of every node's world transform at T seconds, by the game's own rules",
+     "-t, --time T\tseconds; again for more times: one line of JSON per time\n"
+     "--anim N\tthe animation (index from info; default 0)\n"
+     "-o, --output OUT\twrite the JSON to OUT, whole or not at all (- or no -o: standard output)",
+     "-t --time --anim -o --output"},
+    {"convert", "convert IN OUT [--format ID] [--writer retroanim|assimp] [--gltf-visibility] [--fbx-euler-tolerance DEG]",
+     "import IN and write OUT (.glb/.gltf and .fbx by retroanim's writers, other formats through Assimp)",
+     "-f, --format ID\tthe export format (default: from OUT's extension)\n"
+     "--writer W\tretroanim (default for glTF and FBX) or assimp (Assimp's exporters)\n"
+     "--gltf-visibility\tvisibility keys also as KHR_node_visibility (retroanim's glTF writer)\n"
+     "--fbx-euler-tolerance DEG\trotation error of linear Euler playback between FBX keys (default: from the scene)",
+     "-f --format --writer --gltf-visibility --fbx-euler-tolerance"},
+    {"batch", "batch IN_DIR OUT_DIR --format ID [-j N] [--writer W]",
+     "convert every recognised file of IN_DIR (every animation of an archive) into OUT_DIR",
+     "-f, --format ID\tthe export format (required)\n"
+     "-j, --jobs N\tconversions at once (1 to 256; default 1)\n"
+     "--writer W\tas for convert\n"
+     "--gltf-visibility, --fbx-euler-tolerance DEG\tas for convert\n"
+     "\ta format option applies to the files of the formats that declare it",
+     "-f --format -j --jobs --writer --gltf-visibility --fbx-euler-tolerance"},
+    {"list", "list ARCHIVE", "the animations in a .SI or .pak: index, id, name, kind, sizes, duration, group", "", ""},
+    {"extract", "extract ARCHIVE OUT_DIR [--force]",
+     "write each animation of an archive as a loose file (.ani; .ANIM with its skeleton as .CINF)",
+     "--force\treplace existing files", "--force"},
+    {"help", "help [COMMAND|options]", "this help, a command's help, or every option key", "", ""},
+};
+
+const Command *FindCommand(const std::string &name)
+{
+    for (const auto &c : kCommands)
+        if (name == c.name) return &c;
+    return nullptr;
+}
+
+const char *kCommon =
+    "--option KEY=VALUE\ta format option (repeatable; retroanim help options lists them); also\n"
+    "\tfrom the environment variable RETROANIM_OPTIONS=\"k=v;k=v\" (a backslash escapes ; , \\)\n"
+    "-q, --quiet\tno summary lines\n"
+    "-h, --help\tthis command's help\n"
+    "--\tthe arguments after it are files, even when they start with -\n";
+const char *kExitCodes = "exit codes: 0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written";
+
+void PrintFlags(FILE *out, const char *text)
+{
+    std::string t = text;
+    size_t pos = 0;
+    while (pos < t.size()) {
+        size_t end = t.find('\n', pos);
+        if (end == std::string::npos) end = t.size();
+        std::string line = t.substr(pos, end - pos);
+        size_t tab = line.find('\t');
+        std::string flag = tab == std::string::npos ? "" : line.substr(0, tab);
+        std::fprintf(out, "  %-30s %s\n", flag.c_str(), tab == std::string::npos ? line.c_str() : line.c_str() + tab + 1);
+        pos = end + 1;
+    }
+}
+
+void PrintOverview(FILE *out)
+{
+    std::fprintf(out, "usage: retroanim COMMAND [ARGS] [--option KEY=VALUE]... [--quiet]\n\ncommands:\n");
+    for (const auto &c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
+    std::fprintf(out, "\ncommon flags:\n");
+    PrintFlags(out, kCommon);
+    std::fprintf(out, "  %-30s %s\n\n%s\nretroanim help COMMAND shows a command's arguments; retroanim --version the version\n",
+                 "--version", "the version", kExitCodes);
+}
+
+void PrintCommandHelp(FILE *out, const Command &c)
+{
+    std::fprintf(out, "usage: retroanim %s\n\n%s\n", c.synopsis, c.summary);
+    if (*c.details) {
+        std::fprintf(out, "\n");
+        PrintFlags(out, c.details);
+    }
+    std::fprintf(out, "\ncommon flags:\n");
+    PrintFlags(out, kCommon);
+    std::fprintf(out, "\n%s\n", kExitCodes);
+}
+
+// "converted|native" -> "converted, native"; numbers -> their range
+std::string OptionSpec(const ra_option_decl &d)
+{
+    char buf[160];
+    switch (d.type) {
+    case RA_OPT_BOOL: return "true|false";
+    case RA_OPT_ENUM: return d.values;
+    case RA_OPT_INT: std::snprintf(buf, sizeof buf, "%.15g..%.15g", d.min, d.max); return buf;
+    case RA_OPT_SIZE: std::snprintf(buf, sizeof buf, "BYTES (%.15g..%.15g; K, M, G)", d.min, d.max); return buf;
+    case RA_OPT_DOUBLE:
+        std::snprintf(buf, sizeof buf, "%c%.15g, %.15g]", d.min_exclusive ? '(' : '[', d.min, d.max);
+        return buf;
+    case RA_OPT_PATH: return "PATH";
+    case RA_OPT_STRING: return "TEXT";
+    }
+    return "?";
+}
+
+void PrintOptionTable(FILE *out, const ra_option_decl *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        std::fprintf(out, "  %s=%s\n      %s (default: %s)\n", t[i].key, OptionSpec(t[i]).c_str(), t[i].help, t[i].def);
+}
+
+// every option, grouped: the common keys, then each group of formats with the same own keys
+void PrintOptions(FILE *out)
+{
+    size_t n = 0;
+    const ra_option_decl *common = ra_common_options(&n);
+    std::fprintf(out, "options (--option KEY=VALUE, RETROANIM_OPTIONS, the Assimp property RETROANIM_OPTIONS);\n"
+                      "an unknown key or a bad value is refused (exit 2)\n\nevery format:\n");
+    PrintOptionTable(out, common, n);
+    std::vector<const ra_option_decl *> done;
+    for (size_t i = 0; i < ra_format_count(); i++) {
+        size_t k = 0;
+        const ra_option_decl *t = ra_format_options(ra_format_at(i), &k);
+        if (!k || std::find(done.begin(), done.end(), t) != done.end()) continue;
+        done.push_back(t);
+        std::string who;
+        for (size_t j = 0; j < ra_format_count(); j++) {
+            size_t kj = 0;
+            if (ra_format_options(ra_format_at(j), &kj) == t) who += std::string(who.empty() ? "" : ", ") + ra_format_id(ra_format_at(j));
+        }
+        std::fprintf(out, "\n%s:\n", who.c_str());
+        PrintOptionTable(out, t, k);
+    }
+    std::fprintf(out, "\n.SI and .pak archives also take the options of the format of their animations.\n");
+}
+
+// troff for man(1), from the same tables
+std::string Roff(std::string s)
+{
+    std::string o;
+    for (char c : s) {
+        if (c == '\\') o += "\\e";
+        else if (c == '-') o += "\\-";
+        else o += c;
+    }
+    if (!o.empty() && (o[0] == '.' || o[0] == '\'')) o = "\\&" + o;
+    return o;
+}
+
+void RoffFlags(FILE *out, const char *text)
+{
+    std::string t = text;
+    size_t pos = 0;
+    while (pos < t.size()) {
+        size_t end = t.find('\n', pos);
+        if (end == std::string::npos) end = t.size();
+        std::string line = t.substr(pos, end - pos);
+        size_t tab = line.find('\t');
+        std::fprintf(out, ".TP\n.B %s\n%s\n", Roff(tab == std::string::npos ? "" : line.substr(0, tab)).c_str(),
+                     Roff(tab == std::string::npos ? line : line.substr(tab + 1)).c_str());
+        pos = end + 1;
+    }
+}
+
+void PrintMan(FILE *out)
+{
+    std::fprintf(out, ".TH RETROANIM 1 \"\" \"retroanim %s\" \"User Commands\"\n", ra_version_string());
+    std::fprintf(out, ".SH NAME\nretroanim \\- animations of classic games to glTF, FBX and Assimp\n");
+    std::fprintf(out, ".SH SYNOPSIS\n");
+    for (const auto &c : kCommands) std::fprintf(out, ".B retroanim\n%s\n.br\n", Roff(c.synopsis).c_str());
+    std::fprintf(out, ".SH DESCRIPTION\nretroanim reads the animation formats of LEGO Island (.ani, .SI), Metroid Prime "
+                      "(ANIM, CINF, .pak), World of Goo (.binltl), the Nintendo 64 SDK (NIFF) and Homeworld (.mad), plays "
+                      "them by the games' rules and writes them as glTF 2.0, FBX or any format of Assimp.\n");
+    std::fprintf(out, ".SH COMMANDS\n");
+    for (const auto &c : kCommands) {
+        std::fprintf(out, ".SS %s\n%s\n", Roff(c.synopsis).c_str(), Roff(c.summary).c_str());
+        if (*c.details) RoffFlags(out, c.details);
+    }
+    std::fprintf(out, ".SH COMMON FLAGS\n");
+    RoffFlags(out, kCommon);
+    std::fprintf(out, ".TP\n.B \\-\\-version\nthe version\n");
+    std::fprintf(out, ".SH OPTIONS\nFormat options are KEY=VALUE pairs given with \\-\\-option, in the environment "
+                      "variable RETROANIM_OPTIONS, or in the Assimp importer property RETROANIM_OPTIONS. An unknown key "
+                      "or a bad value is refused with exit code 2.\n");
+    size_t n = 0;
+    const ra_option_decl *common = ra_common_options(&n);
+    auto table = [&](const ra_option_decl *t, size_t k) {
+        for (size_t i = 0; i < k; i++)
+            std::fprintf(out, ".TP\n.B %s=%s\n%s (default: %s)\n", Roff(t[i].key).c_str(), Roff(OptionSpec(t[i])).c_str(),
+                         Roff(t[i].help).c_str(), Roff(t[i].def).c_str());
+    };
+    std::fprintf(out, ".SS every format\n");
+    table(common, n);
+    for (size_t i = 0; i < ra_format_count(); i++) {
+        size_t k = 0;
+        const ra_option_decl *t = ra_format_options(ra_format_at(i), &k);
+        if (k && !ra_format_is_archive(ra_format_at(i))) {
+            std::fprintf(out, ".SS %s\n", ra_format_id(ra_format_at(i)));
+            table(t, k);
+        }
+    }
+    std::fprintf(out, ".SH EXIT STATUS\n0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written.\n");
+    std::fprintf(out, ".SH ENVIRONMENT\n.TP\n.B RETROANIM_OPTIONS\nformat options, \"k=v;k=v\" (a backslash escapes ; , and "
+                      "\\e); \\-\\-option values take precedence\n");
+}
+
+void PrintCompletion(FILE *out)
+{
+    std::string cmds, keys;
+    for (const auto &c : kCommands) cmds += std::string(cmds.empty() ? "" : " ") + c.name;
+    std::set<std::string> ks;
+    size_t n = 0;
+    const ra_option_decl *common = ra_common_options(&n);
+    for (size_t i = 0; i < n; i++) ks.insert(common[i].key);
+    for (size_t f = 0; f < ra_format_count(); f++) {
+        const ra_option_decl *t = ra_format_options(ra_format_at(f), &n);
+        for (size_t i = 0; i < n; i++) ks.insert(t[i].key);
+    }
+    for (const auto &k : ks) keys += (keys.empty() ? "" : " ") + k + "=";
+    std::fprintf(out, "# bash completion for retroanim (generated by retroanim help completion)\n"
+                      "_retroanim() {\n"
+                      "    local cur prev cmd\n"
+                      "    cur=${COMP_WORDS[COMP_CWORD]}\n"
+                      "    prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+                      "    cmd=${COMP_WORDS[1]}\n"
+                      "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+                      "        COMPREPLY=($(compgen -W \"%s --help --version\" -- \"$cur\")); return\n"
+                      "    fi\n"
+                      "    case $prev in\n"
+                      "        --option) compopt -o nospace 2>/dev/null; COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return;;\n"
+                      "        --writer) COMPREPLY=($(compgen -W \"retroanim assimp\" -- \"$cur\")); return;;\n"
+                      "        help) COMPREPLY=($(compgen -W \"%s options\" -- \"$cur\")); return;;\n"
+                      "    esac\n"
+                      "    local flags=\"--option --quiet --help\"\n"
+                      "    case $cmd in\n",
+                 cmds.c_str(), keys.c_str(), cmds.c_str());
+    for (const auto &c : kCommands)
+        if (*c.flags) std::fprintf(out, "        %s) flags=\"$flags %s\";;\n", c.name, c.flags);
+    std::fprintf(out, "    esac\n"
+                      "    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$flags\" -- \"$cur\")); return; fi\n"
+                      "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+                      "}\n"
+                      "complete -o filenames -F _retroanim retroanim\n");
+}
+
+// A usage error: one line, then where to look; exit code 2.
+std::string g_command; // the command being run, for Usage
 int Usage(const std::string &msg)
 {
     if (!msg.empty()) std::fprintf(stderr, "retroanim: %s\n", msg.c_str());
-    std::fputs(kUsage, stderr);
+    const Command *c = FindCommand(g_command);
+    if (c && c->name != std::string("help"))
+        std::fprintf(stderr, "usage: retroanim %s\n(retroanim help %s for more)\n", c->synopsis, c->name);
+    else
+        std::fprintf(stderr, "usage: retroanim COMMAND [ARGS]... (retroanim help lists the commands)\n");
     return 2;
 }
 
 struct Args {
     std::vector<std::string> pos;
-    std::vector<std::string> option_strings;  // "k=v", kept alive for ra_options
+    std::vector<std::string> option_strings;  // "k=v"
     bool quiet = false;
+    bool help = false;
     bool source = false;
     bool gltf_visibility = false; // --gltf-visibility: KHR_node_visibility in retroanim's glTF
     bool force = false;           // extract --force: replace existing files
     double fbx_euler_tolerance = 0; // --fbx-euler-tolerance DEG (radians here; 0: automatic)
     std::vector<std::string> times;
-    std::string anim, format, jobs, writer;
+    std::string anim, format, jobs, writer, output;
 };
 
 bool ParseNumber(const std::string &s, double &v);
 
-bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
+// GNU-style: --name VALUE or --name=VALUE, -x VALUE, -- ends the flags, -
+// alone is an argument (standard input or output)
+bool ParseArgs(int argc, char **argv, const Command &cmd, Args &a, std::string &err)
 {
+    std::string allowed = std::string(" ") + cmd.flags + " --option --quiet -q --help -h ";
+    bool flags_done = false;
     for (int i = 2; i < argc; i++) {
         std::string s = argv[i];
+        if (flags_done || s == "-" || s.size() < 2 || s[0] != '-') {
+            a.pos.push_back(s);
+            continue;
+        }
+        if (s == "--") {
+            flags_done = true;
+            continue;
+        }
+        std::string name = s, inline_value;
+        bool has_inline = false;
+        if (s.compare(0, 2, "--") == 0 && s.find('=') != std::string::npos) {
+            name = s.substr(0, s.find('='));
+            inline_value = s.substr(s.find('=') + 1);
+            has_inline = true;
+        } else if (s.size() > 2 && s.compare(0, 2, "-j") == 0) {
+            name = "-j";
+            inline_value = s.substr(2);
+            has_inline = true;
+        }
+        if (allowed.find(" " + name + " ") == std::string::npos) {
+            err = "unknown flag " + name + " for " + cmd.name;
+            return false;
+        }
         auto value = [&](std::string &out) {
+            if (has_inline) {
+                out = inline_value;
+                return true;
+            }
             if (i + 1 >= argc) {
-                err = s + " needs a value";
+                err = name + " needs a value";
                 return false;
             }
             out = argv[++i];
             return true;
         };
-        if (s == "--quiet" || s == "-q") a.quiet = true;
-        else if (s == "--source") a.source = true;
-        else if (s == "--gltf-visibility") a.gltf_visibility = true;
-        else if (s == "--force") a.force = true;
-        else if (s == "--option" || s == "-o") {
+        auto no_value = [&]() {
+            if (has_inline) err = name + " takes no value";
+            return !has_inline;
+        };
+        if (name == "--quiet" || name == "-q") {
+            if (!no_value()) return false;
+            a.quiet = true;
+        } else if (name == "--help" || name == "-h") {
+            if (!no_value()) return false;
+            a.help = true;
+        } else if (name == "--source") {
+            if (!no_value()) return false;
+            a.source = true;
+        } else if (name == "--gltf-visibility") {
+            if (!no_value()) return false;
+            a.gltf_visibility = true;
+        } else if (name == "--force") {
+            if (!no_value()) return false;
+            a.force = true;
+        } else if (name == "--option") {
             std::string v;
             if (!value(v)) return false;
             if (v.find('=') == std::string::npos || v[0] == '=') {
@@ -103,21 +391,23 @@ bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
                 return false;
             }
             a.option_strings.push_back(v);
-        } else if (s == "--time" || s == "-t") {
+        } else if (name == "--time" || name == "-t") {
             std::string t;
             if (!value(t)) return false;
             a.times.push_back(t);
-        } else if (s == "--anim") {
+        } else if (name == "--anim") {
             if (!value(a.anim)) return false;
-        } else if (s == "--format" || s == "-f") {
+        } else if (name == "--output" || name == "-o") {
+            if (!value(a.output)) return false;
+        } else if (name == "--format" || name == "-f") {
             if (!value(a.format)) return false;
-        } else if (s == "--writer") {
+        } else if (name == "--writer") {
             if (!value(a.writer)) return false;
             if (a.writer != "retroanim" && a.writer != "assimp") {
                 err = "--writer wants retroanim or assimp, got '" + a.writer + "'";
                 return false;
             }
-        } else if (s == "--fbx-euler-tolerance") {
+        } else if (name == "--fbx-euler-tolerance") {
             std::string v;
             double d = 0;
             if (!value(v)) return false;
@@ -126,49 +416,115 @@ bool ParseArgs(int argc, char **argv, Args &a, std::string &err)
                 return false;
             }
             a.fbx_euler_tolerance = d * M_PI / 180;
-        } else if (s == "-j" || s == "--jobs") {
+        } else if (name == "-j" || name == "--jobs") {
             if (!value(a.jobs)) return false;
-        } else if (s.size() > 2 && s.compare(0, 2, "-j") == 0) {
-            a.jobs = s.substr(2);
-        } else if (s.size() > 1 && s[0] == '-') {
-            err = "unknown option " + s;
-            return false;
-        } else {
-            a.pos.push_back(s);
         }
     }
     return true;
 }
 
-// ra_options over the "k=v" strings (split in place into owned copies)
+// The options of a run: RETROANIM_OPTIONS first, then each --option (a key
+// given twice keeps its last value).  Keys and values are owned here.
 struct Options {
     std::vector<std::string> keys, values;
     ra_options opt;
-    std::string joined;  // "k=v;k=v" for the Assimp property
-    explicit Options(const std::vector<std::string> &kv)
+    // "k=v;k=v" for the Assimp property, values escaped (ra_options_escape)
+    std::string Joined(const ra_format *only = nullptr) const
     {
-        for (const auto &s : kv) {
-            size_t eq = s.find('=');
-            keys.push_back(s.substr(0, eq));
-            values.push_back(s.substr(eq + 1));
-            joined += (joined.empty() ? "" : ";") + s;
+        std::string j;
+        for (size_t i = 0; i < keys.size(); i++) {
+            if (only && !ra_option_find(only, keys[i].c_str())) continue;
+            std::vector<char> buf(2 * values[i].size() + 1);
+            ra_options_escape(values[i].c_str(), buf.data(), buf.size());
+            j += (j.empty() ? "" : ";") + keys[i] + "=" + buf.data();
         }
+        return j;
+    }
+    // the options a file of format f takes: all of them, or (batch) the
+    // keys f declares
+    ra_options For(const ra_format *f, bool only_declared) const
+    {
+        ra_options o;
+        ra_options_init(&o);
+        for (size_t i = 0; i < keys.size(); i++)
+            if (!only_declared || ra_option_find(f, keys[i].c_str())) ra_options_add(&o, keys[i].c_str(), values[i].c_str());
+        return o;
+    }
+    void Set(const std::string &k, const std::string &v)
+    {
+        for (size_t i = 0; i < keys.size(); i++)
+            if (keys[i] == k) {
+                values[i] = v;
+                return;
+            }
+        keys.push_back(k);
+        values.push_back(v);
+    }
+    void Finish()
+    {
         ra_options_init(&opt);
         for (size_t i = 0; i < keys.size(); i++) ra_options_add(&opt, keys[i].c_str(), values[i].c_str());
     }
 };
 
-std::string FormatError(const ra_error &e)
+// Builds the options from the environment and the flags; false (err) when
+// malformed or too many.
+bool MakeOptions(const std::vector<std::string> &flags, Options &o, std::string &err)
 {
-    char buf[512];
-    ra_error_format(&e, buf, sizeof buf);
-    return buf;
+    if (const char *env = std::getenv("RETROANIM_OPTIONS")) {
+        ra_options e;
+        ra_options_init(&e);
+        std::vector<char> store(std::strlen(env) + 1);
+        if (!ra_options_parse_list(&e, env, store.data(), store.size())) {
+            err = std::string("RETROANIM_OPTIONS: malformed '") + env +
+                  "' (want key=value;key=value, a backslash before ';', ',' or '\\' in a value)";
+            return false;
+        }
+        for (size_t i = 0; i < e.count; i++) o.Set(e.keys[i], e.values[i]);
+    }
+    for (const auto &s : flags) {
+        size_t eq = s.find('=');
+        o.Set(s.substr(0, eq), s.substr(eq + 1));
+    }
+    if (o.keys.size() > RA_MAX_OPTIONS) {
+        err = "too many options (at most " + std::to_string(RA_MAX_OPTIONS) + ")";
+        return false;
+    }
+    o.Finish();
+    return true;
 }
 
+// "FORMAT: message (field) (at byte N)"; errors of no format (a file that
+// cannot be opened) without the "retroanim: " of their format field
+std::string FormatError(const ra_error &e)
+{
+    char buf[RA_ERROR_TEXT_MAX];
+    ra_error_format(&e, buf, sizeof buf);
+    std::string s = buf;
+    if (e.format && std::strcmp(e.format, "retroanim") == 0 && s.compare(0, 11, "retroanim: ") == 0) s = s.substr(11);
+    return s;
+}
+
+// One error line: "retroanim: FILE: FORMAT: message"; exit code 1
 int Fail(const std::string &file, const std::string &what)
 {
     std::fprintf(stderr, "retroanim: %s: %s\n", file.c_str(), what.c_str());
     return 1;
+}
+
+// Exit code of a refused input: 2 when an option (or argument) is what is wrong
+int ExitFor(ra_status st) { return st == RA_ERR_USAGE ? 2 : 1; }
+
+// The common options' values, checked before a file is opened (the format's
+// own keys are checked once the format is known)
+bool CheckCommonOptions(const ra_options &opt, ra_error &err)
+{
+    if (ra_options_validate(&opt, nullptr, &err) == RA_OK) return true;
+    if (std::strncmp(err.msg, "unknown option", 14) == 0) {
+        ra_error_clear(&err);
+        return true;
+    }
+    return false;
 }
 
 struct Loaded {
@@ -177,33 +533,90 @@ struct Loaded {
     ~Loaded() { ra_document_free(doc); }
 };
 
-// The file's bytes into `bytes`; false (with err) if it cannot be read or
-// has more than the option max_file_size (checked before it is read).
+// The file's bytes (- is standard input) into `bytes`; false (with err) if it
+// cannot be read or has more than the option max_file_size (checked before
+// it is read).
 bool ReadBytes(const std::string &file, const ra_options &opt, std::vector<uint8_t> &bytes, ra_error &err)
 {
+    size_t max = ra_max_file_size(&opt);
+    if (file == "-") {
+        bytes.clear();
+        uint8_t buf[65536];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
+            if (bytes.size() + n > max) {
+                ra_fail(&err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
+                        "the input has more than max_file_size (%zu) bytes", max);
+                return false;
+            }
+            bytes.insert(bytes.end(), buf, buf + n);
+        }
+        if (std::ferror(stdin)) {
+            ra_fail(&err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot read standard input");
+            return false;
+        }
+        return true;
+    }
     uint8_t *data = nullptr;
     size_t size = 0;
-    if (ra_read_file_max(file.c_str(), ra_max_file_size(&opt), &data, &size, &err) != RA_OK) return false;
+    if (ra_read_file_max(file.c_str(), max, &data, &size, &err) != RA_OK) return false;
     bytes.assign(data, data + size);
     ra_free(data);
     return true;
 }
 
-// 0 ok; otherwise prints the error line and returns 1 (2 for a refused option value)
+// 0 ok; otherwise prints the error line and returns the exit code
 int Load(const std::string &file, const ra_options &opt, bool scene, Loaded &out)
 {
     ra_error err;
     ra_error_clear(&err);
+    if (!CheckCommonOptions(opt, err)) {
+        Fail(file, FormatError(err));
+        return 2;
+    }
     if (!ReadBytes(file, opt, out.bytes, err)) return Fail(file, FormatError(err));
     size_t size = out.bytes.size();
-    ra_status st = scene ? ra_document_load(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err)
-                         : ra_document_read(out.bytes.data(), size, file.c_str(), &opt, &out.doc, &err);
+    const char *name = file == "-" ? nullptr : file.c_str();
+    ra_status st = scene ? ra_document_load(out.bytes.data(), size, name, &opt, &out.doc, &err)
+                         : ra_document_read(out.bytes.data(), size, name, &opt, &out.doc, &err);
     if (st != RA_OK) {
         Fail(file, FormatError(err));
-        return st == RA_ERR_USAGE ? 2 : 1; // an option value the format refuses is a usage error
+        return ExitFor(st);
     }
     return 0;
 }
+
+// Text for stdout (out empty or "-": streamed as it comes) or for a file
+// (written whole or not at all at the end).  Exit code 3 when it cannot be written.
+struct TextOut {
+    std::string path;
+    ra_writer w;
+    explicit TextOut(const std::string &p) : path(p == "-" ? "" : p) { ra_writer_init(&w); }
+    ~TextOut() { ra_writer_free(&w); }
+    void Init(ra_json &j, bool pretty)
+    {
+        if (path.empty()) ra_json_init_file(&j, stdout, pretty);
+        else ra_json_init_buffer(&j, &w, pretty);
+    }
+    int Commit(bool failed)
+    {
+        if (failed || w.failed) {
+            std::fprintf(stderr, "retroanim: %s: the output could not be written\n", path.empty() ? "-" : path.c_str());
+            return 3;
+        }
+        if (path.empty()) return std::fflush(stdout) == 0 ? 0 : 3;
+        ra_error err;
+        ra_error_clear(&err);
+        if (ra_write_file(path.c_str(), w.data, w.size, &err) != RA_OK) {
+            std::fprintf(stderr, "retroanim: %s: %s\n", path.c_str(), FormatError(err).c_str());
+            return 3;
+        }
+        return 0;
+    }
+};
+
+// An output that is the input file is refused (exit 3, nothing written)
+bool OutputIsInput(const std::string &in, const std::string &out);
 
 int CmdFormats()
 {
@@ -255,18 +668,17 @@ int CmdInfo(const Args &a, const Options &o)
 int CmdDump(const Args &a, const Options &o)
 {
     if (a.pos.size() != 1) return Usage("dump takes one FILE");
+    if (OutputIsInput(a.pos[0], a.output)) return 3;
     Loaded l;
     if (int rc = Load(a.pos[0], o.opt, !a.source, l)) return rc;
+    if (a.source && !l.doc->format->dump_source) return Fail(a.pos[0], std::string(l.doc->format->id) + ": this format has no source dump");
+    TextOut out(a.output);
     ra_json j;
-    ra_json_init_file(&j, stdout, true);
-    if (a.source) {
-        if (!l.doc->format->dump_source) return Fail(a.pos[0], "this format has no source dump");
-        l.doc->format->dump_source(l.doc, &j);
-    } else {
-        ra_scene_dump_json(&l.doc->scene, &j);
-    }
+    out.Init(j, true);
+    if (a.source) l.doc->format->dump_source(l.doc, &j);
+    else ra_scene_dump_json(&l.doc->scene, &j);
     ra_json_finish(&j);
-    return j.failed ? 1 : 0;
+    return out.Commit(j.failed);
 }
 
 bool ParseNumber(const std::string &s, double &v)
@@ -289,19 +701,24 @@ int CmdPose(const Args &a, const Options &o)
     if (times.empty()) return Usage("pose needs --time T (seconds)");
     if (!a.anim.empty() && (!ParseNumber(a.anim, an) || an < 0 || an != (double)(size_t)an))
         return Usage("--anim wants an animation index");
+    if (OutputIsInput(a.pos[0], a.output)) return 3;
     Loaded l;
     if (int rc = Load(a.pos[0], o.opt, true, l)) return rc;
     const ra_scene &s = l.doc->scene;
     if (s.animation_count && (size_t)an >= s.animation_count)
         return Usage("--anim " + a.anim + ": the file has " + std::to_string(s.animation_count) + " animation(s)");
     std::vector<ra_mat4> world(s.node_count);
+    TextOut out(a.output);
     // one line of JSON per --time, in the order given
     for (double t : times) {
         ra_error err;
         ra_error_clear(&err);
-        if (ra_document_pose(l.doc, (size_t)an, t, world.data(), &err) != RA_OK) return Fail(a.pos[0], FormatError(err));
+        if (ra_document_pose(l.doc, (size_t)an, t, world.data(), &err) != RA_OK) {
+            Fail(a.pos[0], FormatError(err));
+            return ExitFor(err.code);
+        }
         ra_json j;
-        ra_json_init_file(&j, stdout, false);
+        out.Init(j, false);
         ra_json_begin_object(&j);
         ra_json_key(&j, "time");
         ra_json_number(&j, t);
@@ -321,9 +738,9 @@ int CmdPose(const Args &a, const Options &o)
         ra_json_end_array(&j);
         ra_json_end_object(&j);
         ra_json_finish(&j);
-        if (j.failed) return 3;
+        if (j.failed) return out.Commit(true);
     }
-    return 0;
+    return out.Commit(false);
 }
 
 std::string Lower(std::string s)
@@ -387,6 +804,7 @@ struct Converted {
     uint64_t bytes = 0;
     std::string writer;        // what wrote the file, for the summary
     bool output_failed = false; // the input was fine, the output could not be written
+    bool usage = false;         // an option (or its value) was refused
 };
 
 // The writer of an export id: retroanim's own for glTF 2.0 (ids glb, gltf and
@@ -415,6 +833,13 @@ bool SameFile(const std::string &a, const std::string &b)
 {
     struct stat sa, sb;
     return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+bool OutputIsInput(const std::string &in, const std::string &out)
+{
+    if (out.empty() || out == "-" || in == "-" || !SameFile(in, out)) return false;
+    std::fprintf(stderr, "retroanim: %s: is the input file; choose another output\n", out.c_str());
+    return true;
 }
 
 // Assimp's FBX exporter writes rotations as Euler curves, converting each key
@@ -524,22 +949,15 @@ bool WriteBlobs(const aiExportDataBlob *master, const std::string &out, bool com
 using Bytes = std::shared_ptr<const std::vector<uint8_t>>;
 // retroanim's own writer: the document loaded by the C library, written
 // without Assimp
-bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, const Options &o, std::string &error,
-                Converted &info, const std::string &extra, const uint8_t *data, size_t size)
+bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, const ra_options &opt,
+                std::string &error, Converted &info, const uint8_t *data, size_t size)
 {
     ra_error err;
     ra_error_clear(&err);
-    ra_options opt = o.opt;
-    std::string ek, ev;
-    if (!extra.empty()) {
-        size_t eq = extra.find('=');
-        ek = extra.substr(0, eq);
-        ev = extra.substr(eq + 1);
-        ra_options_add(&opt, ek.c_str(), ev.c_str());
-    }
     ra_document *doc = nullptr;
-    if (ra_document_load(data, size, in.c_str(), &opt, &doc, &err) != RA_OK) {
+    if (ra_document_load(data, size, in == "-" ? nullptr : in.c_str(), &opt, &doc, &err) != RA_OK) {
         error = FormatError(err);
+        info.usage = err.code == RA_ERR_USAGE;
         return false;
     }
     ra_write_stats st;
@@ -572,15 +990,22 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
     return true;
 }
 
+// batch: a format option applies to the files whose format declares it
 bool ConvertOne(const std::string &in, const std::string &out, const Target &target, const Options &o,
-                std::string &error, Converted &info, const std::string &extra = "", Bytes bytes = nullptr)
+                std::string &error, Converted &info, const std::string &extra = "", Bytes bytes = nullptr,
+                bool batch = false)
 {
     const std::string &export_id = target.id;
     ra_error err;
     ra_error_clear(&err);
-    if (SameFile(in, out)) {
+    if (in != "-" && SameFile(in, out)) {
         info.output_failed = true;
-        error = "retroanim: " + out + " is the input file; choose another output";
+        error = "is the input file; choose another output";
+        return false;
+    }
+    if (!CheckCommonOptions(o.opt, err)) {
+        error = FormatError(err);
+        info.usage = true;
         return false;
     }
     if (!bytes) {
@@ -593,28 +1018,55 @@ bool ConvertOne(const std::string &in, const std::string &out, const Target &tar
     }
     const uint8_t *data = bytes->data();
     size_t size = bytes->size();
-    if (target.own) return ConvertOwn(in, out, target, o, error, info, extra, data, size);
+    const char *name = in == "-" ? nullptr : in.c_str();
+    // the library's own verdict where Assimp would give its generic one
+    auto library_error = [&](const ra_options &opt) {
+        ra_error e;
+        ra_error_clear(&e);
+        ra_document *d = nullptr;
+        if (ra_document_read(data, size, name, &opt, &d, &e) == RA_OK) {
+            ra_document_free(d);
+            return false;
+        }
+        error = FormatError(e);
+        info.usage = e.code == RA_ERR_USAGE;
+        return true;
+    };
+    const char *forced = ra_options_get(&o.opt, "format");
+    const ra_format *f = forced ? ra_format_find(forced) : ra_format_detect(data, size, name);
+    ra_options opt = f ? o.For(f, batch) : o.opt;
+    std::string ek, ev; // extra: "animation=ID" of an archive item
+    if (!extra.empty()) {
+        ek = extra.substr(0, extra.find('='));
+        ev = extra.substr(extra.find('=') + 1);
+        ra_options_add(&opt, ek.c_str(), ev.c_str());
+    }
+    if (!f || size == 0) { // an unknown format or an empty file: the message of the library (or the forced format)
+        if (!library_error(opt)) error = "not a file of any supported format";
+        return false;
+    }
+    if (ra_options_validate(&opt, f, &err) != RA_OK) {
+        error = FormatError(err);
+        info.usage = true;
+        return false;
+    }
+    if (target.own) return ConvertOwn(in, out, target, opt, error, info, data, size);
     info.writer = "Assimp's " + export_id + " exporter";
-    std::string opts = o.joined;
+    std::string opts = o.Joined(batch ? f : nullptr);
     // Assimp's exporters and its import validation are quadratic in nodes (a
     // flat 20,000-node scene: FBX 115 s, Collada 13 s, validation 1.3 s; at
     // 40,000 four times that): through Assimp a scene may have at most
     // kAssimpMaxNodes unless max_nodes says otherwise
-    bool node_cap = !ra_options_get(&o.opt, "max_nodes");
+    bool node_cap = !ra_options_get(&opt, "max_nodes");
     if (node_cap) opts += std::string(opts.empty() ? "" : ";") + "max_nodes=" + std::to_string(kAssimpMaxNodes);
     if (!extra.empty()) opts += (opts.empty() ? "" : ";") + extra;
-    const char *forced = ra_options_get(&o.opt, "format");
-    const ra_format *f = forced ? ra_format_find(forced) : ra_format_detect(data, size, in.c_str());
-    if (!f) {
-        error = forced ? std::string("retroanim: unknown format id '") + forced + "'"
-                       : "retroanim: not a file of any supported format";
-        return false;
-    }
     if (!forced) opts += std::string(opts.empty() ? "" : ";") + "format=" + f->id;
     // the importer reads from memory; this lets it find companion files
-    // (a path with the list separators ; or , cannot travel in the list)
-    if (!ra_options_get(&o.opt, "source_path") && in.find_first_of(";,") == std::string::npos)
-        opts += ";source_path=" + in;
+    if (!ra_options_get(&opt, "source_path") && name) {
+        std::vector<char> esc(2 * in.size() + 1);
+        ra_options_escape(in.c_str(), esc.data(), esc.size());
+        opts += std::string(";source_path=") + esc.data();
+    }
     // every retroanim importer honours format=ID; pick one Assimp will route to
     std::string hint;
     size_t n = 0;
@@ -627,6 +1079,7 @@ bool ConvertOne(const std::string &in, const std::string &out, const Target &tar
     const aiScene *sc = imp.ReadFileFromMemory(data, size, aiProcess_ValidateDataStructure, hint.c_str());
     if (!sc) {
         error = imp.GetErrorString();
+        if (library_error(opt)) return false; // the file or an option is refused: the library says how
         if (node_cap && error.find("max_nodes (" + std::to_string(kAssimpMaxNodes) + ")") != std::string::npos)
             error += "; Assimp's exporters are quadratic in nodes: write .glb, .gltf or .fbx (retroanim's writers "
                      "take the default max_nodes), or raise the cap with --option max_nodes=N";
@@ -680,7 +1133,8 @@ int CmdConvert(const Args &a, const Options &o)
             std::fprintf(stderr, "retroanim: %s: %s\n", a.pos[1].c_str(), error.c_str());
             return 3;
         }
-        return Fail(a.pos[0], error);
+        Fail(a.pos[0], error);
+        return info.usage ? 2 : 1;
     }
     if (!a.quiet) {
         std::printf("wrote %s (%s): %zu nodes, %zu animation(s), %zu camera(s), %zu keys", a.pos[1].c_str(),
@@ -698,14 +1152,20 @@ struct Archive {
     ~Archive() { ra_archive_free(ar); }
 };
 
-// 0 ok; otherwise prints the error line and returns 1
+// 0 ok; otherwise prints the error line and returns the exit code
 int OpenArchive(const std::string &file, const ra_options &opt, Archive &out)
 {
     ra_error err;
     ra_error_clear(&err);
+    if (!CheckCommonOptions(opt, err)) {
+        Fail(file, FormatError(err));
+        return 2;
+    }
     if (!ReadBytes(file, opt, out.bytes, err)) return Fail(file, FormatError(err));
-    if (ra_archive_open(out.bytes.data(), out.bytes.size(), &opt, &out.ar, &err) != RA_OK)
-        return Fail(file, FormatError(err));
+    if (ra_archive_open(out.bytes.data(), out.bytes.size(), &opt, &out.ar, &err) != RA_OK) {
+        Fail(file, FormatError(err));
+        return ExitFor(err.code);
+    }
     return 0;
 }
 
@@ -760,7 +1220,7 @@ int CmdList(const Args &a, const Options &o)
         ra_options lo;
         ra_options_init(&lo);
         ra_options_add(&lo, "format", it.format);
-        ra_options_add(&lo, "cinf", "none");
+        if (ra_option_find(ra_format_find(it.format), "cinf")) ra_options_add(&lo, "cinf", "none");
         if (ra_archive_payload(ar, i, &p, &n, &err) == RA_OK && ra_document_load(p, n, nullptr, &lo, &doc, &err) == RA_OK) {
             if (doc->scene.animation_count) {
                 char b[32];
@@ -837,6 +1297,24 @@ int CmdBatch(const Args &a, const Options &o)
     double jd = 1;
     if (!a.jobs.empty() && (!ParseNumber(a.jobs, jd) || jd < 1 || jd > 256 || jd != (double)(int)jd))
         return Usage("-j wants a number of jobs from 1 to 256");
+    // each option must be one some format declares, with a value it accepts;
+    // a file takes the options its own format declares
+    for (size_t i = 0; i < o.keys.size(); i++) {
+        ra_error err;
+        ra_error_clear(&err);
+        ra_options one;
+        ra_options_init(&one);
+        ra_options_add(&one, o.keys[i].c_str(), o.values[i].c_str());
+        bool ok = false;
+        std::string why;
+        for (size_t f = 0; f < ra_format_count() && !ok; f++) {
+            if (!ra_option_find(ra_format_at(f), o.keys[i].c_str())) continue;
+            ok = ra_options_validate(&one, ra_format_at(f), &err) == RA_OK;
+            if (!ok && why.empty()) why = FormatError(err);
+            ra_error_clear(&err);
+        }
+        if (!ok) return Usage(why.empty() ? "unknown option '" + o.keys[i] + "' (retroanim help options lists them)" : why);
+    }
     std::string ext = ExtensionForExportId(a.format);
     Target target = TargetFor(a.format, a.writer);
     target.visibility = a.gltf_visibility;
@@ -847,7 +1325,7 @@ int CmdBatch(const Args &a, const Options &o)
     // its extension does not) and whether it is an archive
     struct Input {
         std::string name;
-        bool archive;
+        const char *archive; // the archive format's id, or nullptr
         bool operator<(const Input &b) const { return name < b.name; }
     };
     std::vector<Input> files;
@@ -868,7 +1346,7 @@ int CmdBatch(const Args &a, const Options &o)
         }
         bool ours = forced || ra_format_by_extension(name.c_str()) != nullptr;
         for (size_t i = 0; i < fn && !ours; i++) ours = all[i]->detect && all[i]->detect(head, n) >= 50;
-        if (ours) files.push_back({name, !forced && ra_archive_detect(head, n)});
+        if (ours) files.push_back({name, forced ? nullptr : ra_archive_detect(head, n)});
     }
     closedir(d);
     std::sort(files.begin(), files.end());
@@ -900,7 +1378,7 @@ int CmdBatch(const Args &a, const Options &o)
             // an archive: every animation in it, into a folder named after it
             if (f.archive) {
                 Archive arc;
-                if (OpenArchive(in, o.opt, arc)) {
+                if (OpenArchive(in, o.For(ra_format_find(f.archive), true), arc)) {
                     archive_failures++;
                     continue;
                 }
@@ -974,7 +1452,7 @@ int CmdBatch(const Args &a, const Options &o)
             Converted info;
             bool archive = !jobs_list[i].extra.empty();
             held = archive ? archive_bytes(in, error) : nullptr;
-            bool ok = (!archive || held) && ConvertOne(in, out, target, o, error, info, jobs_list[i].extra, held);
+            bool ok = (!archive || held) && ConvertOne(in, out, target, o, error, info, jobs_list[i].extra, held, true);
             std::lock_guard<std::mutex> lock(mu);
             if (!ok) {
                 failed++;
@@ -1013,28 +1491,56 @@ void OnSignal(int sig)
 
 }  // namespace
 
+int CmdHelp(const Args &a)
+{
+    if (a.pos.empty()) {
+        PrintOverview(stdout);
+        return 0;
+    }
+    if (a.pos.size() != 1) return Usage("help takes at most one COMMAND");
+    const std::string &what = a.pos[0];
+    if (what == "options") PrintOptions(stdout);
+    else if (what == "man") PrintMan(stdout); // the man page (the build installs its output)
+    else if (what == "completion") PrintCompletion(stdout); // bash completion (installed too)
+    else if (const Command *c = FindCommand(what)) PrintCommandHelp(stdout, *c);
+    else return Usage("no command '" + what + "' (retroanim help lists them)");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGINT, OnSignal);
     signal(SIGTERM, OnSignal);
-    if (argc < 2) return Usage("");
+    if (argc < 2) return Usage("no command");
     std::string cmd = argv[1];
-    if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-        std::fputs(kUsage, stdout);
+    if (cmd == "-h" || cmd == "--help") cmd = "help";
+    if (cmd == "--version" || cmd == "-V") {
+        std::printf("retroanim %s (Assimp %u.%u.%u)\n", ra_version_string(), aiGetVersionMajor(), aiGetVersionMinor(),
+                    aiGetVersionPatch());
         return 0;
     }
+    const Command *c = FindCommand(cmd);
+    if (!c) return Usage("unknown command '" + cmd + "'");
+    g_command = c->name;
     Args a;
     std::string err;
-    if (!ParseArgs(argc, argv, a, err)) return Usage(err);
-    Options o(a.option_strings);
-    if (o.keys.size() > RA_MAX_OPTIONS) return Usage("too many --option");
-    if (cmd == "formats") return CmdFormats();
+    if (!ParseArgs(argc, argv, *c, a, err)) return Usage(err);
+    if (a.help) {
+        PrintCommandHelp(stdout, *c);
+        return 0;
+    }
+    if (cmd == "help") return CmdHelp(a);
+    Options o;
+    if (!MakeOptions(a.option_strings, o, err)) return Usage(err);
+    // every option now travels in o (to Assimp in its property): the
+    // importers must not read the environment's copy again
+    unsetenv("RETROANIM_OPTIONS");
+    if (cmd == "formats") return a.pos.empty() ? CmdFormats() : Usage("formats takes no argument");
     if (cmd == "info") return CmdInfo(a, o);
     if (cmd == "dump") return CmdDump(a, o);
     if (cmd == "pose") return CmdPose(a, o);
     if (cmd == "convert") return CmdConvert(a, o);
     if (cmd == "batch") return CmdBatch(a, o);
     if (cmd == "list") return CmdList(a, o);
-    if (cmd == "extract") return CmdExtract(a, o);
-    return Usage("unknown command '" + cmd + "'");
+    return CmdExtract(a, o);
 }

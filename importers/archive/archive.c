@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "archive_internal.h"
+#include "retroanim/ra_archive_internal.h"
 
 const char *ra_archive_detect(const uint8_t *data, size_t size)
 {
@@ -71,6 +71,12 @@ static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t 
 
 ra_status ra_archive_open(const uint8_t *data, size_t size, const ra_options *opt, ra_archive **out, ra_error *err)
 {
+    const char *f = ra_archive_detect(data, size);
+    ra_status vs = ra_options_validate(opt, f ? ra_format_find(f) : NULL, err);
+    if (vs != RA_OK) {
+        *out = NULL;
+        return vs;
+    }
     ra_arena *a = ra_load_arena(opt, size); /* the same limit as a load of these bytes */
     if (!a) {
         *out = NULL;
@@ -112,7 +118,7 @@ size_t ra_archive_find(const ra_archive *ar, const char *key)
 }
 
 /* ---- archive documents ---------------------------------------------------------------------------- */
-extern const ra_format ra_format_lego_si, ra_format_metroid_pak;
+extern const ra_format ra_format_lego_si, ra_format_metroid_pak, ra_format_lego_ani, ra_format_metroid_anim;
 
 typedef struct arch_doc {
     ra_archive *ar;
@@ -256,12 +262,26 @@ static ra_status arch_write(const ra_document *doc, ra_writer *w, ra_error *err)
     return m->inner.format->write(&m->inner, w, err);
 }
 
+static const ra_option_decl si_options[] = {
+    {"animation", RA_OPT_STRING, 0, 0, false, NULL, "the first", "the animation to import: a name or an id"},
+    {"si_all", RA_OPT_BOOL, 0, 0, false, NULL, "false",
+     "also list OBJ objects whose presenter is not a Lego*AnimPresenter but whose data is an animation"},
+};
+
 const ra_format ra_format_lego_si = {
     "lego_si",
     "LEGO Island Interleaf archive (.SI): one animation, chosen with animation=NAME|ID",
     "si",
     "\"RIFF\" at 0 and \"OMNI\" at 8",
     detect_si, arch_read, arch_to_scene, arch_pose, arch_dump_source, arch_write,
+    .options = si_options,
+    .option_count = sizeof si_options / sizeof si_options[0],
+    .options_also = &ra_format_lego_ani,
+    .archive = true,
+};
+
+static const ra_option_decl pak_options[] = {
+    {"animation", RA_OPT_STRING, 0, 0, false, NULL, "the first", "the animation to import: a name or an id"},
 };
 
 const ra_format ra_format_metroid_pak = {
@@ -270,4 +290,8 @@ const ra_format ra_format_metroid_pak = {
     "pak",
     "u32 BE 0x00030005 then u32 0 at offset 0",
     detect_pak, arch_read, arch_to_scene, arch_pose, arch_dump_source, arch_write,
+    .options = pak_options,
+    .option_count = sizeof pak_options / sizeof pak_options[0],
+    .options_also = &ra_format_metroid_anim,
+    .archive = true,
 };

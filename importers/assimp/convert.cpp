@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "retroanim/assimp.hpp"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 namespace retroanim {
 namespace {

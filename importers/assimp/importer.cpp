@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "retroanim/assimp.hpp"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 namespace retroanim {
 namespace {
@@ -98,9 +98,22 @@ protected:
         ra_options_init(&opt);
         std::vector<char> store(options_.size() + 1);
         if (!options_.empty() && !ra_options_parse_list(&opt, options_.c_str(), store.data(), store.size()))
-            throw std::runtime_error("retroanim: malformed options '" + options_ + "' (want key=value;key=value)");
+            throw std::runtime_error("retroanim: malformed options '" + options_ +
+                                     "' (want key=value;key=value, a backslash before ';', ',' or '\\' in a value)");
         if (!ra_options_get(&opt, "format")) ra_options_add(&opt, "format", format_->id);
-        if (!cinf_.empty()) ra_options_add(&opt, "cinf", cinf_.c_str());
+        // RETROANIM_CINF is the option cinf, for the formats that declare it
+        if (!cinf_.empty() && ra_option_find(format_, "cinf")) ra_options_add(&opt, "cinf", cinf_.c_str());
+        // the options are checked before the file is opened (the load checks them again)
+        {
+            ra_error verr;
+            ra_error_clear(&verr);
+            const ra_format *forced = ra_format_find(ra_options_get(&opt, "format"));
+            if (ra_options_validate(&opt, forced ? forced : format_, &verr) != RA_OK) {
+                char buf[RA_ERROR_TEXT_MAX];
+                ra_error_format(&verr, buf, sizeof buf);
+                throw std::runtime_error(buf);
+            }
+        }
         // the size is checked before anything is allocated or read
         std::unique_ptr<Assimp::IOStream> s(io->Open(file, "rb"));
         if (!s) throw std::runtime_error(std::string(format_->id) + ": cannot open " + file);
@@ -112,8 +125,6 @@ protected:
         if (size && s->Read(data.data(), 1, size) != size)
             throw std::runtime_error(std::string(format_->id) + ": cannot read " + file);
         const char *ticks = ra_options_get(&opt, "ticks");
-        if (ticks && std::strcmp(ticks, "native") != 0 && std::strcmp(ticks, "seconds") != 0)
-            throw std::runtime_error(std::string("retroanim: ticks must be 'seconds' or 'native', not '") + ticks + "'");
 
         // source_path names the file bytes read from memory came from, so
         // that companion files (a Metroid Prime CINF beside its ANIM) are
@@ -125,7 +136,7 @@ protected:
         ra_error_clear(&err);
         ra_document *doc = nullptr;
         auto fail = [&err]() {
-            char buf[512];
+            char buf[RA_ERROR_TEXT_MAX];
             ra_error_format(&err, buf, sizeof buf);
             throw std::runtime_error(buf);
         };

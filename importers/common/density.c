@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 #define NLERP_K 0.0042
 #define MIN_ANGLE (0.1 * RA_PI / 180.0) /* below this the keys would explode: the bound is then not met */

@@ -1,73 +1,17 @@
-/* Options, the format registry and documents (one arena per load). */
+/* The format registry and documents (one arena per load). */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 uint32_t ra_version(void) { return RETROANIM_VERSION; }
 
-void ra_options_init(ra_options *o) { memset(o, 0, sizeof *o); }
-
-bool ra_options_add(ra_options *o, const char *key, const char *value)
+#define RA_STR_(x) #x
+#define RA_STR(x) RA_STR_(x)
+const char *ra_version_string(void)
 {
-    if (!key || !*key || !value) return false;
-    for (size_t i = 0; i < o->count; i++)
-        if (strcmp(o->keys[i], key) == 0) {
-            o->values[i] = value;
-            return true;
-        }
-    if (o->count >= RA_MAX_OPTIONS) return false;
-    o->keys[o->count] = key;
-    o->values[o->count] = value;
-    o->count++;
-    return true;
-}
-
-bool ra_options_parse_list(ra_options *o, const char *list, char *store, size_t store_size)
-{
-    size_t n = strlen(list);
-    if (n + 1 > store_size) return false;
-    memcpy(store, list, n + 1);
-    char *p = store;
-    while (*p) {
-        char *end = p + strcspn(p, ";,");
-        char sep = *end;
-        *end = 0;
-        while (*p == ' ') p++;
-        if (*p) {
-            char *eq = strchr(p, '=');
-            if (!eq || eq == p) return false;
-            *eq = 0;
-            if (!ra_options_add(o, p, eq + 1)) return false;
-        }
-        if (!sep) break;
-        p = end + 1;
-    }
-    return true;
-}
-
-const char *ra_options_get(const ra_options *o, const char *key)
-{
-    if (!o) return NULL;
-    for (size_t i = 0; i < o->count; i++)
-        if (strcmp(o->keys[i], key) == 0) return o->values[i];
-    return NULL;
-}
-
-double ra_options_get_double(const ra_options *o, const char *key, double def)
-{
-    const char *v = ra_options_get(o, key);
-    if (!v || !*v) return def;
-    char *end;
-    double d = strtod(v, &end);
-    return *end ? def : d;
-}
-
-bool ra_options_is(const ra_options *o, const char *key, const char *value)
-{
-    const char *v = ra_options_get(o, key);
-    return v && strcmp(v, value) == 0;
+    return RA_STR(RETROANIM_VERSION_MAJOR) "." RA_STR(RETROANIM_VERSION_MINOR) "." RA_STR(RETROANIM_VERSION_PATCH);
 }
 
 /* ---- registry ---------------------------------------------------------------------- */
@@ -101,8 +45,23 @@ const ra_format *const *ra_formats(size_t *count)
     return g_formats;
 }
 
+size_t ra_format_count(void) { return sizeof g_formats / sizeof g_formats[0]; }
+const ra_format *ra_format_at(size_t i) { return i < ra_format_count() ? g_formats[i] : NULL; }
+const char *ra_format_id(const ra_format *f) { return f ? f->id : NULL; }
+const char *ra_format_name(const ra_format *f) { return f ? f->name : NULL; }
+const char *ra_format_extensions(const ra_format *f) { return f ? f->extensions : NULL; }
+const char *ra_format_detection(const ra_format *f) { return f ? f->detection : NULL; }
+bool ra_format_is_archive(const ra_format *f) { return f && f->archive; }
+
+const ra_option_decl *ra_format_options(const ra_format *f, size_t *count)
+{
+    *count = f ? f->option_count : 0;
+    return f ? f->options : NULL;
+}
+
 const ra_format *ra_format_find(const char *id)
 {
+    if (!id) return NULL;
     for (size_t i = 0; i < sizeof g_formats / sizeof g_formats[0]; i++)
         if (strcmp(g_formats[i]->id, id) == 0) return g_formats[i];
     return NULL;
@@ -193,9 +152,17 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
         if (!f) return ra_fail(err, RA_ERR_USAGE, "retroanim", RA_NO_OFFSET, "format", "unknown format id '%s'", forced);
     } else {
         f = ra_format_detect(data, size, filename);
-        if (!f) return ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
-                               "not a file of any supported format");
+        if (!f) {
+            /* the options still name their mistakes first (a misspelt key) */
+            ra_status st = ra_options_validate(opt, NULL, err);
+            if (st != RA_OK && strncmp(err->msg, "unknown option", 14) != 0) return st;
+            ra_error_clear(err);
+            return ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
+                           size ? "not a file of any supported format" : "the file is empty");
+        }
     }
+    ra_status vs = ra_options_validate(opt, f, err);
+    if (vs != RA_OK) return vs;
     ra_arena *arena = ra_load_arena(opt, size);
     if (!arena) return ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory");
     ra_document *d = ra_arena_alloc(arena, sizeof *d);
@@ -346,3 +313,49 @@ void ra_document_free(ra_document *doc)
 {
     if (doc) ra_arena_destroy(doc->arena);
 }
+
+const ra_format *ra_document_format(const ra_document *doc) { return doc ? doc->format : NULL; }
+const ra_scene *ra_document_scene(const ra_document *doc) { return doc ? &doc->scene : NULL; }
+
+ra_status ra_document_load_file(const char *path, const ra_options *opt, ra_document **out, ra_error *err)
+{
+    *out = NULL;
+    ra_status st = ra_options_validate(opt, NULL, err);
+    if (st != RA_OK && strncmp(err->msg, "unknown option", 14) != 0) return st; /* format keys: after detection */
+    ra_error_clear(err);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    st = ra_read_file_max(path, ra_max_file_size(opt), &data, &size, err);
+    if (st != RA_OK) return st;
+    st = ra_document_load(data, size, path, opt, out, err);
+    ra_free(data);
+    return st;
+}
+
+ra_status ra_document_dump(const ra_document *doc, int flags, char **out, size_t *size, ra_error *err)
+{
+    *out = NULL;
+    if (size) *size = 0;
+    const char *fid = doc ? doc->format->id : "retroanim";
+    if (!doc) return ra_fail(err, RA_ERR_USAGE, fid, RA_NO_OFFSET, "", "no document");
+    if ((flags & RA_DUMP_SOURCE) && !doc->format->dump_source)
+        return ra_fail(err, RA_ERR_UNSUPPORTED, fid, RA_NO_OFFSET, "", "this format has no source dump");
+    if (!(flags & RA_DUMP_SOURCE) && !doc->scene.node_count)
+        return ra_fail(err, RA_ERR_USAGE, fid, RA_NO_OFFSET, "", "the document has no scene (ra_document_build_scene)");
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_json j;
+    ra_json_init_buffer(&j, &w, !(flags & RA_DUMP_COMPACT));
+    if (flags & RA_DUMP_SOURCE) doc->format->dump_source(doc, &j);
+    else ra_scene_dump_json(&doc->scene, &j);
+    ra_json_finish(&j);
+    if (j.failed || !ra_wr_u8(&w, 0)) {
+        ra_writer_free(&w);
+        return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
+    }
+    *out = (char *)w.data;
+    if (size) *size = w.size - 1;
+    return RA_OK;
+}
+
+void ra_string_free(char *s) { ra_free(s); }

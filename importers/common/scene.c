@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format)
 {

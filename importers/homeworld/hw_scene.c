@@ -769,6 +769,12 @@ static void hw_dump_source(const ra_document *doc, ra_json *j)
 
 static int hw_detect(const uint8_t *d, size_t n) { return n >= 8 && !memcmp(d, HW_MAD_IDENT, 8) ? 100 : 0; }
 
+static const ra_option_decl hw_options[] = {
+    {"sample_rate", RA_OPT_DOUBLE, 0, 100000, true, NULL, "60", "how often the TCB spline is sampled (Hz)"},
+    {"space", RA_OPT_ENUM, 0, 0, false, "ship|lightwave", "ship",
+     "ship: the game's ship frame; lightwave: the raw LightWave values"},
+};
+
 const ra_format ra_format_homeworld_mad = {
     FMT,
     "Homeworld mesh animation (.mad, \"Mellonn\" 0.91)",
@@ -780,4 +786,6 @@ const ra_format ra_format_homeworld_mad = {
     hw_pose,
     hw_dump_source,
     hw_write,
+    .options = hw_options,
+    .option_count = sizeof hw_options / sizeof hw_options[0],
 };

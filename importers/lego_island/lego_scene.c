@@ -978,6 +978,10 @@ static ra_status lego_write(const ra_document *doc, ra_writer *w, ra_error *err)
     return lego_ani_write(doc->model, w, err);
 }
 
+static const ra_option_decl lego_options[] = {
+    {"camera_tolerance", RA_OPT_DOUBLE, 0, 10, true, NULL, "0.001", "largest orientation error between camera samples (degrees)"},
+};
+
 const ra_format ra_format_lego_ani = {
     "lego_ani",
     "LEGO Island animation (.ani)",
@@ -989,6 +993,8 @@ const ra_format ra_format_lego_ani = {
     lego_pose,
     lego_dump_source,
     lego_write,
+    .options = lego_options,
+    .option_count = sizeof lego_options / sizeof lego_options[0],
 };
 
 const ra_format ra_format_lego_ani_body = {
@@ -1002,4 +1008,6 @@ const ra_format ra_format_lego_ani_body = {
     lego_pose,
     lego_dump_source,
     lego_write,
+    .options = lego_options,
+    .option_count = sizeof lego_options / sizeof lego_options[0],
 };

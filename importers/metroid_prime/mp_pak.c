@@ -17,7 +17,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "../archive/archive_internal.h"
+#include "retroanim/ra_archive_internal.h"
 
 #define FMT "metroid_pak"
 #define PAK_VERSION 0x00030005u

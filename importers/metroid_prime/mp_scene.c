@@ -899,6 +899,14 @@ static int mp_cinf_detect(const uint8_t *d, size_t n)
     return 0;
 }
 
+static const ra_option_decl mp_anim_options[] = {
+    {"cinf", RA_OPT_PATH, 0, 0, false, NULL, "searched", "the skeleton (CINF) for an ANIM, or none"},
+    {"layout", RA_OPT_ENUM, 0, 0, false, "auto|v0-mp1|v0-mp2|v2-mp1|v2-mp2|v2-demo|v3-pc", "auto",
+     "force the ANIM layout when detection guesses wrong"},
+    {"root_motion", RA_OPT_ENUM, 0, 0, false, "keep|strip", "keep",
+     "strip: bone 3 (the character root, whose motion the game applies to the actor) stays at rest"},
+};
+
 const ra_format ra_format_metroid_anim = {
     "metroid_anim",
     "Metroid Prime 1/2 animation (ANIM, versions 0, 2 and the PC version 3)",
@@ -911,6 +919,12 @@ const ra_format ra_format_metroid_anim = {
     mp_pose,
     mp_dump_source,
     mp_write_anim,
+    .options = mp_anim_options,
+    .option_count = sizeof mp_anim_options / sizeof mp_anim_options[0],
+};
+
+static const ra_option_decl mp_cinf_options[] = {
+    {"game", RA_OPT_ENUM, 0, 0, false, "1|2", "detected", "force the Prime 1 or Prime 2 bone record"},
 };
 
 const ra_format ra_format_metroid_cinf = {
@@ -924,4 +938,6 @@ const ra_format ra_format_metroid_cinf = {
     mp_pose,
     mp_dump_source,
     mp_write_cinf,
+    .options = mp_cinf_options,
+    .option_count = sizeof mp_cinf_options / sizeof mp_cinf_options[0],
 };

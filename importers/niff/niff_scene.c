@@ -1382,6 +1382,12 @@ static void niff_dump_source(const ra_document *doc, ra_json *j)
     ra_json_end_object(j);
 }
 
+static const ra_option_decl niff_options[] = {
+    {"fps", RA_OPT_DOUBLE, 0, 1000, true, NULL, "30", "the rate NIFF frames play at (frames per second)"},
+    {"key_tolerance", RA_OPT_DOUBLE, 0, 0.1, true, NULL, "3e-6",
+     "how closely baked keys follow curves (relative, and radians)"},
+};
+
 const ra_format ra_format_niff = {
     .id = FMT,
     .name = "Nintendo 64 NIFF (N64 Intermediate File Format 1.0 / 2.0)",
@@ -1394,4 +1400,6 @@ const ra_format ra_format_niff = {
     .pose = niff_pose,
     .dump_source = niff_dump_source,
     .write = niff_write_doc,
+    .options = niff_options,
+    .option_count = sizeof niff_options / sizeof niff_options[0],
 };

@@ -866,6 +866,13 @@ static int wog_movie_detect(const uint8_t *d, size_t n)
     return (uint64_t)pp == hs + 32ull * na ? 90 : 60;
 }
 
+static const ra_option_decl wog_options[] = {
+    {"layout", RA_OPT_ENUM, 0, 0, false, "binltl|binbig|binltl64|binuni", "detected", "force the byte layout"},
+    {"transform_order", RA_OPT_ENUM, 0, 0, false, "list|reverse", "list",
+     "list: the transform entries in file order (T.R.S); reverse: S.R.T"},
+    {"flip_y", RA_OPT_BOOL, 0, 0, false, NULL, "false", "mirror y (for y-down screen coordinates)"},
+};
+
 const ra_format ra_format_wog_anim = {
     FMT_ANIM,
     "World of Goo image animation (anim.binltl, .binltl64, .binuni, .binbig)",
@@ -878,6 +885,8 @@ const ra_format ra_format_wog_anim = {
     wog_pose,
     wog_dump_source,
     wog_write,
+    .options = wog_options,
+    .option_count = sizeof wog_options / sizeof wog_options[0],
 };
 
 const ra_format ra_format_wog_movie = {
@@ -892,4 +901,6 @@ const ra_format ra_format_wog_movie = {
     wog_pose,
     wog_dump_source,
     wog_write,
+    .options = wog_options,
+    .option_count = sizeof wog_options / sizeof wog_options[0],
 };

@@ -6,7 +6,9 @@
 //   const aiScene *s = imp.ReadFile("walk.ani", aiProcess_ValidateDataStructure);
 //
 // Importer properties (Importer::SetPropertyString / SetPropertyInteger):
-//   "RETROANIM_OPTIONS"  "key=value;key=value" — retroanim options (README),
+//   "RETROANIM_OPTIONS"  "key=value;key=value" — retroanim options (docs/options.md;
+//                        a backslash escapes ; , and \\ in a value); an unknown
+//                        key or a bad value fails the import with a message,
 //                        e.g. "coords=native;ticks=native"
 //   "RETROANIM_CINF"     path of the Metroid Prime skeleton for an ANIM (the
 //                        option cinf=PATH; "none" disables the search)

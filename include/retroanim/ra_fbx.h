@@ -31,9 +31,8 @@
 #ifndef RETROANIM_RA_FBX_H
 #define RETROANIM_RA_FBX_H
 
-#include "ra_base.h"
+#include "retroanim.h"
 #include "ra_gltf.h" /* ra_write_stats */
-#include "ra_scene.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,9 +47,9 @@ typedef struct ra_fbx_options {
     double euler_tolerance;
 } ra_fbx_options;
 
-void ra_fbx_options_default(ra_fbx_options *o);
+RA_API void ra_fbx_options_default(ra_fbx_options *o);
 /* Writes the scene to path as binary FBX.  opt and stats may be NULL. */
-ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options *opt, ra_write_stats *stats,
+RA_API ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options *opt, ra_write_stats *stats,
                        ra_error *err);
 
 #ifdef __cplusplus

@@ -14,8 +14,7 @@
 #ifndef RETROANIM_RA_GLTF_H
 #define RETROANIM_RA_GLTF_H
 
-#include "ra_base.h"
-#include "ra_scene.h"
+#include "retroanim.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,10 +37,10 @@ typedef struct ra_write_stats {
     uint64_t bytes; /* bytes of every file written */
 } ra_write_stats;
 
-void ra_gltf_options_default(ra_gltf_options *o);
+RA_API void ra_gltf_options_default(ra_gltf_options *o);
 /* Writes the scene to path (and, for .gltf, PATH_STEM.bin beside it).  opt and
  * stats may be NULL. */
-ra_status ra_gltf_write(const ra_scene *s, const char *path, const ra_gltf_options *opt, ra_write_stats *stats,
+RA_API ra_status ra_gltf_write(const ra_scene *s, const char *path, const ra_gltf_options *opt, ra_write_stats *stats,
                         ra_error *err);
 
 #ifdef __cplusplus

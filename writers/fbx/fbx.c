@@ -18,7 +18,7 @@
 #include "retroanim/ra_fbx.h"
 #include "retroanim/ra_json.h"
 #include "retroanim/ra_output.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 #define FMT "fbx"
 #define KTIME_PER_SECOND 46186158000LL

@@ -14,7 +14,7 @@
 #include "retroanim/ra_gltf.h"
 #include "retroanim/ra_json.h"
 #include "retroanim/ra_output.h"
-#include "retroanim/retroanim.h"
+#include "retroanim/ra_document.h"
 
 #define FMT "gltf"
 

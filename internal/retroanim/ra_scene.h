@@ -15,122 +15,7 @@
 extern "C" {
 #endif
 
-typedef enum ra_meta_type {
-    RA_META_BOOL = 1,
-    RA_META_INT,    /* int64 */
-    RA_META_DOUBLE,
-    RA_META_STRING, /* lists and records are stored as JSON text */
-    RA_META_VEC3
-} ra_meta_type;
-
-typedef struct ra_meta {
-    const char *key;
-    ra_meta_type type;
-    union {
-        bool b;
-        int64_t i;
-        double d;
-        const char *s;
-        ra_vec3 v;
-    } u;
-} ra_meta;
-
-typedef struct ra_meta_list {
-    ra_meta *items;
-    size_t count, cap;
-} ra_meta_list;
-
-typedef struct ra_node {
-    const char *name;   /* unique, non-empty */
-    int32_t parent;     /* index into ra_scene.nodes, -1 for the root */
-    ra_mat4 transform;  /* local rest transform */
-    ra_meta_list meta;
-} ra_node;
-
-typedef struct ra_vec_key { double t; ra_vec3 v; } ra_vec_key;
-typedef struct ra_quat_key { double t; ra_quat q; } ra_quat_key;
-
-typedef enum ra_behaviour {
-    RA_BEHAVIOUR_DEFAULT = 0,
-    RA_BEHAVIOUR_CONSTANT = 1,
-    RA_BEHAVIOUR_LINEAR = 2,
-    RA_BEHAVIOUR_REPEAT = 3
-} ra_behaviour;
-
-typedef struct ra_channel {
-    uint32_t node; /* index into ra_scene.nodes */
-    ra_behaviour pre_state, post_state;
-    ra_vec_key *position;
-    size_t position_count;
-    ra_quat_key *rotation;
-    size_t rotation_count;
-    ra_vec_key *scaling;
-    size_t scaling_count;
-} ra_channel;
-
-/* Visibility steps: from each key's time on the node is shown or hidden (the
- * last key at or before t decides); before the first key it is shown. */
-typedef struct ra_vis_key { double t; bool visible; } ra_vis_key;
-typedef struct ra_vis_track {
-    uint32_t node;
-    ra_vis_key *keys;
-    size_t count;
-} ra_vis_track;
-
-typedef struct ra_animation {
-    const char *name;
-    double ticks_per_second; /* the format's native rate (key times * this = native ticks) */
-    double duration;         /* seconds; >= every key time */
-    ra_channel *channels;
-    size_t channel_count;
-    ra_vis_track *visibility; /* nodes shown and hidden (LEGO Island's morph keys) */
-    size_t visibility_count;
-} ra_animation;
-
-typedef struct ra_camera {
-    const char *name;      /* equals the name of the node that places it */
-    uint32_t node;
-    double horizontal_fov; /* HALF angle in radians, as aiCamera::mHorizontalFOV */
-    double aspect;
-    double clip_near, clip_far;
-    ra_vec3 position, look_at, up; /* in the camera node's local frame */
-    bool orthographic;             /* an orthographic camera: half width and height of the view */
-    double ortho_xmag, ortho_ymag;
-} ra_camera;
-
-/* A skeleton: the nodes that are its joints (a glTF skin, an armature in
- * Blender).  Inverse bind matrices are the inverses of the joints' rest world
- * transforms.  Room for the vertex weights of meshes to come. */
-typedef struct ra_skin {
-    const char *name;    /* may be NULL */
-    int32_t skeleton;    /* the common root joint, or -1 */
-    uint32_t *joints;    /* node indices */
-    size_t joint_count;
-} ra_skin;
-
-typedef struct ra_warning {
-    const char *msg;
-    uint32_t count; /* repeats of the same message */
-} ra_warning;
-
-typedef struct ra_scene {
-    const char *format;
-    ra_arena *arena;
-    ra_node *nodes; /* pre-order; nodes[0] is the unanimated root */
-    size_t node_count, node_cap;
-    ra_animation *animations;
-    size_t animation_count;
-    ra_camera *cameras;
-    size_t camera_count;
-    ra_skin *skins;
-    size_t skin_count;
-    ra_meta_list meta;
-    ra_warning *warnings;
-    size_t warning_count, warning_cap;
-    /* indices of nodes that the skeleton mesh must leave out (cameras) */
-    uint32_t *non_skeleton;
-    size_t non_skeleton_count;
-} ra_scene;
+/* The scene's types (ra_scene, ra_node, ra_channel, ...) are public: retroanim.h. */
 
 /* Builders.  Each returns false (and records RA_ERR_NO_MEMORY in err) on failure. */
 void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format);
@@ -144,7 +29,6 @@ bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const cha
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
 /* Sets e's key in m to e's value (of any type; a string is copied). */
 bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e);
-const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key);
 /* One metadata value as JSON (as `dump` prints it), and a whole list as an object. */
 struct ra_json;
 void ra_meta_value_json(struct ra_json *j, const ra_meta *e);
@@ -190,8 +74,6 @@ ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_key
  * consumers play it: a missing track (or a node without channel) uses the
  * node's rest transform component. */
 ra_mat4 ra_scene_sample_local(const ra_scene *s, size_t anim, uint32_t node, double t);
-/* World transforms of every node at time t into out[node_count]. */
-void ra_scene_sample_world(const ra_scene *s, size_t anim, double t, ra_mat4 *out);
 
 /* ---- key track builder: how formats bake engine rules into keys ------------ */
 /* Keys are appended in increasing time.  A value jump at time t (a step, a

@@ -11,7 +11,7 @@
 #ifndef RETROANIM_NIFF_H
 #define RETROANIM_NIFF_H
 
-#include "retroanim.h"
+#include "ra_document.h"
 
 #ifdef __cplusplus
 extern "C" {

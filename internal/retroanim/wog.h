@@ -9,7 +9,7 @@
 #ifndef RETROANIM_WOG_H
 #define RETROANIM_WOG_H
 
-#include "retroanim.h"
+#include "ra_document.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,7 +10,7 @@
 #ifndef RETROANIM_HOMEWORLD_H
 #define RETROANIM_HOMEWORLD_H
 
-#include "retroanim.h"
+#include "ra_document.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,28 +13,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "retroanim/retroanim.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef enum ra_status {
-    RA_OK = 0,
-    RA_ERR_TRUNCATED,     /* a field runs past the end of the data */
-    RA_ERR_BAD_MAGIC,     /* signature / version not recognised */
-    RA_ERR_BAD_VALUE,     /* a field holds a value the format forbids */
-    RA_ERR_LIMIT,         /* a count, depth or size exceeds a load limit */
-    RA_ERR_NO_MEMORY,     /* an allocation failed or the memory limit was reached */
-    RA_ERR_UNSUPPORTED,   /* valid data this build cannot handle */
-    RA_ERR_IO,            /* the file could not be read or written */
-    RA_ERR_USAGE,         /* the caller passed an invalid argument */
-    RA_STATUS_COUNT
-} ra_status;
-
-const char *ra_status_name(ra_status s);
-
-/* The first failure of an operation.  offset is a byte offset into the input
- * (or RA_NO_OFFSET when the failure is not tied to a position). */
-#define RA_NO_OFFSET UINT64_MAX
+/* ra_status, ra_error, ra_error_clear, ra_error_format: retroanim.h */
 
 /* The largest max_depth (node nesting) any format accepts.  Every path a
  * scene takes must survive it: Assimp 5.2.5's FBX exporter recurses per
@@ -42,15 +27,7 @@ const char *ra_status_name(ra_status s);
  * exporter is quadratic in depth (a 6,000-deep chain runs for minutes); at
  * 1,024 every exporter finishes in about a second (tests/test_cli.sh). */
 #define RA_MAX_DEPTH_LIMIT 1024
-typedef struct ra_error {
-    ra_status code;
-    const char *format; /* format id ("lego_ani", ...) or "retroanim" */
-    uint64_t offset;
-    char field[64];
-    char msg[192];
-} ra_error;
 
-void ra_error_clear(ra_error *e);
 /* Records the failure unless one is recorded already (the first one wins).
  * Returns the code, so callers can `return ra_fail(...)`. */
 ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offset,
@@ -59,8 +36,6 @@ ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offs
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-/* "FORMAT: what is wrong (field) (at byte N)" */
-size_t ra_error_format(const ra_error *e, char *buf, size_t size);
 
 /* ---- the library's heap ------------------------------------------------------
  * Every allocation the C layers make goes through ra_malloc / ra_calloc /
@@ -91,7 +66,6 @@ void ra_heap_reset(void);
 void ra_heap_fail_nth(uint64_t n);
 
 /* ---- arena: one free releases everything a load produced ---------------- */
-typedef struct ra_arena ra_arena;
 
 /* memory_limit 0 = no limit (bytes of arena memory, chunk overhead included) */
 ra_arena *ra_arena_create(size_t memory_limit);

@@ -9,13 +9,12 @@
 #include <math.h>
 #include <stdbool.h>
 
+#include "retroanim/retroanim.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct ra_vec3 { double x, y, z; } ra_vec3;
-typedef struct ra_quat { double w, x, y, z; } ra_quat;
-typedef struct ra_mat4 { double m[4][4]; } ra_mat4;
 
 #define RA_PI 3.14159265358979323846
 

@@ -4,7 +4,7 @@
 #ifndef RETROANIM_METROID_ANIM_H
 #define RETROANIM_METROID_ANIM_H
 
-#include "retroanim.h"
+#include "ra_document.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
 #ifndef RETROANIM_LEGO_ANI_H
 #define RETROANIM_LEGO_ANI_H
 
-#include "retroanim.h"
+#include "ra_document.h"
 
 #ifdef __cplusplus
 extern "C" {

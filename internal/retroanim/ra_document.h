@@ -1,0 +1,93 @@
+/* retroanim — inside the library: the format registry's records and the
+ * document every format's reader fills (the public API sees both as opaque
+ * types, include/retroanim/retroanim.h).
+ *
+ * Layers (docs/design.md): each format has a model (what the file holds, read
+ * and written faithfully), a reference evaluator `pose` (the game's playback
+ * rules) and `to_scene`, which bakes those rules into the neutral ra_scene. */
+#ifndef RETROANIM_RA_DOCUMENT_H
+#define RETROANIM_RA_DOCUMENT_H
+
+#include "retroanim/retroanim.h"
+#include "ra_base.h"
+#include "ra_json.h"
+#include "ra_math.h"
+#include "ra_scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ra_document {
+    const ra_format *format;
+    ra_arena *arena;
+    void *model;      /* the format model (format-specific struct) */
+    void *state;      /* to_scene's private mapping, used by pose */
+    ra_scene scene;   /* filled by to_scene */
+    ra_options options;
+    size_t source_size;
+    const char *filename; /* as given to load/read (may be NULL); formats that look for
+                             companion files (a Metroid CINF) start from it */
+    /* Set by the archive formats on the document of one of their items: no
+     * companion file is looked for on disk; the archive hands the companion
+     * (a Metroid animation's CINF) as bytes, valid during read. */
+    bool in_archive;
+    const uint8_t *companion;
+    size_t companion_size;
+    const char *companion_name;
+};
+
+struct ra_format {
+    const char *id;          /* "lego_ani" */
+    const char *name;        /* "LEGO Island animation" */
+    const char *extensions;  /* space-separated, lowercase, no dots: "ani" */
+    const char *detection;   /* how detect() decides, for `retroanim formats` */
+    /* 0 = not this format; otherwise a confidence 1..100 from the first bytes. */
+    int (*detect)(const uint8_t *data, size_t size);
+    ra_status (*read)(ra_document *doc, const uint8_t *data, size_t size, ra_error *err);
+    ra_status (*to_scene)(ra_document *doc, ra_error *err);
+    /* World transforms (same frame as the scene) of every scene node at t
+     * seconds of animation `anim`, by the game's own rules, into world[node_count]. */
+    ra_status (*pose)(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err);
+    void (*dump_source)(const ra_document *doc, ra_json *j);
+    ra_status (*write)(const ra_document *doc, ra_writer *w, ra_error *err);
+    /* the format's own option keys (the common ones are in options.c) */
+    const ra_option_decl *options;
+    size_t option_count;
+    /* a format whose keys this one accepts too (an archive's item format) */
+    const ra_format *options_also;
+    bool archive;
+};
+
+/* The registry, as an array. */
+const ra_format *const *ra_formats(size_t *count);
+
+/* Typed reads of validated options (the default when the key is absent). */
+double ra_options_get_double(const ra_options *o, const char *key, double def);
+bool ra_options_get_bool(const ra_options *o, const char *key, bool def);
+bool ra_options_is(const ra_options *o, const char *key, const char *value);
+/* One value against its declaration (RA_ERR_USAGE naming the key). */
+ra_status ra_option_check_value(const ra_option_decl *d, const char *fmt_id, const char *v, ra_error *err);
+
+/* The largest input file a load accepts: the option max_file_size, or
+ * RA_DEFAULT_MAX_FILE_SIZE (256 MiB; the largest real file seen is 1.8 MB).
+ * Files are refused before they are read (ra_read_file_max). */
+#define RA_DEFAULT_MAX_FILE_SIZE ((size_t)256 << 20)
+size_t ra_max_file_size(const ra_options *opt);
+
+/* The arena of one load of `size` bytes: its limit is the option memory_limit,
+ * or the default (64 MiB + 64 x size), and at least 64 KiB.  NULL when out of memory. */
+ra_arena *ra_load_arena(const ra_options *opt, size_t size);
+/* For the formats' bakers: the samples one load may take (option max_samples;
+ * default 32768 + 16 per byte of the file; Homeworld has its own default),
+ * and the error of a bake that ran out of them. */
+size_t ra_document_max_samples(const ra_document *doc);
+ra_status ra_fail_max_samples(const ra_document *doc, ra_error *err);
+
+/* JSON of the scene (the `dump` schema of docs/design.md). */
+void ra_scene_dump_json(const ra_scene *s, ra_json *j);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
