@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CLI contract of DESIGN.md: commands, JSON outputs, exit codes, the error
+# The CLI contract of docs/design.md: commands, JSON outputs, exit codes, the error
 # line, convert to every exporter we rely on, batch with -j.
 # usage: test_cli.sh RETROANIM_BINARY LEGO_FIXTURE_DIR METROID_FIXTURE_DIR WOG_FIXTURE_DIR NIFF_FIXTURE_DIR
 #                    HOMEWORLD_FIXTURE_DIR

@@ -1,6 +1,7 @@
 /* Homeworld .mad: the fixtures of test_models/homeworld (made by
- * make_fixtures.py from the spec, independently of this project), random
- * files from our writer, a 200-object x 500-key file, and hostile files.
+ * make_fixtures.py from docs/formats/homeworld.md, independently of this
+ * project's code), random files from our writer, a 200-object x 500-key
+ * file, and hostile files.
  *
  * Sampling error.  The scene samples the game's TCB spline at sample_rate Hz
  * (h = 1/rate between samples at most) plus every key time, and consumers
@@ -232,8 +233,9 @@ static void run_fixture(const char *name)
 /* ---- files from our writer ------------------------------------------------------------------------------ */
 /* A file as LWExport writes one: `nobj` objects with keys on frames of a
  * 30 fps timeline, `nanim` windows on it (in time order unless shuffled),
- * phantom keys as NOTES §1 says, bits for the windows an object has keys at
- * both ends of.  every_frame: each object keys every frame. */
+ * phantom keys as docs/formats/homeworld.md §1 says, bits for the windows
+ * an object has keys at both ends of.  every_frame: each object keys every
+ * frame. */
 static void random_mad(ra_arena *ar, hw_mad *m, int nobj, int frames, int nanim, bool shuffle, bool every_frame)
 {
     memset(m, 0, sizeof *m);

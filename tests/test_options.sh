@@ -5,7 +5,7 @@
 # convert through Assimp) the importer property; valid options are accepted
 # everywhere; a path holding ';' and ',' reaches the importer intact; help,
 # --version, --, - and -o behave as README says.
-# usage: test_options.sh RETROANIM_BINARY FIXTURES_DIR README
+# usage: test_options.sh RETROANIM_BINARY FIXTURES_DIR OPTIONS_MD (docs/options.md)
 set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 FIX=$2
@@ -188,13 +188,12 @@ grep -q "^retroanim: $TMP: is a directory$" "$TMP/err" && ok || bad "directory l
 expect 1 "" "info a missing file" "$BIN" info "$TMP/missing.ani"
 grep -q "^retroanim: $TMP/missing.ani: cannot open: No such file or directory$" "$TMP/err" && ok || bad "missing line: $(cat "$TMP/err")"
 
-# ---- README's options table is the declared options ---------------------------------
+# ---- docs/options.md's table is the declared options ---------------------------------
 "$BIN" help options >"$TMP/help_options.txt"
-python3 - "$README" "$TMP/help_options.txt" <<'PY' && ok || bad "README's options table differs from retroanim help options"
+python3 - "$README" "$TMP/help_options.txt" <<'PY' && ok || bad "docs/options.md's table differs from retroanim help options"
 import re, sys
 readme = open(sys.argv[1]).read()
-section = readme.split("### Options", 1)[1].split("\n## ", 1)[0]
-table = section[section.index("| key |"):].split("\n\n", 1)[0]
+table = readme[readme.index("| key |"):].split("\n\n", 1)[0]
 rows = {}
 for line in table.splitlines():
     m = re.match(r"\| `([a-z_]+)` \| ([^|]*) \|", line)

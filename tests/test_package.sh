@@ -14,6 +14,9 @@ trap 'rm -rf "$TMP"' EXIT
 pass=0 fail=0
 ok() { pass=$((pass+1)); }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
+# has PATTERN COMMAND...: COMMAND's output matches (no pipe into grep -q: with
+# pipefail, grep quitting early can fail the writer with SIGPIPE)
+has() { local pat=$1; shift; "$@" >"$TMP/cmd.out" 2>&1; grep -q -- "$pat" "$TMP/cmd.out"; }
 ANI="$SRC/test_models/lego_island/hierarchy.ani"
 WANT="lego_ani: 5 nodes, 1 animation(s)"
 
@@ -26,26 +29,28 @@ out_cpp=$("$TMP/build/use_cpp" "$ANI")
 [ "$out_c" = "$WANT" ] && ok || bad "find_package C consumer (static): $out_c"
 [ "$(head -c 18 "$TMP/walk.fbx" 2>/dev/null)" = "Kaydara FBX Binary" ] && ok || bad "C consumer's FBX"
 [ "$out_cs" = "$WANT" ] && ok || bad "find_package C consumer (shared): $out_cs"
-ldd "$TMP/build/use_c_shared" | grep -q "libretroanim.so.0 => $TMP/prefix" && ok || bad "use_c_shared does not use the installed libretroanim.so.0"
+has "libretroanim.so.0 => $TMP/prefix" ldd "$TMP/build/use_c_shared" && ok || bad "use_c_shared does not use the installed libretroanim.so.0"
 [ "$out_cpp" = "1 animation(s), 4 channel(s)" ] && ok || bad "C++ consumer: $out_cpp"
 
 # the shared library: SONAME and exports
 LIB=$(find "$TMP/prefix" -name 'libretroanim.so.0.*' | head -n 1)
 [ -n "$LIB" ] && ok || bad "libretroanim.so.0.* not installed"
-readelf -d "$LIB" | grep -q 'SONAME.*\[libretroanim.so.0\]' && ok || bad "SONAME is not libretroanim.so.0"
+has 'SONAME.*\[libretroanim.so.0\]' readelf -d "$LIB" && ok || bad "SONAME is not libretroanim.so.0"
 exports=$(nm -D --defined-only "$LIB" | awk '{print $3}')
 n=$(echo "$exports" | wc -l)
 others=$(echo "$exports" | grep -v '^ra_' || true)
 [ -z "$others" ] && ok || bad "exports that are not ra_: $others"
 [ "$n" -le 80 ] && ok || bad "$n exported symbols (at most 80)"
 echo "shared library: $n exported symbols"
+undocumented=$(for f in $exports; do grep -q "\b$f(" "$SRC/docs/api.md" || echo "$f"; done)
+[ -z "$undocumented" ] && ok || bad "exported but not in docs/api.md: $undocumented"
 # only public headers are installed
 hdrs=$(cd "$TMP/prefix/include/retroanim" && ls | sort | tr '\n' ' ')
 [ "$hdrs" = "assimp.hpp ra_archive.h ra_fbx.h ra_gltf.h retroanim.h " ] && ok || bad "installed headers: $hdrs"
 
 # the man page and the bash completion
 MAN="$TMP/prefix/share/man/man1/retroanim.1"
-[ -f "$MAN" ] && head -1 "$MAN" | grep -q '^\.TH RETROANIM 1' && ok || bad "man page missing or not troff"
+[ -f "$MAN" ] && has '^\.TH RETROANIM 1' head -1 "$MAN" && ok || bad "man page missing or not troff"
 for c in formats info dump pose convert batch list extract help; do
   grep -q "^\.SS $c" "$MAN" || bad "man page lacks $c"
 done
@@ -65,12 +70,12 @@ cc -std=c11 -o "$TMP/pc_shared" "$SRC/tests/consumer/use_c.c" $(pkg-config --cfl
   -Wl,-rpath,"$(pkg-config --variable=libdir retroanim)" && ok || bad "pkg-config shared build"
 out=$("$TMP/pc_shared" "$ANI" || true)
 [ "$out" = "$WANT" ] && ok || bad "pkg-config shared consumer: $out"
-ldd "$TMP/pc_shared" | grep -q "libretroanim.so.0 => $TMP/moved" && ok || bad "pkg-config consumer does not use the moved libretroanim.so.0"
+has "libretroanim.so.0 => $TMP/moved" ldd "$TMP/pc_shared" && ok || bad "pkg-config consumer does not use the moved libretroanim.so.0"
 cc -std=c11 -static -o "$TMP/pc_static" "$SRC/tests/consumer/use_c.c" $(pkg-config --static --cflags --libs retroanim) \
   && ok || bad "pkg-config --static build"
 out=$("$TMP/pc_static" "$ANI" || true)
 [ "$out" = "$WANT" ] && ok || bad "pkg-config --static consumer: $out"
-! readelf -l "$TMP/pc_static" | grep -q "program interpreter" && ok || bad "the --static consumer is dynamic"
+! has "program interpreter" readelf -l "$TMP/pc_static" && ok || bad "the --static consumer is dynamic"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -489,7 +489,8 @@ static void regressions(void)
         fx_close(&fx);
     }
     if (fx_open(g_dir, "rot_1rps.anim.binltl", &fx)) {
-        /* an unaligned keyframe pointer is refused at its slot (NOTES §1: pointers are 4-aligned) */
+        /* an unaligned keyframe pointer is refused at its slot
+         * (docs/formats/world_of_goo.md §1: pointers are 4-aligned) */
         uint8_t *d = fx.data;
         d[72] = 125;
         CHECK(load_opts(d, fx.size, "u.anim.binltl", NULL, &doc, &e) != RA_OK && e.offset == 72 &&

@@ -1,4 +1,4 @@
-// retroanim — command line (the contract is in DESIGN.md / README.md).
+// retroanim — command line (the contract is in docs/design.md and README.md).
 #include <assimp/Exporter.hpp>
 #include <assimp/Importer.hpp>
 #include <assimp/postprocess.h>

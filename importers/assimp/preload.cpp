@@ -6,7 +6,8 @@
 // It interposes Assimp::Importer's constructor (libassimp calls it through
 // the PLT, so the C API's internal `new Importer` is caught too), runs the
 // real constructor and registers one retroanim importer per format on the new
-// Importer, which owns and deletes them (../shared/specs/assimp/NOTES.md §2).
+// Importer, which owns and deletes them (Assimp's Importer deletes its loaders
+// in its destructor; RegisterLoader takes ownership).
 //
 // The registered importers allocate Assimp structures laid out as in the
 // headers this module was compiled against; aiQuatKey changed size inside

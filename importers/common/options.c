@@ -146,7 +146,7 @@ static const ra_option_decl g_common[] = {
      "largest input file, refused before it is read (bytes; K, M, G suffixes)"},
     {"max_key_angle", RA_OPT_DOUBLE, 0.06, 179, true, NULL, "automatic",
      "largest rotation between two keys (degrees)"},
-    {"max_samples", RA_OPT_INT, 1, 1e12, false, NULL, "32768 + 16 x file size",
+    {"max_samples", RA_OPT_INT, 1, 1e12, false, NULL, "32768 + 16 x file size (Homeworld: 524288 + file size / 2)",
      "most samples the bakers of one load may take"},
     {"source_path", RA_OPT_PATH, 0, 0, false, NULL, "the file's", "the file the bytes came from, for companion files"},
 };

@@ -3,10 +3,11 @@
  * test_models/homeworld/RULES.md; in short:
  *
  *  - each channel is the Kochanek-Bartels Hermite of bsCurveUpdate on the
- *    object's whole key array, phantom keys included (NOTES §2);
+ *    object's whole key array, phantom keys included
+ *    (docs/formats/homeworld.md §2);
  *  - (x, y, z, h, p, b) give the ship-space local matrix T = (y, z, -x),
- *    R = Rx(-h) Rz(p) Ry(-b) (NOTES §3); the root turns ship space (up +X,
- *    forward +Z) into Y up;
+ *    R = Rx(-h) Rz(p) Ry(-b) (docs/formats/homeworld.md §3); the root turns
+ *    ship space (up +X, forward +Z) into Y up;
  *  - an animation record is a window [start, end] of the shared timeline,
  *    played by the objects whose bit is set; the others stay at rest.
  * Assimp has no TCB curve, so each window is sampled: a uniform grid at
@@ -129,7 +130,7 @@ static void values_at(const hw_object *o, double tau, bool left, double v[HW_CHA
     for (int c = 0; c < HW_CHANNELS; c++) v[c] = seg_value(&g, o->path[c], NULL, NULL, flags);
 }
 
-/* nisObjectEulerToMatrix and the (y, z, -x) translation, in closed form (NOTES §3) */
+/* nisObjectEulerToMatrix and the (y, z, -x) translation, in closed form (docs/formats/homeworld.md §3) */
 static ra_mat4 ship_matrix(const double v[HW_CHANNELS])
 {
     double ch = cos(v[HW_H]), sh = sin(v[HW_H]), cp = cos(v[HW_P]), sp = sin(v[HW_P]);
@@ -550,7 +551,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     st->space = sp && !strcmp(sp, "lightwave") ? SPACE_LIGHTWAVE : SPACE_SHIP;
     st->sample_rate = rate;
     st->max_key_angle = fmin(RA_PI / 2, mka * RA_PI / 180.0);
-    /* P: LightWave -> ship (NOTES §3); F mirrors Z */
+    /* P: LightWave -> ship (docs/formats/homeworld.md §3); F mirrors Z */
     const ra_mat4 P = {{{0, 1, 0, 0}, {0, 0, 1, 0}, {-1, 0, 0, 0}, {0, 0, 0, 1}}};
     const ra_mat4 F = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 0, 1}}};
     ra_mat4 pt = ra_m4_transpose(&P);

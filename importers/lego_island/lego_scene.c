@@ -1,6 +1,6 @@
 /* LEGO Island .ani semantics: the engine's playback rules (pose) and the
  * scene built from them (to_scene).  Both use the same evaluation functions
- * below, which follow NOTES §3-§6:
+ * below, which follow docs/formats/lego_island.md §3-§6:
  *   - FindKeys bracketing: nothing before the first key, hold after the last;
  *   - translation/scale lerp, rotation by the engine's slerp (no shortest-arc
  *     flip, 0x02 negates the end quaternion, 0x04 holds the start key);
@@ -288,12 +288,13 @@ static const char *cut_name(ra_arena *ar, const char *name)
     return n <= RA_NAME_MAX ? name : ra_arena_strndup(ar, name, RA_NAME_MAX);
 }
 
-/* NOTES §5: unique names.  A raw name shared by several nodes becomes
- * "<Q>:<name>" on each of them, Q being the nearest ancestor named like an
- * actor, else the nearest ancestor that is a child of the file's root, else
- * the parent.  Empty names become node_<pre-order index>; what still collides
- * (or takes RootNode / Camera) gets #2, #3, ... in pre-order.  Linear time:
- * the ancestors are found with per-node memos filled in pre-order. */
+/* docs/formats/lego_island.md §5 and §11: unique names.  A raw name shared
+ * by several nodes becomes "<Q>:<name>" on each of them, Q being the nearest
+ * ancestor named like an actor, else the nearest ancestor that is a child of
+ * the file's root, else the parent.  Empty names become node_<pre-order
+ * index>; what still collides (or takes RootNode / Camera) gets #2, #3, ...
+ * in pre-order.  Linear time: the ancestors are found with per-node memos
+ * filled in pre-order. */
 static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
 {
     static const char *const reserved[] = {"RootNode", "Camera"};

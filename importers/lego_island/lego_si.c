@@ -1,6 +1,6 @@
 /* LEGO Island Interleaf .SI archives ("RIFF" "OMNI", little-endian):
  * the chunk walk, the MxOb action tree, the joining of split data chunks,
- * and the writer.  specs/CONTAINERS.md §2, specs/lego_island/NOTES.md §7.
+ * and the writer.  docs/formats/lego_island.md §7.
  *
  * Framing: every chunk is fourcc, u32 size, the body and one pad byte when
  * the size is odd.  The file is cut into buffers of MxHd's bufferSize; a

@@ -1,6 +1,6 @@
 /* Metroid Prime ANIM reader, writer and encoder: bytes <-> mp_anim.
- * NOTES §2 (version 0), §3 (version 2 and its bitstream), §3.6 (Prime 2,
- * the Echoes demo, metaforce's PC version 3). */
+ * docs/formats/metroid_prime.md §2 (version 0), §3 (version 2 and its
+ * bitstream), §3.6 (Prime 2, the Echoes demo, metaforce's PC version 3). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +33,7 @@ bool mp_layout_from_name(const char *name, mp_layout *out)
 
 static bool is_v0(mp_layout l) { return l == MP_V0_MP1 || l == MP_V0_MP2; }
 
-/* ---- value decoding (NOTES §3.2 step 4), shared by the reader and the encoder ---- */
+/* ---- value decoding (docs/formats/metroid_prime.md §3.2 step 4), shared by the reader and the encoder ---- */
 static double rot_scale(uint32_t rot_div) { return RA_PI / (2.0 * (double)rot_div); }
 
 double mp_rotation_quantum(uint32_t rot_div) { return rot_scale(rot_div ? rot_div : 0x7FFF); }
@@ -149,7 +149,7 @@ static bool alloc_channel_keys(rd *r, mp_channel *ch, uint32_t k)
 
 static ra_vec3 vec_at(const float *arr, size_t i) { return ra_v3(arr[3 * i], arr[3 * i + 1], arr[3 * i + 2]); }
 
-/* Version 0 after the 100-entry bone map (NOTES §2); `mp2` selects the layout. */
+/* Version 0 after the 100-entry bone map (docs/formats/metroid_prime.md §2); `mp2` selects the layout. */
 static bool read_v0_body(rd *r, bool mp2)
 {
     mp_anim *a = r->a;
@@ -296,7 +296,7 @@ static bool read_count(rd *r, uint32_t *v, bool wide, const char *field)
     return true;
 }
 
-/* LSB-first bit reader over big-endian words (NOTES §3.1). */
+/* LSB-first bit reader over big-endian words (docs/formats/metroid_prime.md §3.1). */
 typedef struct bits {
     const uint8_t *p;
     size_t words;
@@ -524,7 +524,7 @@ static ra_status finish(rd *r, ra_error *err)
     return err->code;
 }
 
-/* Version 2 layout from the header (NOTES §3.6): 0x0101 at 0x08 is Prime 2;
+/* Version 2 layout from the header (docs/formats/metroid_prime.md §3.6): 0x0101 at 0x08 is Prime 2;
  * 1 at 0x0C is Prime 1 (and the PC version 3); 1 at 0x08 is the demo layout. */
 static mp_layout guess_v2_layout(const uint8_t *d, size_t n, uint32_t version)
 {
@@ -558,8 +558,9 @@ ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, 
             read_v0(&r, layout_hint == MP_V0_MP2);
             return finish(&r, err);
         }
-        /* NOTES §2: no field tells the games apart; the Prime 2 parse is taken
-         * when it succeeds and leaves nothing but 0xFF padding. */
+        /* docs/formats/metroid_prime.md §2: no field tells the games apart; the
+         * Prime 2 parse is taken when it succeeds and leaves nothing but 0xFF
+         * padding. */
         ra_error e2;
         ra_error_clear(&e2);
         rd r2 = {{0}, arena, out};
@@ -728,7 +729,7 @@ ra_status mp_anim_write(const mp_anim *a, ra_writer *w, ra_error *err)
     return RA_OK;
 }
 
-/* ---- encoder (NOTES §3.3) ---------------------------------------------------------------------- */
+/* ---- encoder (docs/formats/metroid_prime.md §3.3) ------------------------------------------------ */
 static ra_status enc_fail(ra_error *err, const char *field, const char *msg)
 {
     return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, field, "%s", msg);

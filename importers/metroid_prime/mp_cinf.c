@@ -1,5 +1,5 @@
 /* Metroid Prime CINF (skeleton) reader and writer, and the search for the
- * skeleton that belongs to an ANIM file.  NOTES §5. */
+ * skeleton that belongs to an ANIM file.  docs/formats/metroid_prime.md §5. */
 #include <ctype.h>
 #include <stddef.h>
 #include <dirent.h>
@@ -50,8 +50,9 @@ bool mp_is_padding(const uint8_t *p, size_t n)
     return true;
 }
 
-/* Parent links must not loop (NOTES §5: parent 2 or an id not in the file
- * is a root).  Fails at the first bone, in file order, that lies on a cycle. */
+/* Parent links must not loop (docs/formats/metroid_prime.md §5: parent 2 or
+ * an id not in the file is a root).  Fails at the first bone, in file order,
+ * that lies on a cycle. */
 static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
 {
     uint32_t n = k->bone_count;

@@ -1,7 +1,7 @@
 /* Metroid Prime 1 .pak archives (GameCube, big-endian): the header, the
  * named-resource and resource tables, zlib-compressed resources, the ANCS
  * character sets that name the animations and give their skeletons, and the
- * writer.  specs/CONTAINERS.md §1.
+ * writer.  docs/formats/metroid_prime.md §11 (The .pak archive).
  *
  *   u32 version 0x00030005, u32 0
  *   u32 n, n x {fourcc type, u32 id, u32 name_length, name (no NUL)}

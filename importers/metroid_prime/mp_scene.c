@@ -1,6 +1,7 @@
-/* Metroid Prime ANIM + CINF semantics: the game's sampling (NOTES §6), the
- * scene (nodes from the CINF, keys at the keyed frames with extra keys where
- * the game's slerp takes the long arc), pose, dump --source, detection. */
+/* Metroid Prime ANIM + CINF semantics: the game's sampling
+ * (docs/formats/metroid_prime.md §6), the scene (nodes from the CINF, keys at
+ * the keyed frames with extra keys where the game's slerp takes the long arc),
+ * pose, dump --source, detection. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ static ra_status nomem(ra_error *err)
     return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory building the scene");
 }
 
-/* ---- the game's sampling (NOTES §6) -------------------------------------------------------- */
+/* ---- the game's sampling (docs/formats/metroid_prime.md §6) ---------------------------------------- */
 /* CQuaternion slerp without the shortest-arc flip.  Keys that are exact
  * opposites are the same rotation: the game's formula divides by zero there,
  * the rotation is held. */

@@ -1,4 +1,4 @@
-/* NIFF: read and write (NOTES §1-§4).  The reader walks the lists by their
+/* NIFF: read and write (docs/formats/niff.md §1-§4).  The reader walks the lists by their
  * size fields in physical order, checks every size against the area that
  * holds it and every index against the list it points into, and keeps what
  * it does not interpret as bytes.  No playback semantics here (niff_scene.c):
@@ -140,7 +140,7 @@ static uint32_t *u32_array(rd *r, uint64_t off, uint32_t n, uint64_t end, const 
     return failed(r) ? NULL : v;
 }
 
-/* The generic list header (NOTES §1): item i is [items[i].off, +size). */
+/* The generic list header (docs/formats/niff.md §1): item i is [items[i].off, +size). */
 typedef struct item_span {
     uint64_t off;
     uint32_t size;
@@ -390,7 +390,7 @@ static bool read_group(rd *r, const item_span *it, bool v2, niff_group *g)
                    body_end - b - 48);
     g->anims = ra_arena_array(r->ar, g->anim_num, sizeof *g->anims);
     if (!g->anims) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "anims", "out of memory") == RA_OK;
-    uint64_t pos = b + 48; /* never header_size: blend2niff counts its extension there (NOTES §2) */
+    uint64_t pos = b + 48; /* never header_size: blend2niff counts its extension there (docs/formats/niff.md §2) */
     for (uint32_t i = 0; i < g->anim_num; i++) {
         if (body_end - pos < 12)
             return bad(r, b + 28, "anim_num", "anim_num %llu, but only %llu Anims fit the AnimGroup's body", g->anim_num, i);

@@ -65,7 +65,7 @@ const niff_file *niff_document_file(const ra_document *doc)
     return doc && doc->format && strcmp(doc->format->id, FMT) == 0 ? doc->model : NULL;
 }
 
-/* ---- rotation orders (NOTES §2) ------------------------------------------------------------------------ */
+/* ---- rotation orders (docs/formats/niff.md §2) ---------------------------------------------------------- */
 static const struct {
     uint32_t code;
     const char *name;

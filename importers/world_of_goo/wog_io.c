@@ -1,9 +1,9 @@
 /* World of Goo BinImageAnimation / BinMovie: read and write the four byte
- * layouts (NOTES §1-§3).  No semantics here beyond what a reader must check
- * before following a pointer: every offset lies inside the file (inside the
- * animation for an embedded one), every count fits the bytes it points to,
- * nextFrameIndex chains move forward to a keyed slot (so they cannot loop),
- * enum fields hold values the format defines. */
+ * layouts (docs/formats/world_of_goo.md §1-§3).  No semantics here beyond
+ * what a reader must check before following a pointer: every offset lies
+ * inside the file (inside the animation for an embedded one), every count
+ * fits the bytes it points to, nextFrameIndex chains move forward to a keyed
+ * slot (so they cannot loop), enum fields hold values the format defines. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -161,7 +161,7 @@ static bool fail_at(rd *r, ra_status code, uint64_t off, const char *field, cons
 
 /* The pointer field at `at`, relative to g->base, naming `count` items of
  * `item` bytes.  Null is tested on the raw value, before the base is added
- * (NOTES §1).  *abs = 0 for null. */
+ * (docs/formats/world_of_goo.md §1).  *abs = 0 for null. */
 static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t item, const char *field,
                    uint64_t *abs)
 {

@@ -1,5 +1,5 @@
-/* World of Goo semantics: the playback rules of NOTES §4 (pose) and the scene
- * built from them (to_scene).
+/* World of Goo semantics: the playback rules of docs/formats/world_of_goo.md
+ * §4 (pose) and the scene built from them (to_scene, §5 and §7).
  *
  *  - A channel's keys are its non-null slots; key i governs the segment to
  *    the next key: LINEAR interpolates, NONE holds.  Before the first key the

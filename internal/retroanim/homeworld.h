@@ -1,5 +1,5 @@
 /* Homeworld (1999) .mad mesh animations ("Mellonn" 0.91): the format model,
- * field for field.  Spec: specs/homeworld/NOTES.md §1.
+ * field for field.  Spec: docs/formats/homeworld.md §1.
  *
  * A file holds one shared timeline per mesh object: each object has its own
  * keys (times, tension/continuity/bias, and six channels x, y, z, h, p, b),
@@ -82,11 +82,12 @@ ra_status hw_mad_write(const hw_mad *m, ra_writer *w, ra_error *err);
  * name_offset; for writers that make a model from scratch. */
 bool hw_mad_set_strings(hw_mad *m, ra_arena *arena);
 
-/* The exporter's phantom keys (NOTES §1): fills o's arrays (in the arena)
- * with n_real + 2 keys [k0', k0 .. k(n-1), k(n-1)'], the first a copy of k0
- * at -1 s, the last a copy of k(n-1) at `phantom_end` (LWExport: the end of
- * the last animation in file order + 1 s, hw_mad_phantom_end).  values[c]
- * holds channel c's n_real values.  false when out of memory or n_real < 1. */
+/* The exporter's phantom keys (docs/formats/homeworld.md §1): fills o's
+ * arrays (in the arena) with n_real + 2 keys [k0', k0 .. k(n-1), k(n-1)'],
+ * the first a copy of k0 at -1 s, the last a copy of k(n-1) at `phantom_end`
+ * (LWExport: the end of the last animation in file order + 1 s,
+ * hw_mad_phantom_end).  values[c] holds channel c's n_real values.  false
+ * when out of memory or n_real < 1. */
 bool hw_object_set_keys(hw_object *o, ra_arena *arena, size_t n_real, const float *times, const hw_tcb *tcb,
                         const float *const values[HW_CHANNELS], float phantom_end);
 float hw_mad_phantom_end(const hw_mad *m);
@@ -95,11 +96,11 @@ float hw_mad_phantom_end(const hw_mad *m);
 #define HW_SPLINE_RATIO_FALLBACK 1u /* a tangent ratio's denominator was <= 0: 0.5 was used */
 #define HW_SPLINE_NOT_FINITE 2u     /* the value overflowed: 0 was used (as the 64-bit port does) */
 
-/* The game's TCB spline (NOTES §2) of channel c of object o at absolute time
- * tau (test_models/homeworld/RULES.md).  `left` takes the value just before
- * tau where two real keys share a time.  d1/d2 (may be NULL) receive the
- * first and second derivatives in time; *flags (may be NULL) gets the
- * HW_SPLINE_* bits of what happened ORed in. */
+/* The game's TCB spline (docs/formats/homeworld.md §2) of channel c of
+ * object o at absolute time tau (test_models/homeworld/RULES.md).  `left`
+ * takes the value just before tau where two real keys share a time.  d1/d2
+ * (may be NULL) receive the first and second derivatives in time; *flags
+ * (may be NULL) gets the HW_SPLINE_* bits of what happened ORed in. */
 double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, double *d2, unsigned *flags);
 
 /* For callers holding a document of format homeworld_mad (NULL otherwise). */

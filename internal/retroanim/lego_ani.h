@@ -1,5 +1,5 @@
 /* LEGO Island .ani (LegoAnim): the format model, field for field.
- * Spec: specs/lego_island/NOTES.md.  Little-endian. */
+ * Spec: docs/formats/lego_island.md.  Little-endian. */
 #ifndef RETROANIM_LEGO_ANI_H
 #define RETROANIM_LEGO_ANI_H
 

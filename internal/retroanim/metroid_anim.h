@@ -1,6 +1,6 @@
 /* Metroid Prime / Metroid Prime 2 ANIM and CINF: the format models, field for
  * field, with the bitstream decoder and encoder.
- * Spec: specs/metroid_prime/NOTES.md.  Big-endian throughout. */
+ * Spec: docs/formats/metroid_prime.md.  Big-endian throughout. */
 #ifndef RETROANIM_METROID_ANIM_H
 #define RETROANIM_METROID_ANIM_H
 
@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* The layouts a file can have (NOTES §2, §3, §3.6). */
+/* The layouts a file can have (docs/formats/metroid_prime.md §2, §3, §3.6). */
 typedef enum mp_layout {
     MP_V0_MP1 = 1, /* version 0, Prime 1: rotation map, rotation->translation map, EVNT id */
     MP_V0_MP2,     /* version 0, Prime 2: rotation/translation/scale maps, S-R-T arrays, no EVNT */
@@ -105,13 +105,13 @@ typedef struct mp_anim {
     uint8_t *trailing;
 } mp_anim;
 
-/* Reads and decodes an ANIM.  layout_hint 0 = detect (NOTES §2, §3.6). */
+/* Reads and decodes an ANIM.  layout_hint 0 = detect (docs/formats/metroid_prime.md §2, §3.6). */
 ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, ra_arena *arena, mp_anim *out,
                        ra_error *err);
 /* Writes the model exactly (v2/3 from the quantized values, v0 from the arrays). */
 ra_status mp_anim_write(const mp_anim *a, ra_writer *w, ra_error *err);
 
-/* ---- encoder (NOTES §3.3): float keys -> a model the writer turns into bytes ---- */
+/* ---- encoder (docs/formats/metroid_prime.md §3.3): float keys -> a model the writer turns into bytes ---- */
 typedef struct mp_encode_track {
     uint32_t bone_id;
     const ra_quat *rot;   /* key_count keys, or NULL (only Prime 2 layouts allow no rotation) */
@@ -143,7 +143,7 @@ ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *track
  * the asin angle) and for a translation/scale component (units). */
 double mp_rotation_quantum(uint32_t rot_div);
 
-/* ---- CINF (NOTES §5) ---------------------------------------------------------- */
+/* ---- CINF (docs/formats/metroid_prime.md §5) ------------------------------------ */
 typedef struct mp_bone {
     uint32_t id;
     uint32_t parent;
@@ -168,7 +168,8 @@ typedef struct mp_cinf {
     uint8_t *trailing;
 } mp_cinf;
 
-/* game_hint 0 = detect (NOTES §5: the u32 after the first position is 0 or > 100 in Prime 2). */
+/* game_hint 0 = detect (docs/formats/metroid_prime.md §5: the u32 after the first position is 0 or > 100
+ * in Prime 2). */
 ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena *arena, mp_cinf *out,
                        ra_error *err);
 ra_status mp_cinf_write(const mp_cinf *c, ra_writer *w, ra_error *err);

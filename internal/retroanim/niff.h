@@ -1,6 +1,6 @@
 /* NIFF, the Nintendo 64 SDK's "N64 Intermediate File Format" (1.0 and 2.0):
  * the format model, field for field, of the parts that place and animate
- * objects and cameras.  Spec: specs/niff/NOTES.md.
+ * objects and cameras.  Format: docs/formats/niff.md.
  *
  * Big-endian throughout, every field 4 bytes.  A file is a header followed by
  * lists (SceneList, EnvList, CamList, ..., NameList, then the NIFF 2 lists),
@@ -169,7 +169,7 @@ typedef struct niff_file {
 
 static inline bool niff_is_v2(uint32_t version) { return ((version >> 8) & 0xFF) == 2; }
 
-/* Content test of NOTES §1: 0 = not NIFF, else a confidence. */
+/* Content test of docs/formats/niff.md §1: 0 = not NIFF, else a confidence. */
 int niff_detect(const uint8_t *data, size_t size);
 ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file *out, ra_error *err);
 /* Writes the lists in the model's order; every size field (header list

@@ -1,5 +1,5 @@
 /* World of Goo anim.binltl (BinImageAnimation) and movie.binltl (BinMovie):
- * the format model, field for field.  Spec: specs/world_of_goo/NOTES.md.
+ * the format model, field for field.  Spec: docs/formats/world_of_goo.md.
  *
  * Four byte layouts share one model: binltl (32-bit little-endian offsets),
  * binbig (the same, big-endian), binltl64 (64-bit offsets, Linux 64-bit
@@ -106,7 +106,7 @@ ra_status wog_anim_read(const uint8_t *data, size_t size, wog_layout layout, ra_
                         ra_error *err);
 ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, wog_movie *out,
                          ra_error *err);
-/* Write in the canonical order of 2D Boy's files (NOTES §1, §2). */
+/* Write in the canonical order of 2D Boy's files (docs/formats/world_of_goo.md §1, §2). */
 ra_status wog_anim_write(const wog_anim *a, wog_layout layout, ra_writer *w, ra_error *err);
 ra_status wog_movie_write(const wog_movie *m, wog_layout layout, ra_writer *w, ra_error *err);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the archive fixtures byte by byte from specs/CONTAINERS.md (§1 pak,
-§2 SI) and specs/lego_island/NOTES.md §7, with struct.pack and zlib only:
-independent of retroanim's own writers.  The payloads are the loose fixtures
+"""Writes the archive fixtures byte by byte from the container layouts (SI:
+docs/formats/lego_island.md §7; Metroid Prime 1 pak: docs/formats/metroid_prime.md
+§11, the layout the public AxioDL/metaforce and PrimeWorldEditor readers use), with struct.pack and zlib
+only: independent of retroanim's own writers.  The payloads are the loose fixtures
 of test_models/lego_island and test_models/metroid_prime, so a test can
 compare an archive's animation with the same loose file.
 

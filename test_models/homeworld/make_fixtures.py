@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Write the Homeworld (1999) .mad mesh-animation test fixtures, byte by byte,
-from the format notes and the project's playback rules.
+from the format's page and the project's playback rules.
 
 Sources of truth:
-  shared/specs/homeworld/NOTES.md   section 1 (on-disk layout: 40-byte header,
+  docs/formats/homeworld.md         section 1 (on-disk layout: 40-byte header,
                                     16-byte madanimation, 48-byte madobjpath,
                                     per-object arrays, string block; LWExport's
                                     conventions: phantom keys, frame/fps times,
@@ -29,7 +29,7 @@ Before anything is written to disk the script
   * cross-checks every rotation matrix of the closed form (RULES.md) against
     the product Rx(-h)*Rz(p)*Ry(-b) of elementary matrices, against the
     quaternion q(X,-h)*q(Z,p)*q(Y,-b), and against the game's intrinsic
-    Rodrigues construction (NOTES 3);
+    Rodrigues construction (docs/formats/homeworld.md section 3);
   * checks the hand-worked numbers quoted in the .txt files (HAND, computed
     with a separate power-basis form of the cubic) against the evaluator;
   * checks the pose requests (POSES): t = 0 and t = D present, at least two
@@ -71,7 +71,7 @@ def g9(v):
     return '%.9g' % v
 
 
-# --- constants (NOTES 1) ------------------------------------------------------
+# --- constants (docs/formats/homeworld.md section 1) --------------------------
 
 MAGIC = b'Mellonn\x00'
 VERSION_BYTES = bytes.fromhex('c3f5683f')            # 0.91f
@@ -140,7 +140,8 @@ class Mad(M):
 
 
 def lw_mad(fps, anims, objs, version=VERSION_091):
-    """A description built with LWExport's conventions (NOTES 1).
+    """A description built with LWExport's conventions
+    (docs/formats/homeworld.md section 1).
 
     anims: [(name, start_frame, end_frame, flags)]  (times = frame/fps, f32)
     objs:  [dict(name, frames, x, y, z, h, p, b [, tcb] [, force_bits])]
@@ -572,8 +573,9 @@ def rodrigues(v, a):
 
 
 def rot_game(h, p, b):
-    """nisObjectEulerToMatrix (NOTES 3): from I, about X by -h, about the
-    current 3rd column by +p, about the current 2nd column by -b."""
+    """nisObjectEulerToMatrix (docs/formats/homeworld.md section 3): from I,
+    about X by -h, about the current 3rd column by +p, about the current 2nd
+    column by -b."""
     M = m3mul(rodrigues((1, 0, 0), -h), [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
     col3 = [M[r][2] for r in range(3)]
     M = m3mul(rodrigues(col3, p), M)
@@ -1280,7 +1282,8 @@ PROSE = {
         summary='one object "Hatch", one non-looping animation "Open", '
                 '4 keys, TCB 0',
         made='''make_fixtures.py, one_object() packed by pack_mad() in
-LWExport's contiguous layout (NOTES 1). framesPerSecond 30. One animation
+LWExport's contiguous layout (docs/formats/homeworld.md section 1).
+framesPerSecond 30. One animation
 "Open", frames 0..30 (startTime 0, endTime 1), flags 0. One object "Hatch"
 with LightWave keys at frames 0, 10, 20, 30 (times f32(frame/30)), all
 (T,C,B) = 0; the file holds 6 keys: phantom key 0 (copy of frame 0, time
@@ -1309,7 +1312,8 @@ Turret keys 0, 30, 105, 120, 135, 150 (bits 0x5: IdleLoop, SpinLoop; h 0,
 Open only). Bits follow the exporter's rule: keys at exactly the start and
 end frame. No still frames at the window edges.''',
         covers='''One long spline per object with animations as windows on
-it (NOTES 4). The window borders are not still frames, so the tangents
+it (docs/formats/homeworld.md section 4). The window borders are not still
+frames, so the tangents
 there depend on keys outside the window: Door1's tangent at the end of
 IdleLoop (frame 30) uses its Open key at frame 45 (x 0.5), and its tangent
 at the start of Open uses the IdleLoop key at 30; Door2's tangent at the
@@ -1345,7 +1349,8 @@ animation "Rotate" frames 0-60 (0..2 s), flags 1. "Rotor": keys at 0, 20,
 900, 1800 degrees (to 10*pi) and b 0, 30, 0. "Mast": keys 10, 50 only: not
 taking part (rest).''',
         covers='''Angles are plain floats interpolated without wrapping
-(RULES, NOTES 2): a key 4*pi away is two full turns, not zero. The float32
+(RULES, docs/formats/homeworld.md section 2): a key 4*pi away is two full
+turns, not zero. The float32
 values of 4*pi etc. are not exact multiples of pi, so the end pose is not
 exactly the identity rotation. Loop flag; a rest node.'''),
     'window_cut.mad': dict(
@@ -1375,7 +1380,8 @@ The exporter writes the phantom last time = endTime of the LAST record
 keys 0, 60, 120, 150, 180 (bits 0x5: Late, Early); Hinge keys 0, 60, 75,
 105 (bits 0x6: Mid, Early); Rod keys 120, 180 (bits 0x1: Late); Plate keys
 30, 90 (bits 0: rest everywhere).''',
-        covers='''The out-of-order rule of NOTES 1/2 and the RULES guard:
+        covers='''The out-of-order rule (docs/formats/homeworld.md sections 1
+and 2) and the RULES guard:
 Flap's last segment [5, 6] has adj1 denominator t_6 - t_4 = 3 - 5 = -2 and
 Rod's only segment [4, 6] has t_3 - t_1 = 3 - 4 = -1: both use the ratio
 0.5 instead. Hinge's last segment [2.5, 3.5] has a positive but small
@@ -1467,7 +1473,8 @@ def write_broken_txt(fname, data, base, base_len, off, value, old, err, what,
         L += wrap('''How it was made: make_fixtures.py, pack_hw2(): "FORM",
 big-endian u32 size %d, "MAD ", a NAME chunk (size 20, "Homeworld2 MAD
 File" + NUL) and a VERS chunk (size 4, big-endian 1).''' % (len(data) - 8))
-        L += wrap('''What it covers: the name clash of NOTES 6. RULES: a file
+        L += wrap('''What it covers: the name clash of docs/formats/homeworld.md
+section 6. RULES: a file
 with bytes 0..3 "FORM" and 8..10 "MAD" is not detected at all (and refused
 with a message naming Homeworld 2); its identifier is not "Mellonn\\0", so
 an explicit load attempt fails at offset 0.''')

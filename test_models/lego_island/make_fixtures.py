@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the LEGO Island .ani test fixtures, byte by byte, from the format spec.
 
-Source of truth: shared/specs/lego_island/NOTES.md section 1 (binary layout).
+Source of truth: docs/formats/lego_island.md §1 (binary layout).
 This script uses no writer from the project. Every field is written with an
 explicit little-endian struct.pack call, so the output can be checked against
 the spec field by field. Each fixture has a hand-written <name>.txt beside it
@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # sqrt(1/2): the quaternion components of a 90 degree rotation.
 H = math.sqrt(0.5)
 
-# Key flags (NOTES section 3.3).
+# Key flags (docs/formats/lego_island.md §3.3).
 ACTIVE = 0x01
 NEGATE = 0x02
 HOLD = 0x04
@@ -354,7 +354,8 @@ def f32r(v):
 
 
 def engine_slerp(a, b, u):
-    """NOTES 3.2: plain slerp on the raw values (acos of the raw dot; linear if 1-d < 1e-5)."""
+    """docs/formats/lego_island.md §3.2: plain slerp on the raw values (acos of the raw dot;
+    linear if 1-d < 1e-5)."""
     d = sum(x * y for x, y in zip(a, b))
     if 1 - d < 1e-5:
         return tuple(x + (y - x) * u for x, y in zip(a, b))
@@ -387,7 +388,8 @@ def deep_world(t_ms):
         w, x, y, z = q
         s = 2.0 / (w * w + x * x + y * y + z * z)
         # FromQuaternion fills the array of q's column-vector matrix, and the engine uses it
-        # with row vectors (v' = v * M), so it turns by the conjugate (NOTES 6)
+        # with row vectors (v' = v * M), so it turns by the conjugate
+        # (docs/formats/lego_island.md §6)
         m = [[1 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y), 0.0],
              [s * (x * y + w * z), 1 - s * (x * x + z * z), s * (y * z - w * x), 0.0],
              [s * (x * z - w * y), s * (y * z + w * x), 1 - s * (x * x + y * y), 0.0],
@@ -413,9 +415,10 @@ def deep_text():
              "every world matrix composes up to 128 rotations.",
              "",
              "The expect-pose lines are computed by make_fixtures.py deep_world() with the",
-             "engine rules (NOTES 3.2 slerp, row-vector FromQuaternion, world = local * parent),",
-             "then transposed and Z-mirrored; they are not hand-evaluated.  Positions reach",
-             "tens of units, so compare with 1e-4 relative above 1.",
+             "engine rules (docs/formats/lego_island.md section 3.2 slerp, row-vector",
+             "FromQuaternion, world = local * parent), then transposed and Z-mirrored; they",
+             "are not hand-evaluated.  Positions reach tens of units, so compare with 1e-4",
+             "relative above 1.",
              "",
              "expect-duration 1.0",
              "expect-nodes %d" % DEEP_LEVELS]

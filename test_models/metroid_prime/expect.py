@@ -3,9 +3,10 @@
 
 It reads ONLY the bytes written by make_fixtures.py (it imports nothing from
 it and nothing from the project) and applies the project's rules from
-README.md: NOTES.md sections 2, 3.1-3.2, 3.6 and 5 for the bytes, the
-v0 / v2 timing rules, raw (non shortest-path) slerp, T*R*S local transforms,
-world = parent * local, and the converted frame W' = Rx(-90) * W.
+README.md: docs/formats/metroid_prime.md sections 2, 3.1-3.2, 3.6 and 5 for
+the bytes, the v0 / v2 timing rules, raw (non shortest-path) slerp, T*R*S
+local transforms, world = parent * local, and the converted frame
+W' = Rx(-90) * W.
 
 Usage:
   python3 expect.py             print the expect-* lines of every fixture
@@ -66,7 +67,7 @@ class Reader:
         return all(b == 0xFF for b in self.data[self.pos:])
 
 
-# --- CINF (NOTES 5) ----------------------------------------------------------
+# --- CINF (docs/formats/metroid_prime.md 5) ---------------------------------
 
 def parse_cinf(data):
     r = Reader(data)
@@ -77,7 +78,7 @@ def parse_cinf(data):
         bid = r.u32('bone id')
         parent = r.u32('parent id')
         pos = r.vec(3, 'position')
-        if mp2 is None:                       # PWE heuristic (NOTES 5)
+        if mp2 is None:                       # PWE heuristic (docs/formats/metroid_prime.md 5)
             peek = struct.unpack_from('>I', data, r.pos)[0]
             mp2 = peek == 0 or peek > 100
         if mp2:
@@ -116,7 +117,7 @@ def parse_cinf(data):
             'names': names}
 
 
-# --- ANIM version 0 (NOTES 2) ------------------------------------------------
+# --- ANIM version 0 (docs/formats/metroid_prime.md 2) -----------------------
 
 def parse_v0(data, mp2):
     r = Reader(data, 4)
@@ -175,10 +176,11 @@ def parse_v0(data, mp2):
     return a
 
 
-# --- ANIM version 2 / 3 (NOTES 3, 3.6) ---------------------------------------
+# --- ANIM version 2 / 3 (docs/formats/metroid_prime.md 3, 3.6) --------------
 
 class BitReader:
-    """NOTES 3.1: LSB-first inside big-endian 32-bit words."""
+    """docs/formats/metroid_prime.md 3.1: LSB-first inside big-endian 32-bit
+    words."""
 
     def __init__(self, words):
         self.words = words
@@ -467,8 +469,9 @@ def qrot(q, v):
 
 
 def world_rt(anim, nodes, name, t):
-    """Second evaluator (runtime style, NOTES 6, no scale): global rot =
-    parentRot * localRot, pos = parentPos + parentRot * localOffset."""
+    """Second evaluator (runtime style, docs/formats/metroid_prime.md 6, no
+    scale): global rot = parentRot * localRot, pos = parentPos + parentRot *
+    localOffset."""
     n = nodes[name]
     q, off, _ = local_parts(anim, n, t)
     qn = math.sqrt(sum(c * c for c in q))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the Metroid Prime ANIM / CINF test fixtures, byte by byte, from the spec.
 
-Source of truth: shared/specs/metroid_prime/NOTES.md
+Source of truth: docs/formats/metroid_prime.md
   section 2    version 0 (uncompressed), MP1 and MP2 layouts
   section 3    version 2 (bitstream), MP1 layout, bit order (3.1), decoding (3.2),
                encoder rules (3.3), the 96-byte worked example (3.4)
@@ -54,7 +54,8 @@ def f32val(v):
 
 
 def pad32(data):
-    """0xFF padding up to the next multiple of 32 bytes (NOTES section 1)."""
+    """0xFF padding up to the next multiple of 32 bytes
+    (docs/formats/metroid_prime.md section 1)."""
     return data + b'\xff' * ((-len(data)) % 32)
 
 
@@ -81,7 +82,7 @@ Z = (0.0, 0.0, 1.0)
 IDENT = (1.0, 0.0, 0.0, 0.0)
 
 
-# --- the bit packer (NOTES 3.1) ----------------------------------------------
+# --- the bit packer (docs/formats/metroid_prime.md 3.1) ---------------------
 
 class BitWriter:
     """Bits are appended from the least significant bit of the current 32-bit
@@ -111,7 +112,7 @@ class BitWriter:
 
 def width(deltas):
     """Smallest q >= 1 with -2^(q-1) <= d <= 2^(q-1)-1 for every delta
-    (NOTES 3.3 step 4; note +1 needs q = 2)."""
+    (docs/formats/metroid_prime.md 3.3 step 4; note +1 needs q = 2)."""
     q = 1
     while not all(-(1 << (q - 1)) <= d <= (1 << (q - 1)) - 1 for d in deltas):
         q += 1
@@ -119,7 +120,8 @@ def width(deltas):
 
 
 def quant_rot(q, D):
-    """NOTES 3.3 step 2: ints = round(asin(c) * D / (pi/2)), wneg = (w < 0)."""
+    """docs/formats/metroid_prime.md 3.3 step 2:
+    ints = round(asin(c) * D / (pi/2)), wneg = (w < 0)."""
     w, x, y, z = q
     ints = tuple(int(round(math.asin(max(-1.0, min(1.0, c))) * D / (math.pi / 2.0)))
                  for c in (x, y, z))
@@ -136,7 +138,7 @@ def quant_vec(v, mult):
     return tuple(out)
 
 
-# --- version 2 / 3 writer (NOTES 3, 3.3, 3.6) --------------------------------
+# --- version 2 / 3 writer (docs/formats/metroid_prime.md 3, 3.3, 3.6) -------
 
 class Chan:
     """One bone channel. rot: list of (wneg, rx, ry, rz) ints per key (or None),
@@ -286,12 +288,13 @@ def v2_file(layout, chans, frames, *, duration, interval, root, looping, D, M,
     off['bits'] = bw.n
     body += bw.words()
     off['end'] = len(body)
-    # scratch size = bytes after the version field (NOTES 3, field 0x04)
+    # scratch size = bytes after the version field
+    # (docs/formats/metroid_prime.md 3, field 0x04)
     body = body[:4] + u32(len(body) - 4) + body[8:]
     return body, off
 
 
-# --- version 0 writer (NOTES 2) ----------------------------------------------
+# --- version 0 writer (docs/formats/metroid_prime.md 2) ---------------------
 
 def v0_file(mp2, chans, *, K, duration, interval, root, evnt=0):
     """chans: list (channel order) of dicts with 'bone' and float key lists
@@ -333,7 +336,7 @@ def v0_file(mp2, chans, *, K, duration, interval, root, evnt=0):
     return out
 
 
-# --- CINF writer (NOTES 5) ---------------------------------------------------
+# --- CINF writer (docs/formats/metroid_prime.md 5) --------------------------
 
 def cinf_file(bones, names, mp2=False):
     """bones: list in RECORD order of (id, parent, (x,y,z)) or, for MP2,
@@ -365,7 +368,8 @@ I30 = 1.0 / 30.0     # written as float32 0x3D088889 = 0.033333335
 
 
 def example_96():
-    """NOTES 3.4, exactly: one channel (bone 3), keys at frames 0 and 2."""
+    """docs/formats/metroid_prime.md 3.4, exactly: one channel (bone 3), keys
+    at frames 0 and 2."""
     ch = Chan(3, rot=[(0, 0, 0, 0), (0, 0, 0, 16384)],
               trans=[(0, 0, 1024), (512, 0, 1024)])
     data, _ = v2_file('mp1', [ch], [0, 2], duration=2.0 / 30.0, interval=I30,
@@ -378,7 +382,7 @@ def example_96():
         '00000003 00000005 00000001 00000001'
         '00000003 0001 000001 000001 000010 0001'
         '00000b 000001 040001 10020000 ffff'.replace(' ', ''))
-    assert data == expected, 'packer does not reproduce NOTES 3.4'
+    assert data == expected, 'packer does not reproduce docs/formats/metroid_prime.md 3.4'
     return data
 
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Write the NIFF (N64 Intermediate File Format) animation test fixtures, byte
-by byte, from the format notes and the project's playback rules.
+by byte, from the format's page and the project's playback rules.
 
 Sources of truth:
-  shared/specs/niff/NOTES.md   the binary layout: section 1 (big-endian, file
+  docs/formats/niff.md         the binary layout: section 1 (big-endian, file
                                header, physical list order, generic list
                                header, SceneList, NameList), section 2
                                (AnimList, AnimGroup, the STATIC/CONST/FULL/
@@ -63,7 +63,7 @@ def f32t(vals):
     return tuple(f32(v) for v in vals)
 
 
-# --- tags and constants (NOTES 1-4) -------------------------------------------
+# --- tags and constants (docs/formats/niff.md sections 1-4) -------------------
 
 TAG_HEADER = 0x00000000
 LIST_TAG = {
@@ -502,8 +502,9 @@ class NotDetected(Exception):
 
 def detect(data):
     """NIFF has no magic: TAG_HEADER at 8, a header size >= 100 at 12 and the
-    SceneList tag right after the header (NOTES 1). file_size is checked
-    afterwards, so a truncated NIFF file is detected and then refused."""
+    SceneList tag right after the header (docs/formats/niff.md section 1).
+    file_size is checked afterwards, so a truncated NIFF file is detected and
+    then refused."""
     if len(data) < 16:
         return False
     tag, hsize = struct.unpack_from('>2I', data, 8)
@@ -815,7 +816,7 @@ class Parser:
                   'anim_num %d anim_loop %d rot_order 0x%08X (%s) ext %d/%d'
                   % (idx_str(nidx), typ, ANIM_TYPE_NAME.get(typ, '?'), rate, n,
                      loop, order, ORDER_NAME.get(order, '?'), nx, ux))
-        p = off + 48                       # Anim(0) at +48 (NOTES pitfall 3)
+        p = off + 48                       # Anim(0) at +48 (docs/formats/niff.md pitfall 3)
         anims = []
         for ai in range(n):
             if p + 12 > off + size:
@@ -2375,8 +2376,9 @@ def hand_orders():
           'XYZ (with a warning).',
           '  Note YZX (0x00030102) and ZXY (0x00020301): the N64 previewer\'s '
           'nd.h names these two',
-          '  values the other way round (NOTES 2); these fixtures follow the '
-          'spec names, as RULES does.']
+          '  values the other way round (docs/formats/niff.md section 2); '
+          'these fixtures follow',
+          '  the spec names, as RULES does.']
     HAND.append(('orders.niff', 0, 'ord_unknown',
                   elems(affine(forms['XYZ'][1], (12, 0, 0)))))
     return L
@@ -2487,12 +2489,12 @@ PROSE = {}
 
 COMMON = '''
 Every file is NIFF big-endian, all fields u32 or float32, 4-byte aligned.
-The lists follow the physical order of NOTES 1 (Scene, Env, Cam, Light, Obj,
-Shape, Vtx, Tri, Color, Vector, St, Part, Mat, Tex, TexImg, Anim, Coll,
-Switch, Name); empty lists are 24-byte headers with count 0 (Color and Vector
-carry two counts: 28 bytes). Every list_size = header + items + extension
-blocks; the 19 header size fields (in header order, Tri after St) equal the
-list sizes; file_size is the file length.'''
+The lists follow the physical order of docs/formats/niff.md section 1
+(Scene, Env, Cam, Light, Obj, Shape, Vtx, Tri, Color, Vector, St, Part, Mat,
+Tex, TexImg, Anim, Coll, Switch, Name); empty lists are 24-byte headers with
+count 0 (Color and Vector carry two counts: 28 bytes). Every list_size =
+header + items + extension blocks; the 19 header size fields (in header
+order, Tri after St) equal the list sizes; file_size is the file length.'''
 
 PROSE['full3.niff'] = ('NIFF 1, FULL groups on a 3-level hierarchy (Euler lerp, loops)', '''
 How it was made: make_fixtures.py, full3() packed by pack_file(). NIFF 1
@@ -2600,10 +2602,11 @@ What it covers: camera nodes (one per Cam, under the root, after the
 objects), their names (Cam 1's name equals Obj 3's, so the camera node is
 "SideCam#2"), the up convention chosen at t = 0 ("relative" for MainCam,
 "direction" for SideCam, where U - E is almost parallel to the view
-direction, as in NOTES 3's 3hedra), the camera world matrix (-Z looks at the
-target, +Y up) while eye (KEY) and target (FULL, different period) move, the
-horizontal half angle hfov = atan(tan(fovy/2) * aspect), and near/far/aspect
-as float32 values (1.3333 reads back as 1.33329999).''')
+direction, as in SoftImage files: docs/formats/niff.md section 3), the
+camera world matrix (-Z looks at the target, +Y up) while eye (KEY) and
+target (FULL, different period) move, the horizontal half angle hfov =
+atan(tan(fovy/2) * aspect), and near/far/aspect as float32 values (1.3333
+reads back as 1.33329999).''')
 
 PROSE['channels.niff'] = ('NIFF 2, animation channels (RotateX/Y/Z, Translation, ClassicalScale, RotateAxis, OrientationXY)', '''
 How it was made: make_fixtures.py, channels() packed by pack_file(). NIFF 2:
@@ -2644,10 +2647,10 @@ What it covers: NIFF2 detection and list walking, extension blocks skipped
 by size (header, Scene, Obj, Cam, AnimGroup), channel blocks with CONST,
 LINEAR and HERMITE keys (non-zero differentials), separate RotateX/Y/Z in a
 non-XYZ order, RotateAxis, OrientationXY, components without a channel
-(from Anim(0) when present, else identity), NOTES pitfall 3 (Anim(0) at +48
-although anim_group_header_size says 196), a NIFF2 group that does not use
-channels, the channel period P = the largest key frame and its loop, an
-unnamed NIFF2 camera. Duration 30 / 30 = 1 s.''')
+(from Anim(0) when present, else identity), pitfall 3 of docs/formats/niff.md
+section 7 (Anim(0) at +48 although anim_group_header_size says 196), a NIFF2
+group that does not use channels, the channel period P = the largest key
+frame and its loop, an unnamed NIFF2 camera. Duration 30 / 30 = 1 s.''')
 
 PROSE['billboard.niff'] = ('NIFF 1, BILLBOARD_OBJ group under a translated, rotated parent, moving look-at', '''
 How it was made: make_fixtures.py, billboard() packed by pack_file(). NIFF 1.
@@ -2793,8 +2796,9 @@ def txt_body(fname, e, lines):
                 '"NetImmerse File Format, Version 4.0.0.2\\n" (40 bytes), then '
                 'u32 LE 0x04000002,',
                 'u32 LE 1, a length-prefixed "NiNode" and 12 zero bytes.', '',
-                'What it covers: the .nif extension clash (NOTES 1, pitfall 12). '
-                'NIFF has no magic;',
+                'What it covers: the .nif extension clash (docs/formats/niff.md '
+                'section 1 and',
+                'pitfall 12 in section 7). NIFF has no magic;',
                 'it is detected by the u32 at 8 being TAG_HEADER 0, a header '
                 'size >= 100 at 12 and the',
                 'SceneList tag 0x00010000 right after the header. Here the u32 '

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the World of Goo anim / movie test fixtures, byte by byte, from the spec.
 
-Source of truth: shared/specs/world_of_goo/NOTES.md
+Source of truth: docs/formats/world_of_goo.md (in this repository)
   section 1   anim.binltl (BinImageAnimation) layout, the 220-byte rot_1rps example
   section 2   movie.binltl (BinMovie) layout, BinActor
   section 3   the variants: binltl64, binbig, binuni, the Mac .png.binltl image
@@ -100,8 +100,8 @@ def ptr(L, v):
 
 
 def keyframe(L, x, y, angle, alpha, color, nxt, sidx, interp):
-    """The 32-byte keyframe (NOTES 1): f32 x, y, angle; i32 alpha, color,
-    nextFrameIndex, soundStrIdx, interpolation."""
+    """The 32-byte keyframe (docs/formats/world_of_goo.md section 1): f32 x,
+    y, angle; i32 alpha, color, nextFrameIndex, soundStrIdx, interpolation."""
     return (struct.pack(L.e + 'f', x) + struct.pack(L.e + 'f', y)
             + struct.pack(L.e + 'f', angle) + struct.pack(L.e + 'i', alpha)
             + struct.pack(L.e + 'i', s32(color)) + struct.pack(L.e + 'i', nxt)
@@ -109,7 +109,7 @@ def keyframe(L, x, y, angle, alpha, color, nxt, sidx, interp):
 
 
 def actor_record(L, typ, img, label, font, maxw, wrapw, just, depth):
-    """The 32-byte BinActor (NOTES 2)."""
+    """The 32-byte BinActor (docs/formats/world_of_goo.md section 2)."""
     return (struct.pack(L.e + 'i', typ) + struct.pack(L.e + 'i', img)
             + struct.pack(L.e + 'i', label) + struct.pack(L.e + 'i', font)
             + struct.pack(L.e + 'f', maxw) + struct.pack(L.e + 'f', wrapw)
@@ -885,7 +885,8 @@ SCENE_TIMES = ['0', '0.375', '0.75', '1', '1.125', '1.499', '1.5', '1.875',
 
 
 def rot_1rps_reference():
-    """NOTES section 1 table, written out independently of pack_anim."""
+    """The worked example of docs/formats/world_of_goo.md section 1, written
+    out independently of pack_anim."""
     e = '<'
     b = struct.pack(e + '6i', 0, 0, 0, 1, 1, 3)
     b += struct.pack(e + '7I', 52, 56, 68, 84, 96, 108, 120)
@@ -955,10 +956,10 @@ bad_embedded_target = []
 
 
 def mac_image():
-    """NOTES 3 / GooTool MacGraphicFormat: u16 width, u16 height, u32
-    compressed size, u32 uncompressed size (all little-endian; 12 bytes),
-    then zlib data of a square power-of-two BGRA raster (here 8x8 for a
-    5x3 image)."""
+    """docs/formats/world_of_goo.md section 3 / GooTool MacGraphicFormat:
+    u16 width, u16 height, u32 compressed size, u32 uncompressed size (all
+    little-endian; 12 bytes), then zlib data of a square power-of-two BGRA
+    raster (here 8x8 for a 5x3 image)."""
     w, h, side = 5, 3, 8
     raw = bytearray()
     for y in range(side):
@@ -975,9 +976,11 @@ def mac_image():
 # --- the self-check ---------------------------------------------------------------
 
 def self_check(F):
-    # 1. NOTES section 1: rot_1rps is exactly the 220-byte wiki file
+    # 1. docs/formats/world_of_goo.md section 1: rot_1rps is exactly the
+    #    220-byte example of the goofans.com format page
     rot = F['rot_1rps.anim.binltl'][0]
-    assert rot == rot_1rps_reference(), 'rot_1rps differs from NOTES 1'
+    assert rot == rot_1rps_reference(), \
+        'rot_1rps differs from docs/formats/world_of_goo.md section 1'
     assert len(rot) == 220
     assert list(struct.unpack_from('<7I', rot, 24)) == [52, 56, 68, 84, 96, 108, 120]
     assert list(struct.unpack_from('<3I', rot, 72)) == [124, 156, 188]
@@ -1184,18 +1187,20 @@ PROSE = {}
 HANDWORK = {}
 HAND = []
 
-PROSE['rot_1rps.anim.binltl'] = ('the 220-byte example of NOTES 1 (one ROTATE channel, 0 -> 180 -> 360 deg)', '''
+PROSE['rot_1rps.anim.binltl'] = ('the 220-byte example of docs/formats/world_of_goo.md section 1 (one ROTATE channel, 0 -> 180 -> 360 deg)', '''
 How it was made: make_fixtures.py, rot_1rps_anim() packed by pack_anim() with
 the binltl layout (32-bit little-endian). The script's first check compares
-these bytes with rot_1rps_reference(), which spells out the NOTES 1 table
-field by field: flags 0,0,0,1; nT = 1; nF = 3; pointers 52, 56, 68, 84, 96,
-108, 120; transformTypes[0] = 1 (ROTATE) at 52; frameTimes 0, 0.5, 1.0 at 56;
+these bytes with rot_1rps_reference(), which spells out the worked
+example of docs/formats/world_of_goo.md section 1 field by field: flags
+0,0,0,1; nT = 1; nF = 3; pointers 52, 56, 68, 84, 96, 108, 120;
+transformTypes[0] = 1 (ROTATE) at 52; frameTimes 0, 0.5, 1.0 at 56;
 mXformFrames[0] = 72 at 68; keyframe pointers 124, 156, 188 at 72; the alpha,
 colour and sound pointer arrays (3 nulls each) at 84, 96, 108; the 4-byte
 string table (one NUL + 3 pad bytes) at 120; three 32-byte keyframes
 (-1, -1, angle 0/180/360, -1, -1, next 1/2/-1, 0, LINEAR) at 124, 156, 188.
-The file is 220 bytes, as in the wiki example (seed 002): the wiki's extra
-fourth "framePointer = 0" is GooTool reading one slot too far (NOTES 1).
+The file is 220 bytes, as in the example on the goofans.com format page: the
+page's extra fourth "framePointer = 0" is GooTool reading one slot too far
+(docs/formats/world_of_goo.md section 1).
 
 What it covers: the plain binltl anim, a single transform channel, the
 standalone loop (period = last frame time = 1 s), and a rotation that goes
@@ -1223,15 +1228,16 @@ HAND += [('rot_1rps.anim.binltl', '0.125', 'rot_1rps', [0, 1, 4, 5],
 PROSE['rot_big.anim.binbig'] = ('rot_1rps in the big-endian binbig layout', '''
 How it was made: make_fixtures.py, rot_1rps_anim() packed by pack_anim() with
 the binbig layout: the binltl layout of rot_1rps.anim.binltl with every int,
-float and pointer big-endian (NOTES 3, the Python exportBIN's packed(">")).
+float and pointer big-endian (docs/formats/world_of_goo.md section 3; the
+Python exportBIN's packed(">")).
 Same offsets, same 220 bytes; e.g. bytes 0x0C..0x0F are 00 00 00 01
 (hasTransform) and the first pointer at 0x18 is 00 00 00 34 (52). The -1
 sentinels read FF FF FF FF in both byte orders; the float -1.0 is BF 80 00 00
 here and 00 00 80 BF in binltl.
 
 What it covers: endianness. The expectations are those of rot_1rps with the
-node name "rot_big" and layout binbig. (NOTES calls binbig colour packing
-dubious; this file has no colour keys.)''')
+node name "rot_big" and layout binbig. (docs/formats/world_of_goo.md
+section 3 calls binbig colour packing dubious; this file has no colour keys.)''')
 HANDWORK['rot_big.anim.binbig'] = '''
 Hand evaluation: identical to rot_1rps.anim.txt (t=0.25 -> 90 deg, t=0.5 ->
 180 deg, t=1.25 -> tau 0.25 -> 90 deg).'''
@@ -1344,7 +1350,8 @@ the binuni layout: the 8 ASCII bytes "BINUNIAN", then the binltl64 layout
 shifted by 8: six ints at 8..31, seven u64 pointers at 32..87 (header 0x58 =
 88 bytes); transformTypes at 88, frameTimes at 100..123, 4 zero bytes so the
 xformFrames array starts at 128. Every pointer is relative to the magic's
-first byte (here the file start), as in OpenGOO / WooGLE2 (NOTES 3).
+first byte (here the file start), as in OpenGOO / WooGLE2
+(docs/formats/world_of_goo.md section 3).
 ''' + XFORM_MADE + '''
 The expectations are those of xform.anim.txt with node "xformuni" and layout
 binuni.''')
@@ -1492,8 +1499,9 @@ with the u32 at 0x1C (mFrameTimes) changed from 56 (38 00 00 00) to 0x1000 =
 4096 (00 10 00 00). Nothing else differs.
 
 What it must decode to: nothing. The pointer leads 3876 bytes past the end of
-the 220-byte file (NOTES 1 parser checks: every pointer < size), so the
-reader fails at the field that holds it, offset 0x1C = 28.''')
+the 220-byte file (docs/formats/world_of_goo.md section 1, reader checks:
+every pointer < size), so the reader fails at the field that holds it,
+offset 0x1C = 28.''')
 
 PROSE['bad_next.anim.binltl'] = ('a nextFrameIndex that points back to an earlier slot (cycle): fails at 424', '''
 How it was made: make_fixtures.py, build(): xform.anim.binltl (884 bytes)
@@ -1502,8 +1510,9 @@ slot-3 keyframe is at 404 and its nextFrameIndex (keyframe + 0x14 = 424)
 should be 4. It is set to 1 (01 00 00 00), the channel's earlier slot 1,
 whose own nextFrameIndex is 3: the chain 1 -> 3 -> 1 -> ... is a cycle.
 
-What it must decode to: nothing. NOTES 1: nextFrameIndex must be -1 or in
-(current, nF) and name the next non-null slot (GooTool validateFrameList).
+What it must decode to: nothing. docs/formats/world_of_goo.md section 1:
+nextFrameIndex must be -1 or in (current, nF) and name the next non-null slot
+(GooTool validateFrameList).
 The bad value is the int at offset 424.''')
 
 PROSE['bad_interp.anim.binltl'] = ('interpolation 7 on a used key: fails at 592', '''
@@ -1512,23 +1521,26 @@ with one int changed: the TRANSLATE key of slot 3 (keyframe at 564, value
 (40,20), LINEAR) gets interpolation 7 (07 00 00 00) at 564 + 0x1C = 592.
 
 What it must decode to: nothing. Interpolation must be 0 (NONE) or 1 (LINEAR)
-(NOTES 1). The bad value is the int at offset 592.''')
+(docs/formats/world_of_goo.md section 1). The bad value is the int at offset
+592.''')
 
 PROSE['bad_type.anim.binltl'] = ('transform type 5: fails at 56', '''
 How it was made: make_fixtures.py, build(): xform.anim.binltl (884 bytes)
 with transformTypes[1] (the int at 52 + 4 = 56, ROTATE = 1) changed to 5.
 
 What it must decode to: nothing. TransformType is SCALE 0, ROTATE 1 or
-TRANSLATE 2 (NOTES 1). The bad value is the int at offset 56.''')
+TRANSLATE 2 (docs/formats/world_of_goo.md section 1). The bad value is the int
+at offset 56.''')
 
 PROSE['bad_times.anim.binltl'] = ('a frame time smaller than the previous one: fails at 76', '''
 How it was made: make_fixtures.py, build(): xform.anim.binltl (884 bytes)
 with frameTimes[3] (the float at 64 + 12 = 76) changed from 1.0 (00 00 80 3F)
 to 0.375 (00 00 C0 3E). The times become 0, 0.25, 0.5, 0.375, 1.5, 2.0.
 
-What it must decode to: nothing. frameTimes must be non-decreasing (NOTES 1;
-equal times are allowed, see steps.anim.binltl). The first time smaller than
-its predecessor is frameTimes[3], at offset 76.''')
+What it must decode to: nothing. frameTimes must be non-decreasing
+(docs/formats/world_of_goo.md section 1; equal times are allowed, see
+steps.anim.binltl). The first time smaller than its predecessor is
+frameTimes[3], at offset 76.''')
 
 PROSE['truncated.anim.binltl'] = ('rot_1rps cut to 40 bytes: fails at 40', '''
 How it was made: make_fixtures.py, build(): the first 40 bytes of
@@ -1549,30 +1561,31 @@ keyframe, so only the extent check catches it.
 
 What it must decode to: nothing. Every pointer inside an embedded anim is
 relative to that anim and must stay inside the anim's own extent, which ends
-where the next anim starts (NOTES 2: "do not assume the anims are
-contiguous", follow the pointers but stay inside the anim). The bad value is
-the pointer slot at absolute offset 216.''')
+where the next anim starts (docs/formats/world_of_goo.md section 2: do not
+assume the anims are contiguous; follow the pointers but stay inside the
+anim). The bad value is the pointer slot at absolute offset 216.''')
 
 PROSE['bad_actor_ptr.movie.binltl'] = ('a ppAnims entry past the end of the file: fails at 88', '''
 How it was made: make_fixtures.py, build(): scene.movie.binltl (860 bytes)
 with ppAnims[1] (the u32 at 84 + 4 = 88) changed from 508 to 0x10000 = 65536.
 
 What it must decode to: nothing. The entry points far past the 860-byte file
-(NOTES 2: ppAnims entries are offsets from the file start). The bad value is
-the entry at offset 88.''')
+(docs/formats/world_of_goo.md section 2: ppAnims entries are offsets from
+the file start). The bad value is the entry at offset 88.''')
 
 PROSE['image.png.binltl'] = ('a Mac .png.binltl image, not an anim or movie', '''
 How it was made: make_fixtures.py, mac_image(), after GooTool
-MacGraphicFormat (NOTES 3): a 12-byte little-endian header u16 width = 5,
-u16 height = 3, u32 compressed size = 53, u32 uncompressed size = 256, then
-53 bytes of zlib.compress(level 9) data. The raster is the square
-power-of-two side 8 (8 x 8 x 4 bytes = 256), BGRA, the 5 x 3 image in the
-top-left corner, the rest transparent black. First bytes: 05 00 03 00 35 00
-00 00 00 01 00 00 78 DA.
+MacGraphicFormat (docs/formats/world_of_goo.md section 3): a 12-byte
+little-endian header u16 width = 5, u16 height = 3, u32 compressed size = 53,
+u32 uncompressed size = 256, then 53 bytes of zlib.compress(level 9) data.
+The raster is the square power-of-two side 8 (8 x 8 x 4 bytes = 256), BGRA,
+the 5 x 3 image in the top-left corner, the rest transparent black. First
+bytes: 05 00 03 00 35 00 00 00 00 01 00 00 78 DA.
 
 What it must decode to: nothing. The name has no ".anim." or ".movie." part,
 and the content fails the anim sniff too: the int at 0 is 0x00030005, not a
-0/1 flag (NOTES 3 sniffing rules). The importer must not claim it.''')
+0/1 flag (docs/formats/world_of_goo.md section 3, detection). The importer
+must not claim it.''')
 
 
 if __name__ == '__main__':

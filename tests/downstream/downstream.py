@@ -26,7 +26,7 @@ CHECK is one of
   kaitai     the LEGO Island Kaitai description (lego_animation.ksy), compiled to JavaScript by
              the official compiler, parses every LEGO fixture; every field equals
              `retroanim dump --source`, and both refuse the same files (the one documented
-             difference: the .ksy does not check the magic, NOTES §2.1)
+             difference: the .ksy does not check the magic, docs/formats/lego_island.md §2 item 1)
 
 A check whose tool is not installed is skipped (exit 77, which ctest reports as skipped)
 unless --require is given (CI gives it: scripts/setup.sh --downstream installs the tools).

@@ -1,7 +1,7 @@
-# LEGO Island animation file description, copied unchanged (below this header) from
-# ../shared/specs/lego_island/animation.ksy = isledecomp/isle docs/animation.ksy (commit d892f9be,
+# LEGO Island animation file description, copied unchanged (below this header) from the
+# isledecomp project's docs/animation.ksy (https://github.com/isledecomp/isle, commit d892f9be,
 # PR #1734), licence CC0-1.0 as its meta says.  Its known departures from the game are listed in
-# shared/specs/lego_island/NOTES.md §2; kaitai_lego.mjs uses it as written.
+# docs/formats/lego_island.md §2; kaitai_lego.mjs uses it as written.
 meta:
   id: animation
   title: Animation File
