@@ -190,8 +190,10 @@ static void test_bake(void)
     step_ctx c = {0.5};
     double br[] = {0.5};
     ra_channel ch;
+    ra_error e;
+    ra_error_clear(&e);
     memset(&ch, 0, sizeof ch);
-    CHECK(ra_bake_channel(a, step_eval, &c, br, 1, NULL, &ch), "bake step");
+    CHECK(ra_bake_channel(a, step_eval, &c, br, 1, NULL, &ch, &e) == RA_OK, "bake step");
     /* playback: 0 until just before 0.5, 5 from 0.5 on */
     ra_scene s;
     ra_scene_init(&s, a, "test");
@@ -212,7 +214,7 @@ static void test_bake(void)
 
     double br2[] = {0, 1};
     memset(&ch, 0, sizeof ch);
-    CHECK(ra_bake_channel(a, spin_eval, NULL, br2, 2, NULL, &ch), "bake spin");
+    CHECK(ra_bake_channel(a, spin_eval, NULL, br2, 2, NULL, &ch, &e) == RA_OK, "bake spin");
     double worst = 0;
     for (int ms = 0; ms <= 1000; ms++) {
         ra_mat4 m = ra_scene_sample_local(&s, 0, 0, ms / 1000.0);

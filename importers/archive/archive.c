@@ -169,9 +169,7 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
     ra_error_clear(&e);
     st = m->inner.format->read(&m->inner, p, n, &e);
     if (st != RA_OK) {
-        char buf[400];
-        ra_error_format(&e, buf, sizeof buf);
-        return ra_fail(err, st, fid, RA_NO_OFFSET, "animation", "%s (id %u): %s", it->name, it->id, buf);
+        return ra_fail_wrap(err, &e, fid, RA_NO_OFFSET, "animation", "%s (id %u)", it->name, it->id);
     }
     doc->model = m;
     ar->data = NULL; /* the reads copied what they keep; the input need not outlive them */

@@ -13,6 +13,8 @@ void ra_bake_params_default(ra_bake_params *p)
     p->max_key_angle = 150.0 * RA_PI / 180.0;
     p->max_depth = 16;
     p->samples_left = NULL;
+    p->max_samples = 0;
+    p->format = "retroanim";
 }
 
 typedef struct sample {
@@ -166,8 +168,16 @@ static bool dup_quat(ra_arena *a, const sample *s, size_t n, ra_quat_key **out, 
     return ra_quat_track_commit(a, &tr, tol, max_angle, out, count);
 }
 
-bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
-                     const ra_bake_params *params, ra_channel *ch)
+static ra_status bake_failed(const ra_bake_params *p, ra_error *err)
+{
+    if (p->samples_left && *p->samples_left == 0)
+        return ra_fail(err, RA_ERR_LIMIT, p->format, RA_NO_OFFSET, "max_samples",
+                       "baking the animation needs more than %zu samples", p->max_samples);
+    return ra_fail_nomem(err, p->format);
+}
+
+ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
+                          const ra_bake_params *params, ra_channel *ch, ra_error *err)
 {
     ra_bake_params defp;
     if (!params) {
@@ -200,7 +210,7 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
     if (!b.n) push(&b, 0, eval(ctx, 0), false);
     if (b.failed) {
         ra_free(b.s);
-        return false;
+        return bake_failed(params, err);
     }
     /* subdivide the smooth pieces */
     samples fs = {0};
@@ -213,14 +223,14 @@ bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double
     size_t nfin = fs.n;
     if (b.failed) {
         ra_free(fin);
-        return false;
+        return bake_failed(params, err);
     }
     bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
               dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol) &&
               dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol,
                        params->max_key_angle);
     ra_free(fin);
-    return ok;
+    return ok ? RA_OK : ra_fail_nomem(err, params->format);
 }
 
 bool ra_breaks_push(ra_breaks *b, double t)

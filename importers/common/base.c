@@ -123,6 +123,23 @@ ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offs
     return code;
 }
 
+ra_status ra_fail_nomem(ra_error *e, const char *format)
+{
+    return ra_fail(e, RA_ERR_NO_MEMORY, format, RA_NO_OFFSET, "", "out of memory");
+}
+
+ra_status ra_fail_wrap(ra_error *e, const ra_error *inner, const char *format, uint64_t offset, const char *field,
+                       const char *fmt, ...)
+{
+    char prefix[RA_ERROR_TEXT_MAX], text[RA_ERROR_TEXT_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    ra_error_format(inner, text, sizeof text);
+    return ra_fail(e, inner->code, format, offset, field, "%s: %s", prefix, text);
+}
+
 size_t ra_error_format(const ra_error *e, char *buf, size_t size)
 {
     int n;
@@ -336,9 +353,21 @@ void ra_cursor_init(ra_cursor *c, const void *data, size_t size, const char *for
     c->err = err;
 }
 
-bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *field, const char *msg)
+bool ra_cursor_fail(ra_cursor *c, ra_status code, uint64_t offset, const char *field, const char *fmt, ...)
 {
+    if (c->err->code != RA_OK) return false;
+    char msg[sizeof c->err->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     ra_fail(c->err, code, c->format, offset, field, "%s", msg);
+    return false;
+}
+
+bool ra_cursor_nomem(ra_cursor *c)
+{
+    ra_fail_nomem(c->err, c->format);
     return false;
 }
 

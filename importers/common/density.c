@@ -101,10 +101,6 @@ static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double
     return d >= 1 ? 1 : (uint32_t)fmax(1, ceil(2 * acos(d) / max_angle));
 }
 
-static ra_status nomem(const ra_scene *s, ra_error *err)
-{
-    return ra_fail(err, RA_ERR_NO_MEMORY, s->format, RA_NO_OFFSET, "", "out of memory");
-}
 
 ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err)
 {
@@ -120,7 +116,7 @@ ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_key
             pairs += ch->rotation_count;
         }
     uint32_t *pieces = ra_malloc((pairs ? pairs : 1) * sizeof *pieces);
-    if (!pieces) return nomem(s, err);
+    if (!pieces) return ra_fail_nomem(err, s->format);
     uint32_t *p = pieces;
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) {
@@ -147,7 +143,7 @@ ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_key
             if (m == n) continue;
             ra_quat_key *out = ra_arena_array_uninit(s->arena, m, sizeof *out);
             if (!out) {
-                st = nomem(s, err);
+                st = ra_fail_nomem(err, s->format);
                 break;
             }
             size_t o = 0;

@@ -303,6 +303,14 @@ size_t ra_document_max_samples(const ra_document *doc)
     return v >= (double)SIZE_MAX ? SIZE_MAX : (size_t)v;
 }
 
+void ra_document_bake_params(const ra_document *doc, ra_bake_params *p, size_t *samples_left)
+{
+    ra_bake_params_default(p);
+    p->format = doc->format->id;
+    p->max_samples = *samples_left = ra_document_max_samples(doc);
+    p->samples_left = samples_left;
+}
+
 ra_status ra_fail_max_samples(const ra_document *doc, ra_error *err)
 {
     return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, "max_samples",

@@ -9,10 +9,6 @@
 
 #define FMT "homeworld_mad"
 
-static ra_status fail(ra_error *err, ra_status code, uint64_t off, const char *field, const char *msg)
-{
-    return ra_fail(err, code, FMT, off, field, "%s", msg);
-}
 
 #define NO_NUL UINT32_MAX
 
@@ -98,7 +94,7 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
     o->tcb = ra_arena_array(arena, n, sizeof *o->tcb);
     bool ok = o->times && o->tcb;
     for (int i = 0; i < HW_CHANNELS; i++) ok &= (o->path[i] = ra_arena_array(arena, n, sizeof(float))) != NULL;
-    if (!ok) return fail(err, RA_ERR_NO_MEMORY, rec, "object", "out of memory (memory_limit)");
+    if (!ok) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, rec, "object", "out of memory (memory_limit)");
     if ((st = read_floats(data, o->times_offset, n, 4, o->times, 1, "time", err)) != RA_OK) return st;
     for (uint64_t k = 0; k < n; k++) { /* in key order: tension, continuity, bias */
         static const char *const tn[3] = {"tension", "continuity", "bias"};
@@ -126,14 +122,14 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
 {
     memset(m, 0, sizeof *m);
     if (size >= 11 && !memcmp(data, "FORM", 4) && !memcmp(data + 8, "MAD", 3))
-        return fail(err, RA_ERR_BAD_MAGIC, 0, "identifier",
+        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "identifier",
                     "this is a Homeworld 2 .mad (IFF FORM 'MAD '), not a Homeworld (1999) 'Mellonn' mesh animation");
     ra_cursor c;
     ra_cursor_init(&c, data, size, FMT, err);
     uint8_t ident[8];
     if (!ra_rd_bytes(&c, ident, 8, "identifier")) return err->code;
     if (memcmp(ident, HW_MAD_IDENT, 8) != 0)
-        return fail(err, RA_ERR_BAD_MAGIC, 0, "identifier", "identifier is not \"Mellonn\"");
+        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "identifier", "identifier is not \"Mellonn\"");
     ra_rd_f32le(&c, &m->version, "version");
     ra_rd_s32le(&c, &m->string_block_length, "stringBlockLength");
     ra_rd_u32le(&c, &m->string_block_offset, "stringBlock");
@@ -166,11 +162,11 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
     m->strings = ra_arena_array(arena, (size_t)m->string_block_length + 1, 1);
     m->animations = ra_arena_array(arena, na, sizeof *m->animations);
     m->objects = ra_arena_array(arena, no, sizeof *m->objects);
-    if (!m->strings || !m->animations || !m->objects) return fail(err, RA_ERR_NO_MEMORY, 0, "", "out of memory");
+    if (!m->strings || !m->animations || !m->objects) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, 0, "", "out of memory");
     memcpy(m->strings, data + m->string_block_offset, (size_t)m->string_block_length);
     size_t sbl = (size_t)m->string_block_length;
     uint32_t *len_at = ra_malloc((sbl + 1) * sizeof *len_at);
-    if (!len_at) return fail(err, RA_ERR_NO_MEMORY, 0, "", "out of memory");
+    if (!len_at) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, 0, "", "out of memory");
     len_at[sbl] = NO_NUL;
     for (size_t i = sbl; i-- > 0;) len_at[i] = !m->strings[i] ? 0 : len_at[i + 1] == NO_NUL ? NO_NUL : len_at[i + 1] + 1;
     ra_status st = read_records(data, size, arena, m, len_at, err);
@@ -197,9 +193,9 @@ static ra_status read_records(const uint8_t *data, size_t size, ra_arena *arena,
         ra_status st = read_name(m, len_at, an->name_offset, rec, "animation.name", &an->name, &an->name_length, err);
         if (st != RA_OK) return st;
         if (!isfinite(an->start))
-            return fail(err, RA_ERR_BAD_VALUE, rec + 4, "animation.startTime", "startTime is not a finite number");
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 4, "animation.startTime", "startTime is not a finite number");
         if (!isfinite(an->end))
-            return fail(err, RA_ERR_BAD_VALUE, rec + 8, "animation.endTime", "endTime is not a finite number");
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 8, "animation.endTime", "endTime is not a finite number");
         if (an->end < an->start)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 8, "animation.endTime",
                            "animation '%.60s' ends (%.9g s) before it starts (%.9g s)", an->name, an->end, an->start);
@@ -287,21 +283,21 @@ ra_status hw_mad_write(const hw_mad *m, ra_writer *w, ra_error *err)
 {
     if (m->animation_count < 0 || m->animation_count > HW_MAD_MAX_ANIMATIONS || m->object_count < 0 ||
         m->string_block_length < 0)
-        return fail(err, RA_ERR_BAD_VALUE, RA_NO_OFFSET, "header", "counts out of range");
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "header", "counts out of range");
     uint64_t na = (uint64_t)m->animation_count, no = (uint64_t)m->object_count;
     uint64_t at = HW_MAD_HEADER_SIZE + HW_MAD_ANIM_SIZE * na + HW_MAD_OBJECT_SIZE * no;
     uint64_t objects_at = HW_MAD_HEADER_SIZE + HW_MAD_ANIM_SIZE * na, body = at;
     for (uint64_t j = 0; j < no; j++) {
         const hw_object *o = &m->objects[j];
         if (o->key_count < 0 || (o->key_count && (!o->times || !o->tcb)))
-            return fail(err, RA_ERR_BAD_VALUE, RA_NO_OFFSET, "object.nKeyframes", "an object's keys are missing");
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "object.nKeyframes", "an object's keys are missing");
         for (int i = 0; i < HW_CHANNELS; i++)
             if (o->key_count && !o->path[i])
-                return fail(err, RA_ERR_BAD_VALUE, RA_NO_OFFSET, "object.path", "an object's keys are missing");
+                return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "object.path", "an object's keys are missing");
         at += 40 * (uint64_t)o->key_count;
     }
     if (at + (uint64_t)m->string_block_length > UINT32_MAX)
-        return fail(err, RA_ERR_LIMIT, RA_NO_OFFSET, "", "the file would exceed 4 GiB (32-bit offsets)");
+        return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "the file would exceed 4 GiB (32-bit offsets)");
     ra_wr_bytes(w, HW_MAD_IDENT, 8);
     ra_wr_f32le(w, m->version);
     ra_wr_u32le(w, (uint32_t)m->string_block_length);
@@ -344,5 +340,5 @@ ra_status hw_mad_write(const hw_mad *m, ra_writer *w, ra_error *err)
             for (size_t k = 0; k < n; k++) ra_wr_f32le(w, o->path[i][k]);
     }
     ra_wr_bytes(w, m->strings, (size_t)m->string_block_length);
-    return w->failed ? fail(err, RA_ERR_NO_MEMORY, RA_NO_OFFSET, "", "out of memory writing") : RA_OK;
+    return w->failed ? ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory writing") : RA_OK;
 }

@@ -32,7 +32,6 @@ typedef struct hw_state {
     double max_key_angle; /* radians: largest rotation between two keys (at most 90 degrees) */
 } hw_state;
 
-static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
 
 const hw_mad *hw_document_mad(const ra_document *doc)
 {
@@ -360,7 +359,7 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     if (need > (double)*left) return limit_error(err, limit);
     size_t ns = 0;
     sample *smp = window_samples(o, a, st->sample_rate, &ns);
-    if (!smp) return nomem(err);
+    if (!smp) return ra_fail_nomem(err, FMT);
     baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2)};
     bool ok = true;
     if (ns > *left) ok = false;
@@ -369,7 +368,7 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     if (ok && !(ra_vec_track_reserve(&b.pos, ns + 1) && ra_quat_track_reserve(&b.rot, ns + 1))) {
         ra_vec_track_release(&b.pos);
         ra_free(smp);
-        return nomem(err);
+        return ra_fail_nomem(err, FMT);
     }
     double pu = 0;
     ra_quat pq = ra_q_identity();
@@ -397,10 +396,10 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     }
     ra_vec_track_release(&b.pos);
     ra_quat_track_release(&b.rot);
-    if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : nomem(err);
-    if (!ch->position || !ch->rotation) return nomem(err);
+    if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : ra_fail_nomem(err, FMT);
+    if (!ch->position || !ch->rotation) return ra_fail_nomem(err, FMT);
     ch->scaling = ra_arena_alloc(doc->arena, sizeof *ch->scaling);
-    if (!ch->scaling) return nomem(err);
+    if (!ch->scaling) return ra_fail_nomem(err, FMT);
     ch->scaling[0] = (ra_vec_key){0, ra_v3(1, 1, 1)};
     ch->scaling_count = 1;
     *flags |= b.flags;
@@ -545,7 +544,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
 
     hw_state *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return nomem(err);
+    if (!st) return ra_fail_nomem(err, FMT);
     doc->state = st;
     st->native = cm && !strcmp(cm, "native");
     st->space = sp && !strcmp(sp, "lightwave") ? SPACE_LIGHTWAVE : SPACE_SHIP;
@@ -563,7 +562,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     /* nodes */
     size_t no = (size_t)m->object_count;
     const char **names = ra_arena_array(ar, no, sizeof *names);
-    if (!names) return nomem(err);
+    if (!names) return ra_fail_nomem(err, FMT);
     size_t renamed = 0, cut = 0;
     for (size_t j = 0; j < no; j++) {
         const hw_object *o = &m->objects[j];
@@ -574,11 +573,11 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
             names[j] = o->name; /* ra_names_make_unique cuts it at RA_NAME_MAX */
             cut += o->name_length > HW_MAD_MAX_NAME;
         }
-        if (!names[j]) return nomem(err);
+        if (!names[j]) return ra_fail_nomem(err, FMT);
     }
     static const char *const reserved[1] = {"RootNode"};
-    if (!ra_names_make_unique(ar, names, no, reserved, 1)) return nomem(err);
-    if (ra_scene_add_node(s, "RootNode", -1, &root) < 0) return nomem(err);
+    if (!ra_names_make_unique(ar, names, no, reserved, 1)) return ra_fail_nomem(err, FMT);
+    if (ra_scene_add_node(s, "RootNode", -1, &root) < 0) return ra_fail_nomem(err, FMT);
     size_t meta_left = HW_MAX_META;
     bool meta_cut = false;
     for (size_t j = 0; j < no; j++) {
@@ -588,10 +587,10 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
         values_at(o, o->key_count >= 4 ? o->times[1] : 0, true, v, NULL);
         ra_mat4 rest = local_matrix(st, v);
         int32_t node = ra_scene_add_node(s, names[j], 0, &rest);
-        if (node < 0) return nomem(err);
+        if (node < 0) return ra_fail_nomem(err, FMT);
         ra_meta_list *md = &s->nodes[node].meta;
         const char *tcb;
-        if (!tcb_json(ar, o, &meta_left, &tcb)) return nomem(err);
+        if (!tcb_json(ar, o, &meta_left, &tcb)) return ra_fail_nomem(err, FMT);
         meta_cut |= !tcb;
         /* the stored name where the node's differs (a cut name: its length) */
         bool same = !strcmp(names[j], o->name), long_name = o->name_length > HW_MAD_MAX_NAME;
@@ -603,28 +602,28 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
                   ra_meta_set_int(ar, md, "homeworld.nameCRC", o->name_crc) &&
                   ra_meta_set_int(ar, md, "homeworld.nKeyframes", o->key_count) &&
                   (!tcb || ra_meta_set_string(ar, md, "homeworld.tcb", tcb));
-        if (!ok) return nomem(err);
+        if (!ok) return ra_fail_nomem(err, FMT);
     }
 
     /* animations */
     size_t na = (size_t)m->animation_count;
     double fps = isfinite(m->fps) && m->fps > 0 ? m->fps : 30.0;
     s->animations = ra_arena_array(ar, na, sizeof *s->animations);
-    if (!s->animations) return nomem(err);
+    if (!s->animations) return ra_fail_nomem(err, FMT);
     size_t limit = (size_t)max_samples, left = limit;
     unsigned flags = 0;
     for (size_t a = 0; a < na; a++) {
         const hw_animation *an = &m->animations[a];
         ra_animation *A = &s->animations[a];
         A->name = an->name_length > HW_MAD_MAX_NAME ? ra_arena_strndup(ar, an->name, HW_MAD_MAX_NAME) : an->name;
-        if (!A->name) return nomem(err);
+        if (!A->name) return ra_fail_nomem(err, FMT);
         cut += an->name_length > HW_MAD_MAX_NAME;
         A->ticks_per_second = fps;
         A->duration = (double)an->end - an->start;
         size_t nc = 0;
         for (size_t j = 0; j < no; j++) nc += takes_part(&m->objects[j], a);
         A->channels = ra_arena_array(ar, nc ? nc : 1, sizeof *A->channels);
-        if (!A->channels) return nomem(err);
+        if (!A->channels) return ra_fail_nomem(err, FMT);
         ra_behaviour b = an->flags & HW_MAD_FLAG_LOOP ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
         for (size_t j = 0; j < no; j++) {
             if (!takes_part(&m->objects[j], a)) continue;
@@ -646,7 +645,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
             ch->position = ra_arena_alloc(ar, sizeof *ch->position);
             ch->rotation = ra_arena_alloc(ar, sizeof *ch->rotation);
             ch->scaling = ra_arena_alloc(ar, sizeof *ch->scaling);
-            if (!ch->position || !ch->rotation || !ch->scaling) return nomem(err);
+            if (!ch->position || !ch->rotation || !ch->scaling) return ra_fail_nomem(err, FMT);
             ch->position[0] = (ra_vec_key){0, t};
             ch->rotation[0] = (ra_quat_key){0, q};
             ch->scaling[0] = (ra_vec_key){0, sc};
@@ -673,7 +672,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
               ra_meta_set_string(ar, &s->meta, "homeworld.space", st->space == SPACE_SHIP ? "ship" : "lightwave") &&
               ra_meta_set_string(ar, &s->meta, "homeworld.rest", "each object's first real key") &&
               ra_meta_set_string(ar, &s->meta, "homeworld.animations", anims);
-    if (!ok) return nomem(err);
+    if (!ok) return ra_fail_nomem(err, FMT);
     warn_file(s, m, names, doc->source_size);
     if (renamed) ra_scene_warn(s, "%zu object name(s) were empty or repeated: renamed (object<j>, #2, ...)", renamed);
     if (cut) ra_scene_warn(s, "%zu name(s) longer than %u bytes were cut", cut, HW_MAD_MAX_NAME);
@@ -687,7 +686,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
 static ra_status hw_read(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
 {
     hw_mad *m = ra_arena_alloc(doc->arena, sizeof *m);
-    if (!m) return nomem(err);
+    if (!m) return ra_fail_nomem(err, FMT);
     doc->model = m;
     return hw_mad_read(data, size, doc->arena, m, err);
 }

@@ -405,7 +405,6 @@ static bool keys_sorted(const void *keys, size_t stride, uint32_t n)
     return true;
 }
 
-static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory building the scene"); }
 
 /* Visibility keys as JSON text [[seconds, 0|1], ...], NUL-terminated in w. */
 static void visibility_json(ra_writer *w, const lego_morph_key *k, uint16_t n)
@@ -547,7 +546,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
     ra_scene *s = &doc->scene;
     ra_arena *ar = doc->arena;
     lego_state *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return nomem(err);
+    if (!st) return ra_fail_nomem(err, FMT);
     doc->state = st;
     st->native = ra_options_is(&doc->options, "coords", "native");
     st->camera_node = -1;
@@ -557,17 +556,17 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
 
     size_t n = a->node_count;
     flat *f = ra_arena_array(ar, n, sizeof *f);
-    if (!f) return nomem(err);
+    if (!f) return ra_fail_nomem(err, FMT);
     size_t count = 0;
     if (!flatten(&a->root, -1, f, &count, n, 0) || count != n)
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "node", "node tree inconsistent");
-    if (!assign_names(a, ar, f, n)) return nomem(err);
+    if (!assign_names(a, ar, f, n)) return ra_fail_nomem(err, FMT);
 
     size_t total = n + 1 + (a->camera ? 1 : 0);
     st->scene_node = ra_arena_array(ar, total, sizeof *st->scene_node);
     st->sorted = ra_arena_alloc(ar, total);
-    if (!st->scene_node || !st->sorted) return nomem(err);
-    if (ra_scene_add_node(s, "RootNode", -1, NULL) != 0) return nomem(err);
+    if (!st->scene_node || !st->sorted) return ra_fail_nomem(err, FMT);
+    if (ra_scene_add_node(s, "RootNode", -1, NULL) != 0) return ra_fail_nomem(err, FMT);
     size_t unsorted = 0, zero_quats = 0;
     const char *first_unsorted = NULL, *first_zero = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -586,17 +585,17 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
         ra_trs l = node_local(nd, sorted, 0, st->native);
         ra_mat4 m = ra_m4_compose(l.t, l.r, l.s);
         int32_t idx = ra_scene_add_node(s, f[i].name, f[i].parent < 0 ? 0 : f[i].parent + 1, &m);
-        if (idx < 0) return nomem(err);
+        if (idx < 0) return ra_fail_nomem(err, FMT);
         st->scene_node[idx] = f[i].node;
         ra_node *sn = &s->nodes[idx];
-        if (!ra_meta_set_string(ar, &sn->meta, "lego.raw_name", f[i].node->name)) return nomem(err);
+        if (!ra_meta_set_string(ar, &sn->meta, "lego.raw_name", f[i].node->name)) return ra_fail_nomem(err, FMT);
         if (f[i].node->num_morph) {
             ra_writer w;
             ra_writer_init(&w);
             visibility_json(&w, f[i].node->morph, f[i].node->num_morph);
             bool ok = !w.failed && ra_meta_set_string(ar, &sn->meta, "lego.visibility", (const char *)w.data);
             ra_writer_free(&w);
-            if (!ok) return nomem(err);
+            if (!ok) return ra_fail_nomem(err, FMT);
         }
     }
     /* one warning per kind, however many nodes it concerns */
@@ -614,10 +613,10 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             ra_scene_warn(s, "camera keys are not in time order; played as the engine's key search finds them");
         ra_mat4 m = camera_world(a->camera, st->camera_sorted, 0, st->native);
         int32_t idx = ra_scene_add_node(s, "Camera", 0, &m);
-        if (idx < 0) return nomem(err);
+        if (idx < 0) return ra_fail_nomem(err, FMT);
         st->camera_node = idx;
         s->cameras = ra_arena_alloc(ar, sizeof *s->cameras);
-        if (!s->cameras) return nomem(err);
+        if (!s->cameras) return ra_fail_nomem(err, FMT);
         s->camera_count = 1;
         ra_camera *c = &s->cameras[0];
         c->name = s->nodes[idx].name;
@@ -630,7 +629,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
         c->look_at = ra_v3(0, 0, st->native ? 1 : -1);
         c->up = ra_v3(0, 1, 0);
         s->non_skeleton = ra_arena_alloc(ar, sizeof(uint32_t));
-        if (!s->non_skeleton) return nomem(err);
+        if (!s->non_skeleton) return ra_fail_nomem(err, FMT);
         s->non_skeleton[0] = (uint32_t)idx;
         s->non_skeleton_count = 1;
         if (!a->camera->num_target && a->camera->num_pos)
@@ -639,14 +638,10 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
 
     /* animation */
     ra_bake_params bp;
-    ra_bake_params_default(&bp);
+    size_t samples_left;
+    ra_document_bake_params(doc, &bp, &samples_left);
     bp.max_key_angle = ra_options_get_double(&doc->options, "max_key_angle", 150.0) * RA_PI / 180.0;
-    if (!(bp.max_key_angle > 0.001) || bp.max_key_angle > 179.0 * RA_PI / 180.0)
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
-    size_t samples_left = ra_document_max_samples(doc);
-    bp.samples_left = &samples_left;
     double cam_tol = ra_options_get_double(&doc->options, "camera_tolerance", 0.001); /* degrees */
-    if (!(cam_tol > 0)) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "camera_tolerance", "camera_tolerance must be > 0 degrees");
 
     size_t animated = 0;
     for (size_t i = 0; i < n; i++)
@@ -669,7 +664,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
 
     if (animated || cam_anim) {
         s->animations = ra_arena_alloc(ar, sizeof *s->animations);
-        if (!s->animations) return nomem(err);
+        if (!s->animations) return ra_fail_nomem(err, FMT);
         s->animation_count = 1;
         ra_animation *an = &s->animations[0];
         an->name = "Animation";
@@ -677,7 +672,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
         an->duration = dur_ms / 1000.0;
         an->channel_count = animated + (cam_anim ? 1 : 0);
         an->channels = ra_arena_array(ar, an->channel_count, sizeof *an->channels);
-        if (!an->channels) return nomem(err);
+        if (!an->channels) return ra_fail_nomem(err, FMT);
         size_t ci = 0;
         for (size_t i = 0; i < n; i++) {
             const lego_node *nd = f[i].node;
@@ -690,26 +685,26 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
                 if (keys > samples_left) return ra_fail_max_samples(doc, err);
                 samples_left -= keys;
                 if (!direct_node(ar, nd, st->native, &bp, ch))
-                    return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
+                    return samples_left ? ra_fail_nomem(err, FMT) : ra_fail_max_samples(doc, err);
                 continue;
             }
             size_t nb = 0, cap = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
             double *br = ra_malloc(cap * sizeof *br);
-            if (!br) return nomem(err);
+            if (!br) return ra_fail_nomem(err, FMT);
             add_breaks(br, &nb, nd->trans, sizeof *nd->trans, nd->num_trans);
             add_breaks(br, &nb, nd->rot, sizeof *nd->rot, nd->num_rot);
             add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
             qsort(br, nb, sizeof *br, cmp_double);
             node_ctx ctx = {nd, st->sorted[i + 1], st->native};
-            bool ok = ra_bake_channel(ar, eval_node_cb, &ctx, br, nb, &bp, ch);
+            ra_status rs = ra_bake_channel(ar, eval_node_cb, &ctx, br, nb, &bp, ch, err);
             ra_free(br);
-            if (!ok) return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
+            if (rs != RA_OK) return rs;
         }
         if (cam_anim) {
             const lego_camera *cam = a->camera;
             size_t nb = 0, cap = (size_t)cam->num_pos + cam->num_target + cam->num_roll;
             double *br = ra_malloc((cap ? cap : 1) * sizeof *br);
-            if (!br) return nomem(err);
+            if (!br) return ra_fail_nomem(err, FMT);
             add_breaks(br, &nb, cam->pos, sizeof *cam->pos, cam->num_pos);
             add_breaks(br, &nb, cam->target, sizeof *cam->target, cam->num_target);
             add_breaks(br, &nb, cam->roll, sizeof *cam->roll, cam->num_roll);
@@ -720,9 +715,9 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
             cp.max_depth = 20;
             ra_channel *ch = &an->channels[ci++];
             ch->node = (uint32_t)st->camera_node;
-            bool ok = ra_bake_channel(ar, eval_cam_cb, &ctx, br, nb, &cp, ch);
+            ra_status rs = ra_bake_channel(ar, eval_cam_cb, &ctx, br, nb, &cp, ch, err);
             ra_free(br);
-            if (!ok) return samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
+            if (rs != RA_OK) return rs;
         }
         /* visibility steps (the morph keys), on the nodes that have them */
         size_t nvis = 0;
@@ -731,7 +726,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
          * node's steps stay in its metadata only) */
         if (nvis) {
             an->visibility = ra_arena_array(ar, nvis, sizeof *an->visibility);
-            if (!an->visibility) return nomem(err);
+            if (!an->visibility) return ra_fail_nomem(err, FMT);
             for (size_t i = 0; i < n; i++) {
                 const lego_node *nd = f[i].node;
                 if (!nd->num_morph) continue;
@@ -742,7 +737,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
                 ra_vis_track *vt = &an->visibility[an->visibility_count++];
                 vt->node = (uint32_t)(i + 1);
                 vt->keys = ra_arena_array_uninit(ar, nd->num_morph, sizeof *vt->keys);
-                if (!vt->keys) return nomem(err);
+                if (!vt->keys) return ra_fail_nomem(err, FMT);
                 for (uint16_t k = 0; k < nd->num_morph; k++) {
                     vt->keys[k].t = key_time(nd->morph[k].raw) / 1000.0;
                     vt->keys[k].visible = nd->morph[k].visible != 0;
@@ -794,7 +789,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
         ra_writer_free(&w);
     }
     if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "lego.trailing_bytes", (int64_t)a->trailing_size);
-    if (!ok) return nomem(err);
+    if (!ok) return ra_fail_nomem(err, FMT);
     if (a->duration < last_ms)
         ra_scene_warn(s, "keys run to %.0f ms, past the duration of %d ms; the scene duration covers them", last_ms, a->duration);
     return RA_OK;

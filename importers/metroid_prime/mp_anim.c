@@ -79,21 +79,13 @@ typedef struct rd {
     mp_anim *a;
 } rd;
 
-static bool oom(rd *r, const char *field)
-{
-    return ra_cursor_fail(&r->c, RA_ERR_NO_MEMORY, r->c.pos, field, "out of memory (memory_limit)");
-}
 
-static bool bad(rd *r, size_t off, const char *field, const char *msg)
-{
-    return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, off, field, msg);
-}
 
 static bool rd_finite(rd *r, float *v, const char *field)
 {
     size_t at = r->c.pos;
     if (!ra_rd_f32be(&r->c, v, field)) return false;
-    if (!isfinite(*v)) return bad(r, at, field, "not a finite number");
+    if (!isfinite(*v)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "not a finite number");
     return true;
 }
 
@@ -102,7 +94,7 @@ static bool read_u8_table(rd *r, uint32_t *count, uint8_t **out, const char *cou
     if (!ra_rd_u32be(&r->c, count, count_field)) return false;
     if (!ra_cursor_check_count(&r->c, *count, 1, field)) return false;
     *out = ra_arena_array(r->arena, *count, 1);
-    if (!*out) return oom(r, field);
+    if (!*out) return ra_cursor_nomem(&r->c);
     return ra_rd_bytes(&r->c, *out, *count, field);
 }
 
@@ -111,13 +103,11 @@ static bool read_float_array(rd *r, uint32_t expected, uint32_t *count, float **
     size_t at = r->c.pos;
     if (!ra_rd_u32be(&r->c, count, field)) return false;
     if (*count != expected) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "holds %u elements, the channel maps need %u", *count, expected);
-        return bad(r, at, field, msg);
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "holds %u elements, the channel maps need %u", *count, expected);
     }
     if (!ra_cursor_check_count(&r->c, *count, 4u * per, field)) return false;
     *out = ra_arena_array(r->arena, (size_t)*count * per, sizeof(float));
-    if (!*out) return oom(r, field);
+    if (!*out) return ra_cursor_nomem(&r->c);
     for (size_t i = 0; i < (size_t)*count * per; i++)
         if (!rd_finite(r, &(*out)[i], field)) return false;
     return true;
@@ -131,9 +121,7 @@ static bool check_compact(rd *r, const uint8_t *map, uint32_t n, size_t map_off,
     for (uint32_t i = 0; i < n; i++) u += map[i] != 0xFF;
     for (uint32_t i = 0; i < n; i++)
         if (map[i] != 0xFF && map[i] >= u) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "entry %u points at element %u, only %u exist", i, map[i], u);
-            return bad(r, map_off + i, field, msg);
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, map_off + i, field, "entry %u points at element %u, only %u exist", i, map[i], u);
         }
     *used = u;
     return true;
@@ -141,9 +129,9 @@ static bool check_compact(rd *r, const uint8_t *map, uint32_t n, size_t map_off,
 
 static bool alloc_channel_keys(rd *r, mp_channel *ch, uint32_t k)
 {
-    if (ch->has_rot && !(ch->rot = ra_arena_array(r->arena, k, sizeof *ch->rot))) return oom(r, "channel");
-    if (ch->has_trans && !(ch->trans = ra_arena_array(r->arena, k, sizeof *ch->trans))) return oom(r, "channel");
-    if (ch->has_scale && !(ch->scale = ra_arena_array(r->arena, k, sizeof *ch->scale))) return oom(r, "channel");
+    if (ch->has_rot && !(ch->rot = ra_arena_array(r->arena, k, sizeof *ch->rot))) return ra_cursor_nomem(&r->c);
+    if (ch->has_trans && !(ch->trans = ra_arena_array(r->arena, k, sizeof *ch->trans))) return ra_cursor_nomem(&r->c);
+    if (ch->has_scale && !(ch->scale = ra_arena_array(r->arena, k, sizeof *ch->scale))) return ra_cursor_nomem(&r->c);
     return true;
 }
 
@@ -194,15 +182,13 @@ static bool read_v0_body(rd *r, bool mp2)
     for (uint32_t b = 0; b < a->map_count; b++)
         if (a->bone_map[b] != 0xFF) {
             if (a->bone_map[b] >= nchan) {
-                char msg[96];
-                snprintf(msg, sizeof msg, "bone %u maps to channel %u, only %u exist", b, a->bone_map[b], nchan);
-                return bad(r, 0x20 + b, "bone_map", msg);
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, 0x20 + b, "bone_map", "bone %u maps to channel %u, only %u exist", b, a->bone_map[b], nchan);
             }
             n++;
         }
     a->channel_count = n;
     a->channels = ra_arena_array(r->arena, n, sizeof *a->channels);
-    if (!a->channels) return oom(r, "channel");
+    if (!a->channels) return ra_cursor_nomem(&r->c);
     n = 0;
     for (uint32_t b = 0; b < a->map_count; b++) {
         uint8_t c = a->bone_map[b];
@@ -228,9 +214,10 @@ static bool read_v0_body(rd *r, bool mp2)
     }
     /* with no key array the frame count is not backed by any bytes */
     if (nrot + ntrans + nscale == 0 && k > MP_MAX_EMPTY_FRAMES)
-        return ra_cursor_fail(&r->c, RA_ERR_LIMIT, 0x14, "frame_count", "frame count without any key data above 1048576");
+        return ra_cursor_fail(&r->c, RA_ERR_LIMIT, 0x14, "frame_count", "frame count without any key data above %u",
+                              (unsigned)MP_MAX_EMPTY_FRAMES);
     a->key_frames = ra_arena_array(r->arena, k, sizeof *a->key_frames);
-    if (!a->key_frames) return oom(r, "key_frames");
+    if (!a->key_frames) return ra_cursor_nomem(&r->c);
     for (uint32_t j = 0; j < k; j++) a->key_frames[j] = j;
     return true;
 }
@@ -243,19 +230,19 @@ static bool read_v0(rd *r, bool mp2)
     ra_rd_u32be(&r->c, &a->version, "version");
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->duration, "duration")) return false;
-    if (!(a->duration >= 0) || !isfinite(a->duration)) return bad(r, at, "duration", "not a finite time >= 0");
+    if (!(a->duration >= 0) || !isfinite(a->duration)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "duration", "not a finite time >= 0");
     ra_rd_u32be(&r->c, &a->duration_state, "duration_state");
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->interval, "interval")) return false;
-    if (!(a->interval > 0) || !isfinite(a->interval)) return bad(r, at, "interval", "not a finite time > 0");
+    if (!(a->interval > 0) || !isfinite(a->interval)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "interval", "not a finite time > 0");
     ra_rd_u32be(&r->c, &a->interval_state, "interval_state");
     ra_rd_u32be(&r->c, &a->key_count, "frame_count");
     ra_rd_u32be(&r->c, &a->root_bone, "root_bone");
     at = r->c.pos;
     if (!ra_rd_u32be(&r->c, &a->map_count, "bone_map_count")) return false;
-    if (a->map_count != MP_BONE_SLOTS) return bad(r, at, "bone_map_count", "must be 100");
+    if (a->map_count != MP_BONE_SLOTS) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "bone_map_count", "must be %u", (unsigned)MP_BONE_SLOTS);
     a->bone_map = ra_arena_array(r->arena, a->map_count, 1);
-    if (!a->bone_map) return oom(r, "bone_map");
+    if (!a->bone_map) return ra_cursor_nomem(&r->c);
     if (!ra_rd_bytes(&r->c, a->bone_map, a->map_count, "bone_map")) return false;
     return read_v0_body(r, mp2);
 }
@@ -275,7 +262,7 @@ static bool read_quant(rd *r, mp_quant *q, bool pc, const char *field)
         if (!ra_rd_u32be(&r->c, &v, field)) return false;
         q->init = (int32_t)(v & 0xFFFFFF00u) / 256; /* arithmetic: the top 24 bits, signed */
         q->bits = (uint8_t)(v & 0xFF);
-        if (q->bits > MP_MAX_BITS) return bad(r, at + 3, field, "bit width above 32");
+        if (q->bits > MP_MAX_BITS) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 3, field, "bit width above 32");
         return true;
     }
     int16_t init = 0;
@@ -283,7 +270,7 @@ static bool read_quant(rd *r, mp_quant *q, bool pc, const char *field)
     size_t at = r->c.pos;
     if (!ra_rd_u8(&r->c, &q->bits, field)) return false;
     q->init = init;
-    if (q->bits > MP_MAX_BITS) return bad(r, at, field, "bit width above 32");
+    if (q->bits > MP_MAX_BITS) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "bit width above 32");
     return true;
 }
 
@@ -377,26 +364,26 @@ static bool read_v2(rd *r)
     }
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->duration, "duration")) return false;
-    if (!(a->duration >= 0) || !isfinite(a->duration)) return bad(r, at, "duration", "not a finite time >= 0");
+    if (!(a->duration >= 0) || !isfinite(a->duration)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "duration", "not a finite time >= 0");
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->interval, "interval")) return false;
-    if (!(a->interval > 0) || !isfinite(a->interval)) return bad(r, at, "interval", "not a finite time > 0");
+    if (!(a->interval > 0) || !isfinite(a->interval)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "interval", "not a finite time > 0");
     ra_rd_u32be(&r->c, &a->root_bone, "root_bone");
     ra_rd_u32be(&r->c, &a->looping, "looping");
     at = r->c.pos;
     if (!ra_rd_u32be(&r->c, &a->rot_div, "rotation_divisor")) return false;
-    if (a->rot_div == 0) return bad(r, at, "rotation_divisor", "must not be 0");
+    if (a->rot_div == 0) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "rotation_divisor", "must not be 0");
     if (!rd_finite(r, &a->trans_mult, "translation_multiplier")) return false;
     if (l == MP_V2_MP2 && !rd_finite(r, &a->scale_mult, "scale_multiplier")) return false;
     ra_rd_u32be(&r->c, &a->header_channels, "channel_count");
     ra_rd_u32be(&r->c, &a->unk_2c, "unknown_2");
     at = r->c.pos;
     if (!ra_rd_u32be(&r->c, &a->bitmap_bits, "key_bitmap_bits")) return false;
-    if (a->bitmap_bits == 0) return bad(r, at, "key_bitmap_bits", "the key bitmap must cover at least frame 0");
+    if (a->bitmap_bits == 0) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "key_bitmap_bits", "the key bitmap must cover at least frame 0");
     uint32_t nwords = (uint32_t)(((uint64_t)a->bitmap_bits + 31) / 32);
     if (!ra_cursor_check_count(&r->c, nwords, 4, "key_bitmap")) return false;
     a->bitmap = ra_arena_array(r->arena, nwords, sizeof *a->bitmap);
-    if (!a->bitmap) return oom(r, "key_bitmap");
+    if (!a->bitmap) return ra_cursor_nomem(&r->c);
     size_t bitmap_off = r->c.pos;
     uint64_t keys = 0;
     for (uint32_t i = 0; i < nwords; i++) {
@@ -406,7 +393,7 @@ static bool read_v2(rd *r)
         keys += popcount32(w);
     }
     if (!ra_cursor_ok(&r->c)) return false;
-    if (!(a->bitmap[0] & 1)) return bad(r, bitmap_off + 3, "key_bitmap", "frame 0 has no key (bit 0 clear)");
+    if (!(a->bitmap[0] & 1)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, bitmap_off + 3, "key_bitmap", "frame 0 has no key (bit 0 clear)");
     if (l != MP_V2_MP2) ra_rd_u32be(&r->c, &a->channel_count_dup, "channel_count_2");
     if (!ra_rd_u32be(&r->c, &a->desc_count, "descriptor_count")) return false;
     bool pc = l == MP_V3_PC;
@@ -414,7 +401,7 @@ static bool read_v2(rd *r)
     if (!ra_cursor_check_count(&r->c, a->desc_count, min_desc, "descriptor")) return false;
     a->channel_count = a->desc_count;
     a->channels = ra_arena_array(r->arena, a->desc_count, sizeof *a->channels);
-    if (!a->channels) return oom(r, "descriptor");
+    if (!a->channels) return ra_cursor_nomem(&r->c);
 
     first_count kb = {0, 0, false};
     uint64_t bits_per_key = 0;
@@ -437,9 +424,7 @@ static bool read_v2(rd *r)
         uint32_t counts[3] = {ch->rot_count, ch->trans_count, ch->scale_count};
         for (int i = 0; i < 3; i++)
             if (kb.set && counts[i] && counts[i] != kb.count) {
-                char msg[128];
-                snprintf(msg, sizeof msg, "channel %u holds %u keys, channel 0 %u", c, counts[i], kb.count);
-                return bad(r, kb.off, "descriptor.key_count", msg);
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, kb.off, "descriptor.key_count", "channel %u holds %u keys, channel 0 %u", c, counts[i], kb.count);
             }
         if (ch->has_rot) bits_per_key += 1u + delta_bits(ch->rq);
         if (ch->has_trans) bits_per_key += delta_bits(ch->tq);
@@ -447,17 +432,15 @@ static bool read_v2(rd *r)
     }
     if (!kb.set) kb.count = (uint32_t)(keys ? keys - 1 : 0); /* every count 0: a single-key pose */
     else if ((uint64_t)kb.count + 1 != keys) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "%u keys after the first need %llu keyed frames, the key bitmap marks %llu", kb.count,
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, kb.off, "descriptor.key_count", "%u keys after the first need %llu keyed frames, the key bitmap marks %llu", kb.count,
                  (unsigned long long)kb.count + 1, (unsigned long long)keys);
-        return bad(r, kb.off, "descriptor.key_count", msg);
     }
     if ((uint64_t)a->desc_count * (kb.count + 1ull) > MP_MAX_DECODED_KEYS)
         return ra_cursor_fail(&r->c, RA_ERR_LIMIT, kb.off, "descriptor.key_count",
-                              "channels x keys above 67108864 decoded keys");
+                              "channels x keys above %u decoded keys", (unsigned)MP_MAX_DECODED_KEYS);
     a->key_count = kb.count + 1;
     a->key_frames = ra_arena_array(r->arena, a->key_count, sizeof *a->key_frames);
-    if (!a->key_frames) return oom(r, "key_frames");
+    if (!a->key_frames) return ra_cursor_nomem(&r->c);
     for (uint32_t f = 0, j = 0; f < a->bitmap_bits && j < a->key_count; f++)
         if (a->bitmap[f >> 5] >> (f & 31) & 1) a->key_frames[j++] = f;
 
@@ -467,10 +450,8 @@ static bool read_v2(rd *r)
     uint64_t nbytes = (total_bits + 31) / 32 * 4;
     a->bitstream_offset = r->c.pos;
     if (!ra_range_ok(r->c.size, r->c.pos, nbytes)) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "truncated: %llu bits per key x %u keys need %llu bytes, %zu left",
+        return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, r->c.pos, "bitstream", "truncated: %llu bits per key x %u keys need %llu bytes, %zu left",
                  (unsigned long long)bits_per_key, kb.count, (unsigned long long)nbytes, ra_cursor_left(&r->c));
-        return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, r->c.pos, "bitstream", msg);
     }
     a->bitstream_size = (size_t)nbytes;
     bits bs = {r->c.data + r->c.pos, (size_t)(nbytes / 4), 0};
@@ -481,11 +462,11 @@ static bool read_v2(rd *r)
         mp_channel *ch = &a->channels[c];
         if (ch->has_rot && (!(ch->qrot = ra_arena_array(r->arena, (size_t)k * 3, sizeof(int32_t))) ||
                             !(ch->wneg = ra_arena_array(r->arena, k, 1))))
-            return oom(r, "bitstream");
+            return ra_cursor_nomem(&r->c);
         if (ch->has_trans && !(ch->qtrans = ra_arena_array(r->arena, (size_t)k * 3, sizeof(int32_t))))
-            return oom(r, "bitstream");
+            return ra_cursor_nomem(&r->c);
         if (ch->has_scale && !(ch->qscale = ra_arena_array(r->arena, (size_t)k * 3, sizeof(int32_t))))
-            return oom(r, "bitstream");
+            return ra_cursor_nomem(&r->c);
         for (int i = 0; i < 3; i++) {
             if (ch->has_rot) ch->qrot[i] = ch->rq[i].init;
             if (ch->has_trans) ch->qtrans[i] = ch->tq[i].init;
@@ -502,12 +483,12 @@ static bool read_v2(rd *r)
             if (ch->has_trans) read_deltas(&bs, ch->qtrans, j, ch->tq);
             if (ch->has_scale) read_deltas(&bs, ch->qscale, j, ch->sq);
         }
-    if (!decode_values(a, r->arena)) return oom(r, "bitstream");
+    if (!decode_values(a, r->arena)) return ra_cursor_nomem(&r->c);
     for (uint32_t c = 0; c < a->desc_count; c++)
         for (uint32_t j = 0; j < k; j++) {
             const mp_channel *ch = &a->channels[c];
             if ((ch->has_trans && !vec_in_float_range(ch->trans[j])) || (ch->has_scale && !vec_in_float_range(ch->scale[j])))
-                return bad(r, a->bitstream_offset, "bitstream", "a decoded translation or scale exceeds the float range");
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, a->bitstream_offset, "bitstream", "a decoded translation or scale exceeds the float range");
         }
     return ra_cursor_ok(&r->c);
 }
@@ -730,10 +711,6 @@ ra_status mp_anim_write(const mp_anim *a, ra_writer *w, ra_error *err)
 }
 
 /* ---- encoder (docs/formats/metroid_prime.md §3.3) ------------------------------------------------ */
-static ra_status enc_fail(ra_error *err, const char *field, const char *msg)
-{
-    return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, field, "%s", msg);
-}
 
 static bool all_finite_vec(const ra_vec3 *v, uint32_t n)
 {
@@ -855,13 +832,13 @@ static bool quantize_vec(const ra_vec3 *v, uint32_t k, float mult, int32_t *q, d
 static ra_status encode_vec(ra_arena *ar, const ra_vec3 *v, uint32_t k, float mult, double init_limit, int32_t **q,
                             mp_quant out[3], const char *what, const char *mult_field, ra_error *err)
 {
-    char msg[96];
-    snprintf(msg, sizeof msg, "%s keys must be finite", what);
-    if (!all_finite_vec(v, k)) return enc_fail(err, what, msg);
+    if (!all_finite_vec(v, k))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, what, "%s keys must be finite", what);
     *q = ra_arena_array(ar, (size_t)k * 3, sizeof(int32_t));
     if (!*q) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
-    snprintf(msg, sizeof msg, "%ss do not fit the quantization (multiplier too small)", what);
-    if (!quantize_vec(v, k, mult, *q, init_limit)) return enc_fail(err, mult_field, msg);
+    if (!quantize_vec(v, k, mult, *q, init_limit))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, mult_field,
+                       "%ss do not fit the quantization (multiplier too small)", what);
     for (int i = 0; i < 3; i++) out[i] = (mp_quant){(*q)[i], bits_for(*q, k, i)};
     return RA_OK;
 }
@@ -871,9 +848,9 @@ static ra_status encode_v0(const mp_encode_params *p, const mp_encode_track *t, 
 {
     uint32_t k = p->key_count;
     for (uint32_t j = 0; j < k; j++)
-        if (p->frames[j] != j) return enc_fail(err, "frames", "version 0 keys every frame: frames must be 0..K-1");
-    if (n > 0xFF) return enc_fail(err, "tracks", "version 0 holds at most 255 channels");
-    if ((uint64_t)n * k > UINT32_MAX) return enc_fail(err, "key_count", "channels x frames exceed the u32 array counts");
+        if (p->frames[j] != j) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "version 0 keys every frame: frames must be 0..K-1");
+    if (n > 0xFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "version 0 holds at most 255 channels");
+    if ((uint64_t)n * k > UINT32_MAX) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count", "channels x frames exceed the u32 array counts");
     bool mp2 = p->layout == MP_V0_MP2;
     a->duration = p->duration > 0 ? p->duration : (float)k * p->interval;
     a->map_count = MP_BONE_SLOTS;
@@ -892,10 +869,10 @@ static ra_status encode_v0(const mp_encode_params *p, const mp_encode_track *t, 
     if (mp2) a->trans_map_count = a->scale_map_count = (uint32_t)n;
     uint32_t nr = 0, nt = 0, ns = 0;
     for (size_t c = 0; c < n; c++) {
-        if (t[c].bone_id >= MP_BONE_SLOTS) return enc_fail(err, "bone_id", "version 0 bone ids must be below 100");
-        if (a->bone_map[t[c].bone_id] != 0xFF) return enc_fail(err, "bone_id", "two tracks for the same bone");
+        if (t[c].bone_id >= MP_BONE_SLOTS) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "version 0 bone ids must be below %u", (unsigned)MP_BONE_SLOTS);
+        if (a->bone_map[t[c].bone_id] != 0xFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "two tracks for the same bone");
         if (!mp2 && (!t[c].rot || t[c].scale))
-            return enc_fail(err, "tracks", "Prime 1 version 0 needs a rotation on every channel and has no scale");
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "Prime 1 version 0 needs a rotation on every channel and has no scale");
         a->bone_map[t[c].bone_id] = (uint8_t)c;
         if (t[c].rot) {
             for (uint32_t j = 0; j < k; j++) {
@@ -944,13 +921,13 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
     bool pc = l == MP_V3_PC, mp2 = l == MP_V2_MP2;
     uint32_t k = p->key_count, kb = k - 1;
     uint32_t last = p->frames[k - 1];
-    if (!pc && kb > 0xFFFF) return enc_fail(err, "key_count", "the 16-bit key counts of this layout hold at most 65536 keys");
-    if (last > 0x7FFFFFFEu) return enc_fail(err, "frames", "frame number too large");
+    if (!pc && kb > 0xFFFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count", "the 16-bit key counts of this layout hold at most 65536 keys");
+    if (last > 0x7FFFFFFEu) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frame number too large");
     double init_limit = pc ? 8388607.0 : 32767.0;
     a->duration = p->duration > 0 ? p->duration : (float)last * p->interval;
     a->rot_div = p->rot_div ? p->rot_div : pc ? 0x7FFFFF : 0x7FFF;
     if (a->rot_div > (pc ? 0x7FFFFFu : 0x7FFFu))
-        return enc_fail(err, "rot_div", "the rotation divisor must fit the initial values (0x7FFF, or 0x7FFFFF for version 3)");
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "rot_div", "the rotation divisor must fit the initial values (0x7FFF, or 0x7FFFFF for version 3)");
     a->trans_mult = p->trans_mult > 0 ? p->trans_mult : choose_mult(t, n, k, false, init_limit);
     a->scale_mult = mp2 ? (p->scale_mult > 0 ? p->scale_mult : choose_mult(t, n, k, true, init_limit)) : 0;
     a->looping = p->looping;
@@ -971,11 +948,11 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
     for (size_t c = 0; c < n; c++) {
         mp_channel *ch = &a->channels[c];
         ch->bone_id = t[c].bone_id;
-        if (mp2 && t[c].bone_id > 0xFF) return enc_fail(err, "bone_id", "Prime 2 bone ids are one byte");
-        if (!mp2 && !t[c].rot) return enc_fail(err, "tracks", "Prime 1 layouts need a rotation on every channel");
-        if (!mp2 && t[c].scale) return enc_fail(err, "tracks", "only the Prime 2 layout has scale channels");
+        if (mp2 && t[c].bone_id > 0xFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "Prime 2 bone ids are one byte");
+        if (!mp2 && !t[c].rot) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "Prime 1 layouts need a rotation on every channel");
+        if (!mp2 && t[c].scale) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "only the Prime 2 layout has scale channels");
         if (kb == 0 && (t[c].trans || t[c].scale || (mp2 && t[c].rot)))
-            return enc_fail(err, "key_count", "a single-key file cannot mark its optional channels (key count 0 means absent)");
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count", "a single-key file cannot mark its optional channels (key count 0 means absent)");
         ch->has_rot = t[c].rot != NULL;
         ch->has_trans = t[c].trans != NULL;
         ch->has_scale = t[c].scale != NULL;
@@ -990,7 +967,7 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
             for (uint32_t j = 0; j < k; j++) {
                 ra_quat q = ra_q_normalize(t[c].rot[j]);
                 if (!isfinite(q.w) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z))
-                    return enc_fail(err, "rotation", "rotation keys must be finite and non-zero");
+                    return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "rotation", "rotation keys must be finite and non-zero");
                 if (j == 0 ? (q.w < 0 || (q.w == 0 && signbit(q.w))) : (!p->keep_signs && ra_q_dot(prev, q) < 0))
                     q = ra_q_neg(q);
                 prev = q;
@@ -1016,11 +993,11 @@ ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *t, si
                          ra_error *err)
 {
     memset(a, 0, sizeof *a);
-    if (p->layout < MP_V0_MP1 || p->layout > MP_V3_PC) return enc_fail(err, "layout", "unknown layout");
-    if (!p->key_count || !p->frames || p->frames[0] != 0) return enc_fail(err, "frames", "frames must start with frame 0");
+    if (p->layout < MP_V0_MP1 || p->layout > MP_V3_PC) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "layout", "unknown layout");
+    if (!p->key_count || !p->frames || p->frames[0] != 0) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frames must start with frame 0");
     for (uint32_t j = 1; j < p->key_count; j++)
-        if (p->frames[j] <= p->frames[j - 1]) return enc_fail(err, "frames", "frames must increase");
-    if (!(p->interval > 0) || !isfinite(p->interval)) return enc_fail(err, "interval", "interval must be > 0");
+        if (p->frames[j] <= p->frames[j - 1]) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frames must increase");
+    if (!(p->interval > 0) || !isfinite(p->interval)) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "interval", "interval must be > 0");
     a->layout = p->layout;
     a->version = is_v0(p->layout) ? 0 : p->layout == MP_V3_PC ? 3 : 2;
     a->interval = p->interval;

@@ -83,9 +83,7 @@ static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
         for (uint32_t w = 0; w < len; w++) state[walk[w]] = 2;
     }
     if (first >= 0) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "parent links of bone %u form a cycle", k->bones[first].id);
-        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, k->bones[first].offset, "bone.parent", msg);
+        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, k->bones[first].offset, "bone.parent", "parent links of bone %u form a cycle", k->bones[first].id);
     }
     return true;
 }

@@ -32,10 +32,6 @@ typedef struct mp_state {
     ra_vec3 *rest;       /* per scene node: rest offset */
 } mp_state;
 
-static ra_status nomem(ra_error *err)
-{
-    return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory building the scene");
-}
 
 /* ---- the game's sampling (docs/formats/metroid_prime.md §6) ---------------------------------------- */
 /* CQuaternion slerp without the shortest-arc flip.  Keys that are exact
@@ -181,7 +177,7 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     ra_id_slot *names = k ? ra_sorted_ids(ar, k->name_ids, k->name_count, sizeof *k->name_ids) : NULL;
     ra_id_slot *build = k ? ra_sorted_ids(ar, k->build_order, k->build_count, sizeof *k->build_order) : NULL;
     ra_id_slot *chans = a ? ra_sorted_ids(ar, a->channels, nc, sizeof *a->channels) : NULL;
-    if ((k && (!bones || !names || !build)) || (a && !chans)) return nomem(err);
+    if ((k && (!bones || !names || !build)) || (a && !chans)) return ra_fail_nomem(err, FMT);
 
     /* tree: parent index per kept bone (duplicated ids keep the first) */
     int64_t *parent = ra_arena_array(ar, nb, sizeof *parent);
@@ -189,7 +185,7 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     uint32_t *child_start = ra_arena_array(ar, nb + 2, sizeof *child_start);
     uint32_t *children = ra_arena_array(ar, nb + 1, sizeof *children);
     bool *kept = ra_arena_array(ar, nb, sizeof *kept);
-    if (nb && (!parent || !rank || !child_start || !children || !kept)) return nomem(err);
+    if (nb && (!parent || !rank || !child_start || !children || !kept)) return ra_fail_nomem(err, FMT);
     size_t dup = 0;
     for (size_t i = 0; i < nb; i++) {
         kept[i] = ra_find_id(bones, nb, k->bones[i].id) == (int64_t)i;
@@ -202,7 +198,7 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     if (dup) ra_scene_warn(s, "the skeleton lists %zu bone id(s) twice; the first record of each is used", dup);
     /* children lists (CSR): slot nb holds the roots */
     child_key *ck = ra_arena_array(ar, nb, sizeof *ck);
-    if (nb && !ck) return nomem(err);
+    if (nb && !ck) return ra_fail_nomem(err, FMT);
     size_t nk = 0;
     for (size_t i = 0; i < nb; i++)
         if (kept[i]) ck[nk++] = (child_key){parent[i] >= 0 ? (uint32_t)parent[i] : (uint32_t)nb, rank[i], (uint32_t)i};
@@ -222,7 +218,7 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     uint32_t *bone_of_node = ra_arena_array(ar, total, sizeof *bone_of_node);
     uint32_t *stack = ra_arena_array(ar, nb + 1, sizeof *stack);
     if (!nm || !st->chan || !st->rest || (nb && !node_of_bone) || !parent_node || !bone_of_node || !stack)
-        return nomem(err);
+        return ra_fail_nomem(err, FMT);
 
     /* pre-order walk with an explicit stack (no recursion: any depth) */
     size_t nn = 1, sp = 0;
@@ -248,7 +244,7 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
         st->rest[me] = pos;
         int64_t ni = ra_find_id(names, k->name_count, bone->id);
         nm[me] = ni >= 0 ? k->names[ni] : ra_arena_printf(ar, "bone_%u", bone->id);
-        if (!nm[me]) return nomem(err);
+        if (!nm[me]) return ra_fail_nomem(err, FMT);
         int64_t ci = a ? ra_find_id(chans, nc, bone->id) : -1;
         st->chan[me] = (int32_t)ci;
         for (uint32_t c = child_start[b + 1]; c-- > child_start[b];) stack[sp++] = children[c];
@@ -274,7 +270,7 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
         nm[me] = ra_arena_printf(ar, "bone_%u", id);
         if (!nm[me]) {
             ra_writer_free(&mw);
-            return nomem(err);
+            return ra_fail_nomem(err, FMT);
         }
         if (k) {
             char num[16];
@@ -287,27 +283,28 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
     bool ok = !mw.failed && (!missing || ra_meta_set_string(ar, &s->meta, "metroid.bones_missing_from_skeleton",
                                                             (const char *)mw.data));
     ra_writer_free(&mw);
-    if (!ok) return nomem(err);
+    if (!ok) return ra_fail_nomem(err, FMT);
     if (missing)
         ra_scene_warn(s, "%zu animated bone(s) are not in the skeleton; they are kept as bone_<id> nodes under the root",
                       missing);
     if (dup_chan) ra_scene_warn(s, "%zu channel(s) animate a bone an earlier channel animates; the first is used", dup_chan);
-    if (high_ids) ra_scene_warn(s, "%zu channel(s) use bone ids of 100 or more, which the game ignores", high_ids);
+    if (high_ids) ra_scene_warn(s, "%zu channel(s) use bone ids of %u or more, which the game ignores", high_ids,
+                                (unsigned)MP_BONE_SLOTS);
 
     static const char *const reserved[] = {"RootNode"};
-    if (!ra_names_make_unique(ar, nm + 1, nn - 1, reserved, 1)) return nomem(err);
+    if (!ra_names_make_unique(ar, nm + 1, nn - 1, reserved, 1)) return ra_fail_nomem(err, FMT);
     for (size_t i = 0; i < nn; i++) {
         ra_mat4 m = i == 0 ? root_transform(st->native) : ra_m4_translation(st->rest[i]);
-        if (ra_scene_add_node(s, nm[i], parent_node[i], &m) != (int32_t)i) return nomem(err);
+        if (ra_scene_add_node(s, nm[i], parent_node[i], &m) != (int32_t)i) return ra_fail_nomem(err, FMT);
         if (i == 0) continue;
         ra_meta_list *md = &s->nodes[i].meta;
-        if (!ra_meta_set_int(ar, md, "metroid.bone_id", bone_of_node[i])) return nomem(err);
+        if (!ra_meta_set_int(ar, md, "metroid.bone_id", bone_of_node[i])) return ra_fail_nomem(err, FMT);
     }
     /* the bones as a skeleton (a glTF skin, a Blender armature): every node under the root */
     if (nn > 1) {
         s->skins = ra_arena_alloc(ar, sizeof *s->skins);
         uint32_t *joints = ra_arena_array_uninit(ar, nn - 1, sizeof *joints);
-        if (!s->skins || !joints) return nomem(err);
+        if (!s->skins || !joints) return ra_fail_nomem(err, FMT);
         for (size_t i = 1; i < nn; i++) joints[i - 1] = (uint32_t)i;
         s->skins[0] = (ra_skin){"skeleton", -1, joints, nn - 1};
         s->skin_count = 1;
@@ -323,7 +320,7 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
             ok = r1 && r2 && ra_meta_set_string(ar, md, "metroid.bind_rotation", r1) &&
                  ra_meta_set_string(ar, md, "metroid.bind_local_rotation", r2);
         }
-        if (!ok) return nomem(err);
+        if (!ok) return ra_fail_nomem(err, FMT);
     }
     return RA_OK;
 }
@@ -416,10 +413,10 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     double wrap_t = (double)k * a->interval;
     bool wrap_point = a->version == 0 && end_point && dur > wrap_t;
     point *pt = ra_arena_array(ar, np + 2, sizeof *pt);
-    if (!pt) return nomem(err);
+    if (!pt) return ra_fail_nomem(err, FMT);
 
     s->animations = ra_arena_alloc(ar, sizeof *s->animations);
-    if (!s->animations) return nomem(err);
+    if (!s->animations) return ra_fail_nomem(err, FMT);
     s->animation_count = 1;
     ra_animation *an = &s->animations[0];
     an->name = d->stem;
@@ -427,7 +424,7 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     an->duration = dur;
     an->channel_count = k ? animated : 0;
     an->channels = ra_arena_array(ar, an->channel_count, sizeof *an->channels);
-    if (!an->channels) return nomem(err);
+    if (!an->channels) return ra_fail_nomem(err, FMT);
     size_t ci = 0, long_arcs = 0, zero_quats = 0;
     for (size_t i = 1; k && i < s->node_count; i++) {
         if (st->chan[i] < 0) continue;
@@ -453,7 +450,7 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
         ra_channel *out = &an->channels[ci++];
         out->node = (uint32_t)i;
         out->pre_state = out->post_state = a->looping ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
-        if (!emit_points(ar, ch, pt, n, max_piece, out, &long_arcs)) return nomem(err);
+        if (!emit_points(ar, ch, pt, n, max_piece, out, &long_arcs)) return ra_fail_nomem(err, FMT);
     }
     if (long_arcs)
         ra_scene_warn(s, "%zu key pair(s) turn the long way (negative dot, as the game's slerp plays them); keys were added "
@@ -474,7 +471,7 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
     ra_arena *ar = doc->arena;
     const char *fmt = doc->format->id;
     mp_state *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return nomem(err);
+    if (!st) return ra_fail_nomem(err, FMT);
     doc->state = st;
     const char *cm = ra_options_get(&doc->options, "coords");
     if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
@@ -538,7 +535,7 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
     }
     if (ok && d->has_cinf && d->cinf.trailing_size && !mp_is_padding(d->cinf.trailing, d->cinf.trailing_size))
         ra_scene_warn(s, "%zu bytes after the skeleton data are not 0xFF padding; ignored", d->cinf.trailing_size);
-    if (!ok) return nomem(err);
+    if (!ok) return ra_fail_nomem(err, FMT);
     if (d->has_anim && !d->has_cinf)
         ra_scene_warn(s, "no skeleton (CINF) found: bones are bone_<id> nodes under the root, without rest offsets or "
                          "hierarchy (give one with --option cinf=PATH)");
@@ -558,13 +555,13 @@ static ra_status load_cinf(ra_document *doc, mp_doc *d, const char *path, ra_err
     if (st != RA_OK) return st;
     d->has_cinf = true;
     d->cinf_path = ra_arena_strndup(doc->arena, path, strlen(path));
-    return d->cinf_path ? RA_OK : nomem(err);
+    return d->cinf_path ? RA_OK : ra_fail_nomem(err, FMT);
 }
 
 static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
 {
     mp_doc *d = ra_arena_alloc(doc->arena, sizeof *d);
-    if (!d) return nomem(err);
+    if (!d) return ra_fail_nomem(err, FMT);
     mp_layout hint = 0;
     const char *lo = ra_options_get(&doc->options, "layout");
     if (lo && *lo && strcmp(lo, "auto") && !mp_layout_from_name(lo, &hint))
@@ -574,7 +571,7 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
     if (st != RA_OK) return st;
     d->has_anim = true;
     d->stem = ra_file_stem(doc->arena, doc->filename, "ANIM");
-    if (!d->stem) return nomem(err);
+    if (!d->stem) return ra_fail_nomem(err, FMT);
     doc->model = d;
 
     /* the skeleton: option, sibling, the folder's only CINF */
@@ -584,9 +581,7 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
         ra_error e;
         ra_error_clear(&e);
         if (load_cinf(doc, d, opt, &e) != RA_OK) {
-            char buf[400];
-            ra_error_format(&e, buf, sizeof buf);
-            return ra_fail(err, e.code, FMT_CINF, e.offset, "cinf", "skeleton %s: %s", opt, buf);
+            return ra_fail_wrap(err, &e, FMT_CINF, e.offset, "cinf", "skeleton %s", opt);
         }
         d->cinf_source = "option";
     } else if (!opt && doc->in_archive) {
@@ -595,9 +590,7 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
             ra_error e;
             ra_error_clear(&e);
             if (mp_cinf_read(doc->companion, doc->companion_size, 0, doc->arena, &d->cinf, &e) != RA_OK) {
-                char buf[400];
-                ra_error_format(&e, buf, sizeof buf);
-                return ra_fail(err, e.code, FMT_CINF, e.offset, "cinf", "skeleton %s: %s", doc->companion_name, buf);
+                return ra_fail_wrap(err, &e, FMT_CINF, e.offset, "cinf", "skeleton %s", doc->companion_name);
             }
             d->has_cinf = true;
             d->cinf_path = doc->companion_name;
@@ -630,7 +623,7 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
 static ra_status mp_read_cinf(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
 {
     mp_doc *d = ra_arena_alloc(doc->arena, sizeof *d);
-    if (!d) return nomem(err);
+    if (!d) return ra_fail_nomem(err, FMT);
     double g = ra_options_get_double(&doc->options, "game", 0);
     if (g != 0 && g != 1 && g != 2)
         return ra_fail(err, RA_ERR_USAGE, FMT_CINF, RA_NO_OFFSET, "game", "game must be 1 or 2");
@@ -640,7 +633,7 @@ static ra_status mp_read_cinf(ra_document *doc, const uint8_t *data, size_t size
     d->cinf_source = "file";
     d->stem = ra_file_stem(doc->arena, doc->filename, "ANIM");
     doc->model = d;
-    return d->stem ? RA_OK : nomem(err);
+    return d->stem ? RA_OK : ra_fail_nomem(err, FMT);
 }
 
 static ra_status mp_write_anim(const ra_document *doc, ra_writer *w, ra_error *err)

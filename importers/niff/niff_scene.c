@@ -58,7 +58,6 @@ typedef struct nstate {
 
 enum { UP_RELATIVE, UP_DIRECTION, UP_FIXED };
 
-static ra_status nomem(ra_error *err) { return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
 
 const niff_file *niff_document_file(const ra_document *doc)
 {
@@ -377,7 +376,7 @@ static ra_status niff_pose(const ra_document *doc, size_t anim, double t, ra_mat
     (void)anim;
     const nstate *st = doc->state;
     uint8_t *state = ra_malloc(st->node_count ? st->node_count : 1);
-    if (!state) return nomem(err);
+    if (!state) return ra_fail_nomem(err, FMT);
     eval_world(st, to_frame(st, t), world, NULL, state);
     ra_free(state);
     return RA_OK;
@@ -482,7 +481,7 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
         if (fast)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, bad, "rotation",
                            "the rotation turns more than %d quarter turns between two keys", NIFF_MAX_CUTS);
-        return nomem(err);
+        return ra_fail_nomem(err, FMT);
     }
     ra_breaks_sort(&one);
     double cycles = group_cycles(gp, dur);
@@ -502,7 +501,7 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
     }
     if (ok && gp->period > 0) ok = ra_breaks_push(out, dur / fps); /* a loop cut by the end of the scene */
     ra_free(one.v);
-    return ok ? RA_OK : nomem(err);
+    return ok ? RA_OK : ra_fail_nomem(err, FMT);
 }
 
 typedef struct bake_ctx {
@@ -559,7 +558,7 @@ static ra_status key_chain(ra_document *doc, gplay *gp, size_t *unused, ra_error
     if (!sorted || !seen || !gp->order) {
         ra_free(sorted);
         ra_free(seen);
-        return nomem(err);
+        return ra_fail_nomem(err, FMT);
     }
     for (uint32_t i = 0; i < n; i++) sorted[i] = (keyref){g->anims[i].key, i};
     qsort(sorted, n, sizeof *sorted, cmp_keyref);
@@ -733,7 +732,7 @@ static ra_status place_tree(ra_document *doc, nstate *st, const char **names, ui
     ra_mat4 id = ra_m4_identity();
     size_t top = 0;
     int32_t node = ra_scene_add_node(s, names[root], 0, &id);
-    if (node < 0) return nomem(err);
+    if (node < 0) return ra_fail_nomem(err, FMT);
     st->obj_node[root] = node;
     stack[top++] = (frame){root, 0, node};
     on_path[root] = 1;
@@ -758,7 +757,7 @@ static ra_status place_tree(ra_document *doc, nstate *st, const char **names, ui
             return ra_fail(err, RA_ERR_LIMIT, FMT, off, k_link_field(o, fr->next - 1),
                            "the object tree is deeper than max_depth=%d", max_depth);
         node = ra_scene_add_node(s, names[c], fr->node, &id);
-        if (node < 0) return nomem(err);
+        if (node < 0) return ra_fail_nomem(err, FMT);
         st->obj_node[c] = node;
         on_path[c] = 1;
         stack[top++] = (frame){c, 0, node};
@@ -846,13 +845,12 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     uint8_t *seen = ra_malloc(nodes), *gseen = ra_malloc(f->group_count ? f->group_count : 1);
     ra_status rs = RA_OK;
     if (!an || !first_ch || !gb || !seen || !gseen || !(an->channels = ra_arena_array(ar, nodes, sizeof *an->channels)))
-        rs = nomem(err);
+        rs = ra_fail_nomem(err, FMT);
     double budget = NIFF_BREAKS_BASE + (double)doc->source_size / NIFF_BREAK_BYTES;
     ra_bake_params bp;
-    ra_bake_params_default(&bp);
+    size_t samples_left;
+    ra_document_bake_params(doc, &bp, &samples_left);
     bp.max_key_angle = max_key_angle;
-    size_t samples_left = ra_document_max_samples(doc);
-    bp.samples_left = &samples_left;
     /* NIFF's curves (eased KEY segments, Hermite channels, Euler
      * interpolation) are not linear in anything: at the default 1e-6 a
      * smoothstep of a few units needs ~800 keys.  1e-5 relative and 1e-5 rad
@@ -886,8 +884,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
             if (first_ch[gi] >= 0) {
                 share_keys(ch, &an->channels[first_ch[gi]]);
             } else {
-                if (!ra_bake_channel(ar, bake_eval, &ctx, gb[gi].v, gb[gi].n, &bp, ch))
-                    rs = samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
+                rs = ra_bake_channel(ar, bake_eval, &ctx, gb[gi].v, gb[gi].n, &bp, ch, err);
                 first_ch[gi] = (int32_t)an->channel_count;
             }
             an->channel_count++;
@@ -901,7 +898,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         for (uint32_t g = 0; ok && g < f->group_count; g++)
             for (size_t k = 0; ok && gseen[g] && k < gb[g].n; k++) ok = ra_breaks_push(&all, gb[g].v[k]);
         if (!ok) {
-            rs = nomem(err);
+            rs = ra_fail_nomem(err, FMT);
             break;
         }
         ra_breaks_sort(&all);
@@ -917,15 +914,14 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
             break;
         }
         budget -= all.n;
-        if (!ra_bake_channel(ar, bake_eval, &ctx, all.v, all.n, &bp, ch))
-            rs = samples_left ? nomem(err) : ra_fail_max_samples(doc, err);
+        rs = ra_bake_channel(ar, bake_eval, &ctx, all.v, all.n, &bp, ch, err);
         an->channel_count++;
     }
     if (rs == RA_OK && an->channel_count) {
         an->name = ra_file_stem(ar, doc->filename, "niff");
         an->ticks_per_second = st->fps;
         an->duration = dur / st->fps;
-        if (!an->name) rs = nomem(err);
+        if (!an->name) rs = ra_fail_nomem(err, FMT);
         s->animations = an;
         s->animation_count = 1;
     }
@@ -943,7 +939,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     ra_arena *ar = doc->arena;
     ra_scene *s = &doc->scene;
     nstate *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return nomem(err);
+    if (!st) return ra_fail_nomem(err, FMT);
     doc->state = st;
     st->f = f;
     st->fps = ra_options_get_double(&doc->options, "fps", 30.0);
@@ -962,7 +958,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
 
     /* playback of every group */
     st->gp = ra_arena_array(ar, f->group_count, sizeof *st->gp);
-    if (!st->gp) return nomem(err);
+    if (!st->gp) return ra_fail_nomem(err, FMT);
     for (uint32_t i = 0; i < f->group_count; i++) {
         ra_status rs = make_play(doc, &f->groups[i], &st->gp[i], err);
         if (rs != RA_OK) return rs;
@@ -973,15 +969,15 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     st->node_count = nodes;
     const char **names = node_names(ar, f, "RootNode");
     st->obj_node = ra_arena_array(ar, f->obj_count, sizeof *st->obj_node);
-    if (!names || !st->obj_node) return nomem(err);
+    if (!names || !st->obj_node) return ra_fail_nomem(err, FMT);
     for (uint32_t i = 0; i < f->obj_count; i++) st->obj_node[i] = -1;
     ra_mat4 id = ra_m4_identity();
-    if (ra_scene_add_node(s, names[nodes - 1], -1, &id) < 0) return nomem(err);
+    if (ra_scene_add_node(s, names[nodes - 1], -1, &id) < 0) return ra_fail_nomem(err, FMT);
     size_t depth_cap = (size_t)max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)max_depth + 1 : (size_t)f->obj_count + 1;
     frame *stack = ra_malloc(depth_cap * sizeof *stack);
     uint8_t *on_path = ra_calloc(f->obj_count ? f->obj_count : 1, 1);
     size_t dup_links = 0, unreached = 0;
-    ra_status rs = stack && on_path ? RA_OK : nomem(err);
+    ra_status rs = stack && on_path ? RA_OK : ra_fail_nomem(err, FMT);
     for (uint32_t k = 0; rs == RA_OK && k < f->scene.obj.n + f->obj_count; k++) {
         uint32_t o = k < f->scene.obj.n ? f->scene.obj.v[k] : k - f->scene.obj.n;
         if (st->obj_node[o] >= 0) {
@@ -995,7 +991,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     ra_free(on_path);
     if (rs != RA_OK) return rs;
     for (uint32_t c = 0; c < f->cam_count; c++)
-        if (ra_scene_add_node(s, names[f->obj_count + c], 0, &id) < 0) return nomem(err);
+        if (ra_scene_add_node(s, names[f->obj_count + c], 0, &id) < 0) return ra_fail_nomem(err, FMT);
     st->node_cam = ra_arena_array(ar, nodes, sizeof *st->node_cam);
     st->bb_look = ra_arena_array(ar, nodes, sizeof *st->bb_look);
     st->bb_up = ra_arena_array(ar, nodes, sizeof *st->bb_up);
@@ -1003,7 +999,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     st->parent = ra_arena_array(ar, nodes, sizeof *st->parent);
     st->up_mode = ra_arena_array(ar, f->cam_count, sizeof *st->up_mode);
     if (!st->node_cam || !st->bb_look || !st->bb_up || !st->node_gp || !st->parent || !st->up_mode)
-        return nomem(err);
+        return ra_fail_nomem(err, FMT);
     for (size_t n = 0; n < nodes; n++) {
         st->node_cam[n] = st->bb_look[n] = st->bb_up[n] = -1;
         st->parent[n] = s->nodes[n].parent;
@@ -1031,7 +1027,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     if (!world || !wstate) {
         ra_free(world);
         ra_free(wstate);
-        return nomem(err);
+        return ra_fail_nomem(err, FMT);
     }
     for (uint32_t c = 0; c < f->cam_count; c++) st->up_mode[c] = UP_FIXED;
     int aimfail = eval_world(st, 0, world, local, wstate);
@@ -1140,7 +1136,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     if (!ok) {
         ra_free(world);
         ra_free(wstate);
-        return nomem(err);
+        return ra_fail_nomem(err, FMT);
     }
 
     /* the animation */
@@ -1157,7 +1153,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
 static ra_status niff_read_doc(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
 {
     niff_file *f = ra_arena_alloc(doc->arena, sizeof *f);
-    if (!f) return nomem(err);
+    if (!f) return ra_fail_nomem(err, FMT);
     doc->model = f;
     return niff_read(data, size, doc->arena, f, err);
 }

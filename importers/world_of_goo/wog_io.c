@@ -125,12 +125,6 @@ static bool rd_f32(rd *r, uint64_t off, const char *field, float *v)
     memcpy(v, &u, 4);
     return true;
 }
-static bool fail_at(rd *r, ra_status code, uint64_t off, const char *field, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 5, 6)))
-#endif
-    ;
-
 static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
 {
     if (r->psz == 4) {
@@ -142,21 +136,10 @@ static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
     uint32_t lo, hi;
     if (!seek(r, off, field)) return false;
     if (ra_cursor_left(&r->c) < 8)
-        return fail_at(r, RA_ERR_TRUNCATED, off, field, "truncated: 8 bytes needed, %zu left", ra_cursor_left(&r->c));
+        return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, off, field, "truncated: 8 bytes needed, %zu left", ra_cursor_left(&r->c));
     if (!rd_u32(r, off, field, &lo) || !rd_u32(r, off + 4, field, &hi)) return false;
     *v = (uint64_t)hi << 32 | lo;
     return true;
-}
-
-static bool fail_at(rd *r, ra_status code, uint64_t off, const char *field, const char *fmt, ...)
-{
-    char msg[160];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    ra_fail(r->c.err, code, r->fmt, off, field, "%s", msg);
-    return false;
 }
 
 /* The pointer field at `at`, relative to g->base, naming `count` items of
@@ -171,10 +154,10 @@ static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t
     if (raw == 0) return true;
     uint64_t span = g->end - g->base;
     if (raw % 4)
-        return fail_at(r, RA_ERR_BAD_VALUE, at, field, "offset %llu is not a multiple of 4",
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "offset %llu is not a multiple of 4",
                        (unsigned long long)raw);
     if (raw >= span || (item && count > (span - raw) / item))
-        return fail_at(r, RA_ERR_BAD_VALUE, at, field,
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field,
                        "offset %llu (%llu item(s) of %llu bytes) lies outside the %s (%llu bytes)",
                        (unsigned long long)raw, (unsigned long long)count, (unsigned long long)item,
                        g->base ? "embedded animation" : "file", (unsigned long long)span);
@@ -256,7 +239,6 @@ typedef struct anim_rd {
     uint64_t *xform_at;   /* the offsets of those pointer fields */
 } anim_rd;
 
-static bool nomem(rd *r) { return fail_at(r, RA_ERR_NO_MEMORY, RA_NO_OFFSET, "", "out of memory"); }
 
 static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
 {
@@ -264,7 +246,7 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
     wog_anim *a = ar->a;
     bool found;
     uint32_t *slot = km_slot(ar->km, abs, &found);
-    if (!slot) return nomem(r);
+    if (!slot) return ra_cursor_nomem(&r->c);
     if (found) {
         *index = (int32_t)*slot;
         return true;
@@ -276,7 +258,7 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
         if (k) a->keys = k;
         uint64_t *o = k ? ra_realloc(a->key_offset, (size_t)cap * sizeof *o) : NULL;
         if (o) a->key_offset = o;
-        if (!k || !o) return nomem(r);
+        if (!k || !o) return ra_cursor_nomem(&r->c);
         ar->key_cap = cap;
     }
     wog_keyframe *k = &a->keys[a->key_count];
@@ -299,7 +281,7 @@ static bool read_slots(anim_rd *ar, uint64_t abs, const char *field, wog_frames 
     rd *r = ar->r;
     uint32_t nf = ar->a->num_frames;
     f->slot = ra_arena_array(r->ar, nf, sizeof *f->slot);
-    if (!f->slot) return nomem(r);
+    if (!f->slot) return ra_cursor_nomem(&r->c);
     for (uint32_t j = 0; j < nf; j++) {
         uint64_t k;
         if (!rd_ptr(r, &ar->g, abs + (uint64_t)j * r->psz, 1, 32, field, &k)) return false;
@@ -320,30 +302,30 @@ static bool check_channel(anim_rd *ar, const wog_frames *f, int kind, const char
         const wog_keyframe *k = &a->keys[f->slot[j]];
         uint64_t at = a->key_offset[f->slot[j]];
         if (k->interpolation != WOG_INTERP_NONE && k->interpolation != WOG_INTERP_LINEAR)
-            return fail_at(r, RA_ERR_BAD_VALUE, at + 28, "keyframe.interpolation",
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 28, "keyframe.interpolation",
                            "%s key of slot %u: interpolation %d is neither NONE (0) nor LINEAR (1)", what, j,
                            k->interpolation);
         int32_t n = k->next_frame_index;
         if (n != -1) {
             if (n <= (int32_t)j && n >= 0)
-                return fail_at(r, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
                                "%s key of slot %u: nextFrameIndex %d goes back (the chain would loop)", what, j, n);
             if (n < 0 || (uint32_t)n >= a->num_frames)
-                return fail_at(r, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
                                "%s key of slot %u: nextFrameIndex %d is outside the %u frame slots", what, j, n,
                                a->num_frames);
             if (f->slot[n] < 0)
-                return fail_at(r, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
                                "%s key of slot %u: nextFrameIndex %d names an empty slot", what, j, n);
         }
         if ((kind == WOG_XFORM_SCALE || kind == WOG_XFORM_TRANSLATE) && !(isfinite(k->x) && isfinite(k->y)))
-            return fail_at(r, RA_ERR_BAD_VALUE, at + (isfinite(k->x) ? 4 : 0), isfinite(k->x) ? "keyframe.y" : "keyframe.x",
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + (isfinite(k->x) ? 4 : 0), isfinite(k->x) ? "keyframe.y" : "keyframe.x",
                            "%s key of slot %u: value is not a finite number", what, j);
         if (kind == WOG_XFORM_ROTATE && !isfinite(k->angle))
-            return fail_at(r, RA_ERR_BAD_VALUE, at + 8, "keyframe.angle",
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 8, "keyframe.angle",
                            "%s key of slot %u: angle is not a finite number", what, j);
         if (kind == 5 && !wog_string(a->strings, a->strings_size, k->sound_str_idx))
-            return fail_at(r, RA_ERR_BAD_VALUE, at + 24, "keyframe.soundStrIdx",
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 24, "keyframe.soundStrIdx",
                            "%s key of slot %u: sound string %d is outside the string table (%u bytes) or longer than %d bytes", what, j,
                            k->sound_str_idx, a->strings_size, WOG_MAX_STRING);
     }
@@ -368,7 +350,7 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
         char m[8];
         if (!seek(r, h, "magic") || !ra_rd_bytes(&r->c, m, 8, "magic")) return false;
         if (memcmp(m, anim_magic, 8) != 0)
-            return fail_at(r, RA_ERR_BAD_MAGIC, h, "magic", "an animation of the 1.5 layout starts with BINUNIAN");
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_MAGIC, h, "magic", "an animation of the 1.5 layout starts with BINUNIAN");
         h += 8;
     }
     ar.hdr = h;
@@ -384,12 +366,12 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
     }
     for (int i = 0; i < 4; i++)
         if (v[i] != 0 && v[i] != 1)
-            return fail_at(r, RA_ERR_BAD_VALUE, h + 4u * i, names[i], "flag %d is neither 0 nor 1", v[i]);
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, h + 4u * i, names[i], "flag %d is neither 0 nor 1", v[i]);
     a->has_color = v[0], a->has_alpha = v[1], a->has_sound = v[2], a->has_transform = v[3];
     if (v[4] < 0 || v[4] > WOG_MAX_TRANSFORMS)
-        return fail_at(r, v[4] < 0 ? RA_ERR_BAD_VALUE : RA_ERR_LIMIT, h + 16, names[4],
+        return ra_cursor_fail(&r->c, v[4] < 0 ? RA_ERR_BAD_VALUE : RA_ERR_LIMIT, h + 16, names[4],
                        "%d transforms (0..%d accepted)", v[4], WOG_MAX_TRANSFORMS);
-    if (v[5] < 1) return fail_at(r, RA_ERR_BAD_VALUE, h + 20, names[5], "%d frame slots (at least 1 needed)", v[5]);
+    if (v[5] < 1) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, h + 20, names[5], "%d frame slots (at least 1 needed)", v[5]);
     a->num_transforms = (uint32_t)v[4];
     a->num_frames = (uint32_t)v[5];
     uint32_t nt = a->num_transforms, nf = a->num_frames;
@@ -405,29 +387,29 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
     const bool need[7] = {xf, true, xf, a->has_alpha != 0, a->has_color != 0, a->has_sound != 0, false};
     for (int i = 0; i < 7; i++)
         if (need[i] && !ar.ptr_abs[i])
-            return fail_at(r, RA_ERR_BAD_VALUE, ar.ptr_at[i], ptr_field[i], "null, but the header says it is used");
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, ar.ptr_at[i], ptr_field[i], "null, but the header says it is used");
 
     /* transform types and frame times */
     if (ar.ptr_abs[WOG_PTR_TYPES]) {
-        if (!(a->transform_types = ra_arena_array(r->ar, nt, sizeof *a->transform_types))) return nomem(r);
+        if (!(a->transform_types = ra_arena_array(r->ar, nt, sizeof *a->transform_types))) return ra_cursor_nomem(&r->c);
         for (uint32_t i = 0; i < nt; i++) {
             uint64_t at = ar.ptr_abs[WOG_PTR_TYPES] + 4ull * i;
             if (!rd_i32(r, at, "mTransformTypes", &a->transform_types[i])) return false;
             if (xf && (a->transform_types[i] < 0 || a->transform_types[i] > 2))
-                return fail_at(r, RA_ERR_BAD_VALUE, at, "mTransformTypes",
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mTransformTypes",
                                "transform %u has type %d (SCALE 0, ROTATE 1, TRANSLATE 2)", i, a->transform_types[i]);
         }
     }
-    if (!(a->frame_times = ra_arena_array(r->ar, nf, sizeof *a->frame_times))) return nomem(r);
+    if (!(a->frame_times = ra_arena_array(r->ar, nf, sizeof *a->frame_times))) return ra_cursor_nomem(&r->c);
     for (uint32_t j = 0; j < nf; j++) {
         uint64_t at = ar.ptr_abs[WOG_PTR_TIMES] + 4ull * j;
         float t;
         if (!rd_f32(r, at, "mFrameTimes", &t)) return false;
         if (!(isfinite(t) && t >= 0))
-            return fail_at(r, RA_ERR_BAD_VALUE, at, "mFrameTimes", "frame %u: time %g is not a finite time >= 0", j,
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mFrameTimes", "frame %u: time %g is not a finite time >= 0", j,
                            (double)t);
         if (j && t < a->frame_times[j - 1])
-            return fail_at(r, RA_ERR_BAD_VALUE, at, "mFrameTimes", "frame %u: time %.9g is before frame %u's %.9g", j,
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mFrameTimes", "frame %u: time %.9g is before frame %u's %.9g", j,
                            (double)t, j - 1, (double)a->frame_times[j - 1]);
         a->frame_times[j] = t;
     }
@@ -436,7 +418,7 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
     if (xf) {
         a->xform = ra_arena_array(r->ar, nt, sizeof *a->xform);
         ar.xform_abs = ra_arena_array(r->ar, nt, sizeof *ar.xform_abs);
-        if (!a->xform || !ar.xform_abs) return nomem(r);
+        if (!a->xform || !ar.xform_abs) return ra_cursor_nomem(&r->c);
         for (uint32_t i = 0; i < nt; i++) {
             uint64_t at = ar.ptr_abs[WOG_PTR_XFORM] + (uint64_t)i * r->psz;
             if (!rd_ptr(r, &g, at, nf, r->psz, "mXformFrames[i]", &ar.xform_abs[i])) return false;
@@ -464,9 +446,9 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
         for (uint32_t i = 0; xf && i < nt; i++) consider(&best, s, ar.xform_abs[i]);
         for (uint32_t k = 0; k < a->key_count; k++) consider(&best, s, a->key_offset[k]);
         if (best - s > UINT32_MAX)
-            return fail_at(r, RA_ERR_LIMIT, ar.ptr_at[WOG_PTR_STRINGS], "pStringTable", "string table over 4 GiB");
+            return ra_cursor_fail(&r->c, RA_ERR_LIMIT, ar.ptr_at[WOG_PTR_STRINGS], "pStringTable", "string table over 4 GiB");
         a->strings_size = (uint32_t)(best - s);
-        if (!(a->strings = ra_arena_alloc(r->ar, a->strings_size + 1u))) return nomem(r);
+        if (!(a->strings = ra_arena_alloc(r->ar, a->strings_size + 1u))) return ra_cursor_nomem(&r->c);
         if (!seek(r, s, "pStringTable") || !ra_rd_bytes(&r->c, a->strings, a->strings_size, "pStringTable"))
             return false;
     }
@@ -490,7 +472,7 @@ static bool read_anim(rd *r, region g, wog_anim *a)
     /* the keys were read into heap scratch: the arena gets them at their count */
     wog_keyframe *k = ok ? ra_arena_memdup(r->ar, a->keys, a->key_count, sizeof *k) : NULL;
     uint64_t *o = k ? ra_arena_memdup(r->ar, a->key_offset, a->key_count, sizeof *o) : NULL;
-    if (ok && !o) ok = nomem(r);
+    if (ok && !o) ok = ra_cursor_nomem(&r->c);
     ra_free(a->keys);
     ra_free(a->key_offset);
     a->keys = o ? k : NULL;
@@ -554,7 +536,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         char m[8];
         if (!seek(rp, 0, "magic") || !ra_rd_bytes(&r.c, m, 8, "magic")) return err->code;
         if (memcmp(m, movie_magic, 8) != 0)
-            return fail_at(rp, RA_ERR_BAD_MAGIC, 0, "magic", "a movie of the 1.5 layout starts with BINUNIMO"), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_MAGIC, 0, "magic", "a movie of the 1.5 layout starts with BINUNIMO"), err->code;
         h = 8;
     }
     int32_t na;
@@ -567,22 +549,22 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         if (!rd_raw_ptr(rp, at[i], pf[i], &raw)) return err->code;
     }
     if (!(isfinite(out->length) && out->length >= 0))
-        return fail_at(rp, RA_ERR_BAD_VALUE, h, "length", "movie length %g is not a finite time >= 0",
+        return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, h, "length", "movie length %g is not a finite time >= 0",
                        (double)out->length),
                err->code;
-    if (na < 0) return fail_at(rp, RA_ERR_BAD_VALUE, h + 4, "numActors", "%d actors", na), err->code;
+    if (na < 0) return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, h + 4, "numActors", "%d actors", na), err->code;
     uint32_t n = out->num_actors = (uint32_t)na;
     const uint64_t cnt[3] = {n, n, 1}, item[3] = {32, r.psz, 1};
     for (int i = 0; i < 3; i++) {
         if (!rd_ptr(rp, &file, at[i], cnt[i], item[i], pf[i], &abs[i])) return err->code;
         if (!abs[i] && cnt[i] && i < 2)
-            return fail_at(rp, RA_ERR_BAD_VALUE, at[i], pf[i], "null, but the movie has %u actors", n), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, at[i], pf[i], "null, but the movie has %u actors", n), err->code;
     }
     out->actors = ra_arena_array(arena, n, sizeof *out->actors);
     out->anims = ra_arena_array(arena, n, sizeof *out->anims);
     uint64_t *starts = ra_arena_array(arena, (size_t)n + 4, sizeof *starts);
     uint64_t *anim_at = ra_arena_array(arena, n, sizeof *anim_at);
-    if (!out->actors || !out->anims || !starts || !anim_at) return nomem(rp), err->code;
+    if (!out->actors || !out->anims || !starts || !anim_at) return ra_cursor_nomem(&rp->c), err->code;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t b = abs[0] + 32ull * i;
         wog_actor *ac = &out->actors[i];
@@ -595,16 +577,16 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
             !rd_f32(rp, b + 28, "actor.depth", &ac->depth))
             return err->code;
         if (ac->type != WOG_ACTOR_IMAGE && ac->type != WOG_ACTOR_TEXT)
-            return fail_at(rp, RA_ERR_BAD_VALUE, b, "actor.type", "actor %u: type %d is neither image (0) nor text (1)",
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, b, "actor.type", "actor %u: type %d is neither image (0) nor text (1)",
                            i, ac->type),
                    err->code;
         if (!isfinite(ac->depth))
-            return fail_at(rp, RA_ERR_BAD_VALUE, b + 28, "actor.depth", "actor %u: depth is not finite", i), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, b + 28, "actor.depth", "actor %u: depth is not finite", i), err->code;
         anim_at[i] = abs[1] + (uint64_t)i * r.psz;
         /* an animation needs at least its header inside the file */
         if (!rd_ptr(rp, &file, anim_at[i], 1, anim_header_size(layout), "ppAnims[i]", &starts[i])) return err->code;
         if (!starts[i])
-            return fail_at(rp, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]", "actor %u has no animation", i), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]", "actor %u has no animation", i), err->code;
     }
     /* every animation ends where the next movie-level structure starts */
     size_t ns = n;
@@ -612,15 +594,15 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
     for (int i = 0; i < 3; i++)
         if (abs[i]) starts[ns++] = abs[i];
     uint64_t *sorted = ra_arena_array(arena, ns, sizeof *sorted);
-    if (!sorted) return nomem(rp), err->code;
+    if (!sorted) return ra_cursor_nomem(&rp->c), err->code;
     memcpy(sorted, starts, ns * sizeof *sorted);
     qsort(sorted, ns, sizeof *sorted, cmp_u64);
     if (abs[2]) {
         uint64_t e = next_start(sorted, ns, abs[2], size);
         if (e - abs[2] > UINT32_MAX)
-            return fail_at(rp, RA_ERR_LIMIT, at[2], "pStringTable", "string table over 4 GiB"), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_LIMIT, at[2], "pStringTable", "string table over 4 GiB"), err->code;
         out->strings_size = (uint32_t)(e - abs[2]);
-        if (!(out->strings = ra_arena_alloc(arena, out->strings_size + 1u))) return nomem(rp), err->code;
+        if (!(out->strings = ra_arena_alloc(arena, out->strings_size + 1u))) return ra_cursor_nomem(&rp->c), err->code;
         if (!seek(rp, abs[2], "pStringTable") || !ra_rd_bytes(&r.c, out->strings, out->strings_size, "pStringTable"))
             return err->code;
     }
@@ -630,7 +612,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         static const char *const sf[3] = {"actor.imageStrIdx", "actor.labelTextStrIdx", "actor.fontStrIdx"};
         for (int k = 0; k < 3; k++)
             if (!wog_string(out->strings, out->strings_size, idx[k]) && !(idx[k] == 0 && !out->strings))
-                return fail_at(rp, RA_ERR_BAD_VALUE, abs[0] + 32ull * i + 4 + 4u * k, sf[k],
+                return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, abs[0] + 32ull * i + 4 + 4u * k, sf[k],
                                "actor %u: string %d is outside the string table (%u bytes) or longer than %d bytes",
                                i, idx[k], out->strings_size, WOG_MAX_STRING),
                        err->code;
@@ -640,7 +622,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
     for (uint32_t i = 0; ok && i < n; i++) {
         region g = {starts[i], next_start(sorted, ns, starts[i], size)};
         if (g.end - g.base < anim_header_size(layout)) {
-            ok = fail_at(rp, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
+            ok = ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
                          "actor %u's animation at %llu has %llu bytes before the next structure, less than its "
                          "%u-byte header",
                          i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
@@ -650,7 +632,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         /* actors sharing one animation share its model (read once) */
         bool found;
         uint32_t *first = km_slot(&shared, starts[i], &found);
-        if (!first) ok = nomem(rp);
+        if (!first) ok = ra_cursor_nomem(&rp->c);
         else if (found) out->anims[i] = out->anims[*first];
         else *first = i, ok = read_anim(rp, g, &out->anims[i]);
     }

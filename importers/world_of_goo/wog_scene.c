@@ -54,10 +54,6 @@ typedef struct wog_state {
     double length; /* the animation's duration */
 } wog_state;
 
-static ra_status nomem(ra_error *err, const char *fmt)
-{
-    return ra_fail(err, RA_ERR_NO_MEMORY, fmt, RA_NO_OFFSET, "", "out of memory");
-}
 
 const wog_file *wog_document_file(const ra_document *doc)
 {
@@ -256,22 +252,24 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
     *cut = past && p->loop != LOOP_ALWAYS; /* a loop ending mid-period is no cut */
     if (!ok) {
         ra_free(b.v);
-        return nomem(err, fmt);
+        return ra_fail_nomem(err, fmt);
     }
     ra_breaks_sort(&b);
     ra_bake_params bp;
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;
     bp.samples_left = samples_left;
+    bp.max_samples = ra_document_max_samples(doc);
+    bp.format = fmt;
     bake_ctx ctx = {p, flip, ra_calloc(p->count ? p->count : 1, sizeof(uint32_t))};
     if (!ctx.hint) {
         ra_free(b.v);
-        return nomem(err, fmt);
+        return ra_fail_nomem(err, fmt);
     }
-    ok = ra_bake_channel(doc->arena, part_trs, &ctx, b.v, b.n, &bp, ch);
+    ra_status rs = ra_bake_channel(doc->arena, part_trs, &ctx, b.v, b.n, &bp, ch, err);
     ra_free(ctx.hint);
     ra_free(b.v);
-    return ok ? RA_OK : *samples_left ? nomem(err, fmt) : ra_fail_max_samples(doc, err);
+    return rs;
 }
 
 /* ---- nodes and channels ----------------------------------------------------------------------------------- */
@@ -412,9 +410,9 @@ static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, con
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
                            "the alpha, colour and sound key lists exceed %zu MiB of metadata",
                            meta_budget(doc) >> 20);
-        if (!g->meta[c] || !ra_meta_set_string(ar, md, key[c], g->meta[c])) return nomem(err, doc->format->id);
+        if (!g->meta[c] || !ra_meta_set_string(ar, md, key[c], g->meta[c])) return ra_fail_nomem(err, doc->format->id);
     }
-    return ra_meta_set_double(ar, md, "wog.period", g->period) ? RA_OK : nomem(err, doc->format->id);
+    return ra_meta_set_double(ar, md, "wog.period", g->period) ? RA_OK : ra_fail_nomem(err, doc->format->id);
 }
 
 static const char *actor_string(const wog_movie *m, int32_t idx)
@@ -487,20 +485,20 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
         return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
 
     wog_state *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return nomem(err, fmt);
+    if (!st) return ra_fail_nomem(err, fmt);
     doc->state = st;
     st->flip_y = flip;
 
     /* the groups: the animation, or the actors by depth */
     uint32_t ng = f->is_movie ? f->movie.num_actors : 1;
     group *g = ra_arena_array(ar, ng, sizeof *g);
-    if (!g) return nomem(err, fmt);
+    if (!g) return ra_fail_nomem(err, fmt);
     const char *stem = wog_stem(ar, doc->filename, f->is_movie ? "movie" : "anim");
-    if (!stem) return nomem(err, fmt);
+    if (!stem) return ra_fail_nomem(err, fmt);
     size_t mismatch = 0;
     if (f->is_movie) {
         depth_key *idx = ra_arena_array(ar, ng, sizeof *idx);
-        if (!idx) return nomem(err, fmt);
+        if (!idx) return ra_fail_nomem(err, fmt);
         for (uint32_t i = 0; i < ng; i++) idx[i] = (depth_key){f->movie.actors[i].depth, i};
         if (ng) qsort(idx, ng, sizeof *idx, cmp_depth);
         st->length = f->movie.length;
@@ -512,7 +510,7 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
             g[i].a = &f->movie.anims[a];
             g[i].actor = a;
             g[i].name = *id ? ra_arena_printf(ar, "actor%02u_%s", a, id) : ra_arena_printf(ar, "actor%02u", a);
-            if (!g[i].name) return nomem(err, fmt);
+            if (!g[i].name) return ra_fail_nomem(err, fmt);
         }
     } else {
         g[0].a = &f->anim;
@@ -520,12 +518,12 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     }
     size_t nodes = 1;
     ra_strmap seen; /* an animation's offset -> the first group playing it + 1 */
-    if (!ra_strmap_init(&seen, ar, ng)) return nomem(err, fmt);
+    if (!ra_strmap_init(&seen, ar, ng)) return ra_fail_nomem(err, fmt);
     for (uint32_t i = 0; i < ng; i++) {
         g[i].same = -1;
         char *key = ra_arena_printf(ar, "%llu", (unsigned long long)g[i].a->offset);
         uint32_t *slot = key ? ra_strmap_slot(&seen, key) : NULL;
-        if (!slot) return nomem(err, fmt);
+        if (!slot) return ra_fail_nomem(err, fmt);
         if (*slot) {
             const group *first = &g[*slot - 1];
             g[i].same = (int32_t)(*slot - 1);
@@ -534,7 +532,7 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
             g[i].runs = first->runs, g[i].period = first->period;
         } else {
             *slot = i + 1;
-            if (make_group(doc, g[i].a, reverse, &g[i], &mismatch) != RA_OK) return nomem(err, fmt);
+            if (make_group(doc, g[i].a, reverse, &g[i], &mismatch) != RA_OK) return ra_fail_nomem(err, fmt);
         }
         if (!f->is_movie) st->length = g[i].period, g[i].loop = LOOP_AFTER;
         else g[i].loop = g[i].period > 0 && g[i].period < f->movie.length ? LOOP_ALWAYS : LOOP_NONE;
@@ -544,21 +542,21 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     /* node names: helpers "<name>_part<k>" above the node that carries the name */
     const char **names = ra_arena_array(ar, nodes, sizeof *names);
     st->part = ra_arena_array(ar, nodes, sizeof *st->part);
-    if (!names || !st->part) return nomem(err, fmt);
+    if (!names || !st->part) return ra_fail_nomem(err, fmt);
     names[0] = "RootNode";
     size_t ni = 1;
     for (uint32_t i = 0; i < ng; i++)
         for (uint32_t r = g[i].runs; r-- > 0;) {
             names[ni] = r ? ra_arena_printf(ar, "%s_part%u", g[i].name, r) : g[i].name;
-            if (!names[ni++]) return nomem(err, fmt);
+            if (!names[ni++]) return ra_fail_nomem(err, fmt);
         }
     static const char *const reserved[] = {"RootNode"};
-    if (!ra_names_make_unique(ar, names + 1, nodes - 1, reserved, 1)) return nomem(err, fmt);
+    if (!ra_names_make_unique(ar, names + 1, nodes - 1, reserved, 1)) return ra_fail_nomem(err, fmt);
 
     ra_mat4 id = ra_m4_identity();
-    if (ra_scene_add_node(s, "RootNode", -1, &id) < 0) return nomem(err, fmt);
+    if (ra_scene_add_node(s, "RootNode", -1, &id) < 0) return ra_fail_nomem(err, fmt);
     ra_animation *an = ra_arena_alloc(ar, sizeof *an);
-    if (!an || !(an->channels = ra_arena_array(ar, nodes - 1, sizeof *an->channels))) return nomem(err, fmt);
+    if (!an || !(an->channels = ra_arena_array(ar, nodes - 1, sizeof *an->channels))) return ra_fail_nomem(err, fmt);
     an->name = stem;
     an->ticks_per_second = 1.0;
     an->duration = st->length;
@@ -573,7 +571,7 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
         const group *same = g[i].same >= 0 ? &g[g[i].same] : NULL;
         /* split the application order into the runs, outermost (applied last) first */
         uint32_t *cuts = ra_arena_array(ar, g[i].runs + 1, sizeof *cuts);
-        if (!cuts) return nomem(err, fmt);
+        if (!cuts) return ra_fail_nomem(err, fmt);
         uint32_t nc = 0;
         cuts[nc++] = 0;
         for (uint32_t k = 1; k < g[i].norder; k++)
@@ -583,7 +581,7 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
         int32_t parent = 0;
         for (uint32_t r = g[i].runs; r-- > 0;) {
             int32_t node = ra_scene_add_node(s, names[ni], parent, &id);
-            if (node < 0) return nomem(err, fmt);
+            if (node < 0) return ra_fail_nomem(err, fmt);
             wpart *p = &st->part[node];
             p->a = g[i].a;
             p->tracks = g[i].tracks;
@@ -613,7 +611,7 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
             if (r == 0) {
                 ra_status rs = set_keys_meta(doc, md, &g[i], same, &meta_left, err);
                 if (rs != RA_OK) return rs;
-                if (f->is_movie && !set_actor_meta(ar, md, &f->movie, g[i].actor)) return nomem(err, fmt);
+                if (f->is_movie && !set_actor_meta(ar, md, &f->movie, g[i].actor)) return ra_fail_nomem(err, fmt);
             }
             parent = node;
             ni++;
@@ -646,7 +644,7 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     if (ok && !f->is_movie)
         ok = ra_meta_set_int(ar, md, "wog.frames", f->anim.num_frames) &&
              ra_meta_set_string(ar, md, "wog.transforms", order);
-    if (!ok) return nomem(err, fmt);
+    if (!ok) return ra_fail_nomem(err, fmt);
     if (mismatch)
         ra_scene_warn(s, "%zu key(s) whose nextFrameIndex is not the next keyed slot; playback follows the slots", mismatch);
     if (any_cut) ra_scene_warn(s, "an actor's animation runs past the movie's length; it is cut there");
@@ -685,7 +683,7 @@ static int layout_for(const ra_document *doc, const uint8_t *data, size_t size, 
 static ra_status wog_read(ra_document *doc, const uint8_t *data, size_t size, ra_error *err, bool movie)
 {
     wog_file *f = ra_arena_alloc(doc->arena, sizeof *f);
-    if (!f) return nomem(err, doc->format->id);
+    if (!f) return ra_fail_nomem(err, doc->format->id);
     int l = layout_for(doc, data, size, movie, err);
     if (l < 0) return err->code;
     f->layout = (wog_layout)l;

@@ -36,6 +36,16 @@ ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offs
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
+/* The one out-of-memory error: "out of memory", no field, no offset. */
+ra_status ra_fail_nomem(ra_error *e, const char *format);
+/* An error about something another read refused (a companion file, an
+ * archive item): inner's code, "PREFIX: inner's formatted text". */
+ra_status ra_fail_wrap(ra_error *e, const ra_error *inner, const char *format, uint64_t offset, const char *field,
+                       const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
 
 /* ---- the library's heap ------------------------------------------------------
  * Every allocation the C layers make goes through ra_malloc / ra_calloc /
@@ -251,7 +261,13 @@ int64_t ra_find_id(const ra_id_slot *t, size_t n, uint32_t id);
  * the bytes left, before anything is allocated for them. */
 bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, const char *field);
 /* Records an error at the current (or a given) position. */
-bool ra_cursor_fail(ra_cursor *c, ra_status code, size_t offset, const char *field, const char *msg);
+bool ra_cursor_fail(ra_cursor *c, ra_status code, uint64_t offset, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+/* Out of memory (ra_fail_nomem) on the cursor's error; false. */
+bool ra_cursor_nomem(ra_cursor *c);
 /* Subtraction-form range check: off + len fits in size. */
 static inline bool ra_range_ok(size_t size, uint64_t off, uint64_t len)
 {

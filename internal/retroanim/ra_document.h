@@ -83,6 +83,9 @@ ra_arena *ra_load_arena(const ra_options *opt, size_t size);
  * and the error of a bake that ran out of them. */
 size_t ra_document_max_samples(const ra_document *doc);
 ra_status ra_fail_max_samples(const ra_document *doc, ra_error *err);
+/* Baking parameters for doc: the defaults, its format, and the sample budget
+ * (*samples_left starts at ra_document_max_samples). */
+void ra_document_bake_params(const ra_document *doc, ra_bake_params *p, size_t *samples_left);
 
 /* JSON of the scene (the `dump` schema of docs/design.md). */
 void ra_scene_dump_json(const ra_scene *s, ra_json *j);

@@ -156,7 +156,9 @@ typedef struct ra_bake_params {
     double max_key_angle; /* largest rotation between two keys, radians (default 150 deg, max < 180) */
     int max_depth;        /* subdivision depth per piece (default 16) */
     size_t *samples_left; /* NULL: unlimited; else each sample taken counts down, and at 0 the bake
-                             fails (ra_bake_channel returns false with *samples_left == 0) */
+                             fails with RA_ERR_LIMIT (field max_samples) */
+    size_t max_samples;   /* the budget samples_left started from, for that message */
+    const char *format;   /* format id of the errors */
 } ra_bake_params;
 
 void ra_bake_params_default(ra_bake_params *p);
@@ -170,9 +172,10 @@ bool ra_breaks_push(ra_breaks *b, double t);
 /* Sorts ascending (duplicates stay; ra_bake_channel accepts them). */
 void ra_breaks_sort(ra_breaks *b);
 /* breaks: sorted ascending, may hold duplicates.  Fills ch->position/rotation/
- * scaling (all three tracks) in ch; ch->node is left to the caller. */
-bool ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
-                     const ra_bake_params *p, ra_channel *ch);
+ * scaling (all three tracks) in ch; ch->node is left to the caller.  Fails
+ * with RA_ERR_NO_MEMORY, or RA_ERR_LIMIT when the sample budget runs out. */
+ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const double *breaks, size_t nbreaks,
+                          const ra_bake_params *p, ra_channel *ch, ra_error *err);
 
 #ifdef __cplusplus
 }

@@ -55,7 +55,6 @@ typedef struct writer {
     size_t times_cap;
 } writer;
 
-static ra_status nomem(writer *w) { return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory"); }
 
 /* ---- time --------------------------------------------------------------------------------- */
 static double key_time(const track *tr, size_t i)
@@ -114,7 +113,7 @@ static ra_status plan(writer *w)
     w->anims = ra_calloc(s->animation_count ? s->animation_count : 1, sizeof *w->anims);
     w->times = ra_malloc(most * sizeof *w->times);
     w->times_cap = most;
-    if (!w->tracks || !w->anims || !w->times) return nomem(w);
+    if (!w->tracks || !w->anims || !w->times) return ra_fail_nomem(w->err, FMT);
     uint64_t off = 0;
     for (size_t a = 0; a < s->animation_count; a++) {
         const ra_animation *an = &s->animations[a];
@@ -162,7 +161,7 @@ static ra_status plan_nodes(writer *w)
     w->child_start = ra_calloc(n + 2, sizeof *w->child_start);
     w->children = ra_malloc((n ? n : 1) * sizeof *w->children);
     w->view_node = ra_malloc((s->camera_count ? s->camera_count : 1) * sizeof *w->view_node);
-    if (!w->child_start || !w->children || !w->view_node) return nomem(w);
+    if (!w->child_start || !w->children || !w->view_node) return ra_fail_nomem(w->err, FMT);
     for (size_t i = 1; i < n; i++) w->child_start[(size_t)s->nodes[i].parent + 2]++;
     for (size_t i = 0; i < n; i++) w->child_start[i + 2] += w->child_start[i + 1];
     for (size_t i = 1; i < n; i++) w->children[w->child_start[(size_t)s->nodes[i].parent + 1]++] = (uint32_t)i;
@@ -751,7 +750,7 @@ static ra_status write_all(writer *w, const char *path, const ra_gltf_options *o
         const char *dot = strrchr(base, '.');
         size_t stem = dot && dot != base ? (size_t)(dot - path) : n;
         bin_path = ra_malloc(stem + 5);
-        if (!bin_path) return nomem(w);
+        if (!bin_path) return ra_fail_nomem(w->err, FMT);
         memcpy(bin_path, path, stem);
         memcpy(bin_path + stem, ".bin", 5);
         uri_encode(bin_path + (size_t)(base - path), uri, sizeof uri);
@@ -766,14 +765,14 @@ static ra_status write_all(writer *w, const char *path, const ra_gltf_options *o
     if (j.failed || jb.failed) {
         ra_writer_free(&jb);
         ra_free(bin_path);
-        return nomem(w);
+        return ra_fail_nomem(w->err, FMT);
     }
 
     sink *k = ra_malloc(sizeof *k);
     if (!k) {
         ra_writer_free(&jb);
         ra_free(bin_path);
-        return nomem(w);
+        return ra_fail_nomem(w->err, FMT);
     }
     ra_outfile main_f, bin_f;
     st = ra_outfile_open(&main_f, path, w->err);
