@@ -311,6 +311,26 @@ void ra_document_bake_params(const ra_document *doc, ra_bake_params *p, size_t *
     p->samples_left = samples_left;
 }
 
+void ra_scene_start_init(const ra_document *doc, double default_key_angle_deg, ra_scene_start *st)
+{
+    st->native = ra_options_is(&doc->options, "coords", "native");
+    st->key_angle_set = ra_options_get(&doc->options, "max_key_angle") != NULL;
+    st->max_key_angle = ra_options_get_double(&doc->options, "max_key_angle", default_key_angle_deg) * RA_PI / 180.0;
+    ra_document_bake_params(doc, &st->bake, &st->samples_left);
+    st->bake.max_key_angle = st->max_key_angle;
+}
+
+ra_status ra_scene_standard_meta(ra_document *doc, double native_ticks_per_second, const char *coords, ra_error *err)
+{
+    ra_meta_list *md = &doc->scene.meta;
+    ra_arena *ar = doc->arena;
+    bool ok = ra_meta_set_string(ar, md, "format", doc->format->id) &&
+              (!(native_ticks_per_second > 0) ||
+               ra_meta_set_double(ar, md, "native_ticks_per_second", native_ticks_per_second)) &&
+              ra_meta_set_string(ar, md, "coords", coords);
+    return ok ? RA_OK : ra_fail_nomem(err, doc->format->id);
+}
+
 ra_status ra_fail_max_samples(const ra_document *doc, ra_error *err)
 {
     return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, "max_samples",

@@ -520,81 +520,84 @@ static void warn_file(ra_scene *s, const hw_mad *m, const char *const *names, si
         if (count[k]) ra_scene_warn(s, "%zu object(s) (the first: '%.200s') %s", count[k], first[k], what[k]);
 }
 
-static ra_status hw_to_scene(ra_document *doc, ra_error *err)
+/* What the steps of hw_to_scene share. */
+typedef struct hw_build {
+    ra_document *doc;
+    const hw_mad *m;
+    ra_scene *s;
+    ra_arena *ar;
+    hw_state *st;
+    ra_scene_start start;
+    const char **names; /* the objects' node names */
+    size_t renamed, cut;
+    bool meta_cut;
+    double fps;
+    size_t limit, left; /* the sample budget */
+    unsigned flags;     /* HW_SPLINE_* seen while sampling */
+} hw_build;
+
+/* The playback frame: space and coords give the basis of the keys and the root's turn. */
+static ra_status hw_frame(hw_build *b, ra_mat4 *root, ra_error *err)
 {
-    const hw_mad *m = doc->model;
-    ra_scene *s = &doc->scene;
-    ra_arena *ar = doc->arena;
-    const ra_options *opt = &doc->options;
-
-    const char *cm = ra_options_get(opt, "coords");
-    if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "coords", "coords must be 'converted' or 'native', not '%s'", cm);
-    const char *sp = ra_options_get(opt, "space");
-    if (sp && strcmp(sp, "ship") && strcmp(sp, "lightwave"))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "space", "space must be 'ship' or 'lightwave', not '%s'", sp);
-    double rate = ra_options_get_double(opt, "sample_rate", 60.0);
-    if (!(rate > 0 && rate <= 100000))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "sample_rate", "sample_rate must be in (0, 100000] Hz");
-    double max_samples = ra_options_get_double(opt, "max_samples", (double)((1u << 19) + doc->source_size / 2));
-    if (!(max_samples >= 1 && max_samples <= 1e12))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_samples", "max_samples must be in [1, 1e12]");
-    double mka = ra_options_get_double(opt, "max_key_angle", 150.0);
-    if (!(mka > 0.06) || mka > 179.0)
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
-
-    hw_state *st = ra_arena_alloc(ar, sizeof *st);
+    hw_state *st = b->st = b->doc->state = ra_arena_alloc(b->ar, sizeof *b->st);
     if (!st) return ra_fail_nomem(err, FMT);
-    doc->state = st;
-    st->native = cm && !strcmp(cm, "native");
-    st->space = sp && !strcmp(sp, "lightwave") ? SPACE_LIGHTWAVE : SPACE_SHIP;
-    st->sample_rate = rate;
-    st->max_key_angle = fmin(RA_PI / 2, mka * RA_PI / 180.0);
+    st->native = b->start.native;
+    st->space = ra_options_is(&b->doc->options, "space", "lightwave") ? SPACE_LIGHTWAVE : SPACE_SHIP;
+    st->sample_rate = ra_options_get_double(&b->doc->options, "sample_rate", 60.0);
+    st->max_key_angle = fmin(RA_PI / 2, b->start.max_key_angle);
     /* P: LightWave -> ship (docs/formats/homeworld.md §3); F mirrors Z */
     const ra_mat4 P = {{{0, 1, 0, 0}, {0, 0, 1, 0}, {-1, 0, 0, 0}, {0, 0, 0, 1}}};
     const ra_mat4 F = {{{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, -1, 0}, {0, 0, 0, 1}}};
     ra_mat4 pt = ra_m4_transpose(&P);
     st->basis = st->space == SPACE_SHIP ? ra_m4_identity() : st->native ? pt : ra_m4_mul(&F, &pt);
-    ra_mat4 root = ra_m4_identity();
+    *root = ra_m4_identity();
     if (st->space == SPACE_SHIP && !st->native) /* ship (up +X, right +Y, forward +Z) -> Y up: Rz(+90) */
-        root = (ra_mat4){{{0, -1, 0, 0}, {1, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
+        *root = (ra_mat4){{{0, -1, 0, 0}, {1, 0, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}};
+    return RA_OK;
+}
 
-    /* nodes */
-    size_t no = (size_t)m->object_count;
-    const char **names = ra_arena_array(ar, no, sizeof *names);
+/* Unique node names: the stored ones, object<j> for empty ones. */
+static ra_status hw_names(hw_build *b, ra_error *err)
+{
+    size_t no = (size_t)b->m->object_count;
+    const char **names = b->names = ra_arena_array(b->ar, no, sizeof *names);
     if (!names) return ra_fail_nomem(err, FMT);
-    size_t renamed = 0, cut = 0;
     for (size_t j = 0; j < no; j++) {
-        const hw_object *o = &m->objects[j];
+        const hw_object *o = &b->m->objects[j];
         if (!o->name_length) {
-            names[j] = ra_arena_printf(ar, "object%zu", j);
-            renamed++;
+            names[j] = ra_arena_printf(b->ar, "object%zu", j);
+            b->renamed++;
         } else {
             names[j] = o->name; /* ra_names_make_unique cuts it at RA_NAME_MAX */
-            cut += o->name_length > HW_MAD_MAX_NAME;
+            b->cut += o->name_length > HW_MAD_MAX_NAME;
         }
         if (!names[j]) return ra_fail_nomem(err, FMT);
     }
     static const char *const reserved[1] = {"RootNode"};
-    if (!ra_names_make_unique(ar, names, no, reserved, 1)) return ra_fail_nomem(err, FMT);
-    if (ra_scene_add_node(s, "RootNode", -1, &root) < 0) return ra_fail_nomem(err, FMT);
+    return ra_names_make_unique(b->ar, names, no, reserved, 1) ? RA_OK : ra_fail_nomem(err, FMT);
+}
+
+/* RootNode and one node per object, resting at its first real key, with its fields. */
+static ra_status hw_nodes(hw_build *b, const ra_mat4 *root, ra_error *err)
+{
+    ra_arena *ar = b->ar;
+    if (ra_scene_add_node(b->s, "RootNode", -1, root) < 0) return ra_fail_nomem(err, FMT);
     size_t meta_left = HW_MAX_META;
-    bool meta_cut = false;
-    for (size_t j = 0; j < no; j++) {
-        const hw_object *o = &m->objects[j];
+    for (size_t j = 0; j < (size_t)b->m->object_count; j++) {
+        const hw_object *o = &b->m->objects[j];
         double v[HW_CHANNELS];
         /* at rest: the first real key's values (key 1: the left value at its time) */
         values_at(o, o->key_count >= 4 ? o->times[1] : 0, true, v, NULL);
-        ra_mat4 rest = local_matrix(st, v);
-        int32_t node = ra_scene_add_node(s, names[j], 0, &rest);
+        ra_mat4 rest = local_matrix(b->st, v);
+        int32_t node = ra_scene_add_node(b->s, b->names[j], 0, &rest);
         if (node < 0) return ra_fail_nomem(err, FMT);
-        ra_meta_list *md = &s->nodes[node].meta;
+        ra_meta_list *md = &b->s->nodes[node].meta;
         const char *tcb;
         if (!tcb_json(ar, o, &meta_left, &tcb)) return ra_fail_nomem(err, FMT);
-        meta_cut |= !tcb;
+        b->meta_cut |= !tcb;
         /* the stored name where the node's differs (a cut name: its length) */
-        bool same = !strcmp(names[j], o->name), long_name = o->name_length > HW_MAD_MAX_NAME;
-        renamed += o->name_length && !long_name && !same; /* repeated (empty ones are counted above) */
+        bool same = !strcmp(b->names[j], o->name), long_name = o->name_length > HW_MAD_MAX_NAME;
+        b->renamed += o->name_length && !long_name && !same; /* repeated (empty ones are counted above) */
         bool ok = ra_meta_set_int(ar, md, "homeworld.object", (int64_t)j) &&
                   (same || long_name || ra_meta_set_string(ar, md, "homeworld.name", o->name)) &&
                   (!long_name || ra_meta_set_int(ar, md, "homeworld.name_length", o->name_length)) &&
@@ -604,82 +607,114 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
                   (!tcb || ra_meta_set_string(ar, md, "homeworld.tcb", tcb));
         if (!ok) return ra_fail_nomem(err, FMT);
     }
+    return RA_OK;
+}
 
-    /* animations */
-    size_t na = (size_t)m->animation_count;
-    double fps = isfinite(m->fps) && m->fps > 0 ? m->fps : 30.0;
-    s->animations = ra_arena_array(ar, na, sizeof *s->animations);
-    if (!s->animations) return ra_fail_nomem(err, FMT);
-    size_t limit = (size_t)max_samples, left = limit;
-    unsigned flags = 0;
-    for (size_t a = 0; a < na; a++) {
-        const hw_animation *an = &m->animations[a];
-        ra_animation *A = &s->animations[a];
-        A->name = an->name_length > HW_MAD_MAX_NAME ? ra_arena_strndup(ar, an->name, HW_MAD_MAX_NAME) : an->name;
-        if (!A->name) return ra_fail_nomem(err, FMT);
-        cut += an->name_length > HW_MAD_MAX_NAME;
-        A->ticks_per_second = fps;
-        A->duration = (double)an->end - an->start;
-        size_t nc = 0;
-        for (size_t j = 0; j < no; j++) nc += takes_part(&m->objects[j], a);
-        A->channels = ra_arena_array(ar, nc ? nc : 1, sizeof *A->channels);
-        if (!A->channels) return ra_fail_nomem(err, FMT);
-        ra_behaviour b = an->flags & HW_MAD_FLAG_LOOP ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
-        for (size_t j = 0; j < no; j++) {
-            if (!takes_part(&m->objects[j], a)) continue;
-            ra_channel *ch = &A->channels[A->channel_count++];
-            ch->node = (uint32_t)(j + 1);
-            ch->pre_state = ch->post_state = b;
-            ra_status rs = bake_object(doc, st, &m->objects[j], an, ch, &left, limit, &flags, err);
-            if (rs != RA_OK) return rs;
-        }
-        if (!nc) {
-            /* Nobody takes part: everything rests.  A constant channel keeps
-             * the record (Assimp wants one): the first object's, at rest (the
-             * root's when there is no object). */
-            ra_channel *ch = &A->channels[A->channel_count++];
-            ch->node = no ? 1 : 0;
-            ra_vec3 t, sc;
-            ra_quat q;
-            ra_m4_decompose(&s->nodes[ch->node].transform, &t, &q, &sc);
-            ch->position = ra_arena_alloc(ar, sizeof *ch->position);
-            ch->rotation = ra_arena_alloc(ar, sizeof *ch->rotation);
-            ch->scaling = ra_arena_alloc(ar, sizeof *ch->scaling);
-            if (!ch->position || !ch->rotation || !ch->scaling) return ra_fail_nomem(err, FMT);
-            ch->position[0] = (ra_vec_key){0, t};
-            ch->rotation[0] = (ra_quat_key){0, q};
-            ch->scaling[0] = (ra_vec_key){0, sc};
-            ch->position_count = ch->rotation_count = ch->scaling_count = 1;
-            ch->pre_state = ch->post_state = b;
-            ra_scene_warn(s, "no object takes part in animation '%.200s'", an->name);
-        }
+/* Animation a: a channel per object taking part, sampled from the game's
+ * spline; with nobody taking part, one constant channel at rest. */
+static ra_status hw_bake_animation(hw_build *b, size_t a, ra_error *err)
+{
+    const hw_mad *m = b->m;
+    const hw_animation *an = &m->animations[a];
+    ra_animation *A = &b->s->animations[a];
+    size_t no = (size_t)m->object_count;
+    A->name = an->name_length > HW_MAD_MAX_NAME ? ra_arena_strndup(b->ar, an->name, HW_MAD_MAX_NAME) : an->name;
+    if (!A->name) return ra_fail_nomem(err, FMT);
+    b->cut += an->name_length > HW_MAD_MAX_NAME;
+    A->ticks_per_second = b->fps;
+    A->duration = (double)an->end - an->start;
+    size_t nc = 0;
+    for (size_t j = 0; j < no; j++) nc += takes_part(&m->objects[j], a);
+    A->channels = ra_arena_array(b->ar, nc ? nc : 1, sizeof *A->channels);
+    if (!A->channels) return ra_fail_nomem(err, FMT);
+    ra_behaviour beh = an->flags & HW_MAD_FLAG_LOOP ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
+    for (size_t j = 0; j < no; j++) {
+        if (!takes_part(&m->objects[j], a)) continue;
+        ra_channel *ch = &A->channels[A->channel_count++];
+        ch->node = (uint32_t)(j + 1);
+        ch->pre_state = ch->post_state = beh;
+        ra_status rs = bake_object(b->doc, b->st, &m->objects[j], an, ch, &b->left, b->limit, &b->flags, err);
+        if (rs != RA_OK) return rs;
     }
-    s->animation_count = na;
+    if (nc) return RA_OK;
+    /* Nobody takes part: everything rests.  A constant channel keeps the
+     * record (Assimp wants one): the first object's, at rest (the root's
+     * when there is no object). */
+    ra_channel *ch = &A->channels[A->channel_count++];
+    ch->node = no ? 1 : 0;
+    ra_vec3 t, sc;
+    ra_quat q;
+    ra_m4_decompose(&b->s->nodes[ch->node].transform, &t, &q, &sc);
+    ch->position = ra_arena_alloc(b->ar, sizeof *ch->position);
+    ch->rotation = ra_arena_alloc(b->ar, sizeof *ch->rotation);
+    ch->scaling = ra_arena_alloc(b->ar, sizeof *ch->scaling);
+    if (!ch->position || !ch->rotation || !ch->scaling) return ra_fail_nomem(err, FMT);
+    ch->position[0] = (ra_vec_key){0, t};
+    ch->rotation[0] = (ra_quat_key){0, q};
+    ch->scaling[0] = (ra_vec_key){0, sc};
+    ch->position_count = ch->rotation_count = ch->scaling_count = 1;
+    ch->pre_state = ch->post_state = beh;
+    ra_scene_warn(b->s, "no object takes part in animation '%.200s'", an->name);
+    return RA_OK;
+}
 
-    /* scene metadata and warnings */
-    const char *anims = animations_json(ar, m);
+/* The header's fields, the frame, the animation records; the warnings. */
+static ra_status hw_metadata(hw_build *b, ra_error *err)
+{
+    const hw_mad *m = b->m;
+    hw_state *st = b->st;
+    ra_arena *ar = b->ar;
+    ra_scene *s = b->s;
     const char *frame = st->space == SPACE_SHIP
                             ? (st->native ? "Homeworld ship space (up +X, right +Y, forward +Z), as the game uses it"
                                           : "Homeworld ship space under a root turning it Y up (forward +Z, right -X)")
                             : (st->native ? "LightWave as stored (left-handed, Y up)"
                                           : "LightWave with Z mirrored (right-handed, Y up)");
-    bool ok = anims && ra_meta_set_string(ar, &s->meta, "format", FMT) && ra_meta_set_string(ar, &s->meta, "coords", frame) &&
-              ra_meta_set_double(ar, &s->meta, "native_ticks_per_second", fps) &&
-              set_number(ar, &s->meta, "homeworld.version", m->version) &&
+    ra_status rs = ra_scene_standard_meta(b->doc, b->fps, frame, err);
+    if (rs != RA_OK) return rs;
+    const char *anims = animations_json(ar, m);
+    bool ok = anims && set_number(ar, &s->meta, "homeworld.version", m->version) &&
               set_number(ar, &s->meta, "homeworld.framesPerSecond", m->fps) &&
               set_number(ar, &s->meta, "homeworld.length", m->length) &&
-              ra_meta_set_double(ar, &s->meta, "homeworld.sample_rate", rate) &&
+              ra_meta_set_double(ar, &s->meta, "homeworld.sample_rate", st->sample_rate) &&
               ra_meta_set_string(ar, &s->meta, "homeworld.space", st->space == SPACE_SHIP ? "ship" : "lightwave") &&
               ra_meta_set_string(ar, &s->meta, "homeworld.rest", "each object's first real key") &&
               ra_meta_set_string(ar, &s->meta, "homeworld.animations", anims);
     if (!ok) return ra_fail_nomem(err, FMT);
-    warn_file(s, m, names, doc->source_size);
-    if (renamed) ra_scene_warn(s, "%zu object name(s) were empty or repeated: renamed (object<j>, #2, ...)", renamed);
-    if (cut) ra_scene_warn(s, "%zu name(s) longer than %u bytes were cut", cut, HW_MAD_MAX_NAME);
-    if (meta_cut) ra_scene_warn(s, "the TCB lists exceed %zu MiB of metadata; some objects have none", HW_MAX_META >> 20);
-    if (flags & HW_SPLINE_NOT_FINITE) ra_scene_warn(s, "a curve left the float range; 0 was used there (as the game's 64-bit port does with NaN)");
+    warn_file(s, m, b->names, b->doc->source_size);
+    if (b->renamed) ra_scene_warn(s, "%zu object name(s) were empty or repeated: renamed (object<j>, #2, ...)", b->renamed);
+    if (b->cut) ra_scene_warn(s, "%zu name(s) longer than %u bytes were cut", b->cut, HW_MAD_MAX_NAME);
+    if (b->meta_cut) ra_scene_warn(s, "the TCB lists exceed %zu MiB of metadata; some objects have none", HW_MAX_META >> 20);
+    if (b->flags & HW_SPLINE_NOT_FINITE) ra_scene_warn(s, "a curve left the float range; 0 was used there (as the game's 64-bit port does with NaN)");
     if (!m->canonical) ra_scene_warn(s, "the file is not in the exporter's contiguous layout; it was read by its offsets");
     return RA_OK;
+}
+
+static ra_status hw_to_scene(ra_document *doc, ra_error *err)
+{
+    hw_build b;
+    memset(&b, 0, sizeof b);
+    b.doc = doc;
+    b.m = doc->model;
+    b.s = &doc->scene;
+    b.ar = doc->arena;
+    ra_scene_start_init(doc, 150.0, &b.start);
+    /* Homeworld's own sample budget: its spline is sampled at a fixed rate */
+    b.limit = b.left = (size_t)ra_options_get_double(&doc->options, "max_samples",
+                                                     (double)((1u << 19) + doc->source_size / 2));
+    b.fps = isfinite(b.m->fps) && b.m->fps > 0 ? b.m->fps : 30.0;
+    ra_mat4 root;
+    ra_status rs = hw_frame(&b, &root, err);
+    if (rs == RA_OK) rs = hw_names(&b, err);
+    if (rs == RA_OK) rs = hw_nodes(&b, &root, err);
+    if (rs != RA_OK) return rs;
+    size_t na = (size_t)b.m->animation_count;
+    b.s->animations = ra_arena_array(b.ar, na, sizeof *b.s->animations);
+    if (!b.s->animations) return ra_fail_nomem(err, FMT);
+    for (size_t a = 0; rs == RA_OK && a < na; a++) rs = hw_bake_animation(&b, a, err);
+    if (rs != RA_OK) return rs;
+    b.s->animation_count = na;
+    return hw_metadata(&b, err);
 }
 
 /* ---- read / write / dump ---------------------------------------------------------------------------------- */

@@ -540,60 +540,56 @@ static bool direct_node(ra_arena *ar, const lego_node *nd, bool native, const ra
            direct_rot(ar, nd->rot, nd->num_rot, native, bp, &ch->rotation, &ch->rotation_count);
 }
 
-static ra_status lego_to_scene(ra_document *doc, ra_error *err)
+/* What the steps of lego_to_scene share. */
+typedef struct lego_build {
+    ra_document *doc;
+    const lego_ani *a;
+    ra_scene *s;
+    ra_arena *ar;
+    lego_state *st;
+    flat *f; /* the file's nodes in pre-order: scene node i + 1 */
+    size_t n;
+    ra_scene_start start;
+    double last_ms; /* the last key time of any track */
+} lego_build;
+
+/* The file's nodes under RootNode, with their rest pose (the engine's pose at 0). */
+static ra_status lego_nodes(lego_build *b, ra_error *err)
 {
-    const lego_ani *a = doc->model;
-    ra_scene *s = &doc->scene;
-    ra_arena *ar = doc->arena;
-    lego_state *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return ra_fail_nomem(err, FMT);
-    doc->state = st;
-    st->native = ra_options_is(&doc->options, "coords", "native");
-    st->camera_node = -1;
-    const char *cm = ra_options_get(&doc->options, "coords");
-    if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "coords", "coords must be 'converted' or 'native', not '%s'", cm);
-
-    size_t n = a->node_count;
-    flat *f = ra_arena_array(ar, n, sizeof *f);
-    if (!f) return ra_fail_nomem(err, FMT);
-    size_t count = 0;
-    if (!flatten(&a->root, -1, f, &count, n, 0) || count != n)
-        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "node", "node tree inconsistent");
-    if (!assign_names(a, ar, f, n)) return ra_fail_nomem(err, FMT);
-
-    size_t total = n + 1 + (a->camera ? 1 : 0);
-    st->scene_node = ra_arena_array(ar, total, sizeof *st->scene_node);
-    st->sorted = ra_arena_alloc(ar, total);
+    lego_state *st = b->st;
+    ra_scene *s = b->s;
+    size_t total = b->n + 1 + (b->a->camera ? 1 : 0);
+    st->scene_node = ra_arena_array(b->ar, total, sizeof *st->scene_node);
+    st->sorted = ra_arena_alloc(b->ar, total);
     if (!st->scene_node || !st->sorted) return ra_fail_nomem(err, FMT);
     if (ra_scene_add_node(s, "RootNode", -1, NULL) != 0) return ra_fail_nomem(err, FMT);
     size_t unsorted = 0, zero_quats = 0;
     const char *first_unsorted = NULL, *first_zero = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const lego_node *nd = f[i].node;
+    for (size_t i = 0; i < b->n; i++) {
+        const lego_node *nd = b->f[i].node;
         unsigned sorted = (keys_sorted(nd->trans, sizeof *nd->trans, nd->num_trans) ? SORT_T : 0) |
                           (keys_sorted(nd->rot, sizeof *nd->rot, nd->num_rot) ? SORT_R : 0) |
                           (keys_sorted(nd->scale, sizeof *nd->scale, nd->num_scale) ? SORT_S : 0) |
                           (keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph) ? SORT_M : 0);
-        if (sorted != (SORT_T | SORT_R | SORT_S | SORT_M) && !unsorted++) first_unsorted = f[i].name;
+        if (sorted != (SORT_T | SORT_R | SORT_S | SORT_M) && !unsorted++) first_unsorted = b->f[i].name;
         for (uint16_t k = 0; k < nd->num_rot; k++)
             if (nd->rot[k].w == 0 && nd->rot[k].x == 0 && nd->rot[k].y == 0 && nd->rot[k].z == 0) {
-                if (!zero_quats++) first_zero = f[i].name;
+                if (!zero_quats++) first_zero = b->f[i].name;
                 break;
             }
         st->sorted[i + 1] = (uint8_t)sorted;
         ra_trs l = node_local(nd, sorted, 0, st->native);
         ra_mat4 m = ra_m4_compose(l.t, l.r, l.s);
-        int32_t idx = ra_scene_add_node(s, f[i].name, f[i].parent < 0 ? 0 : f[i].parent + 1, &m);
+        int32_t idx = ra_scene_add_node(s, b->f[i].name, b->f[i].parent < 0 ? 0 : b->f[i].parent + 1, &m);
         if (idx < 0) return ra_fail_nomem(err, FMT);
-        st->scene_node[idx] = f[i].node;
+        st->scene_node[idx] = nd;
         ra_node *sn = &s->nodes[idx];
-        if (!ra_meta_set_string(ar, &sn->meta, "lego.raw_name", f[i].node->name)) return ra_fail_nomem(err, FMT);
-        if (f[i].node->num_morph) {
+        if (!ra_meta_set_string(b->ar, &sn->meta, "lego.raw_name", nd->name)) return ra_fail_nomem(err, FMT);
+        if (nd->num_morph) {
             ra_writer w;
             ra_writer_init(&w);
-            visibility_json(&w, f[i].node->morph, f[i].node->num_morph);
-            bool ok = !w.failed && ra_meta_set_string(ar, &sn->meta, "lego.visibility", (const char *)w.data);
+            visibility_json(&w, nd->morph, nd->num_morph);
+            bool ok = !w.failed && ra_meta_set_string(b->ar, &sn->meta, "lego.visibility", (const char *)w.data);
             ra_writer_free(&w);
             if (!ok) return ra_fail_nomem(err, FMT);
         }
@@ -604,169 +600,199 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
                       unsorted, first_unsorted);
     if (zero_quats)
         ra_scene_warn(s, "%zu node(s) have a zero rotation quaternion (first: %s); identity is used", zero_quats, first_zero);
-    if (a->camera) {
-        const lego_camera *cam = a->camera;
-        st->camera_sorted = (keys_sorted(cam->pos, sizeof *cam->pos, cam->num_pos) ? SORT_CAM_POS : 0) |
-                            (keys_sorted(cam->target, sizeof *cam->target, cam->num_target) ? SORT_CAM_TGT : 0) |
-                            (keys_sorted(cam->roll, sizeof *cam->roll, cam->num_roll) ? SORT_CAM_ROLL : 0);
-        if (st->camera_sorted != (SORT_CAM_POS | SORT_CAM_TGT | SORT_CAM_ROLL))
-            ra_scene_warn(s, "camera keys are not in time order; played as the engine's key search finds them");
-        ra_mat4 m = camera_world(a->camera, st->camera_sorted, 0, st->native);
-        int32_t idx = ra_scene_add_node(s, "Camera", 0, &m);
-        if (idx < 0) return ra_fail_nomem(err, FMT);
-        st->camera_node = idx;
-        s->cameras = ra_arena_alloc(ar, sizeof *s->cameras);
-        if (!s->cameras) return ra_fail_nomem(err, FMT);
-        s->camera_count = 1;
-        ra_camera *c = &s->cameras[0];
-        c->name = s->nodes[idx].name;
-        c->node = (uint32_t)idx;
-        c->horizontal_fov = RA_PI / 4; /* half of the engine's 90 degrees */
-        c->aspect = 4.0 / 3.0;
-        c->clip_near = 0.1;
-        c->clip_far = 500;
-        c->position = ra_v3(0, 0, 0);
-        c->look_at = ra_v3(0, 0, st->native ? 1 : -1);
-        c->up = ra_v3(0, 1, 0);
-        s->non_skeleton = ra_arena_alloc(ar, sizeof(uint32_t));
-        if (!s->non_skeleton) return ra_fail_nomem(err, FMT);
-        s->non_skeleton[0] = (uint32_t)idx;
-        s->non_skeleton_count = 1;
-        if (!a->camera->num_target && a->camera->num_pos)
-            ra_scene_warn(s, "camera has position keys but no target keys; the engine reads an undefined target, the origin is used");
+    return RA_OK;
+}
+
+/* The camera track's node "Camera" under RootNode and its aiCamera. */
+static ra_status lego_camera_node(lego_build *b, ra_error *err)
+{
+    const lego_camera *cam = b->a->camera;
+    lego_state *st = b->st;
+    ra_scene *s = b->s;
+    if (!cam) return RA_OK;
+    st->camera_sorted = (keys_sorted(cam->pos, sizeof *cam->pos, cam->num_pos) ? SORT_CAM_POS : 0) |
+                        (keys_sorted(cam->target, sizeof *cam->target, cam->num_target) ? SORT_CAM_TGT : 0) |
+                        (keys_sorted(cam->roll, sizeof *cam->roll, cam->num_roll) ? SORT_CAM_ROLL : 0);
+    if (st->camera_sorted != (SORT_CAM_POS | SORT_CAM_TGT | SORT_CAM_ROLL))
+        ra_scene_warn(s, "camera keys are not in time order; played as the engine's key search finds them");
+    ra_mat4 m = camera_world(cam, st->camera_sorted, 0, st->native);
+    int32_t idx = ra_scene_add_node(s, "Camera", 0, &m);
+    if (idx < 0) return ra_fail_nomem(err, FMT);
+    st->camera_node = idx;
+    s->cameras = ra_arena_alloc(b->ar, sizeof *s->cameras);
+    s->non_skeleton = ra_arena_alloc(b->ar, sizeof(uint32_t));
+    if (!s->cameras || !s->non_skeleton) return ra_fail_nomem(err, FMT);
+    s->camera_count = 1;
+    ra_camera *c = &s->cameras[0];
+    c->name = s->nodes[idx].name;
+    c->node = (uint32_t)idx;
+    c->horizontal_fov = RA_PI / 4; /* half of the engine's 90 degrees */
+    c->aspect = 4.0 / 3.0;
+    c->clip_near = 0.1;
+    c->clip_far = 500;
+    c->position = ra_v3(0, 0, 0);
+    c->look_at = ra_v3(0, 0, st->native ? 1 : -1);
+    c->up = ra_v3(0, 1, 0);
+    s->non_skeleton[0] = (uint32_t)idx;
+    s->non_skeleton_count = 1;
+    if (!cam->num_target && cam->num_pos)
+        ra_scene_warn(s, "camera has position keys but no target keys; the engine reads an undefined target, the origin is used");
+    return RA_OK;
+}
+
+/* The channel of file node i: its keys as they are where slerp and lerp play
+ * them as the engine does, else baked from the engine's rules. */
+static ra_status lego_node_channel(lego_build *b, size_t i, ra_channel *ch, ra_error *err)
+{
+    const lego_node *nd = b->f[i].node;
+    lego_state *st = b->st;
+    ch->node = (uint32_t)(i + 1);
+    if (direct_ok(nd, st->sorted[i + 1])) {
+        /* keys as they are; they count against the bake budget like samples */
+        size_t keys = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
+        if (keys > b->start.samples_left) return ra_fail_max_samples(b->doc, err);
+        b->start.samples_left -= keys;
+        if (!direct_node(b->ar, nd, st->native, &b->start.bake, ch))
+            return b->start.samples_left ? ra_fail_nomem(err, FMT) : ra_fail_max_samples(b->doc, err);
+        return RA_OK;
     }
+    size_t nb = 0, cap = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
+    double *br = ra_malloc(cap * sizeof *br);
+    if (!br) return ra_fail_nomem(err, FMT);
+    add_breaks(br, &nb, nd->trans, sizeof *nd->trans, nd->num_trans);
+    add_breaks(br, &nb, nd->rot, sizeof *nd->rot, nd->num_rot);
+    add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
+    qsort(br, nb, sizeof *br, cmp_double);
+    node_ctx ctx = {nd, st->sorted[i + 1], st->native};
+    ra_status rs = ra_bake_channel(b->ar, eval_node_cb, &ctx, br, nb, &b->start.bake, ch, err);
+    ra_free(br);
+    return rs;
+}
 
-    /* animation */
-    ra_bake_params bp;
-    size_t samples_left;
-    ra_document_bake_params(doc, &bp, &samples_left);
-    bp.max_key_angle = ra_options_get_double(&doc->options, "max_key_angle", 150.0) * RA_PI / 180.0;
-    double cam_tol = ra_options_get_double(&doc->options, "camera_tolerance", 0.001); /* degrees */
+/* The camera's channel: the look-at rule sampled until within camera_tolerance. */
+static ra_status lego_camera_channel(lego_build *b, ra_channel *ch, ra_error *err)
+{
+    const lego_camera *cam = b->a->camera;
+    size_t nb = 0, cap = (size_t)cam->num_pos + cam->num_target + cam->num_roll;
+    double *br = ra_malloc((cap ? cap : 1) * sizeof *br);
+    if (!br) return ra_fail_nomem(err, FMT);
+    add_breaks(br, &nb, cam->pos, sizeof *cam->pos, cam->num_pos);
+    add_breaks(br, &nb, cam->target, sizeof *cam->target, cam->num_target);
+    add_breaks(br, &nb, cam->roll, sizeof *cam->roll, cam->num_roll);
+    qsort(br, nb, sizeof *br, cmp_double);
+    cam_ctx ctx = {cam, b->st->camera_sorted, b->st->native};
+    ra_bake_params cp = b->start.bake;
+    cp.angle_tol = ra_options_get_double(&b->doc->options, "camera_tolerance", 0.001) * RA_PI / 180.0;
+    cp.max_depth = 20;
+    ch->node = (uint32_t)b->st->camera_node;
+    ra_status rs = ra_bake_channel(b->ar, eval_cam_cb, &ctx, br, nb, &cp, ch, err);
+    ra_free(br);
+    return rs;
+}
 
+/* Visibility steps (the morph keys) on the nodes that have them.  Keys out of
+ * time order stay in the node's metadata only: the engine's key search
+ * assumes order. */
+static ra_status lego_visibility(lego_build *b, ra_animation *an, ra_error *err)
+{
+    size_t nvis = 0;
+    for (size_t i = 0; i < b->n; i++) nvis += b->f[i].node->num_morph > 0;
+    if (!nvis) return RA_OK;
+    an->visibility = ra_arena_array(b->ar, nvis, sizeof *an->visibility);
+    if (!an->visibility) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < b->n; i++) {
+        const lego_node *nd = b->f[i].node;
+        if (!nd->num_morph) continue;
+        if (!keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph)) {
+            ra_scene_warn(b->s, "visibility keys out of time order: kept in node metadata only");
+            continue;
+        }
+        ra_vis_track *vt = &an->visibility[an->visibility_count++];
+        vt->node = (uint32_t)(i + 1);
+        vt->keys = ra_arena_array_uninit(b->ar, nd->num_morph, sizeof *vt->keys);
+        if (!vt->keys) return ra_fail_nomem(err, FMT);
+        for (uint16_t k = 0; k < nd->num_morph; k++) {
+            vt->keys[k].t = key_time(nd->morph[k].raw) / 1000.0;
+            vt->keys[k].visible = nd->morph[k].visible != 0;
+        }
+        vt->count = nd->num_morph;
+    }
+    return RA_OK;
+}
+
+/* The last key time (ms) of every track of the file, camera included. */
+static double lego_last_key_ms(const lego_build *b)
+{
+    double last = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const lego_node *nd = b->f[i].node;
+        last = max_key_ms(nd->trans, sizeof *nd->trans, nd->num_trans, last);
+        last = max_key_ms(nd->rot, sizeof *nd->rot, nd->num_rot, last);
+        last = max_key_ms(nd->scale, sizeof *nd->scale, nd->num_scale, last);
+        last = max_key_ms(nd->morph, sizeof *nd->morph, nd->num_morph, last);
+    }
+    if (b->a->camera) {
+        last = max_key_ms(b->a->camera->pos, sizeof(lego_trans_key), b->a->camera->num_pos, last);
+        last = max_key_ms(b->a->camera->target, sizeof(lego_trans_key), b->a->camera->num_target, last);
+        last = max_key_ms(b->a->camera->roll, sizeof(lego_rotz_key), b->a->camera->num_roll, last);
+    }
+    return last;
+}
+
+/* The one animation: a channel per animated node, the camera's, the
+ * visibility steps; its duration covers every key. */
+static ra_status lego_animation(lego_build *b, ra_error *err)
+{
     size_t animated = 0;
-    for (size_t i = 0; i < n; i++)
-        if (f[i].node->num_trans || f[i].node->num_rot || f[i].node->num_scale) animated++;
-    bool cam_anim = a->camera && (a->camera->num_pos || a->camera->num_target || a->camera->num_roll);
-    double last_ms = 0;
-    for (size_t i = 0; i < n; i++) {
-        const lego_node *nd = f[i].node;
-        last_ms = max_key_ms(nd->trans, sizeof *nd->trans, nd->num_trans, last_ms);
-        last_ms = max_key_ms(nd->rot, sizeof *nd->rot, nd->num_rot, last_ms);
-        last_ms = max_key_ms(nd->scale, sizeof *nd->scale, nd->num_scale, last_ms);
-        last_ms = max_key_ms(nd->morph, sizeof *nd->morph, nd->num_morph, last_ms);
+    for (size_t i = 0; i < b->n; i++)
+        if (b->f[i].node->num_trans || b->f[i].node->num_rot || b->f[i].node->num_scale) animated++;
+    const lego_camera *cam = b->a->camera;
+    bool cam_anim = cam && (cam->num_pos || cam->num_target || cam->num_roll);
+    b->last_ms = lego_last_key_ms(b);
+    if (!animated && !cam_anim) return RA_OK;
+    ra_animation *an = b->s->animations = ra_arena_alloc(b->ar, sizeof *b->s->animations);
+    if (!an) return ra_fail_nomem(err, FMT);
+    b->s->animation_count = 1;
+    an->name = "Animation";
+    an->ticks_per_second = 1000.0;
+    an->duration = (b->a->duration > b->last_ms ? b->a->duration : b->last_ms) / 1000.0;
+    an->channel_count = animated + (cam_anim ? 1 : 0);
+    an->channels = ra_arena_array(b->ar, an->channel_count, sizeof *an->channels);
+    if (!an->channels) return ra_fail_nomem(err, FMT);
+    size_t ci = 0;
+    ra_status rs = RA_OK;
+    for (size_t i = 0; rs == RA_OK && i < b->n; i++)
+        if (b->f[i].node->num_trans || b->f[i].node->num_rot || b->f[i].node->num_scale)
+            rs = lego_node_channel(b, i, &an->channels[ci++], err);
+    if (rs == RA_OK && cam_anim) rs = lego_camera_channel(b, &an->channels[ci++], err);
+    if (rs == RA_OK) rs = lego_visibility(b, an, err);
+    /* keys never lie past the duration (Assimp's validator rejects that) */
+    for (size_t c = 0; rs == RA_OK && c < an->channel_count; c++) {
+        ra_channel *ch = &an->channels[c];
+        double m = 0;
+        if (ch->position_count) m = fmax(m, ch->position[ch->position_count - 1].t);
+        if (ch->rotation_count) m = fmax(m, ch->rotation[ch->rotation_count - 1].t);
+        if (ch->scaling_count) m = fmax(m, ch->scaling[ch->scaling_count - 1].t);
+        if (m > an->duration) an->duration = m;
     }
-    if (a->camera) {
-        last_ms = max_key_ms(a->camera->pos, sizeof(lego_trans_key), a->camera->num_pos, last_ms);
-        last_ms = max_key_ms(a->camera->target, sizeof(lego_trans_key), a->camera->num_target, last_ms);
-        last_ms = max_key_ms(a->camera->roll, sizeof(lego_rotz_key), a->camera->num_roll, last_ms);
-    }
-    double dur_ms = a->duration > last_ms ? a->duration : last_ms;
+    return rs;
+}
 
-    if (animated || cam_anim) {
-        s->animations = ra_arena_alloc(ar, sizeof *s->animations);
-        if (!s->animations) return ra_fail_nomem(err, FMT);
-        s->animation_count = 1;
-        ra_animation *an = &s->animations[0];
-        an->name = "Animation";
-        an->ticks_per_second = 1000.0;
-        an->duration = dur_ms / 1000.0;
-        an->channel_count = animated + (cam_anim ? 1 : 0);
-        an->channels = ra_arena_array(ar, an->channel_count, sizeof *an->channels);
-        if (!an->channels) return ra_fail_nomem(err, FMT);
-        size_t ci = 0;
-        for (size_t i = 0; i < n; i++) {
-            const lego_node *nd = f[i].node;
-            if (!(nd->num_trans || nd->num_rot || nd->num_scale)) continue;
-            ra_channel *ch = &an->channels[ci++];
-            ch->node = (uint32_t)(i + 1);
-            if (direct_ok(nd, st->sorted[i + 1])) {
-                /* keys as they are; they count against the bake budget like samples */
-                size_t keys = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
-                if (keys > samples_left) return ra_fail_max_samples(doc, err);
-                samples_left -= keys;
-                if (!direct_node(ar, nd, st->native, &bp, ch))
-                    return samples_left ? ra_fail_nomem(err, FMT) : ra_fail_max_samples(doc, err);
-                continue;
-            }
-            size_t nb = 0, cap = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
-            double *br = ra_malloc(cap * sizeof *br);
-            if (!br) return ra_fail_nomem(err, FMT);
-            add_breaks(br, &nb, nd->trans, sizeof *nd->trans, nd->num_trans);
-            add_breaks(br, &nb, nd->rot, sizeof *nd->rot, nd->num_rot);
-            add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
-            qsort(br, nb, sizeof *br, cmp_double);
-            node_ctx ctx = {nd, st->sorted[i + 1], st->native};
-            ra_status rs = ra_bake_channel(ar, eval_node_cb, &ctx, br, nb, &bp, ch, err);
-            ra_free(br);
-            if (rs != RA_OK) return rs;
-        }
-        if (cam_anim) {
-            const lego_camera *cam = a->camera;
-            size_t nb = 0, cap = (size_t)cam->num_pos + cam->num_target + cam->num_roll;
-            double *br = ra_malloc((cap ? cap : 1) * sizeof *br);
-            if (!br) return ra_fail_nomem(err, FMT);
-            add_breaks(br, &nb, cam->pos, sizeof *cam->pos, cam->num_pos);
-            add_breaks(br, &nb, cam->target, sizeof *cam->target, cam->num_target);
-            add_breaks(br, &nb, cam->roll, sizeof *cam->roll, cam->num_roll);
-            qsort(br, nb, sizeof *br, cmp_double);
-            cam_ctx ctx = {cam, st->camera_sorted, st->native};
-            ra_bake_params cp = bp;
-            cp.angle_tol = cam_tol * RA_PI / 180.0;
-            cp.max_depth = 20;
-            ra_channel *ch = &an->channels[ci++];
-            ch->node = (uint32_t)st->camera_node;
-            ra_status rs = ra_bake_channel(ar, eval_cam_cb, &ctx, br, nb, &cp, ch, err);
-            ra_free(br);
-            if (rs != RA_OK) return rs;
-        }
-        /* visibility steps (the morph keys), on the nodes that have them */
-        size_t nvis = 0;
-        for (size_t i = 0; i < n; i++) nvis += f[i].node->num_morph > 0;
-        /* (keys out of time order: the engine's key search assumes order, so such a
-         * node's steps stay in its metadata only) */
-        if (nvis) {
-            an->visibility = ra_arena_array(ar, nvis, sizeof *an->visibility);
-            if (!an->visibility) return ra_fail_nomem(err, FMT);
-            for (size_t i = 0; i < n; i++) {
-                const lego_node *nd = f[i].node;
-                if (!nd->num_morph) continue;
-                if (!keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph)) {
-                    ra_scene_warn(s, "visibility keys out of time order: kept in node metadata only");
-                    continue;
-                }
-                ra_vis_track *vt = &an->visibility[an->visibility_count++];
-                vt->node = (uint32_t)(i + 1);
-                vt->keys = ra_arena_array_uninit(ar, nd->num_morph, sizeof *vt->keys);
-                if (!vt->keys) return ra_fail_nomem(err, FMT);
-                for (uint16_t k = 0; k < nd->num_morph; k++) {
-                    vt->keys[k].t = key_time(nd->morph[k].raw) / 1000.0;
-                    vt->keys[k].visible = nd->morph[k].visible != 0;
-                }
-                vt->count = nd->num_morph;
-            }
-        }
-        /* keys never lie past the duration (Assimp's validator rejects that) */
-        for (size_t c = 0; c < an->channel_count; c++) {
-            ra_channel *ch = &an->channels[c];
-            double m = 0;
-            if (ch->position_count) m = fmax(m, ch->position[ch->position_count - 1].t);
-            if (ch->rotation_count) m = fmax(m, ch->rotation[ch->rotation_count - 1].t);
-            if (ch->scaling_count) m = fmax(m, ch->scaling[ch->scaling_count - 1].t);
-            if (m > an->duration) an->duration = m;
-        }
-    }
-
-    /* metadata */
-    ra_meta_list *md = &s->meta;
-    bool ok = ra_meta_set_string(ar, md, "format", FMT) &&
-              ra_meta_set_double(ar, md, "native_ticks_per_second", 1000.0) &&
-              ra_meta_set_int(ar, md, "lego.duration_ms", a->duration) &&
-              ra_meta_set_bool(ar, md, "lego.has_header", a->has_header) &&
-              ra_meta_set_string(ar, md, "coords", st->native ? "native (left-handed, Y up)" : "converted (right-handed, Y up, Z mirrored)");
+/* The header's fields, the actors, the bytes after the animation. */
+static ra_status lego_metadata(lego_build *b, ra_error *err)
+{
+    const lego_ani *a = b->a;
+    ra_arena *ar = b->ar;
+    ra_meta_list *md = &b->s->meta;
+    ra_status rs = ra_scene_standard_meta(b->doc, 1000.0, b->st->native ? "native (left-handed, Y up)"
+                                                                         : "converted (right-handed, Y up, Z mirrored)", err);
+    if (rs != RA_OK) return rs;
+    bool ok = ra_meta_set_int(ar, md, "lego.duration_ms", a->duration) &&
+              ra_meta_set_bool(ar, md, "lego.has_header", a->has_header);
     if (ok && a->has_header) {
         ok = ra_meta_set_double(ar, md, "lego.bounding_radius", a->bounding_radius) &&
              ra_meta_set_vec3(ar, md, "lego.bounding_center",
-                              ra_v3(a->center[0], a->center[1], st->native ? a->center[2] : -a->center[2])) &&
+                              ra_v3(a->center[0], a->center[1], b->st->native ? a->center[2] : -a->center[2])) &&
              ra_meta_set_int(ar, md, "lego.val3", a->val3) && ra_meta_set_int(ar, md, "lego.has_camera_anim", a->parse_scene);
     }
     if (ok) {
@@ -790,9 +816,32 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
     }
     if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "lego.trailing_bytes", (int64_t)a->trailing_size);
     if (!ok) return ra_fail_nomem(err, FMT);
-    if (a->duration < last_ms)
-        ra_scene_warn(s, "keys run to %.0f ms, past the duration of %d ms; the scene duration covers them", last_ms, a->duration);
+    if (a->duration < b->last_ms)
+        ra_scene_warn(b->s, "keys run to %.0f ms, past the duration of %d ms; the scene duration covers them", b->last_ms,
+                      a->duration);
     return RA_OK;
+}
+
+static ra_status lego_to_scene(ra_document *doc, ra_error *err)
+{
+    lego_build b = {doc, doc->model, &doc->scene, doc->arena, NULL, NULL, 0, {0}, 0};
+    ra_scene_start_init(doc, 150.0, &b.start);
+    b.st = doc->state = ra_arena_alloc(b.ar, sizeof *b.st);
+    if (!b.st) return ra_fail_nomem(err, FMT);
+    b.st->native = b.start.native;
+    b.st->camera_node = -1;
+    b.n = b.a->node_count;
+    b.f = ra_arena_array(b.ar, b.n, sizeof *b.f);
+    if (!b.f) return ra_fail_nomem(err, FMT);
+    size_t count = 0;
+    if (!flatten(&b.a->root, -1, b.f, &count, b.n, 0) || count != b.n)
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "node", "node tree inconsistent");
+    if (!assign_names(b.a, b.ar, b.f, b.n)) return ra_fail_nomem(err, FMT);
+    ra_status rs = lego_nodes(&b, err);
+    if (rs == RA_OK) rs = lego_camera_node(&b, err);
+    if (rs == RA_OK) rs = lego_animation(&b, err);
+    if (rs == RA_OK) rs = lego_metadata(&b, err);
+    return rs;
 }
 
 /* ---- dump --source -------------------------------------------------------------------------- */

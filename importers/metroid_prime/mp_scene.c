@@ -163,116 +163,125 @@ static const char *json_floats(ra_arena *ar, const float *v, int n)
 
 /* Builds the node list: the CINF tree in pre-order (children in build order),
  * then the animated bones the CINF lacks, flat under the root. */
-static ra_status build_nodes(ra_document *doc, ra_error *err)
+/* What the steps of build_nodes share: the skeleton as a tree, then the scene's nodes. */
+typedef struct mp_tree {
+    ra_document *doc;
+    mp_state *st;
+    ra_scene *s;
+    ra_arena *ar;
+    const mp_cinf *k;
+    const mp_anim *a;
+    size_t nb, nc;
+    ra_id_slot *bones, *names, *build, *chans; /* sorted ids */
+    int64_t *parent;                           /* per bone: parent bone index or -1 */
+    bool *kept;                                /* per bone: the first record of its id */
+    uint32_t *child_start, *children;          /* children lists (CSR); slot nb holds the roots */
+    const char **nm;                           /* per scene node */
+    int32_t *node_of_bone, *parent_node;
+    uint32_t *bone_of_node;
+    size_t nn; /* scene nodes so far */
+} mp_tree;
+
+/* Parent links (duplicated ids keep the first record) and the children of
+ * every bone in the skeleton's build order. */
+static ra_status mp_bone_tree(mp_tree *t, ra_error *err)
 {
-    mp_doc *d = doc->model;
-    mp_state *st = doc->state;
-    ra_scene *s = &doc->scene;
-    ra_arena *ar = doc->arena;
-    const mp_cinf *k = d->has_cinf ? &d->cinf : NULL;
-    const mp_anim *a = d->has_anim ? &d->anim : NULL;
-    size_t nb = k ? k->bone_count : 0, nc = a ? a->channel_count : 0;
-
-    ra_id_slot *bones = k ? ra_sorted_ids(ar, k->bones, nb, sizeof *k->bones) : NULL;
-    ra_id_slot *names = k ? ra_sorted_ids(ar, k->name_ids, k->name_count, sizeof *k->name_ids) : NULL;
-    ra_id_slot *build = k ? ra_sorted_ids(ar, k->build_order, k->build_count, sizeof *k->build_order) : NULL;
-    ra_id_slot *chans = a ? ra_sorted_ids(ar, a->channels, nc, sizeof *a->channels) : NULL;
-    if ((k && (!bones || !names || !build)) || (a && !chans)) return ra_fail_nomem(err, FMT);
-
-    /* tree: parent index per kept bone (duplicated ids keep the first) */
-    int64_t *parent = ra_arena_array(ar, nb, sizeof *parent);
+    const mp_cinf *k = t->k;
+    size_t nb = t->nb;
+    ra_arena *ar = t->ar;
+    t->parent = ra_arena_array(ar, nb, sizeof *t->parent);
     uint32_t *rank = ra_arena_array(ar, nb, sizeof *rank);
-    uint32_t *child_start = ra_arena_array(ar, nb + 2, sizeof *child_start);
-    uint32_t *children = ra_arena_array(ar, nb + 1, sizeof *children);
-    bool *kept = ra_arena_array(ar, nb, sizeof *kept);
-    if (nb && (!parent || !rank || !child_start || !children || !kept)) return ra_fail_nomem(err, FMT);
+    t->child_start = ra_arena_array(ar, nb + 2, sizeof *t->child_start);
+    t->children = ra_arena_array(ar, nb + 1, sizeof *t->children);
+    t->kept = ra_arena_array(ar, nb, sizeof *t->kept);
+    child_key *ck = ra_arena_array(ar, nb, sizeof *ck);
+    if (nb && (!t->parent || !rank || !t->child_start || !t->children || !t->kept || !ck)) return ra_fail_nomem(err, FMT);
     size_t dup = 0;
     for (size_t i = 0; i < nb; i++) {
-        kept[i] = ra_find_id(bones, nb, k->bones[i].id) == (int64_t)i;
-        if (!kept[i]) dup++;
-        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : ra_find_id(bones, nb, k->bones[i].parent);
-        parent[i] = p == (int64_t)i ? -1 : p;
-        int64_t r = ra_find_id(build, k->build_count, k->bones[i].id);
+        t->kept[i] = ra_find_id(t->bones, nb, k->bones[i].id) == (int64_t)i;
+        if (!t->kept[i]) dup++;
+        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : ra_find_id(t->bones, nb, k->bones[i].parent);
+        t->parent[i] = p == (int64_t)i ? -1 : p;
+        int64_t r = ra_find_id(t->build, k->build_count, k->bones[i].id);
         rank[i] = r >= 0 ? (uint32_t)r : UINT32_MAX;
     }
-    if (dup) ra_scene_warn(s, "the skeleton lists %zu bone id(s) twice; the first record of each is used", dup);
-    /* children lists (CSR): slot nb holds the roots */
-    child_key *ck = ra_arena_array(ar, nb, sizeof *ck);
-    if (nb && !ck) return ra_fail_nomem(err, FMT);
+    if (dup) ra_scene_warn(t->s, "the skeleton lists %zu bone id(s) twice; the first record of each is used", dup);
     size_t nk = 0;
     for (size_t i = 0; i < nb; i++)
-        if (kept[i]) ck[nk++] = (child_key){parent[i] >= 0 ? (uint32_t)parent[i] : (uint32_t)nb, rank[i], (uint32_t)i};
+        if (t->kept[i])
+            ck[nk++] = (child_key){t->parent[i] >= 0 ? (uint32_t)t->parent[i] : (uint32_t)nb, rank[i], (uint32_t)i};
     qsort(ck, nk, sizeof *ck, cmp_child);
     for (size_t i = 0; i < nk; i++) {
-        children[i] = ck[i].index;
-        child_start[ck[i].parent_slot + 1]++;
+        t->children[i] = ck[i].index;
+        t->child_start[ck[i].parent_slot + 1]++;
     }
-    for (size_t i = 0; i <= nb; i++) child_start[i + 1] += child_start[i];
+    for (size_t i = 0; i <= nb; i++) t->child_start[i + 1] += t->child_start[i];
+    return RA_OK;
+}
 
-    size_t total = 1 + nb + nc;
-    const char **nm = ra_arena_array(ar, total, sizeof *nm);
-    st->chan = ra_arena_array(ar, total, sizeof *st->chan);
-    st->rest = ra_arena_array(ar, total, sizeof *st->rest);
-    int32_t *node_of_bone = ra_arena_array(ar, nb, sizeof *node_of_bone);
-    int32_t *parent_node = ra_arena_array(ar, total, sizeof *parent_node);
-    uint32_t *bone_of_node = ra_arena_array(ar, total, sizeof *bone_of_node);
-    uint32_t *stack = ra_arena_array(ar, nb + 1, sizeof *stack);
-    if (!nm || !st->chan || !st->rest || (nb && !node_of_bone) || !parent_node || !bone_of_node || !stack)
-        return ra_fail_nomem(err, FMT);
-
-    /* pre-order walk with an explicit stack (no recursion: any depth) */
-    size_t nn = 1, sp = 0;
-    nm[0] = "RootNode";
-    parent_node[0] = -1;
-    st->chan[0] = -1;
-    for (uint32_t c = child_start[nb + 1]; c-- > child_start[nb];) stack[sp++] = children[c];
+/* The skeleton's bones in pre-order, with an explicit stack (any depth):
+ * names, rest offsets from the parent, channels. */
+static ra_status mp_walk_bones(mp_tree *t, ra_error *err)
+{
+    const mp_cinf *k = t->k;
+    size_t nb = t->nb;
+    mp_state *st = t->st;
+    uint32_t *stack = ra_arena_array(t->ar, nb + 1, sizeof *stack);
+    if (!stack) return ra_fail_nomem(err, FMT);
+    size_t sp = 0;
+    for (uint32_t c = t->child_start[nb + 1]; c-- > t->child_start[nb];) stack[sp++] = t->children[c];
     while (sp) {
         uint32_t b = stack[--sp];
         const mp_bone *bone = &k->bones[b];
-        int32_t me = (int32_t)nn++;
-        node_of_bone[b] = me;
-        parent_node[me] = parent[b] >= 0 ? node_of_bone[parent[b]] : 0;
-        bone_of_node[me] = bone->id;
+        int32_t me = (int32_t)t->nn++;
+        t->node_of_bone[b] = me;
+        t->parent_node[me] = t->parent[b] >= 0 ? t->node_of_bone[t->parent[b]] : 0;
+        t->bone_of_node[me] = bone->id;
         ra_vec3 pos = ra_v3(bone->pos[0], bone->pos[1], bone->pos[2]);
-        if (parent[b] >= 0) {
-            const mp_bone *pb = &k->bones[parent[b]];
+        if (t->parent[b] >= 0) {
+            const mp_bone *pb = &k->bones[t->parent[b]];
             pos = ra_v3_sub(pos, ra_v3(pb->pos[0], pb->pos[1], pb->pos[2]));
         }
         if (!(fabs(pos.x) <= FLT_MAX && fabs(pos.y) <= FLT_MAX && fabs(pos.z) <= FLT_MAX))
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT_CINF, bone->offset, "bone.position",
                            "the offset from the parent bone exceeds the float range");
         st->rest[me] = pos;
-        int64_t ni = ra_find_id(names, k->name_count, bone->id);
-        nm[me] = ni >= 0 ? k->names[ni] : ra_arena_printf(ar, "bone_%u", bone->id);
-        if (!nm[me]) return ra_fail_nomem(err, FMT);
-        int64_t ci = a ? ra_find_id(chans, nc, bone->id) : -1;
-        st->chan[me] = (int32_t)ci;
-        for (uint32_t c = child_start[b + 1]; c-- > child_start[b];) stack[sp++] = children[c];
+        int64_t ni = ra_find_id(t->names, k->name_count, bone->id);
+        t->nm[me] = ni >= 0 ? k->names[ni] : ra_arena_printf(t->ar, "bone_%u", bone->id);
+        if (!t->nm[me]) return ra_fail_nomem(err, FMT);
+        st->chan[me] = (int32_t)(t->a ? ra_find_id(t->chans, t->nc, bone->id) : -1);
+        for (uint32_t c = t->child_start[b + 1]; c-- > t->child_start[b];) stack[sp++] = t->children[c];
     }
-    /* animated bones the skeleton lacks */
+    return RA_OK;
+}
+
+/* Animated bones the skeleton lacks: bone_<id> nodes under the root (listed
+ * in the metadata), and the warnings about the channels. */
+static ra_status mp_missing_bones(mp_tree *t, ra_error *err)
+{
     size_t missing = 0, dup_chan = 0, high_ids = 0;
     ra_writer mw;
     ra_writer_init(&mw);
     ra_wr_u8(&mw, '[');
-    for (size_t c = 0; c < nc; c++) {
-        uint32_t id = a->channels[c].bone_id;
+    for (size_t c = 0; c < t->nc; c++) {
+        uint32_t id = t->a->channels[c].bone_id;
         if (id >= MP_BONE_SLOTS) high_ids++;
-        if (ra_find_id(chans, nc, id) != (int64_t)c) {
+        if (ra_find_id(t->chans, t->nc, id) != (int64_t)c) {
             dup_chan++;
             continue;
         }
-        if (k && ra_find_id(bones, nb, id) >= 0) continue;
-        int32_t me = (int32_t)nn++;
-        parent_node[me] = 0;
-        bone_of_node[me] = id;
-        st->rest[me] = ra_v3(0, 0, 0);
-        st->chan[me] = (int32_t)c;
-        nm[me] = ra_arena_printf(ar, "bone_%u", id);
-        if (!nm[me]) {
+        if (t->k && ra_find_id(t->bones, t->nb, id) >= 0) continue;
+        int32_t me = (int32_t)t->nn++;
+        t->parent_node[me] = 0;
+        t->bone_of_node[me] = id;
+        t->st->rest[me] = ra_v3(0, 0, 0);
+        t->st->chan[me] = (int32_t)c;
+        t->nm[me] = ra_arena_printf(t->ar, "bone_%u", id);
+        if (!t->nm[me]) {
             ra_writer_free(&mw);
             return ra_fail_nomem(err, FMT);
         }
-        if (k) {
+        if (t->k) {
             char num[16];
             snprintf(num, sizeof num, "%s%u", missing ? "," : "", id);
             ra_wr_bytes(&mw, num, strlen(num));
@@ -280,27 +289,36 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
         }
     }
     ra_wr_bytes(&mw, "]", 2);
-    bool ok = !mw.failed && (!missing || ra_meta_set_string(ar, &s->meta, "metroid.bones_missing_from_skeleton",
+    bool ok = !mw.failed && (!missing || ra_meta_set_string(t->ar, &t->s->meta, "metroid.bones_missing_from_skeleton",
                                                             (const char *)mw.data));
     ra_writer_free(&mw);
     if (!ok) return ra_fail_nomem(err, FMT);
+    ra_scene *s = t->s;
     if (missing)
         ra_scene_warn(s, "%zu animated bone(s) are not in the skeleton; they are kept as bone_<id> nodes under the root",
                       missing);
     if (dup_chan) ra_scene_warn(s, "%zu channel(s) animate a bone an earlier channel animates; the first is used", dup_chan);
-    if (high_ids) ra_scene_warn(s, "%zu channel(s) use bone ids of %u or more, which the game ignores", high_ids,
-                                (unsigned)MP_BONE_SLOTS);
+    if (high_ids)
+        ra_scene_warn(s, "%zu channel(s) use bone ids of %u or more, which the game ignores", high_ids,
+                      (unsigned)MP_BONE_SLOTS);
+    return RA_OK;
+}
 
+/* The scene's nodes, the skeleton (a glTF skin, a Blender armature: every
+ * node under the root) and the bones' bind data. */
+static ra_status mp_add_nodes(mp_tree *t, ra_error *err)
+{
+    ra_scene *s = t->s;
+    ra_arena *ar = t->ar;
+    size_t nn = t->nn;
     static const char *const reserved[] = {"RootNode"};
-    if (!ra_names_make_unique(ar, nm + 1, nn - 1, reserved, 1)) return ra_fail_nomem(err, FMT);
+    if (!ra_names_make_unique(ar, t->nm + 1, nn - 1, reserved, 1)) return ra_fail_nomem(err, FMT);
     for (size_t i = 0; i < nn; i++) {
-        ra_mat4 m = i == 0 ? root_transform(st->native) : ra_m4_translation(st->rest[i]);
-        if (ra_scene_add_node(s, nm[i], parent_node[i], &m) != (int32_t)i) return ra_fail_nomem(err, FMT);
-        if (i == 0) continue;
-        ra_meta_list *md = &s->nodes[i].meta;
-        if (!ra_meta_set_int(ar, md, "metroid.bone_id", bone_of_node[i])) return ra_fail_nomem(err, FMT);
+        ra_mat4 m = i == 0 ? root_transform(t->st->native) : ra_m4_translation(t->st->rest[i]);
+        if (ra_scene_add_node(s, t->nm[i], t->parent_node[i], &m) != (int32_t)i) return ra_fail_nomem(err, FMT);
+        if (i && !ra_meta_set_int(ar, &s->nodes[i].meta, "metroid.bone_id", t->bone_of_node[i]))
+            return ra_fail_nomem(err, FMT);
     }
-    /* the bones as a skeleton (a glTF skin, a Blender armature): every node under the root */
     if (nn > 1) {
         s->skins = ra_arena_alloc(ar, sizeof *s->skins);
         uint32_t *joints = ra_arena_array_uninit(ar, nn - 1, sizeof *joints);
@@ -309,13 +327,12 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
         s->skins[0] = (ra_skin){"skeleton", -1, joints, nn - 1};
         s->skin_count = 1;
     }
-    /* bind data of skeleton bones */
-    for (size_t b = 0; b < nb; b++) {
-        if (!kept[b]) continue;
-        const mp_bone *bone = &k->bones[b];
-        ra_meta_list *md = &s->nodes[node_of_bone[b]].meta;
-        ok = ra_meta_set_vec3(ar, md, "metroid.bind_position", ra_v3(bone->pos[0], bone->pos[1], bone->pos[2]));
-        if (ok && k->game == 2) {
+    for (size_t b = 0; b < t->nb; b++) {
+        if (!t->kept[b]) continue;
+        const mp_bone *bone = &t->k->bones[b];
+        ra_meta_list *md = &s->nodes[t->node_of_bone[b]].meta;
+        bool ok = ra_meta_set_vec3(ar, md, "metroid.bind_position", ra_v3(bone->pos[0], bone->pos[1], bone->pos[2]));
+        if (ok && t->k->game == 2) {
             const char *r1 = json_floats(ar, bone->rot_model, 4), *r2 = json_floats(ar, bone->rot_local, 4);
             ok = r1 && r2 && ra_meta_set_string(ar, md, "metroid.bind_rotation", r1) &&
                  ra_meta_set_string(ar, md, "metroid.bind_local_rotation", r2);
@@ -323,6 +340,47 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
         if (!ok) return ra_fail_nomem(err, FMT);
     }
     return RA_OK;
+}
+
+static ra_status build_nodes(ra_document *doc, ra_error *err)
+{
+    mp_doc *d = doc->model;
+    mp_tree t;
+    memset(&t, 0, sizeof t);
+    t.doc = doc;
+    t.st = doc->state;
+    t.s = &doc->scene;
+    t.ar = doc->arena;
+    t.k = d->has_cinf ? &d->cinf : NULL;
+    t.a = d->has_anim ? &d->anim : NULL;
+    t.nb = t.k ? t.k->bone_count : 0;
+    t.nc = t.a ? t.a->channel_count : 0;
+    ra_arena *ar = t.ar;
+    if (t.k) {
+        t.bones = ra_sorted_ids(ar, t.k->bones, t.nb, sizeof *t.k->bones);
+        t.names = ra_sorted_ids(ar, t.k->name_ids, t.k->name_count, sizeof *t.k->name_ids);
+        t.build = ra_sorted_ids(ar, t.k->build_order, t.k->build_count, sizeof *t.k->build_order);
+        if (!t.bones || !t.names || !t.build) return ra_fail_nomem(err, FMT);
+    }
+    if (t.a && !(t.chans = ra_sorted_ids(ar, t.a->channels, t.nc, sizeof *t.a->channels))) return ra_fail_nomem(err, FMT);
+    size_t total = 1 + t.nb + t.nc;
+    t.nm = ra_arena_array(ar, total, sizeof *t.nm);
+    t.st->chan = ra_arena_array(ar, total, sizeof *t.st->chan);
+    t.st->rest = ra_arena_array(ar, total, sizeof *t.st->rest);
+    t.node_of_bone = ra_arena_array(ar, t.nb, sizeof *t.node_of_bone);
+    t.parent_node = ra_arena_array(ar, total, sizeof *t.parent_node);
+    t.bone_of_node = ra_arena_array(ar, total, sizeof *t.bone_of_node);
+    if (!t.nm || !t.st->chan || !t.st->rest || (t.nb && !t.node_of_bone) || !t.parent_node || !t.bone_of_node)
+        return ra_fail_nomem(err, FMT);
+    t.nm[0] = "RootNode";
+    t.parent_node[0] = -1;
+    t.st->chan[0] = -1;
+    t.nn = 1;
+    ra_status rs = mp_bone_tree(&t, err);
+    if (rs == RA_OK) rs = mp_walk_bones(&t, err);
+    if (rs == RA_OK) rs = mp_missing_bones(&t, err);
+    if (rs == RA_OK) rs = mp_add_nodes(&t, err);
+    return rs;
 }
 
 /* ---- keys ------------------------------------------------------------------------------------------ */
@@ -374,12 +432,69 @@ static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, siz
     return ok;
 }
 
+/* The times keys are emitted at: v2/v3 the keyed frames; v0 every frame up
+ * to the duration, then the duration itself (the last frame blends back to
+ * frame 0), and from K x interval on the game clamps that blend to frame 0. */
+typedef struct mp_times {
+    size_t np;       /* stored frames used */
+    double dur;      /* the scene's duration */
+    bool end_point;  /* a point at dur */
+    bool wrap_point; /* a point at wrap_t */
+    double wrap_t;
+} mp_times;
+
+static mp_times mp_times_of(const mp_anim *a)
+{
+    mp_times m = {0, a->duration, false, false, 0};
+    uint32_t k = a->key_count;
+    if (k) {
+        for (uint32_t j = 0; j < k; j++)
+            if (a->version != 0 || key_time(a, j) <= m.dur || j == 0) m.np++;
+        if (a->version == 0 && m.dur > key_time(a, (uint32_t)m.np - 1)) m.end_point = true;
+        if (a->version != 0 && key_time(a, k - 1) > m.dur) m.dur = key_time(a, k - 1);
+    }
+    if (a->version == 0 && k && key_time(a, 0) > m.dur) m.dur = key_time(a, 0);
+    m.wrap_t = (double)k * a->interval;
+    m.wrap_point = a->version == 0 && m.end_point && m.dur > m.wrap_t;
+    return m;
+}
+
+/* One bone's keys: the stored values at their frames, the game's own
+ * values at the extra points, emitted so slerp plays the game's arcs. */
+static bool mp_bone_channel(ra_document *doc, uint32_t node, const mp_times *tm, point *pt, double max_piece,
+                            ra_channel *out, size_t *long_arcs, size_t *zero_quats)
+{
+    const mp_anim *a = &((mp_doc *)doc->model)->anim;
+    const mp_state *st = doc->state;
+    const mp_channel *ch = &a->channels[st->chan[node]];
+    for (size_t j = 0; j < tm->np; j++) {
+        pt[j].t = key_time(a, (uint32_t)j);
+        if (ch->has_rot) {
+            if (ra_q_len(ch->rot[j]) <= 1e-6) (*zero_quats)++;
+            pt[j].q = safe_quat(ch->rot[j]);
+        }
+        if (ch->has_trans) pt[j].p = ch->trans[j];
+        if (ch->has_scale) pt[j].s = ch->scale[j];
+    }
+    size_t n = tm->np;
+    if (tm->wrap_point) {
+        ra_trs e = eval_channel(a, ch, st->rest[node], tm->wrap_t);
+        pt[n++] = (point){tm->wrap_t, e.r, e.t, e.s};
+    }
+    if (tm->end_point) {
+        ra_trs e = eval_channel(a, ch, st->rest[node], tm->dur);
+        pt[n++] = (point){tm->dur, e.r, e.t, e.s};
+    }
+    out->node = node;
+    out->pre_state = out->post_state = a->looping ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
+    return emit_points(doc->arena, ch, pt, n, max_piece, out, long_arcs);
+}
+
 static ra_status build_animation(ra_document *doc, double max_piece, ra_error *err)
 {
     mp_doc *d = doc->model;
     mp_state *st = doc->state;
     ra_scene *s = &doc->scene;
-    ra_arena *ar = doc->arena;
     const mp_anim *a = &d->anim;
     size_t animated = 0;
     for (size_t i = 1; i < s->node_count; i++) {
@@ -396,143 +511,92 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
         ra_scene_warn(s, "no bone is animated%s; the scene has no animation", st->strip_root ? " (root motion stripped)" : "");
         return RA_OK;
     }
-    /* the points: v2/v3 the keyed frames; v0 every frame up to the duration,
-     * then the duration itself (the last frame blends back to frame 0) */
-    double dur = a->duration;
-    uint32_t k = a->key_count;
-    size_t np = 0;
-    bool end_point = false;
-    if (k) {
-        for (uint32_t j = 0; j < k; j++)
-            if (a->version != 0 || key_time(a, j) <= dur || j == 0) np++;
-        if (a->version == 0 && dur > key_time(a, np - 1)) end_point = true;
-        if (a->version != 0 && key_time(a, k - 1) > dur) dur = key_time(a, k - 1);
-    }
-    if (a->version == 0 && k && key_time(a, 0) > dur) dur = key_time(a, 0);
-    /* v0: from K x interval on the game clamps the blend to frame 0, held */
-    double wrap_t = (double)k * a->interval;
-    bool wrap_point = a->version == 0 && end_point && dur > wrap_t;
-    point *pt = ra_arena_array(ar, np + 2, sizeof *pt);
-    if (!pt) return ra_fail_nomem(err, FMT);
-
-    s->animations = ra_arena_alloc(ar, sizeof *s->animations);
-    if (!s->animations) return ra_fail_nomem(err, FMT);
+    mp_times tm = mp_times_of(a);
+    point *pt = ra_arena_array(doc->arena, tm.np + 2, sizeof *pt);
+    ra_animation *an = s->animations = ra_arena_alloc(doc->arena, sizeof *s->animations);
+    if (!pt || !an) return ra_fail_nomem(err, FMT);
     s->animation_count = 1;
-    ra_animation *an = &s->animations[0];
     an->name = d->stem;
     an->ticks_per_second = 1.0 / a->interval;
-    an->duration = dur;
-    an->channel_count = k ? animated : 0;
-    an->channels = ra_arena_array(ar, an->channel_count, sizeof *an->channels);
+    an->duration = tm.dur;
+    an->channel_count = animated;
+    an->channels = ra_arena_array(doc->arena, an->channel_count, sizeof *an->channels);
     if (!an->channels) return ra_fail_nomem(err, FMT);
     size_t ci = 0, long_arcs = 0, zero_quats = 0;
-    for (size_t i = 1; k && i < s->node_count; i++) {
-        if (st->chan[i] < 0) continue;
-        const mp_channel *ch = &a->channels[st->chan[i]];
-        for (size_t j = 0; j < np; j++) {
-            pt[j].t = key_time(a, (uint32_t)j);
-            if (ch->has_rot) {
-                if (ra_q_len(ch->rot[j]) <= 1e-6) zero_quats++;
-                pt[j].q = safe_quat(ch->rot[j]);
-            }
-            if (ch->has_trans) pt[j].p = ch->trans[j];
-            if (ch->has_scale) pt[j].s = ch->scale[j];
-        }
-        size_t n = np;
-        if (wrap_point) {
-            ra_trs e = eval_channel(a, ch, st->rest[i], wrap_t);
-            pt[n++] = (point){wrap_t, e.r, e.t, e.s};
-        }
-        if (end_point) {
-            ra_trs e = eval_channel(a, ch, st->rest[i], dur);
-            pt[n++] = (point){dur, e.r, e.t, e.s};
-        }
-        ra_channel *out = &an->channels[ci++];
-        out->node = (uint32_t)i;
-        out->pre_state = out->post_state = a->looping ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
-        if (!emit_points(ar, ch, pt, n, max_piece, out, &long_arcs)) return ra_fail_nomem(err, FMT);
-    }
+    for (size_t i = 1; i < s->node_count; i++)
+        if (st->chan[i] >= 0 &&
+            !mp_bone_channel(doc, (uint32_t)i, &tm, pt, max_piece, &an->channels[ci++], &long_arcs, &zero_quats))
+            return ra_fail_nomem(err, FMT);
     if (long_arcs)
         ra_scene_warn(s, "%zu key pair(s) turn the long way (negative dot, as the game's slerp plays them); keys were added "
                          "so shortest-arc players follow",
                       long_arcs);
     if (zero_quats) ra_scene_warn(s, "%zu zero rotation key(s); identity is used", zero_quats);
-    if (a->version != 0 && k && key_time(a, k - 1) > (double)a->duration * (1 + 1e-6) + 1e-9)
+    uint32_t k = a->key_count;
+    if (a->version != 0 && key_time(a, k - 1) > (double)a->duration * (1 + 1e-6) + 1e-9)
         ra_scene_warn(s, "keys run to %.6g s, past the header duration of %.6g s; the scene duration covers them",
                       key_time(a, k - 1), (double)a->duration);
     return RA_OK;
 }
 
 /* ---- scene ------------------------------------------------------------------------------------------ */
-static ra_status mp_to_scene(ra_document *doc, ra_error *err)
+/* The animation's header fields and what the reader noticed about them. */
+static bool mp_anim_metadata(ra_document *doc, const mp_anim *a)
+{
+    ra_arena *ar = doc->arena;
+    ra_meta_list *md = &doc->scene.meta;
+    ra_scene *s = &doc->scene;
+    const mp_state *st = doc->state;
+    bool ok = ra_meta_set_string(ar, md, "metroid.layout", mp_layout_name(a->layout)) &&
+              ra_meta_set_int(ar, md, "metroid.version", a->version) &&
+              ra_meta_set_string(ar, md, "metroid.game", a->layout == MP_V0_MP2 || a->layout == MP_V2_MP2 ? "MP2" : "MP1") &&
+              ra_meta_set_int(ar, md, "metroid.evnt_id", a->has_evnt && a->evnt_id != 0xFFFFFFFFu ? a->evnt_id : 0) &&
+              ra_meta_set_bool(ar, md, "metroid.looping", a->looping != 0) &&
+              ra_meta_set_int(ar, md, "metroid.root_bone_id", a->root_bone) &&
+              ra_meta_set_double(ar, md, "metroid.interval", a->interval) &&
+              ra_meta_set_double(ar, md, "metroid.duration", a->duration) &&
+              ra_meta_set_int(ar, md, "metroid.frames", a->version == 0 ? a->key_count : a->bitmap_bits) &&
+              ra_meta_set_int(ar, md, "metroid.keys", a->key_count) &&
+              ra_meta_set_string(ar, md, "metroid.root_motion", st->strip_root ? "stripped" : "kept");
+    if (ok && a->version != 0)
+        ok = ra_meta_set_int(ar, md, "metroid.rotation_divisor", a->rot_div) &&
+             ra_meta_set_double(ar, md, "metroid.translation_multiplier", a->trans_mult);
+    if (ok && a->layout == MP_V2_MP2) ok = ra_meta_set_double(ar, md, "metroid.scale_multiplier", a->scale_mult);
+    if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "metroid.trailing_bytes", (int64_t)a->trailing_size);
+    if (a->trailing_size && !mp_is_padding(a->trailing, a->trailing_size))
+        ra_scene_warn(s, "%zu bytes after the animation data are not 0xFF padding; ignored", a->trailing_size);
+    if (a->version != 0 &&
+        (a->header_channels != a->desc_count || (a->layout != MP_V2_MP2 && a->channel_count_dup != a->desc_count)))
+        ra_scene_warn(s, "the header says %u channels, the descriptor list holds %u; the descriptors are used",
+                      a->header_channels, a->desc_count);
+    if (a->version != 0 && a->bitmap_bits % 32 && a->bitmap[a->bitmap_bits / 32] >> (a->bitmap_bits % 32))
+        ra_scene_warn(s, "key bitmap bits past frame %u are set; ignored", a->bitmap_bits - 1);
+    if (a->key_count == 0) ra_scene_warn(s, "the animation has no frames");
+    return ok;
+}
+
+/* Where the skeleton came from, its fields, and the animation's. */
+static ra_status mp_metadata(ra_document *doc, ra_error *err)
 {
     mp_doc *d = doc->model;
-    ra_scene *s = &doc->scene;
     ra_arena *ar = doc->arena;
-    const char *fmt = doc->format->id;
-    mp_state *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return ra_fail_nomem(err, FMT);
-    doc->state = st;
-    const char *cm = ra_options_get(&doc->options, "coords");
-    if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
-        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "coords", "coords must be 'converted' or 'native', not '%s'", cm);
-    st->native = cm && !strcmp(cm, "native");
-    const char *rm = ra_options_get(&doc->options, "root_motion");
-    if (rm && strcmp(rm, "keep") && strcmp(rm, "strip"))
-        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "root_motion", "root_motion must be 'keep' or 'strip', not '%s'", rm);
-    st->strip_root = rm && !strcmp(rm, "strip");
-    double mka = ra_options_get_double(&doc->options, "max_key_angle", 150.0);
-    if (!(mka > 0.06) || mka > 179.0)
-        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
-
-    ra_status rs = build_nodes(doc, err);
+    ra_meta_list *md = &doc->scene.meta;
+    ra_scene *s = &doc->scene;
+    const mp_state *st = doc->state;
+    ra_status rs = ra_scene_standard_meta(
+        doc, d->has_anim ? 1.0 / d->anim.interval : 0,
+        st->native ? "native (right-handed, Z up)"
+                   : "converted (right-handed, Y up: the root node turns the Z-up file -90 deg about X)",
+        err);
     if (rs != RA_OK) return rs;
-    /* a 4D arc of half the rotation angle per piece */
-    if (d->has_anim && (rs = build_animation(doc, mka * RA_PI / 360.0, err)) != RA_OK) return rs;
-
-    ra_meta_list *md = &s->meta;
-    bool ok = ra_meta_set_string(ar, md, "format", fmt) &&
-              ra_meta_set_string(ar, md, "coords",
-                                 st->native ? "native (right-handed, Z up)"
-                                            : "converted (right-handed, Y up: the root node turns the Z-up file -90 deg about X)") &&
-              ra_meta_set_string(ar, md, "metroid.skeleton_source", d->cinf_source) &&
+    bool ok = ra_meta_set_string(ar, md, "metroid.skeleton_source", d->cinf_source) &&
               ra_meta_set_bool(ar, md, "metroid.skeleton_found", d->has_cinf);
     if (ok && d->cinf_path) ok = ra_meta_set_string(ar, md, "metroid.skeleton", d->cinf_path);
-    if (ok && !d->has_anim)
-        ok = ra_meta_set_string(ar, md, "metroid.layout", d->cinf.game == 2 ? "cinf-mp2" : "cinf-mp1");
+    if (ok && !d->has_anim) ok = ra_meta_set_string(ar, md, "metroid.layout", d->cinf.game == 2 ? "cinf-mp2" : "cinf-mp1");
     if (ok && d->has_cinf)
         ok = ra_meta_set_int(ar, md, "metroid.skeleton_game", d->cinf.game) &&
              ra_meta_set_int(ar, md, "metroid.skeleton_bones", d->cinf.bone_count);
-    if (ok && d->has_anim) {
-        const mp_anim *a = &d->anim;
-        ok = ra_meta_set_string(ar, md, "metroid.layout", mp_layout_name(a->layout)) &&
-             ra_meta_set_int(ar, md, "metroid.version", a->version) &&
-             ra_meta_set_string(ar, md, "metroid.game", a->layout == MP_V0_MP2 || a->layout == MP_V2_MP2 ? "MP2" : "MP1") &&
-             ra_meta_set_int(ar, md, "metroid.evnt_id", a->has_evnt && a->evnt_id != 0xFFFFFFFFu ? a->evnt_id : 0) &&
-             ra_meta_set_bool(ar, md, "metroid.looping", a->looping != 0) &&
-             ra_meta_set_int(ar, md, "metroid.root_bone_id", a->root_bone) &&
-             ra_meta_set_double(ar, md, "metroid.interval", a->interval) &&
-             ra_meta_set_double(ar, md, "metroid.duration", a->duration) &&
-             ra_meta_set_double(ar, md, "native_ticks_per_second", 1.0 / a->interval) &&
-             ra_meta_set_int(ar, md, "metroid.frames", a->version == 0 ? a->key_count : a->bitmap_bits) &&
-             ra_meta_set_int(ar, md, "metroid.keys", a->key_count) &&
-             ra_meta_set_string(ar, md, "metroid.root_motion", st->strip_root ? "stripped" : "kept");
-        if (ok && a->version != 0)
-            ok = ra_meta_set_int(ar, md, "metroid.rotation_divisor", a->rot_div) &&
-                 ra_meta_set_double(ar, md, "metroid.translation_multiplier", a->trans_mult);
-        if (ok && a->layout == MP_V2_MP2) ok = ra_meta_set_double(ar, md, "metroid.scale_multiplier", a->scale_mult);
-        if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "metroid.trailing_bytes", (int64_t)a->trailing_size);
-        if (a->trailing_size && !mp_is_padding(a->trailing, a->trailing_size))
-            ra_scene_warn(s, "%zu bytes after the animation data are not 0xFF padding; ignored", a->trailing_size);
-        if (a->version != 0 && (a->header_channels != a->desc_count ||
-                                (a->layout != MP_V2_MP2 && a->channel_count_dup != a->desc_count)))
-            ra_scene_warn(s, "the header says %u channels, the descriptor list holds %u; the descriptors are used",
-                          a->header_channels, a->desc_count);
-        if (a->version != 0 && a->bitmap_bits % 32 &&
-            a->bitmap[a->bitmap_bits / 32] >> (a->bitmap_bits % 32))
-            ra_scene_warn(s, "key bitmap bits past frame %u are set; ignored", a->bitmap_bits - 1);
-        if (a->key_count == 0) ra_scene_warn(s, "the animation has no frames");
-    }
+    if (ok && d->has_anim) ok = mp_anim_metadata(doc, &d->anim);
     if (ok && d->has_cinf && d->cinf.trailing_size && !mp_is_padding(d->cinf.trailing, d->cinf.trailing_size))
         ra_scene_warn(s, "%zu bytes after the skeleton data are not 0xFF padding; ignored", d->cinf.trailing_size);
     if (!ok) return ra_fail_nomem(err, FMT);
@@ -540,6 +604,22 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
         ra_scene_warn(s, "no skeleton (CINF) found: bones are bone_<id> nodes under the root, without rest offsets or "
                          "hierarchy (give one with --option cinf=PATH)");
     return RA_OK;
+}
+
+static ra_status mp_to_scene(ra_document *doc, ra_error *err)
+{
+    mp_doc *d = doc->model;
+    ra_scene_start start;
+    ra_scene_start_init(doc, 150.0, &start);
+    mp_state *st = doc->state = ra_arena_alloc(doc->arena, sizeof *st);
+    if (!st) return ra_fail_nomem(err, FMT);
+    st->native = start.native;
+    st->strip_root = ra_options_is(&doc->options, "root_motion", "strip");
+    ra_status rs = build_nodes(doc, err);
+    /* a 4D arc of half the rotation angle per piece */
+    if (rs == RA_OK && d->has_anim) rs = build_animation(doc, start.max_key_angle / 2, err);
+    if (rs == RA_OK) rs = mp_metadata(doc, err);
+    return rs;
 }
 
 /* ---- read -------------------------------------------------------------------------------------------- */

@@ -933,79 +933,75 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     return rs;
 }
 
-static ra_status niff_to_scene(ra_document *doc, ra_error *err)
+/* What the steps of niff_to_scene share. */
+typedef struct niff_build {
+    ra_document *doc;
+    const niff_file *f;
+    ra_arena *ar;
+    ra_scene *s;
+    nstate *st;
+    ra_scene_start start;
+    const char **names; /* objects, then cameras, then RootNode */
+    size_t nodes;
+    int max_depth;
+    size_t dup_links, unreached;
+    double dur;                     /* frames */
+    ra_mat4 *world, *local;         /* scratch: one pose of every node */
+    uint8_t *wstate;
+} niff_build;
+
+/* RootNode, the SceneList's trees, the objects not reached from it, then the cameras. */
+static ra_status niff_nodes(niff_build *b, ra_error *err)
 {
-    const niff_file *f = doc->model;
-    ra_arena *ar = doc->arena;
-    ra_scene *s = &doc->scene;
-    nstate *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return ra_fail_nomem(err, FMT);
-    doc->state = st;
-    st->f = f;
-    st->fps = ra_options_get_double(&doc->options, "fps", 30.0);
-    if (!(st->fps > 0) || !isfinite(st->fps))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "fps", "fps must be a positive number of frames per second");
-    double mka = ra_options_get_double(&doc->options, "max_key_angle", 150.0);
-    if (!(mka > 0 && mka < 180))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0, 180) degrees");
-    double kt = ra_options_get_double(&doc->options, "key_tolerance", NIFF_VALUE_TOL);
-    if (!(kt > 0 && kt <= 0.1))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_tolerance", "key_tolerance must be in (0, 0.1]");
-    double mdepth = ra_options_get_double(&doc->options, "max_depth", 256);
-    if (!(mdepth >= 1 && mdepth <= RA_MAX_DEPTH_LIMIT))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..%d", RA_MAX_DEPTH_LIMIT);
-    int max_depth = (int)mdepth;
-
-    /* playback of every group */
-    st->gp = ra_arena_array(ar, f->group_count, sizeof *st->gp);
-    if (!st->gp) return ra_fail_nomem(err, FMT);
-    for (uint32_t i = 0; i < f->group_count; i++) {
-        ra_status rs = make_play(doc, &f->groups[i], &st->gp[i], err);
-        if (rs != RA_OK) return rs;
-    }
-
-    /* nodes: the scene's roots and their trees, then the objects not reached, then the cameras */
-    size_t nodes = 1 + (size_t)f->obj_count + f->cam_count;
-    st->node_count = nodes;
-    const char **names = node_names(ar, f, "RootNode");
-    st->obj_node = ra_arena_array(ar, f->obj_count, sizeof *st->obj_node);
-    if (!names || !st->obj_node) return ra_fail_nomem(err, FMT);
+    const niff_file *f = b->f;
+    nstate *st = b->st;
+    b->nodes = st->node_count = 1 + (size_t)f->obj_count + f->cam_count;
+    b->names = node_names(b->ar, f, "RootNode");
+    st->obj_node = ra_arena_array(b->ar, f->obj_count, sizeof *st->obj_node);
+    if (!b->names || !st->obj_node) return ra_fail_nomem(err, FMT);
     for (uint32_t i = 0; i < f->obj_count; i++) st->obj_node[i] = -1;
     ra_mat4 id = ra_m4_identity();
-    if (ra_scene_add_node(s, names[nodes - 1], -1, &id) < 0) return ra_fail_nomem(err, FMT);
-    size_t depth_cap = (size_t)max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)max_depth + 1 : (size_t)f->obj_count + 1;
+    if (ra_scene_add_node(b->s, b->names[b->nodes - 1], -1, &id) < 0) return ra_fail_nomem(err, FMT);
+    size_t depth_cap = (size_t)b->max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)b->max_depth + 1
+                                                                              : (size_t)f->obj_count + 1;
     frame *stack = ra_malloc(depth_cap * sizeof *stack);
     uint8_t *on_path = ra_calloc(f->obj_count ? f->obj_count : 1, 1);
-    size_t dup_links = 0, unreached = 0;
     ra_status rs = stack && on_path ? RA_OK : ra_fail_nomem(err, FMT);
     for (uint32_t k = 0; rs == RA_OK && k < f->scene.obj.n + f->obj_count; k++) {
         uint32_t o = k < f->scene.obj.n ? f->scene.obj.v[k] : k - f->scene.obj.n;
         if (st->obj_node[o] >= 0) {
-            if (k < f->scene.obj.n) dup_links++;
+            if (k < f->scene.obj.n) b->dup_links++;
             continue;
         }
-        if (k >= f->scene.obj.n) unreached++;
-        rs = place_tree(doc, st, names, o, stack, on_path, &dup_links, max_depth, err);
+        if (k >= f->scene.obj.n) b->unreached++;
+        rs = place_tree(b->doc, st, b->names, o, stack, on_path, &b->dup_links, b->max_depth, err);
     }
     ra_free(stack);
     ra_free(on_path);
-    if (rs != RA_OK) return rs;
-    for (uint32_t c = 0; c < f->cam_count; c++)
-        if (ra_scene_add_node(s, names[f->obj_count + c], 0, &id) < 0) return ra_fail_nomem(err, FMT);
-    st->node_cam = ra_arena_array(ar, nodes, sizeof *st->node_cam);
-    st->bb_look = ra_arena_array(ar, nodes, sizeof *st->bb_look);
-    st->bb_up = ra_arena_array(ar, nodes, sizeof *st->bb_up);
-    st->node_gp = ra_arena_array(ar, nodes, sizeof *st->node_gp);
-    st->parent = ra_arena_array(ar, nodes, sizeof *st->parent);
-    st->up_mode = ra_arena_array(ar, f->cam_count, sizeof *st->up_mode);
+    for (uint32_t c = 0; rs == RA_OK && c < f->cam_count; c++)
+        if (ra_scene_add_node(b->s, b->names[f->obj_count + c], 0, &id) < 0) rs = ra_fail_nomem(err, FMT);
+    return rs;
+}
+
+/* Which group plays each node, what billboards aim at, the animation's length. */
+static ra_status niff_playback_links(niff_build *b, ra_error *err)
+{
+    const niff_file *f = b->f;
+    nstate *st = b->st;
+    size_t nodes = b->nodes;
+    st->node_cam = ra_arena_array(b->ar, nodes, sizeof *st->node_cam);
+    st->bb_look = ra_arena_array(b->ar, nodes, sizeof *st->bb_look);
+    st->bb_up = ra_arena_array(b->ar, nodes, sizeof *st->bb_up);
+    st->node_gp = ra_arena_array(b->ar, nodes, sizeof *st->node_gp);
+    st->parent = ra_arena_array(b->ar, nodes, sizeof *st->parent);
+    st->up_mode = ra_arena_array(b->ar, f->cam_count, sizeof *st->up_mode);
     if (!st->node_cam || !st->bb_look || !st->bb_up || !st->node_gp || !st->parent || !st->up_mode)
         return ra_fail_nomem(err, FMT);
     for (size_t n = 0; n < nodes; n++) {
         st->node_cam[n] = st->bb_look[n] = st->bb_up[n] = -1;
-        st->parent[n] = s->nodes[n].parent;
+        st->parent[n] = b->s->nodes[n].parent;
     }
     for (uint32_t c = 0; c < f->cam_count; c++) st->node_cam[1 + f->obj_count + c] = (int32_t)c;
-    double dur = 0; /* frames */
     for (uint32_t i = 0; i < f->obj_count; i++) {
         const niff_obj *o = &f->objs[i];
         int32_t n = st->obj_node[i];
@@ -1018,19 +1014,23 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
             st->bb_up[n] = gp->bb->upper_obj != NIFF_NONE ? st->obj_node[gp->bb->upper_obj] : -1;
         }
         double len = gp->loop ? gp->period * gp->loop : gp->period;
-        if (len > dur) dur = len;
+        if (len > b->dur) b->dur = len;
     }
+    return RA_OK;
+}
 
-    /* rest pose (frame 0) and the cameras' up conventions */
-    ra_mat4 *world = ra_malloc(2 * nodes * sizeof *world), *local = world ? world + nodes : NULL;
-    uint8_t *wstate = ra_malloc(nodes);
-    if (!world || !wstate) {
-        ra_free(world);
-        ra_free(wstate);
-        return ra_fail_nomem(err, FMT);
-    }
+/* The rest pose (frame 0) and each camera's up convention, chosen once at 0. */
+static ra_status niff_rest_pose(niff_build *b, ra_error *err)
+{
+    const niff_file *f = b->f;
+    nstate *st = b->st;
+    b->world = ra_malloc(2 * b->nodes * sizeof *b->world);
+    b->local = b->world ? b->world + b->nodes : NULL;
+    b->wstate = ra_malloc(b->nodes);
+    if (!b->world || !b->wstate) return ra_fail_nomem(err, FMT);
+    ra_mat4 *world = b->world;
     for (uint32_t c = 0; c < f->cam_count; c++) st->up_mode[c] = UP_FIXED;
-    int aimfail = eval_world(st, 0, world, local, wstate);
+    int aimfail = eval_world(st, 0, world, b->local, b->wstate);
     for (uint32_t c = 0; c < f->cam_count; c++) {
         const niff_cam *cam = &f->cams[c];
         if (cam->up_obj == NIFF_NONE) continue;
@@ -1045,107 +1045,144 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
             break;
         }
     }
-    if (!aimfail) aimfail = eval_world(st, 0, world, local, wstate);
+    if (!aimfail) aimfail = eval_world(st, 0, world, b->local, b->wstate);
+    if (aimfail == AIM_DEEP)
+        return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "billboard",
+                       "billboards and cameras aim at objects placed by other billboards more than %d levels deep",
+                       NIFF_MAX_AIM_DEPTH);
     if (aimfail) {
-        ra_free(world);
-        ra_free(wstate);
-        if (aimfail == AIM_DEEP)
-            return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "billboard",
-                           "billboards and cameras aim at objects placed by other billboards more than %d levels deep",
-                           NIFF_MAX_AIM_DEPTH);
         for (uint32_t i = 0; i < f->obj_count; i++)
             if (st->node_gp[st->obj_node[i]] && st->node_gp[st->obj_node[i]]->kind == G_BILLBOARD)
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, st->node_gp[st->obj_node[i]]->bb->offset + 12,
                                "lookat_obj_index", "a billboard looks at (or up to) an object that depends on its own orientation");
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "billboard", "billboards depend on each other in a cycle");
     }
-    for (size_t n = 1; n < nodes; n++) s->nodes[n].transform = local[n];
+    for (size_t n = 1; n < b->nodes; n++) b->s->nodes[n].transform = b->local[n];
+    return RA_OK;
+}
 
-    /* metadata */
+/* Every object's fields on its node; the file's version on the scene. */
+static ra_status niff_metadata(niff_build *b, ra_error *err)
+{
+    const niff_file *f = b->f;
     bool ok = true;
     for (uint32_t i = 0; i < f->obj_count && ok; i++)
-        ok = set_obj_meta(ar, &s->nodes[st->obj_node[i]].meta, f, i, names);
+        ok = set_obj_meta(b->ar, &b->s->nodes[b->st->obj_node[i]].meta, f, i, b->names);
+    if (!ok) return ra_fail_nomem(err, FMT);
+    ra_status rs = ra_scene_standard_meta(b->doc, b->st->fps, "NIFF's own frame: right-handed, Y up, Z toward the viewer", err);
+    if (rs != RA_OK) return rs;
     char ver[16];
     snprintf(ver, sizeof ver, "0x%08X", f->version);
-    ok = ok && ra_meta_set_string(ar, &s->meta, "format", FMT) &&
-         ra_meta_set_string(ar, &s->meta, "coords", "NIFF's own frame: right-handed, Y up, Z toward the viewer") &&
-         ra_meta_set_string(ar, &s->meta, "niff.version", ver) &&
-         ra_meta_set_int(ar, &s->meta, "niff.major", niff_is_v2(f->version) ? 2 : 1) &&
-         ra_meta_set_double(ar, &s->meta, "native_ticks_per_second", st->fps);
+    ok = ra_meta_set_string(b->ar, &b->s->meta, "niff.version", ver) &&
+         ra_meta_set_int(b->ar, &b->s->meta, "niff.major", niff_is_v2(f->version) ? 2 : 1);
+    return ok ? RA_OK : ra_fail_nomem(err, FMT);
+}
 
-    /* cameras */
-    if (ok && f->cam_count) {
-        s->cameras = ra_arena_array(ar, f->cam_count, sizeof *s->cameras);
-        s->non_skeleton = ra_arena_array(ar, f->cam_count, sizeof *s->non_skeleton);
-        ok = s->cameras && s->non_skeleton;
-        for (uint32_t c = 0; ok && c < f->cam_count; c++) {
-            const niff_cam *cam = &f->cams[c];
-            uint32_t node = 1 + f->obj_count + c;
-            ra_camera *rc = &s->cameras[s->camera_count++];
-            s->non_skeleton[s->non_skeleton_count++] = node;
-            rc->name = names[f->obj_count + c];
-            rc->node = node;
-            double aspect = cam->aspect;
-            if (!(aspect > 0) || !isfinite(aspect)) {
-                ra_scene_warn(s, "a camera's aspect is not a positive number; 4:3 is used");
-                aspect = 4.0 / 3.0;
-            }
-            double fovy = cam->fovy; /* NaN fails the test below */
-            if (!(fovy > 0 && fovy < 180)) {
-                if (cam->type != 1) ra_scene_warn(s, "a perspective camera's field of view is outside (0, 180) degrees; 45 is used");
-                fovy = 45;
-            }
-            rc->horizontal_fov = atan(tan(fovy * RA_PI / 360.0) * aspect);
-            rc->aspect = aspect;
-            double cn = cam->near_clip, cf = cam->far_clip;
-            if (!(cn > 0) || !isfinite(cn)) cn = 0.01;
-            if (!(cf > cn) || !isfinite(cf)) cf = cn * 1e5;
-            if (cn != cam->near_clip || cf != cam->far_clip)
-                ra_scene_warn(s, "a camera's near/far clip planes are not 0 < near < far; replaced (the stored values are metadata)");
-            rc->clip_near = cn;
-            rc->clip_far = cf;
-            if (cam->type == 1) { /* orthographic: half the view's width and height */
-                double xm = fabs((double)cam->right - (double)cam->left) / 2, ym = fabs((double)cam->top - (double)cam->bottom) / 2;
-                rc->orthographic = xm > 0 && ym > 0 && isfinite(xm) && isfinite(ym);
-                if (rc->orthographic) {
-                    rc->ortho_xmag = xm;
-                    rc->ortho_ymag = ym;
-                } else {
-                    ra_scene_warn(s, "an orthographic camera's view has no area; it is written as a perspective camera");
-                }
-            }
-            rc->position = ra_v3(0, 0, 0);
-            rc->look_at = ra_v3(0, 0, -1);
-            rc->up = ra_v3(0, 1, 0);
-            static const char *const modes[3] = {"relative (up object - eye)", "direction (the up object's position)",
-                                                 "fixed (0, 1, 0)"};
-            ra_meta_list *md = &s->nodes[node].meta;
-            ok = ra_meta_set_int(ar, md, "niff.cam_index", c) &&
-                 ra_meta_set_string(ar, md, "niff.cam_type", cam->type == 1 ? "ORTHO" : "PERSP") &&
-                 ra_meta_set_double(ar, md, "niff.cam_fovy_degrees", cam->fovy) &&
-                 ra_meta_set_string(ar, md, "niff.cam_up_convention", modes[st->up_mode[c]]) &&
-                 (cam->eye_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_eye", names[cam->eye_obj])) &&
-                 (cam->lookat_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_lookat", names[cam->lookat_obj])) &&
-                 (cam->up_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_up", names[cam->up_obj]));
-            if (ok && cam->type == 1)
-                ok = ra_meta_set_vec3(ar, md, "niff.ortho_right_left_top", ra_v3(cam->right, cam->left, cam->top)) &&
-                     ra_meta_set_double(ar, md, "niff.ortho_bottom", cam->bottom);
-            if (ok) ok = ra_meta_set_vec3(ar, md, "niff.cam_near_far_scale", ra_v3(cam->near_clip, cam->far_clip, cam->scale));
+/* Camera c on its node: field of view, aspect and clip planes made valid,
+ * orthographic where the view has an area; the stored values as metadata. */
+static bool niff_camera(niff_build *b, uint32_t c)
+{
+    ra_scene *s = b->s;
+    const niff_cam *cam = &b->f->cams[c];
+    uint32_t node = 1 + b->f->obj_count + c;
+    ra_camera *rc = &s->cameras[s->camera_count++];
+    s->non_skeleton[s->non_skeleton_count++] = node;
+    rc->name = b->names[b->f->obj_count + c];
+    rc->node = node;
+    double aspect = cam->aspect;
+    if (!(aspect > 0) || !isfinite(aspect)) {
+        ra_scene_warn(s, "a camera's aspect is not a positive number; 4:3 is used");
+        aspect = 4.0 / 3.0;
+    }
+    double fovy = cam->fovy; /* NaN fails the test below */
+    if (!(fovy > 0 && fovy < 180)) {
+        if (cam->type != 1) ra_scene_warn(s, "a perspective camera's field of view is outside (0, 180) degrees; 45 is used");
+        fovy = 45;
+    }
+    rc->horizontal_fov = atan(tan(fovy * RA_PI / 360.0) * aspect);
+    rc->aspect = aspect;
+    double cn = cam->near_clip, cf = cam->far_clip;
+    if (!(cn > 0) || !isfinite(cn)) cn = 0.01;
+    if (!(cf > cn) || !isfinite(cf)) cf = cn * 1e5;
+    if (cn != cam->near_clip || cf != cam->far_clip)
+        ra_scene_warn(s, "a camera's near/far clip planes are not 0 < near < far; replaced (the stored values are metadata)");
+    rc->clip_near = cn;
+    rc->clip_far = cf;
+    if (cam->type == 1) { /* orthographic: half the view's width and height */
+        double xm = fabs((double)cam->right - (double)cam->left) / 2, ym = fabs((double)cam->top - (double)cam->bottom) / 2;
+        rc->orthographic = xm > 0 && ym > 0 && isfinite(xm) && isfinite(ym);
+        if (rc->orthographic) {
+            rc->ortho_xmag = xm;
+            rc->ortho_ymag = ym;
+        } else {
+            ra_scene_warn(s, "an orthographic camera's view has no area; it is written as a perspective camera");
         }
     }
-    if (!ok) {
-        ra_free(world);
-        ra_free(wstate);
-        return ra_fail_nomem(err, FMT);
-    }
+    rc->position = ra_v3(0, 0, 0);
+    rc->look_at = ra_v3(0, 0, -1);
+    rc->up = ra_v3(0, 1, 0);
+    static const char *const modes[3] = {"relative (up object - eye)", "direction (the up object's position)",
+                                         "fixed (0, 1, 0)"};
+    ra_arena *ar = b->ar;
+    const char **names = b->names;
+    ra_meta_list *md = &s->nodes[node].meta;
+    bool ok = ra_meta_set_int(ar, md, "niff.cam_index", c) &&
+              ra_meta_set_string(ar, md, "niff.cam_type", cam->type == 1 ? "ORTHO" : "PERSP") &&
+              ra_meta_set_double(ar, md, "niff.cam_fovy_degrees", cam->fovy) &&
+              ra_meta_set_string(ar, md, "niff.cam_up_convention", modes[b->st->up_mode[c]]) &&
+              (cam->eye_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_eye", names[cam->eye_obj])) &&
+              (cam->lookat_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_lookat", names[cam->lookat_obj])) &&
+              (cam->up_obj == NIFF_NONE || ra_meta_set_string(ar, md, "niff.cam_up", names[cam->up_obj]));
+    if (ok && cam->type == 1)
+        ok = ra_meta_set_vec3(ar, md, "niff.ortho_right_left_top", ra_v3(cam->right, cam->left, cam->top)) &&
+             ra_meta_set_double(ar, md, "niff.ortho_bottom", cam->bottom);
+    return ok && ra_meta_set_vec3(ar, md, "niff.cam_near_far_scale", ra_v3(cam->near_clip, cam->far_clip, cam->scale));
+}
 
-    /* the animation */
-    rs = dur > 0 ? bake_animation(doc, st, dur, mka * RA_PI / 180.0, world, local, wstate, err) : RA_OK;
-    ra_free(world);
-    ra_free(wstate);
+static ra_status niff_cameras(niff_build *b, ra_error *err)
+{
+    uint32_t n = b->f->cam_count;
+    if (!n) return RA_OK;
+    b->s->cameras = ra_arena_array(b->ar, n, sizeof *b->s->cameras);
+    b->s->non_skeleton = ra_arena_array(b->ar, n, sizeof *b->s->non_skeleton);
+    bool ok = b->s->cameras && b->s->non_skeleton;
+    for (uint32_t c = 0; ok && c < n; c++) ok = niff_camera(b, c);
+    return ok ? RA_OK : ra_fail_nomem(err, FMT);
+}
+
+static ra_status niff_to_scene(ra_document *doc, ra_error *err)
+{
+    niff_build b;
+    memset(&b, 0, sizeof b);
+    b.doc = doc;
+    b.f = doc->model;
+    b.ar = doc->arena;
+    b.s = &doc->scene;
+    ra_scene_start_init(doc, 150.0, &b.start);
+    b.max_depth = (int)ra_options_get_double(&doc->options, "max_depth", 256);
+    nstate *st = b.st = doc->state = ra_arena_alloc(b.ar, sizeof *b.st);
+    if (!st) return ra_fail_nomem(err, FMT);
+    st->f = b.f;
+    st->fps = ra_options_get_double(&doc->options, "fps", 30.0);
+    /* playback of every group */
+    st->gp = ra_arena_array(b.ar, b.f->group_count, sizeof *st->gp);
+    if (!st->gp) return ra_fail_nomem(err, FMT);
+    ra_status rs = RA_OK;
+    for (uint32_t i = 0; rs == RA_OK && i < b.f->group_count; i++) rs = make_play(doc, &b.f->groups[i], &st->gp[i], err);
+    if (rs == RA_OK) rs = niff_nodes(&b, err);
+    if (rs == RA_OK) rs = niff_playback_links(&b, err);
+    if (rs == RA_OK) rs = niff_rest_pose(&b, err);
+    if (rs == RA_OK) rs = niff_metadata(&b, err);
+    if (rs == RA_OK) rs = niff_cameras(&b, err);
+    if (rs == RA_OK && b.dur > 0)
+        rs = bake_animation(doc, st, b.dur, b.start.max_key_angle, b.world, b.local, b.wstate, err);
+    ra_free(b.world);
+    ra_free(b.wstate);
     if (rs != RA_OK) return rs;
-    if (dup_links) ra_scene_warn(s, "%zu link(s) to an object placed already are ignored (an object has one parent)", dup_links);
-    if (unreached) ra_scene_warn(s, "%zu object tree(s) not reached from the SceneList are placed under the root", unreached);
+    if (b.dup_links)
+        ra_scene_warn(b.s, "%zu link(s) to an object placed already are ignored (an object has one parent)", b.dup_links);
+    if (b.unreached)
+        ra_scene_warn(b.s, "%zu object tree(s) not reached from the SceneList are placed under the root", b.unreached);
     return RA_OK;
 }
 

@@ -460,49 +460,39 @@ static const char *wog_stem(ra_arena *ar, const char *path, const char *fallback
     return s;
 }
 
-static ra_status wog_to_scene(ra_document *doc, ra_error *err)
+/* What the steps of wog_to_scene share. */
+typedef struct wog_build {
+    ra_document *doc;
+    const wog_file *f;
+    ra_scene *s;
+    ra_arena *ar;
+    const char *fmt;
+    wog_state *st;
+    bool reverse, flip; /* transform_order=reverse, flip_y */
+    ra_scene_start start;
+    group *g; /* the animation, or the movie's actors by depth */
+    uint32_t ng;
+    const char *stem;
+    size_t nodes, mismatch, chains;
+    const char **names; /* scene node names, RootNode first */
+    bool any_cut;
+} wog_build;
+
+/* The groups: the animation, or the actors by depth; groups playing the same
+ * animation share its tracks. */
+static ra_status wog_groups(wog_build *b, ra_error *err)
 {
-    const wog_file *f = doc->model;
-    ra_scene *s = &doc->scene;
-    ra_arena *ar = doc->arena;
-    const char *fmt = doc->format->id;
-    const ra_options *o = &doc->options;
-
-    const char *cm = ra_options_get(o, "coords");
-    if (cm && strcmp(cm, "native") && strcmp(cm, "converted"))
-        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "coords", "coords must be 'converted' or 'native', not '%s'", cm);
-    const char *to = ra_options_get(o, "transform_order");
-    if (to && strcmp(to, "list") && strcmp(to, "reverse"))
-        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "transform_order",
-                       "transform_order must be 'list' or 'reverse', not '%s'", to);
-    bool reverse = to && !strcmp(to, "reverse");
-    const char *fy = ra_options_get(o, "flip_y");
-    if (fy && strcmp(fy, "true") && strcmp(fy, "false") && strcmp(fy, "1") && strcmp(fy, "0"))
-        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "flip_y", "flip_y must be 'true' or 'false', not '%s'", fy);
-    bool flip = fy && (!strcmp(fy, "true") || !strcmp(fy, "1"));
-    double mka = ra_options_get_double(o, "max_key_angle", 150.0);
-    if (!(mka > 0.06) || mka > 179.0)
-        return ra_fail(err, RA_ERR_USAGE, fmt, RA_NO_OFFSET, "max_key_angle", "max_key_angle must be in (0.06, 179] degrees");
-
-    wog_state *st = ra_arena_alloc(ar, sizeof *st);
-    if (!st) return ra_fail_nomem(err, fmt);
-    doc->state = st;
-    st->flip_y = flip;
-
-    /* the groups: the animation, or the actors by depth */
-    uint32_t ng = f->is_movie ? f->movie.num_actors : 1;
-    group *g = ra_arena_array(ar, ng, sizeof *g);
-    if (!g) return ra_fail_nomem(err, fmt);
-    const char *stem = wog_stem(ar, doc->filename, f->is_movie ? "movie" : "anim");
-    if (!stem) return ra_fail_nomem(err, fmt);
-    size_t mismatch = 0;
+    const wog_file *f = b->f;
+    ra_arena *ar = b->ar;
+    group *g = b->g = ra_arena_array(ar, b->ng, sizeof *g);
+    if (!g) return ra_fail_nomem(err, b->fmt);
     if (f->is_movie) {
-        depth_key *idx = ra_arena_array(ar, ng, sizeof *idx);
-        if (!idx) return ra_fail_nomem(err, fmt);
-        for (uint32_t i = 0; i < ng; i++) idx[i] = (depth_key){f->movie.actors[i].depth, i};
-        if (ng) qsort(idx, ng, sizeof *idx, cmp_depth);
-        st->length = f->movie.length;
-        for (uint32_t i = 0; i < ng; i++) {
+        depth_key *idx = ra_arena_array(ar, b->ng, sizeof *idx);
+        if (!idx) return ra_fail_nomem(err, b->fmt);
+        for (uint32_t i = 0; i < b->ng; i++) idx[i] = (depth_key){f->movie.actors[i].depth, i};
+        if (b->ng) qsort(idx, b->ng, sizeof *idx, cmp_depth);
+        b->st->length = f->movie.length;
+        for (uint32_t i = 0; i < b->ng; i++) {
             uint32_t a = idx[i].actor;
             const wog_actor *ac = &f->movie.actors[a];
             const char *id = actor_string(&f->movie, ac->type == WOG_ACTOR_TEXT ? ac->label_idx : ac->image_idx);
@@ -510,20 +500,20 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
             g[i].a = &f->movie.anims[a];
             g[i].actor = a;
             g[i].name = *id ? ra_arena_printf(ar, "actor%02u_%s", a, id) : ra_arena_printf(ar, "actor%02u", a);
-            if (!g[i].name) return ra_fail_nomem(err, fmt);
+            if (!g[i].name) return ra_fail_nomem(err, b->fmt);
         }
     } else {
         g[0].a = &f->anim;
-        g[0].name = stem;
+        g[0].name = b->stem;
     }
-    size_t nodes = 1;
+    b->nodes = 1;
     ra_strmap seen; /* an animation's offset -> the first group playing it + 1 */
-    if (!ra_strmap_init(&seen, ar, ng)) return ra_fail_nomem(err, fmt);
-    for (uint32_t i = 0; i < ng; i++) {
+    if (!ra_strmap_init(&seen, ar, b->ng)) return ra_fail_nomem(err, b->fmt);
+    for (uint32_t i = 0; i < b->ng; i++) {
         g[i].same = -1;
         char *key = ra_arena_printf(ar, "%llu", (unsigned long long)g[i].a->offset);
         uint32_t *slot = key ? ra_strmap_slot(&seen, key) : NULL;
-        if (!slot) return ra_fail_nomem(err, fmt);
+        if (!slot) return ra_fail_nomem(err, b->fmt);
         if (*slot) {
             const group *first = &g[*slot - 1];
             g[i].same = (int32_t)(*slot - 1);
@@ -532,96 +522,112 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
             g[i].runs = first->runs, g[i].period = first->period;
         } else {
             *slot = i + 1;
-            if (make_group(doc, g[i].a, reverse, &g[i], &mismatch) != RA_OK) return ra_fail_nomem(err, fmt);
+            if (make_group(b->doc, g[i].a, b->reverse, &g[i], &b->mismatch) != RA_OK) return ra_fail_nomem(err, b->fmt);
         }
-        if (!f->is_movie) st->length = g[i].period, g[i].loop = LOOP_AFTER;
+        if (!f->is_movie) b->st->length = g[i].period, g[i].loop = LOOP_AFTER;
         else g[i].loop = g[i].period > 0 && g[i].period < f->movie.length ? LOOP_ALWAYS : LOOP_NONE;
-        nodes += g[i].runs;
+        b->nodes += g[i].runs;
     }
+    return RA_OK;
+}
 
-    /* node names: helpers "<name>_part<k>" above the node that carries the name */
-    const char **names = ra_arena_array(ar, nodes, sizeof *names);
-    st->part = ra_arena_array(ar, nodes, sizeof *st->part);
-    if (!names || !st->part) return ra_fail_nomem(err, fmt);
+/* Node names: helpers "<name>_part<k>" above the node that carries the name. */
+static ra_status wog_names(wog_build *b, ra_error *err)
+{
+    const char **names = b->names = ra_arena_array(b->ar, b->nodes, sizeof *names);
+    b->st->part = ra_arena_array(b->ar, b->nodes, sizeof *b->st->part);
+    if (!names || !b->st->part) return ra_fail_nomem(err, b->fmt);
     names[0] = "RootNode";
     size_t ni = 1;
-    for (uint32_t i = 0; i < ng; i++)
-        for (uint32_t r = g[i].runs; r-- > 0;) {
-            names[ni] = r ? ra_arena_printf(ar, "%s_part%u", g[i].name, r) : g[i].name;
-            if (!names[ni++]) return ra_fail_nomem(err, fmt);
+    for (uint32_t i = 0; i < b->ng; i++)
+        for (uint32_t r = b->g[i].runs; r-- > 0;) {
+            names[ni] = r ? ra_arena_printf(b->ar, "%s_part%u", b->g[i].name, r) : b->g[i].name;
+            if (!names[ni++]) return ra_fail_nomem(err, b->fmt);
         }
     static const char *const reserved[] = {"RootNode"};
-    if (!ra_names_make_unique(ar, names + 1, nodes - 1, reserved, 1)) return ra_fail_nomem(err, fmt);
+    return ra_names_make_unique(b->ar, names + 1, b->nodes - 1, reserved, 1) ? RA_OK : ra_fail_nomem(err, b->fmt);
+}
 
+/* Group i's nodes (one per run of its transform list, outermost first) and
+ * their channels; *ni is the index of the next name. */
+static ra_status wog_group_nodes(wog_build *b, uint32_t i, ra_animation *an, size_t *ni, double *budget,
+                                 size_t *meta_left, ra_error *err)
+{
+    group *gi = &b->g[i];
+    gi->first_channel = an->channel_count;
+    const group *same = gi->same >= 0 ? &b->g[gi->same] : NULL;
+    /* split the application order into the runs, outermost (applied last) first */
+    uint32_t *cuts = ra_arena_array(b->ar, gi->runs + 1, sizeof *cuts);
+    if (!cuts) return ra_fail_nomem(err, b->fmt);
+    uint32_t nc = 0;
+    cuts[nc++] = 0;
+    for (uint32_t k = 1; k < gi->norder; k++)
+        if (gi->a->transform_types[gi->order[k]] <= gi->a->transform_types[gi->order[k - 1]]) cuts[nc++] = k;
+    cuts[nc] = gi->norder;
+    if (gi->runs > 1) b->chains++;
+    int32_t parent = 0;
     ra_mat4 id = ra_m4_identity();
-    if (ra_scene_add_node(s, "RootNode", -1, &id) < 0) return ra_fail_nomem(err, fmt);
-    ra_animation *an = ra_arena_alloc(ar, sizeof *an);
-    if (!an || !(an->channels = ra_arena_array(ar, nodes - 1, sizeof *an->channels))) return ra_fail_nomem(err, fmt);
-    an->name = stem;
-    an->ticks_per_second = 1.0;
-    an->duration = st->length;
-    ni = 1;
-    bool any_cut = false;
-    size_t chains = 0;
-    double budget = break_budget(doc);
-    size_t samples_left = ra_document_max_samples(doc);
-    size_t meta_left = meta_budget(doc);
-    for (uint32_t i = 0; i < ng; i++) {
-        g[i].first_channel = an->channel_count;
-        const group *same = g[i].same >= 0 ? &g[g[i].same] : NULL;
-        /* split the application order into the runs, outermost (applied last) first */
-        uint32_t *cuts = ra_arena_array(ar, g[i].runs + 1, sizeof *cuts);
-        if (!cuts) return ra_fail_nomem(err, fmt);
-        uint32_t nc = 0;
-        cuts[nc++] = 0;
-        for (uint32_t k = 1; k < g[i].norder; k++)
-            if (g[i].a->transform_types[g[i].order[k]] <= g[i].a->transform_types[g[i].order[k - 1]]) cuts[nc++] = k;
-        cuts[nc] = g[i].norder;
-        if (g[i].runs > 1) chains++;
-        int32_t parent = 0;
-        for (uint32_t r = g[i].runs; r-- > 0;) {
-            int32_t node = ra_scene_add_node(s, names[ni], parent, &id);
-            if (node < 0) return ra_fail_nomem(err, fmt);
-            wpart *p = &st->part[node];
-            p->a = g[i].a;
-            p->tracks = g[i].tracks;
-            p->order = g[i].order;
-            p->first = cuts[r];
-            p->count = cuts[r + 1] - cuts[r];
-            p->period = g[i].period;
-            p->loop = g[i].loop;
-            ra_channel *ch = &an->channels[an->channel_count++];
-            ch->node = (uint32_t)node;
-            ra_behaviour b = g[i].loop != LOOP_NONE ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
-            ch->pre_state = ch->post_state = b;
-            bool cut = false;
-            if (same) {
-                /* the same animation with the same timing: the same keys */
-                const ra_channel *oc = &an->channels[same->first_channel + (g[i].runs - 1 - r)];
-                ch->position = oc->position, ch->position_count = oc->position_count;
-                ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
-                ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
-            } else {
-                ra_status rs =
-                    bake_part(doc, p, flip, st->length, mka * RA_PI / 180.0, ch, &cut, &budget, &samples_left, err);
-                if (rs != RA_OK) return rs;
-            }
-            any_cut |= cut;
-            ra_meta_list *md = &s->nodes[node].meta;
-            if (r == 0) {
-                ra_status rs = set_keys_meta(doc, md, &g[i], same, &meta_left, err);
-                if (rs != RA_OK) return rs;
-                if (f->is_movie && !set_actor_meta(ar, md, &f->movie, g[i].actor)) return ra_fail_nomem(err, fmt);
-            }
-            parent = node;
-            ni++;
+    for (uint32_t r = gi->runs; r-- > 0;) {
+        int32_t node = ra_scene_add_node(b->s, b->names[(*ni)++], parent, &id);
+        if (node < 0) return ra_fail_nomem(err, b->fmt);
+        wpart *p = &b->st->part[node];
+        *p = (wpart){.a = gi->a, .tracks = gi->tracks, .order = gi->order, .first = cuts[r],
+                     .count = cuts[r + 1] - cuts[r], .period = gi->period, .loop = gi->loop};
+        ra_channel *ch = &an->channels[an->channel_count++];
+        ch->node = (uint32_t)node;
+        ch->pre_state = ch->post_state = gi->loop != LOOP_NONE ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
+        bool cut = false;
+        if (same) {
+            /* the same animation with the same timing: the same keys */
+            const ra_channel *oc = &an->channels[same->first_channel + (gi->runs - 1 - r)];
+            ch->position = oc->position, ch->position_count = oc->position_count;
+            ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
+            ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
+        } else {
+            ra_status rs = bake_part(b->doc, p, b->flip, b->st->length, b->start.max_key_angle, ch, &cut, budget,
+                                     &b->start.samples_left, err);
+            if (rs != RA_OK) return rs;
         }
+        b->any_cut |= cut;
+        if (r == 0) {
+            ra_meta_list *md = &b->s->nodes[node].meta;
+            ra_status rs = set_keys_meta(b->doc, md, gi, same, meta_left, err);
+            if (rs != RA_OK) return rs;
+            if (b->f->is_movie && !set_actor_meta(b->ar, md, &b->f->movie, gi->actor)) return ra_fail_nomem(err, b->fmt);
+        }
+        parent = node;
     }
-    s->animations = an;
-    s->animation_count = an->channel_count ? 1 : 0;
+    return RA_OK;
+}
 
-    /* scene metadata and warnings */
-    ra_meta_list *md = &s->meta;
+/* RootNode, then every group's nodes and channels in one animation. */
+static ra_status wog_animation(wog_build *b, ra_error *err)
+{
+    ra_mat4 id = ra_m4_identity();
+    if (ra_scene_add_node(b->s, "RootNode", -1, &id) < 0) return ra_fail_nomem(err, b->fmt);
+    ra_animation *an = ra_arena_alloc(b->ar, sizeof *an);
+    if (!an || !(an->channels = ra_arena_array(b->ar, b->nodes - 1, sizeof *an->channels)))
+        return ra_fail_nomem(err, b->fmt);
+    an->name = b->stem;
+    an->ticks_per_second = 1.0;
+    an->duration = b->st->length;
+    size_t ni = 1, meta_left = meta_budget(b->doc);
+    double budget = break_budget(b->doc);
+    for (uint32_t i = 0; i < b->ng; i++) {
+        ra_status rs = wog_group_nodes(b, i, an, &ni, &budget, &meta_left, err);
+        if (rs != RA_OK) return rs;
+    }
+    b->s->animations = an;
+    b->s->animation_count = an->channel_count ? 1 : 0;
+    return RA_OK;
+}
+
+/* The layout, the options that shaped the scene, the file's counts, warnings. */
+static ra_status wog_metadata(wog_build *b, ra_error *err)
+{
+    const wog_file *f = b->f;
+    ra_arena *ar = b->ar;
+    ra_meta_list *md = &b->s->meta;
     char order[16 * 11] = ""; /* WOG_MAX_TRANSFORMS names of at most 10 characters */
     const wog_anim *a0 = f->is_movie ? NULL : &f->anim;
     for (uint32_t i = 0; a0 && a0->transform_types && i < a0->num_transforms; i++) {
@@ -630,30 +636,57 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
         snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", i ? "," : "",
                  t >= 0 && t < 3 ? tn[t] : "?");
     }
-    bool ok = ra_meta_set_string(ar, md, "format", fmt) &&
-              ra_meta_set_string(ar, md, "coords",
-                                 flip ? "the file's 2D plane as the XY plane, y mirrored (flip_y), Z towards the viewer"
-                                      : "the file's 2D plane as the XY plane, y as stored, Z towards the viewer") &&
-              ra_meta_set_string(ar, md, "wog.layout", wog_layout_name(f->layout)) &&
-              ra_meta_set_string(ar, md, "wog.transform_order", reverse ? "reverse" : "list") &&
-              ra_meta_set_bool(ar, md, "wog.flip_y", flip) &&
-              ra_meta_set_double(ar, md, "native_ticks_per_second", 1.0);
+    ra_status rs = ra_scene_standard_meta(b->doc, 1.0,
+                                          b->flip ? "the file's 2D plane as the XY plane, y mirrored (flip_y), Z towards the viewer"
+                                                  : "the file's 2D plane as the XY plane, y as stored, Z towards the viewer",
+                                          err);
+    if (rs != RA_OK) return rs;
+    bool ok = ra_meta_set_string(ar, md, "wog.layout", wog_layout_name(f->layout)) &&
+              ra_meta_set_string(ar, md, "wog.transform_order", b->reverse ? "reverse" : "list") &&
+              ra_meta_set_bool(ar, md, "wog.flip_y", b->flip);
     if (ok && f->is_movie)
         ok = ra_meta_set_double(ar, md, "wog.length", f->movie.length) &&
              ra_meta_set_int(ar, md, "wog.actors", f->movie.num_actors);
     if (ok && !f->is_movie)
         ok = ra_meta_set_int(ar, md, "wog.frames", f->anim.num_frames) &&
              ra_meta_set_string(ar, md, "wog.transforms", order);
-    if (!ok) return ra_fail_nomem(err, fmt);
-    if (mismatch)
-        ra_scene_warn(s, "%zu key(s) whose nextFrameIndex is not the next keyed slot; playback follows the slots", mismatch);
-    if (any_cut) ra_scene_warn(s, "an actor's animation runs past the movie's length; it is cut there");
-    if (chains)
+    if (!ok) return ra_fail_nomem(err, b->fmt);
+    ra_scene *s = b->s;
+    if (b->mismatch)
+        ra_scene_warn(s, "%zu key(s) whose nextFrameIndex is not the next keyed slot; playback follows the slots",
+                      b->mismatch);
+    if (b->any_cut) ra_scene_warn(s, "an actor's animation runs past the movie's length; it is cut there");
+    if (b->chains)
         ra_scene_warn(s, "%zu animation(s) whose transform list does not follow scale, rotate, translate: each run of it "
                          "is a node of its own (<name>_part<k> above <name>)",
-                      chains);
+                      b->chains);
     if (f->is_movie && f->movie.num_actors == 0) ra_scene_warn(s, "the movie has no actors");
     return RA_OK;
+}
+
+static ra_status wog_to_scene(ra_document *doc, ra_error *err)
+{
+    wog_build b;
+    memset(&b, 0, sizeof b);
+    b.doc = doc;
+    b.f = doc->model;
+    b.s = &doc->scene;
+    b.ar = doc->arena;
+    b.fmt = doc->format->id;
+    b.reverse = ra_options_is(&doc->options, "transform_order", "reverse");
+    b.flip = ra_options_get_bool(&doc->options, "flip_y", false);
+    ra_scene_start_init(doc, 150.0, &b.start);
+    b.st = doc->state = ra_arena_alloc(b.ar, sizeof *b.st);
+    if (!b.st) return ra_fail_nomem(err, b.fmt);
+    b.st->flip_y = b.flip;
+    b.ng = b.f->is_movie ? b.f->movie.num_actors : 1;
+    b.stem = wog_stem(b.ar, doc->filename, b.f->is_movie ? "movie" : "anim");
+    if (!b.stem) return ra_fail_nomem(err, b.fmt);
+    ra_status rs = wog_groups(&b, err);
+    if (rs == RA_OK) rs = wog_names(&b, err);
+    if (rs == RA_OK) rs = wog_animation(&b, err);
+    if (rs == RA_OK) rs = wog_metadata(&b, err);
+    return rs;
 }
 
 /* ---- read / write ------------------------------------------------------------------------------------------ */

@@ -87,6 +87,23 @@ ra_status ra_fail_max_samples(const ra_document *doc, ra_error *err);
  * (*samples_left starts at ra_document_max_samples). */
 void ra_document_bake_params(const ra_document *doc, ra_bake_params *p, size_t *samples_left);
 
+/* ---- what every to_scene starts and ends with ------------------------------------------
+ * The common options, read once (the option tables have checked them): the
+ * coordinate policy, the largest key angle and the bake's sample budget.
+ * bake.samples_left points at samples_left: keep the struct where it is. */
+typedef struct ra_scene_start {
+    bool native;          /* coords=native */
+    bool key_angle_set;   /* the option max_key_angle was given */
+    double max_key_angle; /* radians: the option, or the format's default */
+    size_t samples_left;
+    ra_bake_params bake;  /* ra_document_bake_params, with max_key_angle */
+} ra_scene_start;
+void ra_scene_start_init(const ra_document *doc, double default_key_angle_deg, ra_scene_start *st);
+/* The metadata every scene has: format, native_ticks_per_second (left out
+ * when it is not positive: a skeleton alone has no rate), coords (how the
+ * frame was chosen, in words). */
+ra_status ra_scene_standard_meta(ra_document *doc, double native_ticks_per_second, const char *coords, ra_error *err);
+
 /* JSON of the scene (the `dump` schema of docs/design.md). */
 void ra_scene_dump_json(const ra_scene *s, ra_json *j);
 
