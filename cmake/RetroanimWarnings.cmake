@@ -1,7 +1,7 @@
 # Warning flags (and the sanitizer option) for retroanim's own targets.
 function(retroanim_warnings target)
   if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
-    target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wpointer-arith
+    target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow -Wpointer-arith -Wconversion -Wsign-conversion
       $<$<COMPILE_LANGUAGE:C>:-Wstrict-prototypes -Wmissing-prototypes>)
     if(RETROANIM_WERROR)
       target_compile_options(${target} PRIVATE -Werror)

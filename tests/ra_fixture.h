@@ -31,7 +31,7 @@ static inline void fx_check_semantics_ex(const ra_document *doc, size_t anim, co
     const char *worst_node = "";
     long steps = (long)floor(t_end / dt + 1e-9);
     for (long i = 0; i <= steps; i++) {
-        double t = fmin(i * dt, t_end);
+        double t = fmin((double)i * dt, t_end);
         ra_error e;
         ra_error_clear(&e);
         ra_document_pose(doc, anim, t, pw, &e);

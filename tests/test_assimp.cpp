@@ -117,8 +117,8 @@ static void CollectWorld(const aiNode *n, const aiAnimation *a, double ticks, co
 static double Diff(const aiMatrix4x4 &a, const ra_mat4 &b)
 {
     double d = 0;
-    for (int r = 0; r < 4; r++)
-        for (int c = 0; c < 4; c++) d = std::max(d, std::fabs((double)a[r][c] - b.m[r][c]));
+    for (unsigned r = 0; r < 4; r++)
+        for (unsigned c = 0; c < 4; c++) d = std::max(d, std::fabs((double)a[r][c] - b.m[r][c]));
     return d;
 }
 
@@ -230,7 +230,7 @@ static void TestFixture(const std::string &dir, const std::string &name)
         bool loops = loops_of(ai);
         long last = (long)(s.animations[ai].duration * 1000) + (loops ? 0 : 20);
         for (long ms = 0; ms <= last; ms++) {
-            double t = ms / 1000.0;
+            double t = (double)ms / 1000.0;
             reference(ai, t, pose.data());
             std::map<std::string, aiMatrix4x4> w;
             CollectWorld(sc->mRootNode, an, t, aiMatrix4x4(), w);
@@ -318,7 +318,7 @@ static void TestFixture(const std::string &dir, const std::string &name)
             std::string worst_at;
             long steps = (long)std::floor(s.animations[ai].duration * 120 + 1e-9) + (loops ? 0 : 2);
             for (long i = 0; i <= steps; i++) {
-                double t = std::min(i / 120.0, loops ? s.animations[ai].duration : 1e300);
+                double t = std::min((double)i / 120.0, loops ? s.animations[ai].duration : 1e300);
                 reference(ai, t, pose.data());
                 // glTF stores key times as float32: a step key at t may come back up to one float32
                 // ulp later, so at an instant on a step the glb is also read just after it

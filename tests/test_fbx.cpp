@@ -144,8 +144,8 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
             for (size_t i = 0; i < s.node_count; i++) {
                 auto it = got.find(s.nodes[i].name);
                 if (it == got.end()) continue; // reported above
-                for (int r = 0; r < 4; r++)
-                    for (int c = 0; c < 4; c++) {
+                for (unsigned r = 0; r < 4; r++)
+                    for (unsigned c = 0; c < 4; c++) {
                         double w = want[i].m[r][c], d = std::fabs(it->second[r][c] - w) / std::fmax(1.0, std::fabs(w));
                         if (!(d <= worst)) worst = std::isnan(d) ? INFINITY : d;
                     }

@@ -597,7 +597,10 @@ static void hostile(void)
         CHECK(secs < 1.0, "long names: %.2f s", secs);
         if (doc) {
             size_t longest = 0;
-            for (size_t i = 0; i < doc->scene.node_count; i++) longest = fmax(longest, strlen(doc->scene.nodes[i].name));
+            for (size_t i = 0; i < doc->scene.node_count; i++) {
+                size_t len = strlen(doc->scene.nodes[i].name);
+                if (len > longest) longest = len;
+            }
             CHECK(longest <= 1000 + 8 && ra_arena_used(doc->arena) < 64u << 20,
                   "long names: names cut (longest %zu), %zu bytes of arena", longest, ra_arena_used(doc->arena));
             ra_document_free(doc);

@@ -13,8 +13,8 @@
 static char g_dir[1024];
 #define NAME_MAX_LEN 255
 
-static int load(const uint8_t *d, size_t n, const char *name, const char *coords, bool body, ra_document **doc,
-                ra_error *e)
+static ra_status load(const uint8_t *d, size_t n, const char *name, const char *coords, bool body, ra_document **doc,
+                       ra_error *e)
 {
     ra_options o;
     ra_options_init(&o);
@@ -71,7 +71,7 @@ static void run_fixture(const char *name)
     ra_error e;
     ra_document *doc = NULL;
     if (fx.err_off >= 0) {
-        int st = load(data, size, name, NULL, body, &doc, &e);
+        ra_status st = load(data, size, name, NULL, body, &doc, &e);
         fx_check_refused(&fx, st, &e, name, "lego_ani");
         if (doc) ra_document_free(doc);
         fx_close(&fx);

@@ -19,7 +19,7 @@ static char g_dir[1024];
 static fx_stats g_stats;
 static int g_reencoded;
 
-static int load_opts(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc, ra_error *e)
+static ra_status load_opts(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc, ra_error *e)
 {
     ra_error_clear(e);
     return ra_document_load(d, n, name, o, doc, e);
@@ -176,7 +176,7 @@ static void run_fixture(const char *name)
     ra_options_init(&o);
     ra_document *doc = NULL;
     if (fx.err_off >= 0) {
-        int st = load_opts(data, size, path, &o, &doc, &e);
+        ra_status st = load_opts(data, size, path, &o, &doc, &e);
         fx_check_refused(&fx, st, &e, name, cinf ? "metroid_cinf" : "metroid_anim");
         if (doc) ra_document_free(doc);
         fx_close(&fx);

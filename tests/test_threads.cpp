@@ -129,7 +129,7 @@ int main(int argc, char **argv)
             retroanim::RegisterImporters(imp);
             for (int r = 0; r < kRounds; r++)
                 for (size_t k = 0; k < g_fx.size(); k++) {
-                    size_t i = (k + t * 7) % g_fx.size();  // the threads start at different files
+                    size_t i = (k + (size_t)t * 7) % g_fx.size();  // the threads start at different files
                     if (ImportOnce(imp, g_fx[i]) != g_fx[i].expect || LoadC(g_fx[i]) != c_nodes[i]) {
                         if (mismatches++ < 5) std::fprintf(stderr, "thread %d: %s differs\n", t, g_fx[i].name.c_str());
                     }

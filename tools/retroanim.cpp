@@ -1419,7 +1419,7 @@ int CmdBatch(const Args &a, const Options &o)
     auto progress = [&]() {
         if (!tty) return;
         size_t dn = done.load(), total = jobs_list.size();
-        int width = 30, fill = total ? (int)(width * dn / total) : width;
+        int width = 30, fill = total ? (int)((size_t)width * dn / total) : width;
         std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  %zu failed", fill, "##############################", width - fill, "",
                      dn, total, failed.load());
         std::fflush(stderr);

@@ -343,7 +343,7 @@ static uint64_t delta_bits(const mp_quant *q) { return (uint64_t)q[0].bits + q[1
 /* key j's three accumulators = key j-1's plus the deltas read from the stream */
 static void read_deltas(bits *bs, int32_t *acc, uint32_t j, const mp_quant *q)
 {
-    for (int i = 0; i < 3; i++) acc[3 * j + i] = wrap_add(acc[3 * (j - 1) + i], get_bits(bs, q[i].bits, true));
+    for (uint32_t i = 0; i < 3; i++) acc[3 * j + i] = wrap_add(acc[3 * (j - 1) + i], get_bits(bs, q[i].bits, true));
 }
 
 static bool read_v2(rd *r)
@@ -621,7 +621,7 @@ static void put_bits(packer *p, uint32_t v, unsigned q)
 /* the deltas from key j-1 to key j, each in its width (two's complement, wrapping) */
 static void put_deltas(packer *p, const int32_t *acc, uint32_t j, const mp_quant *q)
 {
-    for (int i = 0; i < 3; i++) put_bits(p, (uint32_t)acc[3 * j + i] - (uint32_t)acc[3 * (j - 1) + i], q[i].bits);
+    for (uint32_t i = 0; i < 3; i++) put_bits(p, (uint32_t)acc[3 * j + i] - (uint32_t)acc[3 * (j - 1) + i], q[i].bits);
 }
 
 static void flush_bits(packer *p)
@@ -803,7 +803,7 @@ static void quantize_rot(ra_quat q, double s, int32_t div, int32_t *out)
     for (int i = 0; i < 3; i++) out[i] = f.k[i];
 }
 
-static uint8_t bits_for(const int32_t *q, uint32_t k, int comp)
+static uint8_t bits_for(const int32_t *q, uint32_t k, uint32_t comp)
 {
     unsigned b = 1;
     for (uint32_t j = 1; j < k; j++) {
@@ -817,7 +817,7 @@ static bool quantize_vec(const ra_vec3 *v, uint32_t k, float mult, int32_t *q, d
 {
     for (uint32_t j = 0; j < k; j++) {
         double c[3] = {v[j].x / mult, v[j].y / mult, v[j].z / mult};
-        for (int i = 0; i < 3; i++) {
+        for (uint32_t i = 0; i < 3; i++) {
             double r = nearbyint(c[i]);
             if (!(fabs(r) <= 2147483647.0)) return false;
             if (j == 0 && fabs(r) > init_limit) return false;
@@ -839,7 +839,7 @@ static ra_status encode_vec(ra_arena *ar, const ra_vec3 *v, uint32_t k, float mu
     if (!quantize_vec(v, k, mult, *q, init_limit))
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, mult_field,
                        "%ss do not fit the quantization (multiplier too small)", what);
-    for (int i = 0; i < 3; i++) out[i] = (mp_quant){(*q)[i], bits_for(*q, k, i)};
+    for (uint32_t i = 0; i < 3; i++) out[i] = (mp_quant){(*q)[i], bits_for(*q, k, i)};
     return RA_OK;
 }
 
@@ -974,7 +974,7 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
                 ch->wneg[j] = j > 0 && signbit(q.w);
                 quantize_rot(q, s, (int32_t)a->rot_div, &ch->qrot[3 * j]);
             }
-            for (int i = 0; i < 3; i++) ch->rq[i] = (mp_quant){ch->qrot[i], bits_for(ch->qrot, k, i)};
+            for (uint32_t i = 0; i < 3; i++) ch->rq[i] = (mp_quant){ch->qrot[i], bits_for(ch->qrot, k, i)};
         }
         ra_status vs = RA_OK;
         if (ch->has_trans)

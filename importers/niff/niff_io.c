@@ -205,7 +205,7 @@ static bool read_scene(rd *r, uint64_t off, uint64_t end, niff_scene_list *s, ni
     s->cfg = u32(r, off + 12, end, "scene_cfg");
     s->name_index = u32(r, off + 16, end, "scene_name_index");
     uint32_t n[4];
-    for (int i = 0; i < 4; i++) n[i] = u32(r, off + 20 + 4ull * i, end, "scene_link_num");
+    for (uint32_t i = 0; i < 4; i++) n[i] = u32(r, off + 20 + 4ull * i, end, "scene_link_num");
     if (failed(r)) return false;
     if (hs < 44 || hs % 4 || hs > end - off)
         return bad(r, off + 4, "scene_header_size", "scene_header_size %llu is not a multiple of 4 in [44, %llu]", hs,
@@ -213,7 +213,7 @@ static bool read_scene(rd *r, uint64_t off, uint64_t end, niff_scene_list *s, ni
     if (!blob(r, off + 44, hs - 44, end, &s->head_extra, "scene header")) return false;
     uint64_t pos = off + hs;
     niff_links *links[4] = {&s->obj, &s->env, &s->cam, &s->light};
-    for (int i = 0; i < 4; i++) {
+    for (uint32_t i = 0; i < 4; i++) {
         if (n[i] > (end - pos) / 4)
             return bad(r, off + 20 + 4ull * i, "scene_link_num", "%llu links cannot fit the %llu bytes left", n[i],
                        end - pos);
@@ -232,7 +232,7 @@ static bool read_obj(rd *r, const item_span *it, niff_obj *o)
     o->name_index = u32(r, b + 12, end, "obj_name_index");
     o->state = u32(r, b + 16, end, "obj_state");
     o->type = u32(r, b + 20, end, "obj_type");
-    for (int i = 0; i < 6; i++) o->render[i] = u32(r, b + 24 + 4ull * i, end, "obj_render");
+    for (uint32_t i = 0; i < 6; i++) o->render[i] = u32(r, b + 24 + 4ull * i, end, "obj_render");
     o->have_link_billboard = u32(r, b + 48, end, "have_link_billboard");
     o->lod_num = u32(r, b + 52, end, "obj_lod_num");
     o->child.n = u32(r, b + 56, end, "obj_child_num");
@@ -270,7 +270,7 @@ static bool read_cam(rd *r, const item_span *it, niff_cam *c)
     float *fl[9] = {&c->near_clip, &c->far_clip, &c->right, &c->left, &c->top, &c->bottom, &c->fovy, &c->aspect, &c->scale};
     static const char *const fn[9] = {"cam_near", "cam_far", "cam_right", "cam_left", "cam_top", "cam_bottom",
                                       "cam_fovy", "cam_aspect", "cam_scale"};
-    for (int i = 0; i < 9; i++) *fl[i] = f32(r, b + 20 + 4ull * i, end, fn[i]); /* the scene replaces bad values */
+    for (uint32_t i = 0; i < 9; i++) *fl[i] = f32(r, b + 20 + 4ull * i, end, fn[i]); /* the scene replaces bad values */
     c->lookat_obj = u32(r, b + 56, end, "cam_lookat_obj");
     c->eye_obj = u32(r, b + 60, end, "cam_eye_obj");
     c->up_obj = u32(r, b + 64, end, "cam_up_obj");
@@ -322,10 +322,10 @@ static bool read_anim(rd *r, uint64_t b, uint64_t end, niff_anim *a)
         p += 12;
     }
     if (need >= 52) {
-        for (int i = 0; i < 3; i++) a->t[i] = ffin(r, p + 4ull * i, e, "translate");
-        for (int i = 0; i < 3; i++) a->r[i] = ffin(r, p + 12 + 4ull * i, e, "rotate_axis");
+        for (uint32_t i = 0; i < 3; i++) a->t[i] = ffin(r, p + 4ull * i, e, "translate");
+        for (uint32_t i = 0; i < 3; i++) a->r[i] = ffin(r, p + 12 + 4ull * i, e, "rotate_axis");
         a->expand_flag = u32(r, p + 24, e, "rotate_expand_flag");
-        for (int i = 0; i < 3; i++) a->s[i] = ffin(r, p + 28 + 4ull * i, e, "scale");
+        for (uint32_t i = 0; i < 3; i++) a->s[i] = ffin(r, p + 28 + 4ull * i, e, "scale");
         p += 40;
     } else if (a->tag == NIFF_TAG_ANIM_BILLBOARD) {
         a->lookat_obj = u32(r, p, e, "lookat_obj_index");
@@ -339,12 +339,12 @@ static bool read_channels(rd *r, uint64_t b, uint64_t end, niff_channels *ch)
 {
     ch->offset = b;
     ch->use = u32(r, b, end, "use_animation_channel");
-    for (int i = 0; i < NIFF_CH_COUNT; i++) ch->count[i] = u32(r, b + 4 + 4ull * i, end, "channel count");
-    for (int i = 0; i < 28; i++) ch->constraint[i] = u32(r, b + 36 + 4ull * i, end, "constraint");
+    for (uint32_t i = 0; i < NIFF_CH_COUNT; i++) ch->count[i] = u32(r, b + 4 + 4ull * i, end, "channel count");
+    for (uint32_t i = 0; i < 28; i++) ch->constraint[i] = u32(r, b + 36 + 4ull * i, end, "constraint");
     if (failed(r)) return false;
     uint64_t pos = b + NIFF_CH_HEAD_BYTES;
-    for (int c = 0; c < NIFF_CH_COUNT; c++) {
-        unsigned nv = niff_channel_values[c], rec = 8 + 8 * nv;
+    for (uint32_t c = 0; c < NIFF_CH_COUNT; c++) {
+        unsigned nv = (unsigned)niff_channel_values[c], rec = 8 + 8 * nv;
         if (ch->count[c] > (end - pos) / rec)
             return bad(r, b + 4 + 4ull * c, "channel count", "%llu channel keys cannot fit the %llu bytes left",
                        ch->count[c], end - pos);
@@ -485,12 +485,12 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
                        "file_header_num_byte %u is not a multiple of 4 in [100, file_size]", hs);
     uint32_t hsize[NIFF_HEADER_LISTS + NIFF2_HEADER_LISTS] = {0};
     uint64_t hoff[NIFF_HEADER_LISTS + NIFF2_HEADER_LISTS] = {0};
-    for (int i = 0; i < NIFF_HEADER_LISTS; i++) hsize[i] = u32(&r, hoff[i] = 16 + 4ull * i, hs, "list_num_byte");
+    for (uint32_t i = 0; i < NIFF_HEADER_LISTS; i++) hsize[i] = u32(&r, hoff[i] = 16 + 4ull * i, hs, "list_num_byte");
     bool v2 = niff_is_v2(f->version);
     uint32_t nx = u32(&r, 92, hs, "nintendo_extension_block_size");
     int nlists = NIFF_HEADER_LISTS;
     if (v2 && nx >= 4 * NIFF2_HEADER_LISTS) {
-        for (int i = 0; i < NIFF2_HEADER_LISTS; i++)
+        for (uint32_t i = 0; i < NIFF2_HEADER_LISTS; i++)
             hsize[NIFF_HEADER_LISTS + i] = u32(&r, hoff[NIFF_HEADER_LISTS + i] = 100 + 4ull * i, hs, "list_num_byte");
         nlists += NIFF2_HEADER_LISTS;
     }
@@ -680,7 +680,7 @@ static void write_anim(ra_writer *w, const niff_anim *a, uint32_t index)
 static uint32_t channels_size(const niff_channels *ch)
 {
     uint64_t n = NIFF_CH_HEAD_BYTES + ch->tail.size;
-    for (int c = 0; c < NIFF_CH_COUNT; c++) n += (uint64_t)ch->count[c] * (8 + 8 * niff_channel_values[c]);
+    for (uint32_t c = 0; c < NIFF_CH_COUNT; c++) n += (uint64_t)ch->count[c] * (8u + 8u * niff_channel_values[c]);
     return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 

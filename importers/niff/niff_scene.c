@@ -443,7 +443,7 @@ static bool group_breaks(const gplay *gp, ra_breaks *b, bool *fast, uint64_t *ba
         uint64_t pos = g->ch.offset + NIFF_CH_HEAD_BYTES;
         for (int c = 0; c < NIFF_CH_COUNT; c++) {
             const niff_chkey *k = g->ch.keys[c];
-            unsigned rec = 8 + 8 * niff_channel_values[c];
+            unsigned rec = 8 + 8 * (unsigned)niff_channel_values[c];
             for (uint32_t i = 0; i < g->ch.count[c]; i++, pos += rec) {
                 double turn = 0;
                 if (i + 1 < g->ch.count[c]) {
@@ -485,14 +485,14 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
     }
     ra_breaks_sort(&one);
     double cycles = group_cycles(gp, dur);
-    if (cycles * (one.n + 1) > *budget) {
+    if (cycles * (double)(one.n + 1) > *budget) {
         ra_free(one.v);
         return ra_fail(err, RA_ERR_LIMIT, FMT, gp->g->offset, "anim_loop",
                        "too many keys to bake (an AnimGroup of %.9g frames plays %.0f times in the scene's %.9g "
                        "frames; a load bakes at most %u keys plus one per %u bytes of file)",
                        gp->period, cycles, dur, NIFF_BREAKS_BASE, NIFF_BREAK_BYTES);
     }
-    *budget -= cycles * (one.n + 1);
+    *budget -= cycles * (double)(one.n + 1);
     bool ok = true;
     for (double c = 0; c < cycles && ok; c++) {
         double off = c * gp->period;
@@ -906,14 +906,14 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         for (size_t k = 0; k < all.n; k++)
             if (!m || all.v[k] != all.v[m - 1]) all.v[m++] = all.v[k];
         all.n = m;
-        if (all.n > budget) {
+        if ((double)all.n > budget) {
             rs = ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
                          "too many keys to bake (cameras and billboards are sampled at every key of the objects that "
                          "place them; a load bakes at most %u keys plus one per %u bytes of file)",
                          NIFF_BREAKS_BASE, NIFF_BREAK_BYTES);
             break;
         }
-        budget -= all.n;
+        budget -= (double)all.n;
         rs = ra_bake_channel(ar, bake_eval, &ctx, all.v, all.n, &bp, ch, err);
         an->channel_count++;
     }

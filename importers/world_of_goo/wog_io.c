@@ -357,14 +357,14 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
     int32_t v[6];
     static const char *const names[6] = {"mHasColor", "mHasAlpha", "mHasSound", "mHasTransform", "mNumTransforms",
                                          "mNumFrames"};
-    for (int i = 0; i < 6; i++)
+    for (uint32_t i = 0; i < 6; i++)
         if (!rd_i32(r, h + 4u * i, names[i], &v[i])) return false;
     for (int i = 0; i < 7; i++) {
         ar.ptr_at[i] = h + 24 + (uint64_t)i * r->psz;
         uint64_t raw = 0;
         if (!rd_raw_ptr(r, ar.ptr_at[i], ptr_field[i], &raw)) return false; /* truncation first */
     }
-    for (int i = 0; i < 4; i++)
+    for (uint32_t i = 0; i < 4; i++)
         if (v[i] != 0 && v[i] != 1)
             return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, h + 4u * i, names[i], "flag %d is neither 0 nor 1", v[i]);
     a->has_color = v[0], a->has_alpha = v[1], a->has_sound = v[2], a->has_transform = v[3];
@@ -610,7 +610,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         const wog_actor *ac = &out->actors[i];
         const int32_t idx[3] = {ac->image_idx, ac->label_idx, ac->font_idx};
         static const char *const sf[3] = {"actor.imageStrIdx", "actor.labelTextStrIdx", "actor.fontStrIdx"};
-        for (int k = 0; k < 3; k++)
+        for (uint32_t k = 0; k < 3; k++)
             if (!wog_string(out->strings, out->strings_size, idx[k]) && !(idx[k] == 0 && !out->strings))
                 return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, abs[0] + 32ull * i + 4 + 4u * k, sf[k],
                                "actor %u: string %d is outside the string table (%u bytes) or longer than %d bytes",

@@ -878,8 +878,8 @@ static uint64_t count_curve_nodes(const ra_scene *s)
         for (size_t c = 0; c < an->channel_count; c++) {
             const ra_channel *ch = &an->channels[c];
             int mask = trim ? track_mask(s, ch) : 7;
-            n += (ch->position_count && (mask & 1)) + (ch->rotation_count && (mask & 2)) +
-                 (ch->scaling_count && (mask & 4));
+            n += (uint64_t)((ch->position_count && (mask & 1)) + (ch->rotation_count && (mask & 2)) +
+                            (ch->scaling_count && (mask & 4)));
         }
     }
     return n;

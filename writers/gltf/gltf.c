@@ -99,7 +99,7 @@ static ra_status plan(writer *w)
         size_t here = 0;
         for (size_t c = 0; c < an->channel_count; c++) {
             const ra_channel *ch = &an->channels[c];
-            here += (ch->position_count > 0) + (ch->rotation_count > 0) + (ch->scaling_count > 0);
+            here += (size_t)((ch->position_count > 0) + (ch->rotation_count > 0) + (ch->scaling_count > 0));
             size_t m = ch->position_count > ch->rotation_count ? ch->position_count : ch->rotation_count;
             if (ch->scaling_count > m) m = ch->scaling_count;
             if (m + 1 > most) most = m + 1;
