@@ -76,7 +76,8 @@ static void gen_lego(ra_arena *ar, uint32_t nodes, uint32_t keys, ra_writer *w, 
             n->trans[k] = (lego_trans_key){times[k], (float)(1 + wave(i, 0, ph, 0.3)), (float)wave(i, 1, ph, 0.3),
                                            (float)wave(i, 2, ph, 0.3)};
             ra_quat q = ra_q_from_euler_xyz(wave(i, 3, ph, 0.8), wave(i, 4, ph, 0.8), wave(i, 5, ph, 0.8));
-            n->rot[k] = (lego_rot_key){times[k] | (LEGO_FLAG_ACTIVE << 24), (float)q.w, (float)q.x, (float)q.y, (float)q.z};
+            n->rot[k] =
+                (lego_rot_key){times[k] | (LEGO_FLAG_ACTIVE << 24), (float)q.w, (float)q.x, (float)q.y, (float)q.z};
             float s = (float)(1 + wave(i, 6, ph, 0.1));
             n->scale[k] = (lego_trans_key){times[k] | (LEGO_FLAG_ACTIVE << 24), s, s, s};
         }

@@ -33,7 +33,8 @@ int main(int argc, char **argv)
     std::vector<std::string> files;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--option") && i + 1 < argc) opts += std::string(opts.empty() ? "" : ";") + argv[++i];
+        else if (!std::strcmp(argv[i], "--option") && i + 1 < argc)
+            opts += std::string(opts.empty() ? "" : ";") + argv[++i];
         else files.push_back(argv[i]);
     }
     std::printf("%-28s %8s %12s %12s %8s\n", "file", "bytes", "C load (us)", "Assimp (us)", "keys");

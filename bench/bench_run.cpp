@@ -131,7 +131,8 @@ static size_t MetaBytes(const aiMetadata *m)
 
 static size_t NodeBytes(const aiNode *n)
 {
-    size_t b = sizeof *n + n->mNumChildren * sizeof(aiNode *) + n->mNumMeshes * sizeof(unsigned) + MetaBytes(n->mMetaData);
+    size_t b =
+        sizeof *n + n->mNumChildren * sizeof(aiNode *) + n->mNumMeshes * sizeof(unsigned) + MetaBytes(n->mMetaData);
     for (unsigned i = 0; i < n->mNumChildren; i++) b += NodeBytes(n->mChildren[i]);
     return b;
 }
@@ -154,7 +155,8 @@ static size_t SceneBytes(const aiScene *s, size_t *keys)
     for (unsigned m = 0; m < s->mNumMeshes; m++) {
         const aiMesh *me = s->mMeshes[m];
         b += sizeof *me + sizeof(void *) + me->mNumVertices * sizeof(aiVector3D) * (me->mNormals ? 2 : 1) +
-             me->mNumFaces * (sizeof(aiFace) + 3 * sizeof(unsigned)) + me->mNumBones * (sizeof(aiBone) + sizeof(void *));
+             me->mNumFaces * (sizeof(aiFace) + 3 * sizeof(unsigned)) +
+             me->mNumBones * (sizeof(aiBone) + sizeof(void *));
         for (unsigned k = 0; k < me->mNumBones; k++) b += me->mBones[k]->mNumWeights * sizeof(aiVertexWeight);
     }
     b += s->mNumCameras * (sizeof(aiCamera) + sizeof(void *)) + s->mNumMaterials * (sizeof(void *) + 256);
@@ -193,7 +195,8 @@ int main(int argc, char **argv)
     std::vector<std::string> files;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) runs = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--option") && i + 1 < argc) opts += std::string(opts.empty() ? "" : ";") + argv[++i];
+        else if (!std::strcmp(argv[i], "--option") && i + 1 < argc)
+            opts += std::string(opts.empty() ? "" : ";") + argv[++i];
         else files.push_back(argv[i]);
     }
     if (files.size() != 2 || runs < 1) {
@@ -256,8 +259,8 @@ int main(int argc, char **argv)
     std::printf("bytes=%zu keys=%zu read_ms=%.3f read_mbs=%.1f load_keys_per_s=%.4g to_scene_ms=%.3f load_ms=%.3f "
                 "ours_ms=%.3f glb_ms=%.3f ratio=%.3f peak_ours=%lld scene_ours=%zu peak_ratio=%.3f keys_ours=%zu "
                 "peak_glb=%lld scene_glb=%zu keys_glb=%zu runs=%d\n",
-                size, scene_keys, read, size / 1e6 / (read / 1e3), scene_keys / (load / 1e3), load - read, load, mo,
-                mg, mo / mg, peak_ours, ours.scene, (double)peak_ours / (double)ours.scene, ours.keys, peak_glb,
+                size, scene_keys, read, size / 1e6 / (read / 1e3), scene_keys / (load / 1e3), load - read, load, mo, mg,
+                mo / mg, peak_ours, ours.scene, (double)peak_ours / (double)ours.scene, ours.keys, peak_glb,
                 theirs.scene, theirs.keys, runs);
     return 0;
 }

@@ -18,10 +18,11 @@
 
 namespace {
 
-const char *const kHints[] = {"ani", "anim", "cinf", "anim.binltl", "movie.binltl", "anim.binbig", "niff", "nif", "mad"};
+const char *const kHints[] = {"ani",         "anim", "cinf", "anim.binltl", "movie.binltl",
+                              "anim.binbig", "niff", "nif",  "mad"};
 
 Assimp::Importer *g_importer;
-std::vector<Assimp::BaseImporter *> g_builtin;  // Assimp's own loaders, unregistered
+std::vector<Assimp::BaseImporter *> g_builtin; // Assimp's own loaders, unregistered
 
 void Release()
 {
@@ -40,12 +41,12 @@ Assimp::Importer &TheImporter()
         }
         retroanim::RegisterImporters(*g_importer);
         g_importer->SetPropertyString(retroanim::kOptionsProperty, "memory_limit=67108864;cinf=none");
-        std::atexit(Release);  // before LeakSanitizer's check, which was registered first
+        std::atexit(Release); // before LeakSanitizer's check, which was registered first
     }
     return *g_importer;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -20,7 +20,8 @@ typedef struct fx_stats {
  * inclusive.  Each node's difference may reach tol, or node_tol(doc, anim,
  * node) when given (formats that sample a curve state their sampling error). */
 static inline void fx_check_semantics_ex(const ra_document *doc, size_t anim, const char *what, double dt, double t_end,
-                                         double tol, double (*node_tol)(const ra_document *doc, size_t anim, size_t node),
+                                         double tol,
+                                         double (*node_tol)(const ra_document *doc, size_t anim, size_t node),
                                          fx_stats *stats)
 {
     const ra_scene *s = &doc->scene;
@@ -126,8 +127,9 @@ static inline bool fx_check_pose_line_ex(const ra_document *doc, const char *lin
         double pt_tol = play_tol ? play_tol(doc, anim, (size_t)idx) : tol;
         ra_scene_sample_world(s, anim, t, world);
         d = ra_m4_max_abs_diff(&world[idx], &want);
-        CHECK(d <= pt_tol, "%s: playback of %s at %g s of animation %zu differs from the hand-computed matrix by %g "
-                           "(allowed %g)",
+        CHECK(d <= pt_tol,
+              "%s: playback of %s at %g s of animation %zu differs from the hand-computed matrix by %g "
+              "(allowed %g)",
               what, node, t, anim, d, pt_tol);
     }
     free(world);
@@ -183,9 +185,9 @@ typedef struct fx_file {
     uint8_t *data;
     size_t size;
     FILE *txt;
-    long err_off; /* -1: the file must load */
+    long err_off;      /* -1: the file must load */
     bool not_detected; /* expect-not-detected: no format may take it */
-    int expects;  /* expect-* lines counted so far */
+    int expects;       /* expect-* lines counted so far */
 } fx_file;
 
 static inline bool fx_open(const char *dir, const char *name, fx_file *f)
@@ -234,8 +236,8 @@ static inline void fx_check_refused(const fx_file *f, ra_status st, const ra_err
     CHECK(st != RA_OK, "%s must fail to load", name);
     CHECK(e->offset == (uint64_t)f->err_off, "%s: error at byte %llu, expected %ld (%s)", name,
           (unsigned long long)e->offset, f->err_off, msg);
-    CHECK(e->format && strcmp(e->format, format) == 0 && e->field[0],
-          "%s: error names format and field: %s", name, msg);
+    CHECK(e->format && strcmp(e->format, format) == 0 && e->field[0], "%s: error names format and field: %s", name,
+          msg);
 }
 
 /* Loads a fixture by its path.  A broken one (expect-error-offset) must fail

@@ -9,21 +9,21 @@
 
 static int ra_t_pass, ra_t_fail;
 
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (cond) {                                                           \
-            ra_t_pass++;                                                      \
-        } else {                                                              \
-            ra_t_fail++;                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);   \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-        }                                                                     \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            ra_t_pass++;                                                                                               \
+        } else {                                                                                                       \
+            ra_t_fail++;                                                                                               \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                            \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
     } while (0)
 
-#define CHECK_NEAR(a, b, tol, what)                                                          \
-    CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s: %.9g vs %.9g (tol %g)", what, (double)(a), \
-          (double)(b), (double)(tol))
+#define CHECK_NEAR(a, b, tol, what)                                                                                    \
+    CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s: %.9g vs %.9g (tol %g)", what, (double)(a), (double)(b),       \
+          (double)(tol))
 
 static int ra_test_finish(const char *name)
 {

@@ -45,16 +45,20 @@ static void same_scene(const ra_scene *a, const ra_scene *b, const char *what)
     CHECK(a->animation_count == 1 && b->animation_count == 1, "%s: one animation each", what);
     CHECK(keys_of(a) == keys_of(b), "%s: keys %zu vs %zu", what, keys_of(a), keys_of(b));
     if (a->node_count != b->node_count || a->animation_count != 1 || b->animation_count != 1) return;
-    for (size_t i = 0; i < a->node_count; i++) CHECK(strcmp(a->nodes[i].name, b->nodes[i].name) == 0, "%s: node %zu", what, i);
+    for (size_t i = 0; i < a->node_count; i++)
+        CHECK(strcmp(a->nodes[i].name, b->nodes[i].name) == 0, "%s: node %zu", what, i);
     const ra_animation *x = &a->animations[0], *y = &b->animations[0];
     CHECK(x->channel_count == y->channel_count && x->duration == y->duration, "%s: channels/duration", what);
     for (size_t c = 0; c < x->channel_count && c < y->channel_count; c++) {
         const ra_channel *p = &x->channels[c], *q = &y->channels[c];
-        CHECK(p->rotation_count == q->rotation_count && p->position_count == q->position_count, "%s: channel %zu", what, c);
+        CHECK(p->rotation_count == q->rotation_count && p->position_count == q->position_count, "%s: channel %zu", what,
+              c);
         for (size_t k = 0; k < p->rotation_count && k < q->rotation_count; k++)
-            CHECK(memcmp(&p->rotation[k], &q->rotation[k], sizeof p->rotation[k]) == 0, "%s: rotation key %zu", what, k);
+            CHECK(memcmp(&p->rotation[k], &q->rotation[k], sizeof p->rotation[k]) == 0, "%s: rotation key %zu", what,
+                  k);
         for (size_t k = 0; k < p->position_count && k < q->position_count; k++)
-            CHECK(memcmp(&p->position[k], &q->position[k], sizeof p->position[k]) == 0, "%s: position key %zu", what, k);
+            CHECK(memcmp(&p->position[k], &q->position[k], sizeof p->position[k]) == 0, "%s: position key %zu", what,
+                  k);
     }
 }
 
@@ -101,7 +105,8 @@ static void compare_loose(const char *archive, const char *item, const char *dir
         char what[256];
         snprintf(what, sizeof what, "%s[%s] vs %s", archive, item, loose);
         same_scene(&da->scene, &dl->scene, what);
-        CHECK(strcmp(da->scene.animations[0].name, item) == 0, "%s: animation named %s", what, da->scene.animations[0].name);
+        CHECK(strcmp(da->scene.animations[0].name, item) == 0, "%s: animation named %s", what,
+              da->scene.animations[0].name);
         const ra_meta *m = ra_meta_get(&da->scene.meta, "archive.item_name");
         CHECK(m && strcmp(m->u.s, item) == 0, "%s: archive.item_name", what);
     }
@@ -143,7 +148,8 @@ static void fixtures(void)
     ra_archive *ar = open_buf(si, n, NULL, &e);
     CHECK(ar && ar->count == 3, "several.si: 3 animations (%s)", e.msg);
     if (ar && ar->count == 3) {
-        const char *names[3] = {"walk", "hierarchy", "camera"}, *files[3] = {"minimal.ani", "hierarchy.ani", "camera.ani"};
+        const char *names[3] = {"walk", "hierarchy", "camera"},
+                   *files[3] = {"minimal.ani", "hierarchy.ani", "camera.ani"};
         uint32_t ids[3] = {10, 11, 13};
         for (size_t i = 0; i < 3; i++) {
             CHECK(strcmp(ar->items[i].name, names[i]) == 0 && ar->items[i].id == ids[i], "item %zu: %s %u", i,
@@ -157,7 +163,8 @@ static void fixtures(void)
         CHECK(ex && strcmp(ex->u.s, "ptatcam:cam0") == 0, "walk's extra: %s", ex ? ex->u.s : "-");
         const ra_meta *ch = ra_meta_get(&ar->items[1].meta, "si.data_chunks");
         CHECK(ch && ch->u.i >= 2, "hierarchy's data came in split pieces (%lld)", ch ? (long long)ch->u.i : -1LL);
-        CHECK(ra_archive_find(ar, "camera") == 2 && ra_archive_find(ar, "11") == 1 && ra_archive_find(ar, "12") == SIZE_MAX,
+        CHECK(ra_archive_find(ar, "camera") == 2 && ra_archive_find(ar, "11") == 1 &&
+                  ra_archive_find(ar, "12") == SIZE_MAX,
               "find by name and id; the sound object is not an animation");
     }
     ra_archive_free(ar);
@@ -185,7 +192,8 @@ static void fixtures(void)
         const uint8_t *sk = NULL;
         size_t skn = 0, ln = 0;
         uint8_t *l = slurp(g_mp, "upper.CINF", &ln);
-        CHECK(ra_archive_skeleton(ar, 0, &sk, &skn, &e) == RA_OK && skn == ln && memcmp(sk, l, ln) == 0, "skeleton bytes");
+        CHECK(ra_archive_skeleton(ar, 0, &sk, &skn, &e) == RA_OK && skn == ln && memcmp(sk, l, ln) == 0,
+              "skeleton bytes");
         ra_free(l);
     }
     ra_archive_free(ar);
@@ -219,9 +227,11 @@ static void writers(void)
             for (size_t i = 0; ar && i < ar->count && i < 3; i++) {
                 const uint8_t *p;
                 size_t pn;
-                CHECK(ra_archive_payload(ar, i, &p, &pn, &e) == RA_OK && pn == o[i].size && memcmp(p, o[i].data, pn) == 0,
+                CHECK(ra_archive_payload(ar, i, &p, &pn, &e) == RA_OK && pn == o[i].size &&
+                          memcmp(p, o[i].data, pn) == 0,
                       "written SI item %zu round trip", i);
-                CHECK(ar->items[i].id == o[i].id && strcmp(ar->items[i].kind, o[i].presenter) == 0, "item %zu fields", i);
+                CHECK(ar->items[i].id == o[i].id && strcmp(ar->items[i].kind, o[i].presenter) == 0, "item %zu fields",
+                      i);
             }
             /* every buffer boundary respected: no chunk header within 8 bytes of one */
             ra_archive_free(ar);
@@ -246,7 +256,8 @@ static void writers(void)
         const uint8_t *p;
         size_t pn;
         CHECK(strcmp(ar->items[0].name, "first") == 0 && ar->items[0].compressed, "named, compressed");
-        CHECK(ra_archive_payload(ar, 0, &p, &pn, &e) == RA_OK && pn == n1 && memcmp(p, a, n1) == 0, "inflated round trip");
+        CHECK(ra_archive_payload(ar, 0, &p, &pn, &e) == RA_OK && pn == n1 && memcmp(p, a, n1) == 0,
+              "inflated round trip");
         /* a stored resource keeps the pak's 0xFF padding to 32 bytes (as extractors give it) */
         bool ok = ra_archive_payload(ar, 1, &p, &pn, &e) == RA_OK && pn == (n2 + 31) / 32 * 32 && memcmp(p, b, n2) == 0;
         for (size_t i = n2; ok && i < pn; i++) ok = p[i] == 0xFF;

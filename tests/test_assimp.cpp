@@ -29,15 +29,15 @@
 #include "retroanim/ra_document.h"
 
 static int g_pass, g_fail;
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (cond) g_pass++;                                                 \
-        else {                                                              \
-            g_fail++;                                                       \
-            std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            std::fprintf(stderr, __VA_ARGS__);                              \
-            std::fputc('\n', stderr);                                       \
-        }                                                                   \
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (cond) g_pass++;                                                                                            \
+        else {                                                                                                         \
+            g_fail++;                                                                                                  \
+            std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                                       \
+            std::fprintf(stderr, __VA_ARGS__);                                                                         \
+            std::fputc('\n', stderr);                                                                                  \
+        }                                                                                                              \
     } while (0)
 
 static std::vector<uint8_t> ReadAll(const std::string &p)
@@ -99,10 +99,18 @@ static aiMatrix4x4 SampleLocal(const aiNode *node, const aiAnimation *anim, doub
     // aiMatrix4x4(scaling, rotation, position) constructor of 5.2.5 scales the
     // rows instead of the columns, which is wrong for non-uniform scale
     aiMatrix4x4 m(R.GetMatrix());
-    m.a1 *= S.x; m.b1 *= S.x; m.c1 *= S.x;
-    m.a2 *= S.y; m.b2 *= S.y; m.c2 *= S.y;
-    m.a3 *= S.z; m.b3 *= S.z; m.c3 *= S.z;
-    m.a4 = T.x; m.b4 = T.y; m.c4 = T.z;
+    m.a1 *= S.x;
+    m.b1 *= S.x;
+    m.c1 *= S.x;
+    m.a2 *= S.y;
+    m.b2 *= S.y;
+    m.c2 *= S.y;
+    m.a3 *= S.z;
+    m.b3 *= S.z;
+    m.c3 *= S.z;
+    m.a4 = T.x;
+    m.b4 = T.y;
+    m.c4 = T.z;
     return m;
 }
 
@@ -161,7 +169,8 @@ static void TestFixture(const std::string &dir, const std::string &name)
     // the mesh hangs on the aiScene root, which is an identity node: RootNode
     // itself, or SceneRoot above a RootNode that turns the scene
     const aiNode *top = sc->mRootNode;
-    CHECK(top->mNumMeshes == 1 && top->mTransformation.IsIdentity(), "%s: the mesh hangs on an identity root", name.c_str());
+    CHECK(top->mNumMeshes == 1 && top->mTransformation.IsIdentity(), "%s: the mesh hangs on an identity root",
+          name.c_str());
     const ra_mat4 identity = ra_m4_identity();
     const bool wrapped = ra_m4_max_abs_diff(&s.nodes[0].transform, &identity) != 0;
     CHECK(wrapped ? (top->mName == aiString("SceneRoot") && top->mNumChildren == 1 &&
@@ -185,7 +194,8 @@ static void TestFixture(const std::string &dir, const std::string &name)
             for (const aiNode *p = n->mParent; p; p = p->mParent) w = p->mTransformation * w;
             aiMatrix4x4 id = o * w;
             for (unsigned r = 0; r < 4; r++)
-                for (unsigned c = 0; c < 4; c++) worst = std::max(worst, (double)std::fabs(id[r][c] - (r == c ? 1.0f : 0.0f)));
+                for (unsigned c = 0; c < 4; c++)
+                    worst = std::max(worst, (double)std::fabs(id[r][c] - (r == c ? 1.0f : 0.0f)));
         }
         CHECK(worst < 1e-4, "%s: offset * rest world differs from identity by %g", name.c_str(), worst);
     }
@@ -369,8 +379,10 @@ static void SweepPrefixes(const std::string &dir, const std::string &name)
         Assimp::Importer imp;
         retroanim::RegisterImporters(imp);
         if (!opts.empty()) imp.SetPropertyString(retroanim::kOptionsProperty, opts);
-        const aiScene *s = imp.ReadFileFromMemory(n ? d.data() : (const uint8_t *)"", n, aiProcess_ValidateDataStructure, hint.c_str());
-        if (!s) CHECK(std::strlen(imp.GetErrorString()) > 0, "%s prefix %zu: failure without a message", name.c_str(), n);
+        const aiScene *s = imp.ReadFileFromMemory(n ? d.data() : (const uint8_t *)"", n,
+                                                  aiProcess_ValidateDataStructure, hint.c_str());
+        if (!s)
+            CHECK(std::strlen(imp.GetErrorString()) > 0, "%s prefix %zu: failure without a message", name.c_str(), n);
         g_sweep++;
     }
 }
@@ -586,11 +598,13 @@ int main(int argc, char **argv)
         mkdir(odd.c_str(), 0755);
         std::string mp = dir + "/../metroid_prime/";
         std::vector<uint8_t> cinf = ReadAll(mp + "upper.CINF");
-        std::ofstream(odd + "/sk.CINF", std::ios::binary).write((const char *)cinf.data(), (std::streamsize)cinf.size());
+        std::ofstream(odd + "/sk.CINF", std::ios::binary)
+            .write((const char *)cinf.data(), (std::streamsize)cinf.size());
         std::vector<char> esc(2 * odd.size() + 16);
         ra_options_escape((odd + "/sk.CINF").c_str(), esc.data(), esc.size());
         Assimp::Importer imp;
-        const aiScene *s = Import(imp, mp + "upper.ANIM", std::string("cinf=") + esc.data(), aiProcess_ValidateDataStructure);
+        const aiScene *s =
+            Import(imp, mp + "upper.ANIM", std::string("cinf=") + esc.data(), aiProcess_ValidateDataStructure);
         Assimp::Importer ref;
         const aiScene *r = Import(ref, mp + "upper.ANIM", "", aiProcess_ValidateDataStructure);
         CHECK(s && r && s->mRootNode->mNumChildren == r->mRootNode->mNumChildren &&

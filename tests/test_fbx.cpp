@@ -32,11 +32,9 @@ static std::string g_dir;
 static long g_files, g_samples;
 static double g_worst;
 
-
 // A track sampled as Assimp consumers do: hold before the first and after
 // the last key, linear (or slerp) between the two keys around t.
-template <typename K, typename V, typename Mix>
-static V Sample(const K *k, unsigned n, double t, V rest, Mix mix)
+template <typename K, typename V, typename Mix> static V Sample(const K *k, unsigned n, double t, V rest, Mix mix)
 {
     if (!n) return rest;
     if (t <= k[0].mTime) return k[0].mValue;
@@ -109,7 +107,8 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
         const aiCamera *ai = sc->mCameras[c];
         std::string want = std::string(cam.name) + ".view";
         CHECK(want == ai->mName.C_Str(), "%s: camera %zu is %s, want %s", nm, c, ai->mName.C_Str(), want.c_str());
-        CHECK(ai->mLookAt == aiVector3D(1, 0, 0) && ai->mUp == aiVector3D(0, 1, 0), "%s: camera %s frame", nm, cam.name);
+        CHECK(ai->mLookAt == aiVector3D(1, 0, 0) && ai->mUp == aiVector3D(0, 1, 0), "%s: camera %s frame", nm,
+              cam.name);
         double aspect = cam.aspect > 0 ? cam.aspect : 1;
         CHECK(std::fabs(ai->mAspect - aspect) <= 1e-5 * aspect, "%s: camera %s aspect %g, want %g", nm, cam.name,
               ai->mAspect, aspect);
@@ -131,8 +130,8 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
         const ra_animation &an = s.animations[a];
         const aiAnimation *ai = sc->mAnimations[a];
         double tps = ai->mTicksPerSecond > 0 ? ai->mTicksPerSecond : 1;
-        CHECK(std::strcmp(ai->mName.C_Str(), an.name) == 0, "%s: animation %zu is %s, want %s", nm, a, ai->mName.C_Str(),
-              an.name);
+        CHECK(std::strcmp(ai->mName.C_Str(), an.name) == 0, "%s: animation %zu is %s, want %s", nm, a,
+              ai->mName.C_Str(), an.name);
         CHECK(std::fabs(ai->mDuration / tps - ra_f32_floor(an.duration)) <= 1e-6 * std::fmax(1.0, an.duration),
               "%s: animation %zu lasts %g s, the game's duration %g s", nm, a, ai->mDuration / tps, an.duration);
         double worst = 0;
@@ -260,9 +259,10 @@ int main(int argc, char **argv)
               "version 7300 is refused and nothing is written");
         ra_document_free(doc);
     }
-    std::printf("fixtures: %ld written as FBX 7.4 and 7.5 and read back by Assimp; %ld sample times, worst world-matrix "
-                "difference %.3g (tolerance 1e-4)\n",
-                g_files, g_samples, g_worst);
+    std::printf(
+        "fixtures: %ld written as FBX 7.4 and 7.5 and read back by Assimp; %ld sample times, worst world-matrix "
+        "difference %.3g (tolerance 1e-4)\n",
+        g_files, g_samples, g_worst);
     RemoveWorkDir(g_dir);
     return ra_test_finish("test_fbx");
 }

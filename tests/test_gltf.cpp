@@ -26,7 +26,6 @@
 static std::string g_dir;
 static long g_keys, g_files;
 
-
 static const aiNodeAnim *Channel(const aiAnimation *a, const char *node)
 {
     for (unsigned c = 0; c < a->mNumChannels; c++)
@@ -37,12 +36,13 @@ static const aiNodeAnim *Channel(const aiAnimation *a, const char *node)
 // The keys Assimp read for one track against the scene's: same count (plus a
 // hold key at the duration), times as float32 seconds, values within float32.
 template <typename K, typename R, typename Eq>
-static void CompareTrack(const char *nm, const char *what, const R *ra, size_t n, const K *ai, unsigned m,
-                         double tps, double duration, Eq eq)
+static void CompareTrack(const char *nm, const char *what, const R *ra, size_t n, const K *ai, unsigned m, double tps,
+                         double duration, Eq eq)
 {
     if (!n) return;
     bool hold = ra_f32_floor(ra[n - 1].t) < ra_f32_floor(duration) && ra[n - 1].t < duration;
-    CHECK(m == n + (hold ? 1 : 0), "%s %s: %u keys read back, %zu in the scene%s", nm, what, m, n, hold ? " + hold" : "");
+    CHECK(m == n + (hold ? 1 : 0), "%s %s: %u keys read back, %zu in the scene%s", nm, what, m, n,
+          hold ? " + hold" : "");
     if (m < n) return;
     double worst = 0;
     for (size_t k = 0; k < n; k++) {
@@ -52,8 +52,9 @@ static void CompareTrack(const char *nm, const char *what, const R *ra, size_t n
         g_keys++;
     }
     CHECK(worst <= 1e-6, "%s %s: key times differ by %g", nm, what, worst);
-    if (hold) CHECK(std::fabs(ai[m - 1].mTime / tps - ra_f32_floor(duration)) <= 1e-6 * std::fmax(1.0, duration),
-                    "%s %s: the hold key is at %g s, the duration %g s", nm, what, ai[m - 1].mTime / tps, duration);
+    if (hold)
+        CHECK(std::fabs(ai[m - 1].mTime / tps - ra_f32_floor(duration)) <= 1e-6 * std::fmax(1.0, duration),
+              "%s %s: the hold key is at %g s, the duration %g s", nm, what, ai[m - 1].mTime / tps, duration);
 }
 
 static bool Near(double a, double b) { return std::fabs(a - b) <= 2e-6 * std::fmax(1.0, std::fabs(b)); }
@@ -75,7 +76,8 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
         const ra_animation &an = s.animations[a];
         const aiAnimation *ai = sc->mAnimations[a];
         double tps = ai->mTicksPerSecond > 0 ? ai->mTicksPerSecond : 1;
-        CHECK(std::strcmp(ai->mName.C_Str(), an.name) == 0, "%s: animation %zu is %s, want %s", nm, a, ai->mName.C_Str(), an.name);
+        CHECK(std::strcmp(ai->mName.C_Str(), an.name) == 0, "%s: animation %zu is %s, want %s", nm, a,
+              ai->mName.C_Str(), an.name);
         CHECK(std::fabs(ai->mDuration / tps - ra_f32_floor(an.duration)) <= 1e-6 * std::fmax(1.0, an.duration),
               "%s: animation %zu lasts %g s, the game's duration %g s", nm, a, ai->mDuration / tps, an.duration);
         for (size_t c = 0; c < an.channel_count; c++) {
@@ -83,7 +85,9 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
             const aiNodeAnim *na = Channel(ai, s.nodes[ch.node].name);
             CHECK(na != nullptr, "%s: no channel for %s", nm, s.nodes[ch.node].name);
             if (!na) continue;
-            auto veq = [](const ra_vec_key &k, const aiVector3D &v) { return Near(v.x, k.v.x) && Near(v.y, k.v.y) && Near(v.z, k.v.z); };
+            auto veq = [](const ra_vec_key &k, const aiVector3D &v) {
+                return Near(v.x, k.v.x) && Near(v.y, k.v.y) && Near(v.z, k.v.z);
+            };
             auto qeq = [](const ra_quat_key &k, const aiQuaternion &q) {
                 double d = k.q.w * q.w + k.q.x * q.x + k.q.y * q.y + k.q.z * q.z; // either sign: one rotation
                 return std::fabs(std::fabs(d) - 1) <= 4e-6;
@@ -142,7 +146,8 @@ int main(int argc, char **argv)
         });
         ra_document_free(doc);
     }
-    std::printf("fixtures: %ld written as .glb and .gltf and read back by Assimp; %ld keys compared\n", g_files, g_keys);
+    std::printf("fixtures: %ld written as .glb and .gltf and read back by Assimp; %ld keys compared\n", g_files,
+                g_keys);
     RemoveWorkDir(g_dir);
     return ra_test_finish("test_gltf");
 }

@@ -103,8 +103,8 @@ static void check_anim_line(const ra_document *doc, const char *line, const char
     if (fx_field(line, "loop", v, sizeof v)) {
         ra_behaviour b = atoi(v) ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
         for (size_t c = 0; c < an->channel_count; c++)
-            CHECK(an->channels[c].pre_state == b && an->channels[c].post_state == b, "%s: animation %zu behaviour", what,
-                  a);
+            CHECK(an->channels[c].pre_state == b && an->channels[c].post_state == b, "%s: animation %zu behaviour",
+                  what, a);
     }
 }
 
@@ -342,7 +342,8 @@ static void check_keys_hit(const ra_document *doc, const char *what)
                 /* root Rz(+90) * (y, z, -x) */
                 ra_vec3 want = {-o->path[HW_Z][k], o->path[HW_Y][k], -o->path[HW_X][k]};
                 const ra_mat4 *g = &w[j + 1];
-                worst = fmax(worst, fmax(fabs(g->m[0][3] - want.x), fmax(fabs(g->m[1][3] - want.y), fabs(g->m[2][3] - want.z))));
+                worst = fmax(
+                    worst, fmax(fabs(g->m[0][3] - want.x), fmax(fabs(g->m[1][3] - want.y), fabs(g->m[2][3] - want.z))));
             }
         }
     }
@@ -400,8 +401,8 @@ static void spaces(void)
     random_mad(ar, &m, 4, 60, 3, false, false);
     size_t size;
     uint8_t *d = write_mad(&m, &size);
-    static const char *const opts[4][2] = {{"ship", "converted"}, {"ship", "native"}, {"lightwave", "converted"},
-                                           {"lightwave", "native"}};
+    static const char *const opts[4][2] = {
+        {"ship", "converted"}, {"ship", "native"}, {"lightwave", "converted"}, {"lightwave", "native"}};
     ra_document *doc[4] = {0};
     for (int k = 0; k < 4; k++) {
         ra_options o;
@@ -495,7 +496,10 @@ static void expect_refused(const uint8_t *d, size_t n, const ra_options *o, cons
     if (doc) ra_document_free(doc);
 }
 
-static void put32(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24); }
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
 
 static void hostile(void)
 {
@@ -505,8 +509,8 @@ static void hostile(void)
     size_t size;
     uint8_t *d = write_mad(&m, &size);
     /* option values */
-    static const char *const bad[][2] = {{"sample_rate", "0"},     {"sample_rate", "-5"}, {"sample_rate", "1e9"},
-                                         {"space", "maya"},        {"coords", "zup"},     {"max_samples", "0"}};
+    static const char *const bad[][2] = {{"sample_rate", "0"}, {"sample_rate", "-5"}, {"sample_rate", "1e9"},
+                                         {"space", "maya"},    {"coords", "zup"},     {"max_samples", "0"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ra_options o;
         ra_options_init(&o);
@@ -529,7 +533,8 @@ static void hostile(void)
         uint32_t off = 40 + 16 * 2 + 48 * 3; /* object 0's arrays */
         float huge = 1e30f;
         memcpy(&bits, &huge, 4);
-        for (int32_t k = 2; k < o->key_count - 1; k += 2) put32(h + off + (16 + 12) * (uint32_t)o->key_count + 4 * (uint32_t)k, bits);
+        for (int32_t k = 2; k < o->key_count - 1; k += 2)
+            put32(h + off + (16 + 12) * (uint32_t)o->key_count + 4 * (uint32_t)k, bits);
         ra_document *doc = NULL;
         ra_error e;
         clock_t c0 = clock();
@@ -615,7 +620,8 @@ static void hostile(void)
         put32(h + tcb + 4, 0x7FC00000u), put32(h + tcb + 36, 0x7FC00000u);
         ra_document *doc = NULL;
         ra_error e;
-        CHECK(load(h, size, "tcb order", NULL, &doc, &e) != RA_OK && e.offset == tcb + 4 && !strcmp(e.field, "continuity"),
+        CHECK(load(h, size, "tcb order", NULL, &doc, &e) != RA_OK && e.offset == tcb + 4 &&
+                  !strcmp(e.field, "continuity"),
               "tcb order: error at %llu (%s), expected %u", (unsigned long long)e.offset, e.field, tcb + 4);
         if (doc) ra_document_free(doc);
     }
@@ -626,7 +632,8 @@ static void hostile(void)
         uint32_t tcb = 40 + 16 * 2 + 48 * 3 + 4 * (uint32_t)o->key_count;
         for (int32_t k = 0; k < o->key_count; k++) {
             float v[3] = {-3e38f, 3e38f, 3e38f};
-            for (int i = 0; i < 3; i++) memcpy(&bits, &v[i], 4), put32(h + tcb + 12 * (uint32_t)k + 4 * (uint32_t)i, bits);
+            for (int i = 0; i < 3; i++)
+                memcpy(&bits, &v[i], 4), put32(h + tcb + 12 * (uint32_t)k + 4 * (uint32_t)i, bits);
         }
         ra_document *doc = NULL;
         ra_error e;
@@ -637,7 +644,8 @@ static void hostile(void)
                 for (size_t c = 0; c < doc->scene.animations[a].channel_count; c++) {
                     const ra_channel *ch = &doc->scene.animations[a].channels[c];
                     for (size_t k = 0; k < ch->position_count; k++)
-                        big_v = fmax(big_v, fmax(fabs(ch->position[k].v.x), fmax(fabs(ch->position[k].v.y), fabs(ch->position[k].v.z))));
+                        big_v = fmax(big_v, fmax(fabs(ch->position[k].v.x),
+                                                 fmax(fabs(ch->position[k].v.y), fabs(ch->position[k].v.z))));
                 }
             CHECK(big_v <= FLT_MAX, "extreme tcb: a key of %g does not fit a float", big_v);
             ra_document_free(doc);
@@ -673,10 +681,17 @@ static void hostile(void)
         free(d2);
     }
     /* counts and offsets at their extremes */
-    static const struct { uint32_t off, value; ra_status code; const char *field; } words[] = {
-        {12, 0x80000000u, RA_ERR_BAD_VALUE, "stringBlockLength"}, {16, 0xFFFFFFFFu, RA_ERR_TRUNCATED, "stringBlock"},
-        {28, 0x7FFFFFFFu, RA_ERR_TRUNCATED, "objPath"},           {32, 0xFFFFFFF0u, RA_ERR_TRUNCATED, "objPath"},
-        {36, 0xFFFFFFFFu, RA_ERR_BAD_VALUE, "nAnimations"},       {36, 0x7FFFFFFFu, RA_ERR_BAD_VALUE, "nAnimations"},
+    static const struct {
+        uint32_t off, value;
+        ra_status code;
+        const char *field;
+    } words[] = {
+        {12, 0x80000000u, RA_ERR_BAD_VALUE, "stringBlockLength"},
+        {16, 0xFFFFFFFFu, RA_ERR_TRUNCATED, "stringBlock"},
+        {28, 0x7FFFFFFFu, RA_ERR_TRUNCATED, "objPath"},
+        {32, 0xFFFFFFF0u, RA_ERR_TRUNCATED, "objPath"},
+        {36, 0xFFFFFFFFu, RA_ERR_BAD_VALUE, "nAnimations"},
+        {36, 0x7FFFFFFFu, RA_ERR_BAD_VALUE, "nAnimations"},
         {40 + 32 + 12, 0x7FFFFFFFu, RA_ERR_TRUNCATED, "object.times"},
         {40 + 32 + 16, 0xFFFFFFFCu, RA_ERR_TRUNCATED, "object.times"},
         {40 + 32 + 20, 0xFFFFFFFCu, RA_ERR_TRUNCATED, "object.parameters"},

@@ -89,7 +89,10 @@ static bool swept(size_t i, size_t size) { return size <= 8192 || i < 512 || i +
 
 static void patterns(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
-    static const struct { uint8_t b[4]; const char *name; } words[] = {
+    static const struct {
+        uint8_t b[4];
+        const char *name;
+    } words[] = {
         {{0xFF, 0xFF, 0xFF, 0xFF}, "0xFFFFFFFF"}, {{0x00, 0x00, 0xC0, 0x7F}, "NaN (LE)"},
         {{0x7F, 0xC0, 0x00, 0x00}, "NaN (BE)"},   {{0x00, 0x00, 0x80, 0x7F}, "+inf (LE)"},
         {{0x7F, 0x80, 0x00, 0x00}, "+inf (BE)"},  {{0x00, 0x00, 0x80, 0xFF}, "-inf (LE)"},
@@ -126,7 +129,6 @@ static void patterns(const uint8_t *d, size_t n, const char *path, const char *n
     printf("%-28s %7.2f s so far, %ld loads\n", nm, now() - g_start, g_cases);
     fflush(stdout);
 }
-
 
 static void put32(uint8_t *p, uint32_t v)
 {

@@ -14,7 +14,7 @@ static char g_dir[1024];
 #define NAME_MAX_LEN 255
 
 static ra_status load(const uint8_t *d, size_t n, const char *name, const char *coords, bool body, ra_document **doc,
-                       ra_error *e)
+                      ra_error *e)
 {
     ra_options o;
     ra_options_init(&o);
@@ -274,7 +274,7 @@ int main(int argc, char **argv)
     CHECK(fixtures >= 10, "expected the LEGO fixtures, found %d", fixtures);
     const char *rn = getenv("RA_RANDOM_FILES");
     random_files(rn ? atoi(rn) : 200);
-    printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures, g_stats.instants,
-           g_stats.worst);
+    printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures,
+           g_stats.instants, g_stats.worst);
     return ra_test_finish("test_lego");
 }

@@ -19,7 +19,8 @@ static char g_dir[1024];
 static fx_stats g_stats;
 static int g_reencoded;
 
-static ra_status load_opts(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc, ra_error *e)
+static ra_status load_opts(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc,
+                           ra_error *e)
 {
     ra_error_clear(e);
     return ra_document_load(d, n, name, o, doc, e);
@@ -106,7 +107,9 @@ static void check_meta_line(const ra_scene *s, const char *line, const char *nam
     if (!m) return;
     switch (m->type) {
     case RA_META_BOOL: CHECK(m->u.b == (atoi(val) != 0), "%s: %s is %d, expected %s", name, key, m->u.b, val); break;
-    case RA_META_INT: CHECK(m->u.i == atoll(val), "%s: %s is %lld, expected %s", name, key, (long long)m->u.i, val); break;
+    case RA_META_INT:
+        CHECK(m->u.i == atoll(val), "%s: %s is %lld, expected %s", name, key, (long long)m->u.i, val);
+        break;
     case RA_META_DOUBLE: CHECK_NEAR(m->u.d, atof(val), 1e-6, key); break;
     case RA_META_STRING: CHECK(strcmp(m->u.s, val) == 0, "%s: %s is %s, expected %s", name, key, m->u.s, val); break;
     default: CHECK(0, "%s: %s has an unexpected type", name, key);
@@ -125,8 +128,9 @@ static void reencode(const ra_document *doc, const uint8_t *d, size_t n, const c
         t[c] = (mp_encode_track){ch->bone_id, ch->has_rot ? ch->rot : NULL, ch->has_trans ? ch->trans : NULL,
                                  ch->has_scale ? ch->scale : NULL};
     }
-    mp_encode_params p = {a->layout, a->interval, a->duration, a->root_bone, a->looping != 0, a->evnt_id, a->rot_div,
-                          a->trans_mult, a->scale_mult, true, a->key_frames, a->key_count, 0};
+    mp_encode_params p = {a->layout,  a->interval,   a->duration,   a->root_bone, a->looping != 0, a->evnt_id,
+                          a->rot_div, a->trans_mult, a->scale_mult, true,         a->key_frames,   a->key_count,
+                          0};
     mp_anim out;
     ra_error e;
     ra_error_clear(&e);
@@ -328,7 +332,8 @@ static void check_decoded(const gen *g, const mp_anim *a, const char *what)
                 ra_quat in = ra_q_normalize(g->t[c].rot[j]), out = ch->rot[j];
                 if (ra_q_dot(in, out) < 0) in = ra_q_neg(in);
                 /* w is rebuilt from the unit norm; the encoder keeps the whole quaternion close */
-                worst_q = fmax(worst_q, fmax(fabs(in.w - out.w), fmax(fabs(in.x - out.x), fmax(fabs(in.y - out.y), fabs(in.z - out.z)))));
+                worst_q = fmax(worst_q, fmax(fabs(in.w - out.w),
+                                             fmax(fabs(in.x - out.x), fmax(fabs(in.y - out.y), fabs(in.z - out.z)))));
             }
             if (g->t[c].trans) {
                 ra_vec3 d = ra_v3_sub(g->t[c].trans[j], ch->trans[j]);
@@ -346,7 +351,8 @@ static void random_encodes(int count)
     for (int it = 0; it < count; it++) {
         mp_layout l = layouts[it % 6];
         gen g;
-        uint32_t nb = 1 + fx_rnd() % 6, nf = 2 + fx_rnd() % 20; /* one draw per declarator: argument order is unspecified */
+        uint32_t nb = 1 + fx_rnd() % 6,
+                 nf = 2 + fx_rnd() % 20; /* one draw per declarator: argument order is unspecified */
         make_keys(&g, l, nb, nf, fx_rnd() % 2);
         g.p.pad_to = fx_rnd() % 2 ? 32 : 0;
         char what[96];
@@ -427,7 +433,8 @@ static void big_file(void)
                 ra_quat gq, wq = ra_q_normalize(g.t[b].rot[j]);
                 ra_m4_decompose(&got, &gt, &gq, &gs);
                 if (ra_q_dot(gq, wq) < 0) gq = ra_q_neg(gq);
-                double dq = fmax(fmax(fabs(gq.w - wq.w), fabs(gq.x - wq.x)), fmax(fabs(gq.y - wq.y), fabs(gq.z - wq.z)));
+                double dq =
+                    fmax(fmax(fabs(gq.w - wq.w), fabs(gq.x - wq.x)), fmax(fabs(gq.y - wq.y), fabs(gq.z - wq.z)));
                 if (fabs(wq.w) < 0.01) {
                     /* within ~1 degree of a half turn the format's rebuilt w limits the precision */
                     worst_half = fmax(worst_half, dq);
@@ -486,7 +493,8 @@ static void regressions(void)
     CHECK(mp_anim_encode(&g.p, g.t, g.n, g.ar, &a, &e) == RA_OK, "encode: %s", e.msg);
     ra_writer_init(&w);
     mp_anim_write(&a, &w, &e);
-    CHECK(load_bytes(&w, &doc, &e) == RA_OK && mp_document_anim(doc)->layout == MP_V2_MP1, "EVNT 0x0101ABCD: %s", e.msg);
+    CHECK(load_bytes(&w, &doc, &e) == RA_OK && mp_document_anim(doc)->layout == MP_V2_MP1, "EVNT 0x0101ABCD: %s",
+          e.msg);
     if (doc) ra_document_free(doc);
     doc = NULL;
     ra_writer_free(&w);

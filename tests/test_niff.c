@@ -53,7 +53,8 @@ static void check_camera_line(const ra_scene *s, const char *line, const char *w
         if (!strcmp(s->cameras[i].name, node)) c = &s->cameras[i];
     CHECK(c != NULL, "%s: no camera %s", what, node);
     if (!c) return;
-    CHECK(!strcmp(s->nodes[c->node].name, node), "%s: camera %s is placed by node %s", what, node, s->nodes[c->node].name);
+    CHECK(!strcmp(s->nodes[c->node].name, node), "%s: camera %s is placed by node %s", what, node,
+          s->nodes[c->node].name);
     if (fx_field(line, "hfov", v, sizeof v)) CHECK_NEAR(c->horizontal_fov, atof(v), TOL, what);
     if (fx_field(line, "aspect", v, sizeof v)) CHECK_NEAR(c->aspect, atof(v), TOL, what);
     if (fx_field(line, "near", v, sizeof v)) CHECK_NEAR(c->clip_near, atof(v), TOL, what);
@@ -73,7 +74,8 @@ static void run_fixture(const char *name)
         ra_status st = load(fx.data, fx.size, fx.path, NULL, &doc, &e);
         char msg[512];
         ra_error_format(&e, msg, sizeof msg);
-        CHECK(st != RA_OK && strstr(msg, "not a Nintendo 64 NIFF"), "%s: must be refused with a clear message: %s", name, msg);
+        CHECK(st != RA_OK && strstr(msg, "not a Nintendo 64 NIFF"), "%s: must be refused with a clear message: %s",
+              name, msg);
         if (doc) ra_document_free(doc);
         g_checks++;
         fx_close(&fx);
@@ -116,11 +118,10 @@ static void run_fixture(const char *name)
 }
 
 /* ---- files from our writer ------------------------------------------------------------------------------ */
-static const uint32_t physical[] = {0x00010000, 0x00100000, 0x000e0000, 0x000f0000, 0x00020000, 0x00030000,
-                                    0x00040000, 0x00080000, 0x00050000, 0x00060000, 0x00070000, 0x00090000,
-                                    0x000a0000, 0x000b0000, 0x00120000, 0x000c0000, 0x000d0000, 0x00130000,
-                                    0x00110000, 0x00200000, 0x00210000, 0x00220000, 0x00280000, 0x00230000,
-                                    0x00240000, 0x00250000, 0x00260000, 0x00270000};
+static const uint32_t physical[] = {0x00010000, 0x00100000, 0x000e0000, 0x000f0000, 0x00020000, 0x00030000, 0x00040000,
+                                    0x00080000, 0x00050000, 0x00060000, 0x00070000, 0x00090000, 0x000a0000, 0x000b0000,
+                                    0x00120000, 0x000c0000, 0x000d0000, 0x00130000, 0x00110000, 0x00200000, 0x00210000,
+                                    0x00220000, 0x00280000, 0x00230000, 0x00240000, 0x00250000, 0x00260000, 0x00270000};
 
 /* Every list of the version, in physical order; the unparsed ones empty. */
 static void make_lists(ra_arena *ar, niff_file *f)
@@ -258,7 +259,9 @@ static void random_file(ra_arena *ar, niff_file *f, bool v2, uint32_t nobj)
             g->has_channels = true;
             niff_channels *ch = &g->ch;
             int rot = (int)(fx_rnd() % 3); /* Euler, axis-angle, orientation XY */
-            int used[4] = {rot == 0 ? NIFF_CH_ROTATE_X : rot == 1 ? NIFF_CH_ROTATE_AXIS : NIFF_CH_ORIENTATION_XY,
+            int used[4] = {rot == 0   ? NIFF_CH_ROTATE_X
+                           : rot == 1 ? NIFF_CH_ROTATE_AXIS
+                                      : NIFF_CH_ORIENTATION_XY,
                            rot == 0 ? NIFF_CH_ROTATE_Z : -1, NIFF_CH_TRANSLATION, NIFF_CH_CLASSICAL_SCALE};
             for (int u = 0; u < 4; u++) {
                 if (used[u] < 0) continue;
@@ -275,7 +278,8 @@ static void random_file(ra_arena *ar, niff_file *f, bool v2, uint32_t nobj)
                     key += gap;
                     for (int v = 0; v < niff_channel_values[c]; v++) {
                         double base = k ? kk[-1].v[v] : c == NIFF_CH_CLASSICAL_SCALE ? 1 : fx_frand(-3, 3);
-                        kk->v[v] = (float)(base + (c == NIFF_CH_CLASSICAL_SCALE ? fx_frand(-0.2, 0.2) : fx_frand(-1, 1)));
+                        kk->v[v] =
+                            (float)(base + (c == NIFF_CH_CLASSICAL_SCALE ? fx_frand(-0.2, 0.2) : fx_frand(-1, 1)));
                         kk->d[v] = (float)fx_frand(-0.2, 0.2);
                     }
                     if (c == NIFF_CH_ORIENTATION_XY) kk->v[4] += 2; /* y away from x */
@@ -283,7 +287,8 @@ static void random_file(ra_arena *ar, niff_file *f, bool v2, uint32_t nobj)
             }
         }
         new_obj(&f->objs[i], i, fx_rnd() % 9 ? i : NIFF_NONE);
-        if (fx_rnd() % 7 == 0 && i > 0 && f->objs[i].anim_link != NIFF_NONE && f->groups[i - 1].type != NIFF_ANIM_BILLBOARD)
+        if (fx_rnd() % 7 == 0 && i > 0 && f->objs[i].anim_link != NIFF_NONE &&
+            f->groups[i - 1].type != NIFF_ANIM_BILLBOARD)
             f->objs[i].anim_link = i - 1; /* two objects share a group */
         if (parent[i] < 0) f->scene.obj.v[f->scene.obj.n++] = i;
         else kids[parent[i]]++;

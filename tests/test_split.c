@@ -26,7 +26,8 @@ static long rotation_keys(const ra_scene *s)
 {
     long n = 0;
     for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) n += (long)s->animations[a].channels[c].rotation_count;
+        for (size_t c = 0; c < s->animations[a].channel_count; c++)
+            n += (long)s->animations[a].channels[c].rotation_count;
     return n;
 }
 
@@ -119,8 +120,8 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
         const ra_scene *sa = &aut->scene;
         const char *where_auto = "";
         double bound = ra_scene_auto_key_angle(s0) * 180 / RA_PI, gap = largest_gap(sa, &where_auto);
-        CHECK(bound > 0.09 && bound < 11 && gap <= bound + 1e-6, "%s: automatic key angle %g deg, largest gap %g deg on %s",
-              nm, bound, gap, where_auto);
+        CHECK(bound > 0.09 && bound < 11 && gap <= bound + 1e-6,
+              "%s: automatic key angle %g deg, largest gap %g deg on %s", nm, bound, gap, where_auto);
         double adiff = motion_diff(s0, sa, grid, w0, w1);
         CHECK(adiff <= TOL, "%s: automatic and sparse keys play %g apart", nm, adiff);
         printf("%-28s automatic key angle %.3f deg: rotation keys %6ld -> %6ld\n", nm, bound, k0, rotation_keys(sa));

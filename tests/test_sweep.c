@@ -66,10 +66,7 @@ static void one(const uint8_t *d, size_t n, bool body, const char *name, size_t 
 #define SWEEP_WHOLE 8192
 #define SWEEP_EDGE 512
 
-static bool swept(size_t i, size_t size)
-{
-    return size <= SWEEP_WHOLE || i < SWEEP_EDGE || i >= size - SWEEP_EDGE;
-}
+static bool swept(size_t i, size_t size) { return size <= SWEEP_WHOLE || i < SWEEP_EDGE || i >= size - SWEEP_EDGE; }
 
 /* 0: bytes; 1: big-endian words (NIFF); 2: little-endian words (Homeworld) */
 static int word_format(const char *nm)

@@ -28,7 +28,7 @@ struct Fixture {
     std::string path, name;
     std::vector<uint8_t> bytes;
     bool body = false;
-    std::string expect;  // summary from the main thread ("" = refused)
+    std::string expect; // summary from the main thread ("" = refused)
 };
 
 std::string Options(const Fixture &f) { return std::string("cinf=none") + (f.body ? ";format=lego_ani_body" : ""); }
@@ -50,8 +50,8 @@ std::string ImportOnce(Assimp::Importer &imp, const Fixture &f)
 {
     imp.SetPropertyString(retroanim::kOptionsProperty, Options(f));
     std::string hint = f.name.substr(f.name.find('.') + 1);
-    const aiScene *s = imp.ReadFileFromMemory(f.bytes.data(), f.bytes.size(), aiProcess_ValidateDataStructure,
-                                              hint.c_str());
+    const aiScene *s =
+        imp.ReadFileFromMemory(f.bytes.data(), f.bytes.size(), aiProcess_ValidateDataStructure, hint.c_str());
     std::string out = Summary(s);
     imp.FreeScene();
     return out;
@@ -84,7 +84,7 @@ void Collect(const uint8_t *d, size_t n, const char *path, const char *name, boo
     g_fx.push_back(f);
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -129,7 +129,7 @@ int main(int argc, char **argv)
             retroanim::RegisterImporters(imp);
             for (int r = 0; r < kRounds; r++)
                 for (size_t k = 0; k < g_fx.size(); k++) {
-                    size_t i = (k + (size_t)t * 7) % g_fx.size();  // the threads start at different files
+                    size_t i = (k + (size_t)t * 7) % g_fx.size(); // the threads start at different files
                     if (ImportOnce(imp, g_fx[i]) != g_fx[i].expect || LoadC(g_fx[i]) != c_nodes[i]) {
                         if (mismatches++ < 5) std::fprintf(stderr, "thread %d: %s differs\n", t, g_fx[i].name.c_str());
                     }

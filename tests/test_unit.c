@@ -168,7 +168,9 @@ static void test_strmap(void)
 }
 
 /* A step function baked into keys: linear playback must keep the step. */
-typedef struct { double at; } step_ctx;
+typedef struct {
+    double at;
+} step_ctx;
 static ra_trs step_eval(const void *ctx, double t)
 {
     const step_ctx *c = ctx;
@@ -255,7 +257,8 @@ static void test_unique_names(void)
     memset(l1, 'n', 1500), memset(l2, 'n', 1500), l2[1200] = 'x';
     const char *longs[2] = {l1, l2};
     CHECK(ra_names_make_unique(a, longs, 2, NULL, 0), "make_unique long");
-    CHECK(strlen(longs[0]) == RA_NAME_MAX && strlen(longs[1]) == RA_NAME_MAX + 2 && !strcmp(longs[1] + RA_NAME_MAX, "#2"),
+    CHECK(strlen(longs[0]) == RA_NAME_MAX && strlen(longs[1]) == RA_NAME_MAX + 2 &&
+              !strcmp(longs[1] + RA_NAME_MAX, "#2"),
           "long names cut at %u bytes and made unique: %zu, %zu", RA_NAME_MAX, strlen(longs[0]), strlen(longs[1]));
     free(l1), free(l2);
     ra_arena_destroy(a);

@@ -8,7 +8,6 @@
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,9 +37,8 @@ static bool AssimpLoads(const std::vector<uint8_t> &d, const std::string &path, 
     imp.SetPropertyString(retroanim::kOptionsProperty, opts);
     // a LEGO body has no extension of its own: routed as the CLI does, by a hint the importers claim
     std::string ext = body ? "ani" : path.substr(path.find_last_of('.') + 1);
-    const aiScene *sc = imp.ReadFileFromMemory(d.data(), d.size(),
-                                               aiProcessPreset_TargetRealtime_MaxQuality | aiProcess_ValidateDataStructure,
-                                               ext.c_str());
+    const aiScene *sc = imp.ReadFileFromMemory(
+        d.data(), d.size(), aiProcessPreset_TargetRealtime_MaxQuality | aiProcess_ValidateDataStructure, ext.c_str());
     if (!sc) why = imp.GetErrorString();
     return sc != nullptr;
 }
@@ -66,8 +64,7 @@ static void CheckFile(const uint8_t *data, size_t size, const char *path_c, cons
                 CHECK(false, "%s with bytes %zu..%zu = 0x%08X: the library %s it, Assimp %s it%s%s", nm, 4 * w,
                       4 * w + 3, p, c ? "loads" : "refuses", s ? "loads" : "refuses", why.empty() ? "" : ": ",
                       why.c_str());
-            else if (c == s)
-                ra_t_pass++;
+            else if (c == s) ra_t_pass++;
         }
     }
     if (mismatches > 3) CHECK(false, "%s: %ld mismatches in all", nm, mismatches);

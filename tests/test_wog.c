@@ -24,7 +24,10 @@ static ra_status load_opts(const uint8_t *d, size_t n, const char *name, const r
 }
 
 /* ---- node metadata: "[[t, v, "x"], ...]" rows --------------------------------------------------------- */
-typedef struct row { char tok[3][128]; int n; } row;
+typedef struct row {
+    char tok[3][128];
+    int n;
+} row;
 
 /* Parses a JSON array of flat arrays of numbers and strings (no escapes in
  * the strings these tests use).  Returns the row count or -1. */
@@ -77,7 +80,11 @@ static double node_meta_double(const ra_scene *s, const char *node, const char *
 
 /* expect-alpha / expect-color / expect-sound: the k-th line of a node and
  * kind matches the k-th row of its metadata list. */
-typedef struct key_cursor { char node[128]; char kind[16]; int next; } key_cursor;
+typedef struct key_cursor {
+    char node[128];
+    char kind[16];
+    int next;
+} key_cursor;
 
 static void check_key_line(const ra_scene *s, const char *line, const char *what, key_cursor *cur, int ncur)
 {
@@ -105,7 +112,9 @@ static void check_key_line(const ra_scene *s, const char *line, const char *what
     const row *r = &rows[k];
     CHECK_NEAR(strtod(r->tok[0], NULL), (double)(float)strtod(t, NULL), 1e-7, what);
     CHECK(!strcmp(r->tok[1], v), "%s: %s row %d of %s is %s, expected %s", what, key, k, node, r->tok[1], v);
-    if (!sound) CHECK(!strcmp(r->tok[2], interp), "%s: %s row %d interpolation %s, expected %s", what, key, k, r->tok[2], interp);
+    if (!sound)
+        CHECK(!strcmp(r->tok[2], interp), "%s: %s row %d interpolation %s, expected %s", what, key, k, r->tok[2],
+              interp);
 }
 
 static void check_actor_line(const ra_scene *s, const char *line, const char *what)
@@ -115,19 +124,28 @@ static void check_actor_line(const ra_scene *s, const char *line, const char *wh
         CHECK(0, "%s: malformed %s", what, line);
         return;
     }
-    static const char *const strs[][2] = {{"type", "wog.actorType"}, {"image", "wog.image"}, {"label", "wog.label"},
-                                          {"font", "wog.font"},      {"justification", "wog.justification"}};
+    static const char *const strs[][2] = {{"type", "wog.actorType"},
+                                          {"image", "wog.image"},
+                                          {"label", "wog.label"},
+                                          {"font", "wog.font"},
+                                          {"justification", "wog.justification"}};
     for (int i = 0; i < 5; i++) {
         if (!fx_field(line, strs[i][0], v, sizeof v)) continue;
         const char *got = node_meta_string(s, node, strs[i][1]);
-        CHECK(got && !strcmp(got, v), "%s: %s %s is '%s', expected '%s'", what, node, strs[i][1], got ? got : "(none)", v);
+        CHECK(got && !strcmp(got, v), "%s: %s %s is '%s', expected '%s'", what, node, strs[i][1], got ? got : "(none)",
+              v);
     }
-    static const char *const nums[][2] = {{"depth", "wog.depth"}, {"maxWidth", "wog.maxWidth"}, {"wrapWidth", "wog.wrapWidth"}};
+    static const char *const nums[][2] = {
+        {"depth", "wog.depth"}, {"maxWidth", "wog.maxWidth"}, {"wrapWidth", "wog.wrapWidth"}};
     for (int i = 0; i < 3; i++)
-        if (fx_field(line, nums[i][0], v, sizeof v)) CHECK_NEAR(node_meta_double(s, node, nums[i][1]), strtod(v, NULL), 1e-6, what);
+        if (fx_field(line, nums[i][0], v, sizeof v))
+            CHECK_NEAR(node_meta_double(s, node, nums[i][1]), strtod(v, NULL), 1e-6, what);
 }
 
-static double duration_of(const ra_document *doc) { return doc->scene.animation_count ? doc->scene.animations[0].duration : 0; }
+static double duration_of(const ra_document *doc)
+{
+    return doc->scene.animation_count ? doc->scene.animations[0].duration : 0;
+}
 
 /* An expect-pose line.  Past the end of a looping animation the baked keys
  * hold their last value (a player that loops the clip starts over), so
@@ -253,7 +271,8 @@ static void run_fixture(const char *name)
     }
     /* detection by content alone, without the name */
     const ra_format *det = ra_format_detect(fx.data, fx.size, NULL);
-    if (fx.err_off < 0 || fx.size >= 64) CHECK(det && !strcmp(det->id, fmt), "%s: detected as %s", name, det ? det->id : "nothing");
+    if (fx.err_off < 0 || fx.size >= 64)
+        CHECK(det && !strcmp(det->id, fmt), "%s: detected as %s", name, det ? det->id : "nothing");
     doc = fx_load_or_refuse(&fx, name, fmt, &g_checks);
     if (!doc) {
         fx_close(&fx);
@@ -346,7 +365,8 @@ static void random_frames(ra_arena *ar, wog_anim *a, wog_frames *f, int kind, ui
         *k = (wog_keyframe){-1, -1, -1, -1, -1, -1, 0, fx_rnd() % 4 ? WOG_INTERP_LINEAR : WOG_INTERP_NONE};
         if (kind == WOG_XFORM_SCALE) k->x = (float)fx_frand(-2, 3), k->y = (float)fx_frand(-2, 3);
         if (kind == WOG_XFORM_TRANSLATE) k->x = (float)fx_frand(-500, 500), k->y = (float)fx_frand(-500, 500);
-        if (kind == WOG_XFORM_ROTATE) k->angle = (float)(fx_rnd() % 5 == 0 ? fx_frand(-2000, 2000) : fx_frand(-200, 200));
+        if (kind == WOG_XFORM_ROTATE)
+            k->angle = (float)(fx_rnd() % 5 == 0 ? fx_frand(-2000, 2000) : fx_frand(-200, 200));
         if (kind == 3) k->alpha = (int32_t)(fx_rnd() % 256);
         if (kind == 4) k->color = (int32_t)fx_rnd();
         if (kind == 5) k->sound_str_idx = fx_rnd() % 2 ? 1 : 7;
@@ -372,7 +392,8 @@ static void random_anim(ra_arena *ar, wog_anim *a, bool canonical)
     a->has_transform = fx_rnd() % 8 != 0;
     a->num_transforms = canonical ? 3 : fx_rnd() % 5;
     a->transform_types = ra_arena_array(ar, a->num_transforms, sizeof *a->transform_types);
-    for (uint32_t i = 0; i < a->num_transforms; i++) a->transform_types[i] = canonical ? (int32_t)i : (int32_t)(fx_rnd() % 3);
+    for (uint32_t i = 0; i < a->num_transforms; i++)
+        a->transform_types[i] = canonical ? (int32_t)i : (int32_t)(fx_rnd() % 3);
     uint32_t kcap = 16;
     a->keys = ra_arena_array(ar, kcap, sizeof *a->keys);
     a->xform = ra_arena_array(ar, a->num_transforms, sizeof *a->xform);
@@ -409,10 +430,12 @@ static void random_files(int count)
             memcpy(m.strings, table, 28);
             for (uint32_t i = 0; i < m.num_actors; i++) {
                 bool text = fx_rnd() % 2;
-                int32_t just = (int32_t)(fx_rnd() % 3); /* one draw per statement: the same stream with every compiler */
+                int32_t just =
+                    (int32_t)(fx_rnd() % 3); /* one draw per statement: the same stream with every compiler */
                 float depth = (float)(fx_rnd() % 3);
-                m.actors[i] = (wog_actor){text, text ? 0 : 1, text ? 9 : 0, text ? 17 : 0, text ? 300.f : -1.f,
-                                          text ? 200.f : -1.f, just, depth};
+                m.actors[i] = (wog_actor){
+                    text, text ? 0 : 1, text ? 9 : 0, text ? 17 : 0, text ? 300.f : -1.f, text ? 200.f : -1.f,
+                    just, depth};
                 random_anim(ar, &m.anims[i], canonical);
             }
             m.length = (float)(32 + fx_rnd() % 700) / 64;
@@ -426,7 +449,8 @@ static void random_files(int count)
             ra_writer_init(&w);
             ra_error e;
             ra_error_clear(&e);
-            CHECK((movie ? wog_movie_write(&m, (wog_layout)l, &w, &e) : wog_anim_write(&a, (wog_layout)l, &w, &e)) == RA_OK,
+            CHECK((movie ? wog_movie_write(&m, (wog_layout)l, &w, &e) : wog_anim_write(&a, (wog_layout)l, &w, &e)) ==
+                      RA_OK,
                   "%s: write", name);
             ra_document *doc;
             if (getenv("WOG_DUMP_DIR")) {
@@ -438,9 +462,11 @@ static void random_files(int count)
             if (load_opts(w.data, w.size, NULL, NULL, &doc, &e) != RA_OK) {
                 CHECK(0, "%s: does not load: %s (at %llu)", name, e.msg, (unsigned long long)e.offset);
             } else {
-                CHECK(!strcmp(doc->format->id, movie ? "wog_movie" : "wog_anim"), "%s: format %s", name, doc->format->id);
+                CHECK(!strcmp(doc->format->id, movie ? "wog_movie" : "wog_anim"), "%s: format %s", name,
+                      doc->format->id);
                 const ra_meta *lm = ra_meta_get(&doc->scene.meta, "wog.layout");
-                CHECK(lm && !strcmp(lm->u.s, wog_layout_name((wog_layout)l)), "%s: layout %s", name, lm ? lm->u.s : "?");
+                CHECK(lm && !strcmp(lm->u.s, wog_layout_name((wog_layout)l)), "%s: layout %s", name,
+                      lm ? lm->u.s : "?");
                 if (l == 0) {
                     fx_check_semantics(doc, name, 1.0 / 120, duration_of(doc), TOL, &g_stats);
                     ra_document_free(doc);
@@ -540,7 +566,8 @@ static void regressions(void)
         }
         /* the second animation starting 8 bytes after the first: refused at its ppAnims entry */
         uint32_t a0 = ra_load_u32le(d + pp);
-        uint8_t b[4] = {(uint8_t)(a0 + 8), (uint8_t)((a0 + 8) >> 8), (uint8_t)((a0 + 8) >> 16), (uint8_t)((a0 + 8) >> 24)};
+        uint8_t b[4] = {(uint8_t)(a0 + 8), (uint8_t)((a0 + 8) >> 8), (uint8_t)((a0 + 8) >> 16),
+                        (uint8_t)((a0 + 8) >> 24)};
         memcpy(d + pp + 4, b, 4);
         CHECK(load_opts(d, fx.size, "ovl.movie.binltl", NULL, &doc, &e) != RA_OK && e.offset == pp,
               "overlapping animations: %s at %llu (want %u)", e.msg, (unsigned long long)e.offset, pp);

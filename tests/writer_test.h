@@ -50,7 +50,8 @@ static inline ra_document *LoadWhole(const std::string &path)
     ra_error err;
     ra_error_clear(&err);
     std::vector<char> b = Bytes(path);
-    if (b.empty() || ra_document_load((const uint8_t *)b.data(), b.size(), path.c_str(), nullptr, &doc, &err) != RA_OK) {
+    if (b.empty() ||
+        ra_document_load((const uint8_t *)b.data(), b.size(), path.c_str(), nullptr, &doc, &err) != RA_OK) {
         CHECK(false, "cannot load %s", path.c_str());
         return nullptr;
     }
@@ -60,8 +61,7 @@ static inline ra_document *LoadWhole(const std::string &path)
 // A write that fails names its output: /dev/full is an I/O error whose
 // message names /dev/full, and so is a folder that does not exist.
 // write(path, err) writes the scene with the writer under test.
-template <typename Write>
-static void CheckWriteFailures(const std::string &dir, const char *ext, Write write)
+template <typename Write> static void CheckWriteFailures(const std::string &dir, const char *ext, Write write)
 {
     ra_error err;
     ra_error_clear(&err);

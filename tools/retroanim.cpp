@@ -61,7 +61,8 @@ const Command kCommands[] = {
      "--anim N\tthe animation (index from info; default 0)\n"
      "-o, --output OUT\twrite the JSON to OUT, whole or not at all (- or no -o: standard output)",
      "-t --time --anim -o --output"},
-    {"convert", "convert IN OUT [--format ID] [--writer retroanim|assimp] [--gltf-visibility] [--fbx-euler-tolerance DEG]",
+    {"convert",
+     "convert IN OUT [--format ID] [--writer retroanim|assimp] [--gltf-visibility] [--fbx-euler-tolerance DEG]",
      "import IN and write OUT (.glb/.gltf and .fbx by retroanim's writers, other formats through Assimp)",
      "-f, --format ID\tthe export format (default: from OUT's extension)\n"
      "--writer W\tretroanim (default for glTF and FBX) or assimp (Assimp's exporters)\n"
@@ -90,13 +91,13 @@ const Command *FindCommand(const std::string &name)
     return nullptr;
 }
 
-const char *kCommon =
-    "--option KEY=VALUE\ta format option (repeatable; retroanim help options lists them); also\n"
-    "\tfrom the environment variable RETROANIM_OPTIONS=\"k=v;k=v\" (a backslash escapes ; , \\)\n"
-    "-q, --quiet\tno summary lines\n"
-    "-h, --help\tthis command's help\n"
-    "--\tthe arguments after it are files, even when they start with -\n";
-const char *kExitCodes = "exit codes: 0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written";
+const char *kCommon = "--option KEY=VALUE\ta format option (repeatable; retroanim help options lists them); also\n"
+                      "\tfrom the environment variable RETROANIM_OPTIONS=\"k=v;k=v\" (a backslash escapes ; , \\)\n"
+                      "-q, --quiet\tno summary lines\n"
+                      "-h, --help\tthis command's help\n"
+                      "--\tthe arguments after it are files, even when they start with -\n";
+const char *kExitCodes =
+    "exit codes: 0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written";
 
 void PrintFlags(FILE *out, const char *text)
 {
@@ -108,7 +109,8 @@ void PrintFlags(FILE *out, const char *text)
         std::string line = t.substr(pos, end - pos);
         size_t tab = line.find('\t');
         std::string flag = tab == std::string::npos ? "" : line.substr(0, tab);
-        std::fprintf(out, "  %-30s %s\n", flag.c_str(), tab == std::string::npos ? line.c_str() : line.c_str() + tab + 1);
+        std::fprintf(out, "  %-30s %s\n", flag.c_str(),
+                     tab == std::string::npos ? line.c_str() : line.c_str() + tab + 1);
         pos = end + 1;
     }
 }
@@ -119,8 +121,9 @@ void PrintOverview(FILE *out)
     for (const auto &c : kCommands) std::fprintf(out, "  %-9s %s\n", c.name, c.summary);
     std::fprintf(out, "\ncommon flags:\n");
     PrintFlags(out, kCommon);
-    std::fprintf(out, "  %-30s %s\n\n%s\nretroanim help COMMAND shows a command's arguments; retroanim --version the version\n",
-                 "--version", "the version", kExitCodes);
+    std::fprintf(
+        out, "  %-30s %s\n\n%s\nretroanim help COMMAND shows a command's arguments; retroanim --version the version\n",
+        "--version", "the version", kExitCodes);
 }
 
 void PrintCommandHelp(FILE *out, const Command &c)
@@ -176,7 +179,8 @@ void PrintOptions(FILE *out)
         std::string who;
         for (size_t j = 0; j < ra_format_count(); j++) {
             size_t kj = 0;
-            if (ra_format_options(ra_format_at(j), &kj) == t) who += std::string(who.empty() ? "" : ", ") + ra_format_id(ra_format_at(j));
+            if (ra_format_options(ra_format_at(j), &kj) == t)
+                who += std::string(who.empty() ? "" : ", ") + ra_format_id(ra_format_at(j));
         }
         std::fprintf(out, "\n%s:\n", who.c_str());
         PrintOptionTable(out, t, k);
@@ -218,9 +222,10 @@ void PrintMan(FILE *out)
     std::fprintf(out, ".SH NAME\nretroanim \\- animations of classic games to glTF, FBX and Assimp\n");
     std::fprintf(out, ".SH SYNOPSIS\n");
     for (const auto &c : kCommands) std::fprintf(out, ".B retroanim\n%s\n.br\n", Roff(c.synopsis).c_str());
-    std::fprintf(out, ".SH DESCRIPTION\nretroanim reads the animation formats of LEGO Island (.ani, .SI), Metroid Prime "
-                      "(ANIM, CINF, .pak), World of Goo (.binltl), the Nintendo 64 SDK (NIFF) and Homeworld (.mad), plays "
-                      "them by the games' rules and writes them as glTF 2.0, FBX or any format of Assimp.\n");
+    std::fprintf(out,
+                 ".SH DESCRIPTION\nretroanim reads the animation formats of LEGO Island (.ani, .SI), Metroid Prime "
+                 "(ANIM, CINF, .pak), World of Goo (.binltl), the Nintendo 64 SDK (NIFF) and Homeworld (.mad), plays "
+                 "them by the games' rules and writes them as glTF 2.0, FBX or any format of Assimp.\n");
     std::fprintf(out, ".SH COMMANDS\n");
     for (const auto &c : kCommands) {
         std::fprintf(out, ".SS %s\n%s\n", Roff(c.synopsis).c_str(), Roff(c.summary).c_str());
@@ -229,15 +234,16 @@ void PrintMan(FILE *out)
     std::fprintf(out, ".SH COMMON FLAGS\n");
     RoffFlags(out, kCommon);
     std::fprintf(out, ".TP\n.B \\-\\-version\nthe version\n");
-    std::fprintf(out, ".SH OPTIONS\nFormat options are KEY=VALUE pairs given with \\-\\-option, in the environment "
-                      "variable RETROANIM_OPTIONS, or in the Assimp importer property RETROANIM_OPTIONS. An unknown key "
-                      "or a bad value is refused with exit code 2.\n");
+    std::fprintf(out,
+                 ".SH OPTIONS\nFormat options are KEY=VALUE pairs given with \\-\\-option, in the environment "
+                 "variable RETROANIM_OPTIONS, or in the Assimp importer property RETROANIM_OPTIONS. An unknown key "
+                 "or a bad value is refused with exit code 2.\n");
     size_t n = 0;
     const ra_option_decl *common = ra_common_options(&n);
     auto table = [&](const ra_option_decl *t, size_t k) {
         for (size_t i = 0; i < k; i++)
-            std::fprintf(out, ".TP\n.B %s=%s\n%s (default: %s)\n", Roff(t[i].key).c_str(), Roff(OptionSpec(t[i])).c_str(),
-                         Roff(t[i].help).c_str(), Roff(t[i].def).c_str());
+            std::fprintf(out, ".TP\n.B %s=%s\n%s (default: %s)\n", Roff(t[i].key).c_str(),
+                         Roff(OptionSpec(t[i])).c_str(), Roff(t[i].help).c_str(), Roff(t[i].def).c_str());
     };
     std::fprintf(out, ".SS every format\n");
     table(common, n);
@@ -249,9 +255,11 @@ void PrintMan(FILE *out)
             table(t, k);
         }
     }
-    std::fprintf(out, ".SH EXIT STATUS\n0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written.\n");
-    std::fprintf(out, ".SH ENVIRONMENT\n.TP\n.B RETROANIM_OPTIONS\nformat options, \"k=v;k=v\" (a backslash escapes ; , and "
-                      "\\e); \\-\\-option values take precedence\n");
+    std::fprintf(
+        out, ".SH EXIT STATUS\n0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written.\n");
+    std::fprintf(out,
+                 ".SH ENVIRONMENT\n.TP\n.B RETROANIM_OPTIONS\nformat options, \"k=v;k=v\" (a backslash escapes ; , and "
+                 "\\e); \\-\\-option values take precedence\n");
 }
 
 void PrintCompletion(FILE *out)
@@ -267,23 +275,25 @@ void PrintCompletion(FILE *out)
         for (size_t i = 0; i < n; i++) ks.insert(t[i].key);
     }
     for (const auto &k : ks) keys += (keys.empty() ? "" : " ") + k + "=";
-    std::fprintf(out, "# bash completion for retroanim (generated by retroanim help completion)\n"
-                      "_retroanim() {\n"
-                      "    local cur prev cmd\n"
-                      "    cur=${COMP_WORDS[COMP_CWORD]}\n"
-                      "    prev=${COMP_WORDS[COMP_CWORD-1]}\n"
-                      "    cmd=${COMP_WORDS[1]}\n"
-                      "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-                      "        COMPREPLY=($(compgen -W \"%s --help --version\" -- \"$cur\")); return\n"
-                      "    fi\n"
-                      "    case $prev in\n"
-                      "        --option) compopt -o nospace 2>/dev/null; COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return;;\n"
-                      "        --writer) COMPREPLY=($(compgen -W \"retroanim assimp\" -- \"$cur\")); return;;\n"
-                      "        help) COMPREPLY=($(compgen -W \"%s options\" -- \"$cur\")); return;;\n"
-                      "    esac\n"
-                      "    local flags=\"--option --quiet --help\"\n"
-                      "    case $cmd in\n",
-                 cmds.c_str(), keys.c_str(), cmds.c_str());
+    std::fprintf(
+        out,
+        "# bash completion for retroanim (generated by retroanim help completion)\n"
+        "_retroanim() {\n"
+        "    local cur prev cmd\n"
+        "    cur=${COMP_WORDS[COMP_CWORD]}\n"
+        "    prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+        "    cmd=${COMP_WORDS[1]}\n"
+        "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
+        "        COMPREPLY=($(compgen -W \"%s --help --version\" -- \"$cur\")); return\n"
+        "    fi\n"
+        "    case $prev in\n"
+        "        --option) compopt -o nospace 2>/dev/null; COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return;;\n"
+        "        --writer) COMPREPLY=($(compgen -W \"retroanim assimp\" -- \"$cur\")); return;;\n"
+        "        help) COMPREPLY=($(compgen -W \"%s options\" -- \"$cur\")); return;;\n"
+        "    esac\n"
+        "    local flags=\"--option --quiet --help\"\n"
+        "    case $cmd in\n",
+        cmds.c_str(), keys.c_str(), cmds.c_str());
     for (const auto &c : kCommands)
         if (*c.flags) std::fprintf(out, "        %s) flags=\"$flags %s\";;\n", c.name, c.flags);
     std::fprintf(out, "    esac\n"
@@ -301,19 +311,18 @@ int Usage(const std::string &msg)
     const Command *c = FindCommand(g_command);
     if (c && c->name != std::string("help"))
         std::fprintf(stderr, "usage: retroanim %s\n(retroanim help %s for more)\n", c->synopsis, c->name);
-    else
-        std::fprintf(stderr, "usage: retroanim COMMAND [ARGS]... (retroanim help lists the commands)\n");
+    else std::fprintf(stderr, "usage: retroanim COMMAND [ARGS]... (retroanim help lists the commands)\n");
     return 2;
 }
 
 struct Args {
     std::vector<std::string> pos;
-    std::vector<std::string> option_strings;  // "k=v"
+    std::vector<std::string> option_strings; // "k=v"
     bool quiet = false;
     bool help = false;
     bool source = false;
-    bool gltf_visibility = false; // --gltf-visibility: KHR_node_visibility in retroanim's glTF
-    bool force = false;           // extract --force: replace existing files
+    bool gltf_visibility = false;   // --gltf-visibility: KHR_node_visibility in retroanim's glTF
+    bool force = false;             // extract --force: replace existing files
     double fbx_euler_tolerance = 0; // --fbx-euler-tolerance DEG (radians here; 0: automatic)
     std::vector<std::string> times;
     std::string anim, format, jobs, writer, output;
@@ -447,7 +456,8 @@ struct Options {
         ra_options o;
         ra_options_init(&o);
         for (size_t i = 0; i < keys.size(); i++)
-            if (!only_declared || ra_option_find(f, keys[i].c_str())) ra_options_add(&o, keys[i].c_str(), values[i].c_str());
+            if (!only_declared || ra_option_find(f, keys[i].c_str()))
+                ra_options_add(&o, keys[i].c_str(), values[i].c_str());
         return o;
     }
     void Set(const std::string &k, const std::string &v)
@@ -671,7 +681,8 @@ int CmdDump(const Args &a, const Options &o)
     if (OutputIsInput(a.pos[0], a.output)) return 3;
     Loaded l;
     if (int rc = Load(a.pos[0], o.opt, !a.source, l)) return rc;
-    if (a.source && !l.doc->format->dump_source) return Fail(a.pos[0], std::string(l.doc->format->id) + ": this format has no source dump");
+    if (a.source && !l.doc->format->dump_source)
+        return Fail(a.pos[0], std::string(l.doc->format->id) + ": this format has no source dump");
     TextOut out(a.output);
     ra_json j;
     out.Init(j, true);
@@ -802,7 +813,7 @@ std::string RefusedExport(const std::string &id)
 struct Converted {
     size_t nodes = 0, animations = 0, keys = 0, cameras = 0;
     uint64_t bytes = 0;
-    std::string writer;        // what wrote the file, for the summary
+    std::string writer;         // what wrote the file, for the summary
     bool output_failed = false; // the input was fine, the output could not be written
     bool usage = false;         // an option (or its value) was refused
 };
@@ -810,9 +821,9 @@ struct Converted {
 // The writer of an export id: retroanim's own for glTF 2.0 (ids glb, gltf and
 // Assimp's glb2, gltf2) unless --writer assimp; Assimp's id otherwise.
 struct Target {
-    std::string id;   // Assimp's exporter id, or "glb"/"gltf" for retroanim's writer
+    std::string id; // Assimp's exporter id, or "glb"/"gltf" for retroanim's writer
     bool own = false;
-    bool visibility = false; // retroanim's writer: KHR_node_visibility
+    bool visibility = false;    // retroanim's writer: KHR_node_visibility
     double euler_tolerance = 0; // retroanim's FBX writer: ra_fbx_options.euler_tolerance
 };
 Target TargetFor(const std::string &id, const std::string &writer)
@@ -920,7 +931,8 @@ std::string CompactAsciiFbxNumbers(const std::string &text)
 bool WriteBlobs(const aiExportDataBlob *master, const std::string &out, bool compact_fbx, std::string &error)
 {
     size_t slash = out.find_last_of('/'), dot = out.find_last_of('.');
-    std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? out.substr(0, dot) : out;
+    std::string stem =
+        dot != std::string::npos && (slash == std::string::npos || dot > slash) ? out.substr(0, dot) : out;
     std::string base = slash == std::string::npos ? stem : stem.substr(slash + 1);
     std::vector<std::pair<std::string, std::string>> files;
     for (const aiExportDataBlob *b = master->next; b; b = b->next)
@@ -928,7 +940,8 @@ bool WriteBlobs(const aiExportDataBlob *master, const std::string &out, bool com
     std::string text((const char *)master->data, master->size);
     if (master->next) {
         static const std::string magic = "$blobfile";
-        for (size_t p = 0; (p = text.find(magic, p)) != std::string::npos; p += base.size()) text.replace(p, magic.size(), base);
+        for (size_t p = 0; (p = text.find(magic, p)) != std::string::npos; p += base.size())
+            text.replace(p, magic.size(), base);
     }
     if (compact_fbx) text = CompactAsciiFbxNumbers(text);
     files.emplace_back(out, std::move(text));
@@ -1072,7 +1085,8 @@ bool ConvertOne(const std::string &in, const std::string &out, const Target &tar
     size_t n = 0;
     const ra_format *const *all = ra_formats(&n);
     for (size_t i = 0; i < n && hint.empty(); i++)
-        if (all[i]->extensions[0]) hint = std::string(all[i]->extensions).substr(0, std::string(all[i]->extensions).find(' '));
+        if (all[i]->extensions[0])
+            hint = std::string(all[i]->extensions).substr(0, std::string(all[i]->extensions).find(' '));
     Assimp::Importer imp;
     retroanim::RegisterImporters(imp);
     imp.SetPropertyString(retroanim::kOptionsProperty, opts);
@@ -1221,7 +1235,8 @@ int CmdList(const Args &a, const Options &o)
         ra_options_init(&lo);
         ra_options_add(&lo, "format", it.format);
         if (ra_option_find(ra_format_find(it.format), "cinf")) ra_options_add(&lo, "cinf", "none");
-        if (ra_archive_payload(ar, i, &p, &n, &err) == RA_OK && ra_document_load(p, n, nullptr, &lo, &doc, &err) == RA_OK) {
+        if (ra_archive_payload(ar, i, &p, &n, &err) == RA_OK &&
+            ra_document_load(p, n, nullptr, &lo, &doc, &err) == RA_OK) {
             if (doc->scene.animation_count) {
                 char b[32];
                 std::snprintf(b, sizeof b, "%.3f s", doc->scene.animations[0].duration);
@@ -1233,9 +1248,9 @@ int CmdList(const Args &a, const Options &o)
             failed++;
             std::fprintf(stderr, "retroanim: %s: %s: %s\n", a.pos[0].c_str(), it.name, FormatError(err).c_str());
         }
-        std::printf("%-4zu %-10s %-28s %-26s %9llu %9llu %-4s %9s  %s\n", i, IdText(ar, it.id).c_str(), it.name, it.kind,
-                    (unsigned long long)it.size, (unsigned long long)it.stored_size, it.compressed ? "yes" : "no",
-                    dur.c_str(), it.group);
+        std::printf("%-4zu %-10s %-28s %-26s %9llu %9llu %-4s %9s  %s\n", i, IdText(ar, it.id).c_str(), it.name,
+                    it.kind, (unsigned long long)it.size, (unsigned long long)it.stored_size,
+                    it.compressed ? "yes" : "no", dur.c_str(), it.group);
     }
     for (size_t i = 0; i < ar->warning_count; i++) std::printf("warning: %s\n", ar->warnings[i]);
     return failed ? 1 : 0;
@@ -1265,7 +1280,8 @@ int CmdExtract(const Args &a, const Options &o)
         for (const std::string *f : {&out, &skel}) {
             if (f->empty() || !refused.empty()) continue;
             if (SameFile(*f, a.pos[0])) refused = *f + " is the archive itself; not written";
-            else if (!a.force && access(f->c_str(), F_OK) == 0) refused = *f + " exists; not replaced (--force replaces it)";
+            else if (!a.force && access(f->c_str(), F_OK) == 0)
+                refused = *f + " exists; not replaced (--force replaces it)";
         }
         if (!refused.empty()) {
             skipped++;
@@ -1313,7 +1329,8 @@ int CmdBatch(const Args &a, const Options &o)
             if (!ok && why.empty()) why = FormatError(err);
             ra_error_clear(&err);
         }
-        if (!ok) return Usage(why.empty() ? "unknown option '" + o.keys[i] + "' (retroanim help options lists them)" : why);
+        if (!ok)
+            return Usage(why.empty() ? "unknown option '" + o.keys[i] + "' (retroanim help options lists them)" : why);
     }
     std::string ext = ExtensionForExportId(a.format);
     Target target = TargetFor(a.format, a.writer);
@@ -1351,7 +1368,7 @@ int CmdBatch(const Args &a, const Options &o)
     closedir(d);
     std::sort(files.begin(), files.end());
     std::error_code mk;
-    std::filesystem::create_directories(a.pos[1], mk);  // with its parents; an existing folder is fine
+    std::filesystem::create_directories(a.pos[1], mk); // with its parents; an existing folder is fine
     if (mk) {
         std::fprintf(stderr, "retroanim: %s: cannot create the output folder: %s\n", a.pos[1].c_str(),
                      mk.message().c_str());
@@ -1420,8 +1437,8 @@ int CmdBatch(const Args &a, const Options &o)
         if (!tty) return;
         size_t dn = done.load(), total = jobs_list.size();
         int width = 30, fill = total ? (int)((size_t)width * dn / total) : width;
-        std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  %zu failed", fill, "##############################", width - fill, "",
-                     dn, total, failed.load());
+        std::fprintf(stderr, "\r[%.*s%*s] %zu/%zu  %zu failed", fill, "##############################", width - fill,
+                     "", dn, total, failed.load());
         std::fflush(stderr);
     };
     // The animations of one archive are consecutive jobs: a worker keeps the
@@ -1456,8 +1473,8 @@ int CmdBatch(const Args &a, const Options &o)
             std::lock_guard<std::mutex> lock(mu);
             if (!ok) {
                 failed++;
-                errors.push_back("retroanim: " + in + (jobs_list[i].extra.empty() ? "" : " [" + jobs_list[i].extra + "]") +
-                                 ": " + error);
+                errors.push_back("retroanim: " + in +
+                                 (jobs_list[i].extra.empty() ? "" : " [" + jobs_list[i].extra + "]") + ": " + error);
                 if (tty) std::fputc('\n', stderr);
                 std::fprintf(stderr, "%s\n", errors.back().c_str());
             }
@@ -1474,8 +1491,8 @@ int CmdBatch(const Args &a, const Options &o)
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!a.quiet)
         std::printf("batch: %zu file(s), %zu conversion(s), %zu converted, %zu failed, %.2f s, %d job(s)\n",
-                    files.size(), jobs_list.size() + archive_failures, jobs_list.size() + archive_failures - failed.load(),
-                    failed.load(), secs, jobs);
+                    files.size(), jobs_list.size() + archive_failures,
+                    jobs_list.size() + archive_failures - failed.load(), failed.load(), secs, jobs);
     return failed.load() ? 1 : 0;
 }
 
@@ -1489,7 +1506,7 @@ void OnSignal(int sig)
     raise(sig);
 }
 
-}  // namespace
+} // namespace
 
 int CmdHelp(const Args &a)
 {
@@ -1500,7 +1517,7 @@ int CmdHelp(const Args &a)
     if (a.pos.size() != 1) return Usage("help takes at most one COMMAND");
     const std::string &what = a.pos[0];
     if (what == "options") PrintOptions(stdout);
-    else if (what == "man") PrintMan(stdout); // the man page (the build installs its output)
+    else if (what == "man") PrintMan(stdout);               // the man page (the build installs its output)
     else if (what == "completion") PrintCompletion(stdout); // bash completion (installed too)
     else if (const Command *c = FindCommand(what)) PrintCommandHelp(stdout, *c);
     else return Usage("no command '" + what + "' (retroanim help lists them)");

@@ -141,7 +141,8 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
     ra_archive *ar = m->ar;
     if (strcmp(ar->format, fid) != 0)
         return ra_fail(err, RA_ERR_BAD_MAGIC, fid, 0, "", "this is a %s archive, not %s", ar->format, fid);
-    if (ar->count == 0) return ra_fail(err, RA_ERR_BAD_VALUE, fid, RA_NO_OFFSET, "animation", "the archive holds no animation");
+    if (ar->count == 0)
+        return ra_fail(err, RA_ERR_BAD_VALUE, fid, RA_NO_OFFSET, "animation", "the archive holds no animation");
     const char *want = ra_options_get(&doc->options, "animation");
     m->item = ra_archive_find(ar, want);
     if (m->item == SIZE_MAX)
@@ -271,7 +272,12 @@ const ra_format ra_format_lego_si = {
     "LEGO Island Interleaf archive (.SI): one animation, chosen with animation=NAME|ID",
     "si",
     "\"RIFF\" at 0 and \"OMNI\" at 8",
-    detect_si, arch_read, arch_to_scene, arch_pose, arch_dump_source, arch_write,
+    detect_si,
+    arch_read,
+    arch_to_scene,
+    arch_pose,
+    arch_dump_source,
+    arch_write,
     .options = si_options,
     .option_count = sizeof si_options / sizeof si_options[0],
     .options_also = &ra_format_lego_ani,
@@ -287,7 +293,12 @@ const ra_format ra_format_metroid_pak = {
     "Metroid Prime archive (.pak): one animation with its ANCS name and CINF skeleton, chosen with animation=NAME|ID",
     "pak",
     "u32 BE 0x00030005 then u32 0 at offset 0",
-    detect_pak, arch_read, arch_to_scene, arch_pose, arch_dump_source, arch_write,
+    detect_pak,
+    arch_read,
+    arch_to_scene,
+    arch_pose,
+    arch_dump_source,
+    arch_write,
     .options = pak_options,
     .option_count = sizeof pak_options / sizeof pak_options[0],
     .options_also = &ra_format_metroid_anim,

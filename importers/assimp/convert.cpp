@@ -23,11 +23,10 @@ namespace {
 
 aiMatrix4x4 ToAi(const ra_mat4 &m)
 {
-    return aiMatrix4x4(
-        (ai_real)m.m[0][0], (ai_real)m.m[0][1], (ai_real)m.m[0][2], (ai_real)m.m[0][3],
-        (ai_real)m.m[1][0], (ai_real)m.m[1][1], (ai_real)m.m[1][2], (ai_real)m.m[1][3],
-        (ai_real)m.m[2][0], (ai_real)m.m[2][1], (ai_real)m.m[2][2], (ai_real)m.m[2][3],
-        (ai_real)m.m[3][0], (ai_real)m.m[3][1], (ai_real)m.m[3][2], (ai_real)m.m[3][3]);
+    return aiMatrix4x4((ai_real)m.m[0][0], (ai_real)m.m[0][1], (ai_real)m.m[0][2], (ai_real)m.m[0][3],
+                       (ai_real)m.m[1][0], (ai_real)m.m[1][1], (ai_real)m.m[1][2], (ai_real)m.m[1][3],
+                       (ai_real)m.m[2][0], (ai_real)m.m[2][1], (ai_real)m.m[2][2], (ai_real)m.m[2][3],
+                       (ai_real)m.m[3][0], (ai_real)m.m[3][1], (ai_real)m.m[3][2], (ai_real)m.m[3][3]);
 }
 
 // Name of the identity node put above a root that carries a transform: the
@@ -81,10 +80,8 @@ aiMetadata *ToAi(const ra_meta_list &list, const std::vector<std::pair<std::stri
         case RA_META_INT:
             if (e.u.i >= std::numeric_limits<int32_t>::min() && e.u.i <= std::numeric_limits<int32_t>::max())
                 md->Set(i++, e.key, (int32_t)e.u.i);
-            else if (e.u.i >= 0)
-                md->Set(i++, e.key, (uint64_t)e.u.i);
-            else
-                md->Set(i++, e.key, (double)e.u.i);
+            else if (e.u.i >= 0) md->Set(i++, e.key, (uint64_t)e.u.i);
+            else md->Set(i++, e.key, (double)e.u.i);
             break;
         case RA_META_DOUBLE: md->Set(i++, e.key, e.u.d); break;
         case RA_META_STRING: i = SetString(md, i, e.key, e.u.s); break;
@@ -189,7 +186,7 @@ void SetBindMatrices(const ra_scene &s, aiScene *out)
         for (unsigned b = 0; b < mesh->mNumBones; b++) {
             aiBone *bone = mesh->mBones[b];
             auto it = index.find(bone->mName.C_Str());
-            ra_mat4 inv = ra_m4_identity();  // the wrapper root, or a singular bone
+            ra_mat4 inv = ra_m4_identity(); // the wrapper root, or a singular bone
             if (it != index.end() && !ra_m4_invert_affine(&world[it->second], &inv)) inv = ra_m4_identity();
             aiMatrix4x4 o = ToAi(inv);
             o.d1 = 0;
@@ -244,7 +241,7 @@ void DropMeshes(aiScene *out)
     out->mFlags |= AI_SCENE_FLAGS_INCOMPLETE;
 }
 
-}  // namespace
+} // namespace
 
 void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *out)
 {
@@ -259,7 +256,7 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     // Prime's and Homeworld's axis changes) gets one above it.
     aiNode *wrapper = nullptr;
     const ra_mat4 identity = ra_m4_identity();
-    if (ra_m4_max_abs_diff(&s.nodes[0].transform, &identity) != 0) {  // (NaN too)
+    if (ra_m4_max_abs_diff(&s.nodes[0].transform, &identity) != 0) { // (NaN too)
         wrapper = new aiNode(WrapperName(s));
         out->mRootNode = wrapper;
         wrapper->mChildren = new aiNode *[1];
@@ -326,7 +323,8 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                     for (size_t k = 0; k < ch.rotation_count; k++) {
                         const ra_quat &q = ch.rotation[k].q;
                         na->mRotationKeys[k] =
-                            aiQuatKey(ticks(ch.rotation[k].t), aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
+                            aiQuatKey(ticks(ch.rotation[k].t),
+                                      aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
                     }
                 }
                 if (ch.scaling_count) {
@@ -384,7 +382,8 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     auto reattach = [&]() {
         for (size_t k = detached.size(); k-- > 0;) {
             const Detached &d = detached[k];
-            for (unsigned j = d.parent->mNumChildren; j > d.index; j--) d.parent->mChildren[j] = d.parent->mChildren[j - 1];
+            for (unsigned j = d.parent->mNumChildren; j > d.index; j--)
+                d.parent->mChildren[j] = d.parent->mChildren[j - 1];
             d.parent->mChildren[d.index] = d.node;
             d.parent->mNumChildren++;
         }
@@ -403,4 +402,4 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     if (!MeshesPlayable(out)) DropMeshes(out);
 }
 
-}  // namespace retroanim
+} // namespace retroanim

@@ -60,7 +60,7 @@ std::string ForcedFormat()
 }
 
 class RetroanimImporter : public Assimp::BaseImporter {
-public:
+  public:
     explicit RetroanimImporter(const ra_format *f) : format_(f) {}
 
     bool CanRead(const std::string &file, Assimp::IOSystem *io, bool checkSig) const override
@@ -91,7 +91,7 @@ public:
         no_skeleton_ = imp->GetPropertyInteger(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 0) != 0;
     }
 
-protected:
+  protected:
     void InternReadFile(const std::string &file, aiScene *scene, Assimp::IOSystem *io) override
     {
         ra_options opt;
@@ -120,7 +120,8 @@ protected:
         size_t size = s->FileSize(), max_size = ra_max_file_size(&opt);
         if (size > max_size)
             throw std::runtime_error("retroanim: the file has " + std::to_string(size) +
-                                     " bytes, more than max_file_size (" + std::to_string(max_size) + ") (max_file_size)");
+                                     " bytes, more than max_file_size (" + std::to_string(max_size) +
+                                     ") (max_file_size)");
         std::vector<uint8_t> data(size);
         if (size && s->Read(data.data(), 1, size) != size)
             throw std::runtime_error(std::string(format_->id) + ": cannot read " + file);
@@ -158,14 +159,14 @@ protected:
         ConvertScene(doc->scene, cs, scene);
     }
 
-private:
+  private:
     const ra_format *format_;
     std::string options_;
     std::string cinf_;
     bool no_skeleton_ = false;
 };
 
-}  // namespace
+} // namespace
 
 void RegisterImporters(Assimp::Importer &importer)
 {
@@ -180,4 +181,4 @@ void RegisterImporters(Assimp::Importer &importer)
     }
 }
 
-}  // namespace retroanim
+} // namespace retroanim

@@ -33,8 +33,8 @@ namespace {
 using Ctor = void (*)(Assimp::Importer *);
 
 struct State {
-    Ctor complete = nullptr;  // Assimp::Importer::Importer() [complete object], C1
-    Ctor base = nullptr;      // [base object], C2
+    Ctor complete = nullptr; // Assimp::Importer::Importer() [complete object], C1
+    Ctor base = nullptr;     // [base object], C2
     bool active = false;
 };
 
@@ -48,7 +48,7 @@ const State &GetState()
         if (!st.complete && !st.base) {
             std::fprintf(stderr, "retroanim preload: libassimp's Importer constructor not found; "
                                  "is the program linked with libassimp?\n");
-            std::abort();  // nothing could construct the Importer the caller is building
+            std::abort(); // nothing could construct the Importer the caller is building
         }
         if (!st.complete) st.complete = st.base;
         if (!st.base) st.base = st.complete;
@@ -56,11 +56,12 @@ const State &GetState()
         st.active = major == RETROANIM_ASSIMP_BUILT_MAJOR && minor == RETROANIM_ASSIMP_BUILT_MINOR &&
                     patch == RETROANIM_ASSIMP_BUILT_PATCH;
         if (!st.active)
-            std::fprintf(stderr,
-                         "retroanim preload: libassimp reports version %u.%u.%u but this module was built against "
-                         "%u.%u.%u; the retroanim formats are not registered (rebuild retroanim against this libassimp)\n",
-                         major, minor, patch, (unsigned)RETROANIM_ASSIMP_BUILT_MAJOR,
-                         (unsigned)RETROANIM_ASSIMP_BUILT_MINOR, (unsigned)RETROANIM_ASSIMP_BUILT_PATCH);
+            std::fprintf(
+                stderr,
+                "retroanim preload: libassimp reports version %u.%u.%u but this module was built against "
+                "%u.%u.%u; the retroanim formats are not registered (rebuild retroanim against this libassimp)\n",
+                major, minor, patch, (unsigned)RETROANIM_ASSIMP_BUILT_MAJOR, (unsigned)RETROANIM_ASSIMP_BUILT_MINOR,
+                (unsigned)RETROANIM_ASSIMP_BUILT_PATCH);
     });
     return st;
 }
@@ -72,7 +73,7 @@ void Construct(Assimp::Importer *self, bool complete)
     if (st.active) retroanim::RegisterImporters(*self);
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 // The Itanium C++ ABI names of Assimp::Importer::Importer(); defining them

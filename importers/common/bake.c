@@ -150,8 +150,7 @@ static void refine(bake *b, sample x, sample y, int depth, const ra_trs *mid, sa
 /* The keys of one track: built in a scratch buffer sized for every sample
  * (so pushing never grows it), simplified, and only then copied into the
  * arena, which thus holds just the keys that remain. */
-static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_key **out, size_t *count,
-                    double tol)
+static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_key **out, size_t *count, double tol)
 {
     ra_vec_track tr;
     if (!ra_vec_track_reserve(&tr, n)) return false;
@@ -227,8 +226,7 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
     }
     bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
               dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol) &&
-              dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol,
-                       params->max_key_angle);
+              dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol, params->max_key_angle);
     ra_free(fin);
     return ok ? RA_OK : ra_fail_nomem(err, params->format);
 }

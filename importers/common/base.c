@@ -108,8 +108,8 @@ void ra_error_clear(ra_error *e)
     e->format = "retroanim";
 }
 
-ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offset, const char *field,
-                  const char *fmt, ...)
+ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offset, const char *field, const char *fmt,
+                  ...)
 {
     if (!e || e->code != RA_OK) return e ? e->code : code;
     e->code = code;
@@ -146,12 +146,10 @@ size_t ra_error_format(const ra_error *e, char *buf, size_t size)
     if (e->field[0] && e->offset != RA_NO_OFFSET)
         n = snprintf(buf, size, "%s: %s (%s) (at byte %llu)", e->format, e->msg, e->field,
                      (unsigned long long)e->offset);
-    else if (e->field[0])
-        n = snprintf(buf, size, "%s: %s (%s)", e->format, e->msg, e->field);
+    else if (e->field[0]) n = snprintf(buf, size, "%s: %s (%s)", e->format, e->msg, e->field);
     else if (e->offset != RA_NO_OFFSET)
         n = snprintf(buf, size, "%s: %s (at byte %llu)", e->format, e->msg, (unsigned long long)e->offset);
-    else
-        n = snprintf(buf, size, "%s: %s", e->format, e->msg);
+    else n = snprintf(buf, size, "%s: %s", e->format, e->msg);
     return n < 0 ? 0 : (size_t)n;
 }
 
@@ -386,10 +384,7 @@ bool ra_rd_bytes(ra_cursor *c, void *out, size_t n, const char *field)
     if (n) memcpy(out, p, n);
     return true;
 }
-bool ra_rd_skip(ra_cursor *c, size_t n, const char *field)
-{
-    return ra_cursor_take(c, n, field) != NULL;
-}
+bool ra_rd_skip(ra_cursor *c, size_t n, const char *field) { return ra_cursor_take(c, n, field) != NULL; }
 bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *field)
 {
     size_t at = c->pos;
@@ -424,9 +419,8 @@ bool ra_cursor_check_count(ra_cursor *c, uint64_t count, size_t min_item_bytes, 
     if (c->err->code != RA_OK) return false;
     uint64_t left = c->size - c->pos;
     if (min_item_bytes && count > left / min_item_bytes) {
-        ra_fail(c->err, RA_ERR_TRUNCATED, c->format, c->pos, field,
-                "count %llu needs at least %llu bytes, %llu left", (unsigned long long)count,
-                (unsigned long long)count * min_item_bytes, (unsigned long long)left);
+        ra_fail(c->err, RA_ERR_TRUNCATED, c->format, c->pos, field, "count %llu needs at least %llu bytes, %llu left",
+                (unsigned long long)count, (unsigned long long)count * min_item_bytes, (unsigned long long)left);
         return false;
     }
     return true;

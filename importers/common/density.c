@@ -101,7 +101,6 @@ static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double
     return d >= 1 ? 1 : (uint32_t)fmax(1, ceil(2 * acos(d) / max_angle));
 }
 
-
 ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err)
 {
     if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");

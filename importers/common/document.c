@@ -27,16 +27,9 @@ extern const ra_format ra_format_niff;
 extern const ra_format ra_format_homeworld_mad;
 
 static const ra_format *const g_formats[] = {
-    &ra_format_lego_ani,
-    &ra_format_lego_ani_body,
-    &ra_format_metroid_anim,
-    &ra_format_metroid_cinf,
-    &ra_format_wog_anim,
-    &ra_format_wog_movie,
-    &ra_format_niff,
-    &ra_format_homeworld_mad,
-    &ra_format_lego_si,
-    &ra_format_metroid_pak,
+    &ra_format_lego_ani, &ra_format_lego_ani_body, &ra_format_metroid_anim, &ra_format_metroid_cinf,
+    &ra_format_wog_anim, &ra_format_wog_movie,     &ra_format_niff,         &ra_format_homeworld_mad,
+    &ra_format_lego_si,  &ra_format_metroid_pak,
 };
 
 const ra_format *const *ra_formats(size_t *count)
@@ -131,8 +124,8 @@ size_t ra_max_file_size(const ra_options *opt)
 
 ra_arena *ra_load_arena(const ra_options *opt, size_t size)
 {
-    double lim = ra_options_get_double(opt, "memory_limit",
-                                       RA_DEFAULT_MEMORY_BASE + RA_DEFAULT_MEMORY_PER_BYTE * (double)size);
+    double lim =
+        ra_options_get_double(opt, "memory_limit", RA_DEFAULT_MEMORY_BASE + RA_DEFAULT_MEMORY_PER_BYTE * (double)size);
     if (!(lim >= 65536)) lim = 65536;
     return ra_arena_create(lim >= (double)SIZE_MAX ? 0 : (size_t)lim);
 }
@@ -149,7 +142,8 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
     const ra_format *f = NULL;
     if (forced) {
         f = ra_format_find(forced);
-        if (!f) return ra_fail(err, RA_ERR_USAGE, "retroanim", RA_NO_OFFSET, "format", "unknown format id '%s'", forced);
+        if (!f)
+            return ra_fail(err, RA_ERR_USAGE, "retroanim", RA_NO_OFFSET, "format", "unknown format id '%s'", forced);
     } else {
         f = ra_format_detect(data, size, filename);
         if (!f) {

@@ -201,8 +201,7 @@ bool ra_m4_decompose(const ra_mat4 *m, ra_vec3 *t, ra_quat *q, ra_vec3 *s)
     c1 = ra_v3_scale(c1, 1 / sy);
     c2 = ra_v3_scale(c2, 1 / sz);
     /* rotation matrix r[i][j] = column j component i */
-    double r00 = c0.x, r10 = c0.y, r20 = c0.z, r01 = c1.x, r11 = c1.y, r21 = c1.z, r02 = c2.x, r12 = c2.y,
-           r22 = c2.z;
+    double r00 = c0.x, r10 = c0.y, r20 = c0.z, r01 = c1.x, r11 = c1.y, r21 = c1.z, r02 = c2.x, r12 = c2.y, r22 = c2.z;
     double tr = r00 + r11 + r22;
     ra_quat o;
     if (tr > 0) {
@@ -270,8 +269,7 @@ bool ra_m4_invert_affine(const ra_mat4 *m, ra_mat4 *out)
     r.m[0][2] = (a[0][1] * a[1][2] - a[0][2] * a[1][1]) * id;
     r.m[1][2] = (a[0][2] * a[1][0] - a[0][0] * a[1][2]) * id;
     r.m[2][2] = (a[0][0] * a[1][1] - a[0][1] * a[1][0]) * id;
-    for (int i = 0; i < 3; i++)
-        r.m[i][3] = -(r.m[i][0] * a[0][3] + r.m[i][1] * a[1][3] + r.m[i][2] * a[2][3]);
+    for (int i = 0; i < 3; i++) r.m[i][3] = -(r.m[i][0] * a[0][3] + r.m[i][1] * a[1][3] + r.m[i][2] * a[2][3]);
     *out = r;
     return true;
 }

@@ -144,8 +144,7 @@ static const ra_option_decl g_common[] = {
     {"max_keys", RA_OPT_INT, 1, 1e12, false, NULL, "50000000", "most keys of all animations together"},
     {"max_file_size", RA_OPT_SIZE, 1, 1099511627776.0, false, NULL, "256 MiB",
      "largest input file, refused before it is read (bytes; K, M, G suffixes)"},
-    {"max_key_angle", RA_OPT_DOUBLE, 0.06, 179, true, NULL, "automatic",
-     "largest rotation between two keys (degrees)"},
+    {"max_key_angle", RA_OPT_DOUBLE, 0.06, 179, true, NULL, "automatic", "largest rotation between two keys (degrees)"},
     {"max_samples", RA_OPT_INT, 1, 1e12, false, NULL, "32768 + 16 x file size (Homeworld: 524288 + file size / 2)",
      "most samples the bakers of one load may take"},
     {"source_path", RA_OPT_PATH, 0, 0, false, NULL, "the file's", "the file the bytes came from, for companion files"},
@@ -167,8 +166,7 @@ static const ra_option_decl *find_in(const ra_option_decl *t, size_t n, const ch
 const ra_option_decl *ra_option_find(const ra_format *f, const char *key)
 {
     const ra_option_decl *d = find_in(g_common, sizeof g_common / sizeof g_common[0], key);
-    for (int hop = 0; !d && f && hop < 4; hop++, f = f->options_also)
-        d = find_in(f->options, f->option_count, key);
+    for (int hop = 0; !d && f && hop < 4; hop++, f = f->options_also) d = find_in(f->options, f->option_count, key);
     return d;
 }
 

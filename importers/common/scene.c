@@ -243,14 +243,16 @@ static bool grow(ra_arena *a, void **keys, size_t count, size_t *cap, size_t siz
 bool ra_vec_track_reserve(ra_vec_track *tr, size_t cap)
 {
     if (!cap) cap = 1;
-    *tr = (ra_vec_track){cap <= SIZE_MAX / sizeof(ra_vec_key) ? ra_malloc(cap * sizeof(ra_vec_key)) : NULL, 0, cap, true};
+    *tr =
+        (ra_vec_track){cap <= SIZE_MAX / sizeof(ra_vec_key) ? ra_malloc(cap * sizeof(ra_vec_key)) : NULL, 0, cap, true};
     return tr->keys != NULL;
 }
 
 bool ra_quat_track_reserve(ra_quat_track *tr, size_t cap)
 {
     if (!cap) cap = 1;
-    *tr = (ra_quat_track){cap <= SIZE_MAX / sizeof(ra_quat_key) ? ra_malloc(cap * sizeof(ra_quat_key)) : NULL, 0, cap, true};
+    *tr = (ra_quat_track){cap <= SIZE_MAX / sizeof(ra_quat_key) ? ra_malloc(cap * sizeof(ra_quat_key)) : NULL, 0, cap,
+                          true};
     return tr->keys != NULL;
 }
 
@@ -352,13 +354,12 @@ size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle)
     if (d > 1) d = 1;
     if (d < -1) d = -1;
     if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
-    if (d >= cos(max_angle)) return 1; /* one piece: no acos */
+    if (d >= cos(max_angle)) return 1;                 /* one piece: no acos */
     size_t pieces = (size_t)ceil(acos(d) / max_angle); /* the 4D angle of the engine's great circle */
     return pieces < 1 ? 1 : pieces;
 }
 
-bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
-                         size_t pieces)
+bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1, size_t pieces)
 {
     if (pieces <= 1) return ra_quat_track_push(a, tr, t1, q1); /* no slerp */
     q0 = ra_q_normalize(q0);
@@ -371,8 +372,7 @@ bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, 
     return true;
 }
 
-bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
-                       double max_angle)
+bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1, double max_angle)
 {
     return ra_quat_track_arc_n(a, tr, t0, q0, t1, q1, ra_quat_arc_pieces(q0, q1, max_angle));
 }
@@ -494,22 +494,29 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
                 BAD("channel on %s has no keys", s->nodes[ch->node].name);
             const char *nm = s->nodes[ch->node].name;
             for (size_t k = 0; k < ch->position_count; k++) {
-                if (!finite_v(ch->position[k].v) || !isfinite(ch->position[k].t)) BAD("non-finite position key on %s", nm);
-                if (k && !(ch->position[k].t > ch->position[k - 1].t)) BAD("position key times of %s not increasing", nm);
-                if (ch->position[k].t > an->duration + 1e-9 || ch->position[k].t < 0) BAD("position key of %s outside [0, duration]", nm);
+                if (!finite_v(ch->position[k].v) || !isfinite(ch->position[k].t))
+                    BAD("non-finite position key on %s", nm);
+                if (k && !(ch->position[k].t > ch->position[k - 1].t))
+                    BAD("position key times of %s not increasing", nm);
+                if (ch->position[k].t > an->duration + 1e-9 || ch->position[k].t < 0)
+                    BAD("position key of %s outside [0, duration]", nm);
             }
             for (size_t k = 0; k < ch->scaling_count; k++) {
                 if (!finite_v(ch->scaling[k].v) || !isfinite(ch->scaling[k].t)) BAD("non-finite scaling key on %s", nm);
                 if (k && !(ch->scaling[k].t > ch->scaling[k - 1].t)) BAD("scaling key times of %s not increasing", nm);
-                if (ch->scaling[k].t > an->duration + 1e-9 || ch->scaling[k].t < 0) BAD("scaling key of %s outside [0, duration]", nm);
+                if (ch->scaling[k].t > an->duration + 1e-9 || ch->scaling[k].t < 0)
+                    BAD("scaling key of %s outside [0, duration]", nm);
             }
             for (size_t k = 0; k < ch->rotation_count; k++) {
                 ra_quat q = ch->rotation[k].q;
-                if (!isfinite(q.w) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) || !isfinite(ch->rotation[k].t))
+                if (!isfinite(q.w) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z) ||
+                    !isfinite(ch->rotation[k].t))
                     BAD("non-finite rotation key on %s", nm);
                 if (fabs(ra_q_len(q) - 1) > 1e-3) BAD("rotation key of %s is not a unit quaternion", nm);
-                if (k && !(ch->rotation[k].t > ch->rotation[k - 1].t)) BAD("rotation key times of %s not increasing", nm);
-                if (ch->rotation[k].t > an->duration + 1e-9 || ch->rotation[k].t < 0) BAD("rotation key of %s outside [0, duration]", nm);
+                if (k && !(ch->rotation[k].t > ch->rotation[k - 1].t))
+                    BAD("rotation key times of %s not increasing", nm);
+                if (ch->rotation[k].t > an->duration + 1e-9 || ch->rotation[k].t < 0)
+                    BAD("rotation key of %s outside [0, duration]", nm);
             }
         }
         for (size_t v = 0; v < an->visibility_count; v++) {
@@ -517,7 +524,8 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
             if (vt->node >= s->node_count) BAD("visibility track %zu of %s names no node", v, an->name);
             for (size_t k = 0; k < vt->count; k++) {
                 double t = vt->keys[k].t;
-                if (!(t >= 0 && t <= an->duration + 1e-9)) BAD("visibility key of %s outside [0, duration]", s->nodes[vt->node].name);
+                if (!(t >= 0 && t <= an->duration + 1e-9))
+                    BAD("visibility key of %s outside [0, duration]", s->nodes[vt->node].name);
                 if (k && t < vt->keys[k - 1].t) BAD("visibility key times of %s decrease", s->nodes[vt->node].name);
             }
         }
@@ -538,7 +546,8 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
 ra_status ra_scene_check(const ra_scene *s, ra_error *err)
 {
     ra_arena *tmp = ra_arena_create(0);
-    if (!tmp) return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
+    if (!tmp)
+        return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
     ra_status st = scene_check(s, tmp, err);
     ra_arena_destroy(tmp);
     return st;

@@ -9,7 +9,6 @@
 
 #define FMT "homeworld_mad"
 
-
 #define NO_NUL UINT32_MAX
 
 /* Each name is checked and measured in O(1) from `len_at`: the length of the
@@ -39,8 +38,8 @@ static ra_status read_floats(const uint8_t *data, uint32_t off, size_t n, size_t
         float f;
         memcpy(&f, &bits, 4);
         if (!isfinite(f))
-            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, (uint64_t)off + i * stride, field,
-                           "%s is not a finite number", field);
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, (uint64_t)off + i * stride, field, "%s is not a finite number",
+                           field);
         out[i * out_stride] = f;
     }
     return RA_OK;
@@ -69,12 +68,12 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
     uint64_t n = (uint64_t)o->key_count;
     if (!ra_range_ok(size, o->times_offset, 4 * n))
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, rec + 16, "object.times",
-                       "the times array (%llu keys at offset %u) runs past the end of the file",
-                       (unsigned long long)n, o->times_offset);
+                       "the times array (%llu keys at offset %u) runs past the end of the file", (unsigned long long)n,
+                       o->times_offset);
     if (!ra_range_ok(size, o->tcb_offset, 12 * n))
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, rec + 20, "object.parameters",
-                       "the TCB array (%llu keys at offset %u) runs past the end of the file",
-                       (unsigned long long)n, o->tcb_offset);
+                       "the TCB array (%llu keys at offset %u) runs past the end of the file", (unsigned long long)n,
+                       o->tcb_offset);
     static const char *const pname[HW_CHANNELS] = {"x", "y", "z", "h", "p", "b"};
     for (int i = 0; i < HW_CHANNELS; i++)
         if (!ra_range_ok(size, o->path_offset[i], 4 * n))
@@ -123,7 +122,7 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
     memset(m, 0, sizeof *m);
     if (size >= 11 && !memcmp(data, "FORM", 4) && !memcmp(data + 8, "MAD", 3))
         return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "identifier",
-                    "this is a Homeworld 2 .mad (IFF FORM 'MAD '), not a Homeworld (1999) 'Mellonn' mesh animation");
+                       "this is a Homeworld 2 .mad (IFF FORM 'MAD '), not a Homeworld (1999) 'Mellonn' mesh animation");
     ra_cursor c;
     ra_cursor_init(&c, data, size, FMT, err);
     uint8_t ident[8];
@@ -162,13 +161,15 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
     m->strings = ra_arena_array(arena, (size_t)m->string_block_length + 1, 1);
     m->animations = ra_arena_array(arena, na, sizeof *m->animations);
     m->objects = ra_arena_array(arena, no, sizeof *m->objects);
-    if (!m->strings || !m->animations || !m->objects) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, 0, "", "out of memory");
+    if (!m->strings || !m->animations || !m->objects)
+        return ra_fail(err, RA_ERR_NO_MEMORY, FMT, 0, "", "out of memory");
     memcpy(m->strings, data + m->string_block_offset, (size_t)m->string_block_length);
     size_t sbl = (size_t)m->string_block_length;
     uint32_t *len_at = ra_malloc((sbl + 1) * sizeof *len_at);
     if (!len_at) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, 0, "", "out of memory");
     len_at[sbl] = NO_NUL;
-    for (size_t i = sbl; i-- > 0;) len_at[i] = !m->strings[i] ? 0 : len_at[i + 1] == NO_NUL ? NO_NUL : len_at[i + 1] + 1;
+    for (size_t i = sbl; i-- > 0;)
+        len_at[i] = !m->strings[i] ? 0 : len_at[i + 1] == NO_NUL ? NO_NUL : len_at[i + 1] + 1;
     ra_status st = read_records(data, size, arena, m, len_at, err);
     ra_free(len_at);
     return st;
@@ -193,7 +194,8 @@ static ra_status read_records(const uint8_t *data, size_t size, ra_arena *arena,
         ra_status st = read_name(m, len_at, an->name_offset, rec, "animation.name", &an->name, &an->name_length, err);
         if (st != RA_OK) return st;
         if (!isfinite(an->start))
-            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 4, "animation.startTime", "startTime is not a finite number");
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 4, "animation.startTime",
+                           "startTime is not a finite number");
         if (!isfinite(an->end))
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, rec + 8, "animation.endTime", "endTime is not a finite number");
         if (an->end < an->start)
@@ -290,7 +292,8 @@ ra_status hw_mad_write(const hw_mad *m, ra_writer *w, ra_error *err)
     for (uint64_t j = 0; j < no; j++) {
         const hw_object *o = &m->objects[j];
         if (o->key_count < 0 || (o->key_count && (!o->times || !o->tcb)))
-            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "object.nKeyframes", "an object's keys are missing");
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "object.nKeyframes",
+                           "an object's keys are missing");
         for (int i = 0; i < HW_CHANNELS; i++)
             if (o->key_count && !o->path[i])
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "object.path", "an object's keys are missing");

@@ -22,16 +22,18 @@
 
 #define FMT "homeworld_mad"
 
-enum { SPACE_SHIP, SPACE_LIGHTWAVE };
+enum {
+    SPACE_SHIP,
+    SPACE_LIGHTWAVE
+};
 
 typedef struct hw_state {
-    ra_mat4 basis;      /* local = basis * M_ship * basis^T */
+    ra_mat4 basis; /* local = basis * M_ship * basis^T */
     int space;
     bool native;
     double sample_rate;
     double max_key_angle; /* radians: largest rotation between two keys (at most 90 degrees) */
 } hw_state;
-
 
 const hw_mad *hw_document_mad(const ra_document *doc)
 {
@@ -63,9 +65,9 @@ static double ratio(double len, double den, unsigned *flags)
 /* Where tau falls, shared by the six channels of an object (they have the
  * same key times and TCB): a held key, or a segment with its Hermite weights. */
 typedef struct spline_seg {
-    int64_t hold;  /* the key whose value holds, -1 in a segment, -2 without keys (0) */
-    int64_t i;     /* the segment [t_i, t_i+1] */
-    double s, len; /* where in it, and its length */
+    int64_t hold;                      /* the key whose value holds, -1 in a segment, -2 without keys (0) */
+    int64_t i;                         /* the segment [t_i, t_i+1] */
+    double s, len;                     /* where in it, and its length */
     double a0, b0, a1, b1, adj0, adj1; /* out = adj0 (a0 dP0 + b0 dP1), in = adj1 (a1 dP1 + b1 dP2) */
 } spline_seg;
 
@@ -169,7 +171,6 @@ static ra_trs local_trs(const hw_state *st, const double v[HW_CHANNELS])
     return r;
 }
 
-
 static bool takes_part(const hw_object *o, size_t anim) { return anim < 32 && (o->animation_bits >> anim & 1u); }
 
 static ra_status hw_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
@@ -200,8 +201,16 @@ static ra_status hw_pose(const ra_document *doc, size_t anim, double t, ra_mat4 
 }
 
 /* ---- sampling ------------------------------------------------------------------------------------------------ */
-enum { SAMPLE_GRID, SAMPLE_KEY, SAMPLE_STEP, SAMPLE_END };
-typedef struct sample { double u; int kind; } sample;
+enum {
+    SAMPLE_GRID,
+    SAMPLE_KEY,
+    SAMPLE_STEP,
+    SAMPLE_END
+};
+typedef struct sample {
+    double u;
+    int kind;
+} sample;
 
 static int cmp_sample(const void *x, const void *y)
 {
@@ -230,8 +239,7 @@ static bool merge_runs(sample *c, size_t m1, size_t m2, size_t n)
     const size_t bounds[2][3] = {{0, m1, m2}, {0, m2, n}};
     for (int pass = 0; pass < 2; pass++) {
         size_t i = bounds[pass][0], mid = bounds[pass][1], j = mid, end = bounds[pass][2], o = 0;
-        while (i < mid || j < end)
-            tmp[o++] = j >= end || (i < mid && cmp_sample(&c[i], &c[j]) <= 0) ? c[i++] : c[j++];
+        while (i < mid || j < end) tmp[o++] = j >= end || (i < mid && cmp_sample(&c[i], &c[j]) <= 0) ? c[i++] : c[j++];
         memcpy(c, tmp, o * sizeof *c);
     }
     ra_free(tmp);
@@ -275,8 +283,7 @@ static sample *window_samples(const hw_object *o, const hw_animation *a, double 
              * value: its right value is a plain key (the start keeps its own) */
             if (s.kind == SAMPLE_STEP && c[out - 1].kind == SAMPLE_END && s.u - c[out - 1].u >= ra_step_epsilon(s.u))
                 s.kind = SAMPLE_KEY;
-            else
-                continue;
+            else continue;
         }
         c[out++] = s;
     }
@@ -448,7 +455,8 @@ static const char *animations_json(ra_arena *ar, const hw_mad *m)
     for (int32_t a = 0; a < m->animation_count; a++) {
         const hw_animation *an = &m->animations[a];
         ra_json_begin_object(&j);
-        ra_json_key(&j, "name"), ra_json_string_n(&j, an->name, an->name_length < HW_MAD_MAX_NAME ? an->name_length : HW_MAD_MAX_NAME);
+        ra_json_key(&j, "name"),
+            ra_json_string_n(&j, an->name, an->name_length < HW_MAD_MAX_NAME ? an->name_length : HW_MAD_MAX_NAME);
         ra_json_key(&j, "startTime"), ra_json_number(&j, an->start);
         ra_json_key(&j, "endTime"), ra_json_number(&j, an->end);
         ra_json_key(&j, "flags"), ra_json_uint(&j, an->flags);
@@ -478,7 +486,14 @@ static bool has_key_at(const hw_object *o, float t)
 
 /* Warnings about what the file does that the game would not do well: one
  * line per kind, with how many objects and the first one's name. */
-enum { W_BITS, W_FEW_KEYS, W_STEP, W_RATIO, W_WINDOW, W_KINDS };
+enum {
+    W_BITS,
+    W_FEW_KEYS,
+    W_STEP,
+    W_RATIO,
+    W_WINDOW,
+    W_KINDS
+};
 
 static void warn_file(ra_scene *s, const hw_mad *m, const char *const *names, size_t size)
 {
@@ -682,11 +697,15 @@ static ra_status hw_metadata(hw_build *b, ra_error *err)
               ra_meta_set_string(ar, &s->meta, "homeworld.animations", anims);
     if (!ok) return ra_fail_nomem(err, FMT);
     warn_file(s, m, b->names, b->doc->source_size);
-    if (b->renamed) ra_scene_warn(s, "%zu object name(s) were empty or repeated: renamed (object<j>, #2, ...)", b->renamed);
+    if (b->renamed)
+        ra_scene_warn(s, "%zu object name(s) were empty or repeated: renamed (object<j>, #2, ...)", b->renamed);
     if (b->cut) ra_scene_warn(s, "%zu name(s) longer than %u bytes were cut", b->cut, HW_MAD_MAX_NAME);
-    if (b->meta_cut) ra_scene_warn(s, "the TCB lists exceed %zu MiB of metadata; some objects have none", HW_MAX_META >> 20);
-    if (b->flags & HW_SPLINE_NOT_FINITE) ra_scene_warn(s, "a curve left the float range; 0 was used there (as the game's 64-bit port does with NaN)");
-    if (!m->canonical) ra_scene_warn(s, "the file is not in the exporter's contiguous layout; it was read by its offsets");
+    if (b->meta_cut)
+        ra_scene_warn(s, "the TCB lists exceed %zu MiB of metadata; some objects have none", HW_MAX_META >> 20);
+    if (b->flags & HW_SPLINE_NOT_FINITE)
+        ra_scene_warn(s, "a curve left the float range; 0 was used there (as the game's 64-bit port does with NaN)");
+    if (!m->canonical)
+        ra_scene_warn(s, "the file is not in the exporter's contiguous layout; it was read by its offsets");
     return RA_OK;
 }
 
@@ -700,8 +719,8 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     b.ar = doc->arena;
     ra_scene_start_init(doc, 150.0, &b.start);
     /* Homeworld's own sample budget: its spline is sampled at a fixed rate */
-    b.limit = b.left = (size_t)ra_options_get_double(&doc->options, "max_samples",
-                                                     (double)((1u << 19) + doc->source_size / 2));
+    b.limit = b.left =
+        (size_t)ra_options_get_double(&doc->options, "max_samples", (double)((1u << 19) + doc->source_size / 2));
     b.fps = isfinite(b.m->fps) && b.m->fps > 0 ? b.m->fps : 30.0;
     ra_mat4 root;
     ra_status rs = hw_frame(&b, &root, err);
@@ -726,7 +745,10 @@ static ra_status hw_read(ra_document *doc, const uint8_t *data, size_t size, ra_
     return hw_mad_read(data, size, doc->arena, m, err);
 }
 
-static ra_status hw_write(const ra_document *doc, ra_writer *w, ra_error *err) { return hw_mad_write(doc->model, w, err); }
+static ra_status hw_write(const ra_document *doc, ra_writer *w, ra_error *err)
+{
+    return hw_mad_write(doc->model, w, err);
+}
 
 static void dump_floats(ra_json *j, const float *v, size_t n, size_t stride)
 {

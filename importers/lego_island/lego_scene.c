@@ -68,7 +68,15 @@ static int find_keys(const void *keys, size_t stride, uint32_t n, bool sorted, d
 }
 
 /* Which tracks of a node (or of the camera) are in time order. */
-enum { SORT_T = 1, SORT_R = 2, SORT_S = 4, SORT_M = 8, SORT_CAM_POS = 1, SORT_CAM_TGT = 2, SORT_CAM_ROLL = 4 };
+enum {
+    SORT_T = 1,
+    SORT_R = 2,
+    SORT_S = 4,
+    SORT_M = 8,
+    SORT_CAM_POS = 1,
+    SORT_CAM_TGT = 2,
+    SORT_CAM_ROLL = 4
+};
 
 static double key_time(uint32_t raw) { return (double)lego_key_time(raw); }
 
@@ -77,10 +85,7 @@ static bool trans_active(const lego_trans_key *k)
     return (lego_key_flags(k->raw) & LEGO_FLAG_ACTIVE) || fabsf(k->x) > 1e-5f || fabsf(k->y) > 1e-5f ||
            fabsf(k->z) > 1e-5f;
 }
-static bool rot_active(const lego_rot_key *k)
-{
-    return (lego_key_flags(k->raw) & LEGO_FLAG_ACTIVE) || k->w != 1.0f;
-}
+static bool rot_active(const lego_rot_key *k) { return (lego_key_flags(k->raw) & LEGO_FLAG_ACTIVE) || k->w != 1.0f; }
 
 static double interp(double t, uint32_t raw1, double v1, uint32_t raw2, double v2)
 {
@@ -385,8 +390,7 @@ static int cmp_double(const void *a, const void *b)
 /* key times (seconds) of a key array, appended to breaks */
 static void add_breaks(double *br, size_t *nb, const void *keys, size_t stride, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++)
-        br[(*nb)++] = key_time_at(keys, stride, i) / 1000.0;
+    for (uint32_t i = 0; i < n; i++) br[(*nb)++] = key_time_at(keys, stride, i) / 1000.0;
 }
 
 static double max_key_ms(const void *keys, size_t stride, uint32_t n, double m)
@@ -404,7 +408,6 @@ static bool keys_sorted(const void *keys, size_t stride, uint32_t n)
         if (key_time_at(keys, stride, i) < key_time_at(keys, stride, i - 1)) return false;
     return true;
 }
-
 
 /* Visibility keys as JSON text [[seconds, 0|1], ...], NUL-terminated in w. */
 static void visibility_json(ra_writer *w, const lego_morph_key *k, uint16_t n)
@@ -451,7 +454,8 @@ static bool direct_ok(const lego_node *nd, unsigned sorted)
         if (!(fabs(n2 - 1) <= 1e-6)) return false;
         if (!rot_active(k) && (k->x != 0 || k->y != 0 || k->z != 0)) return false;
         if (!i) continue;
-        if (lego_key_time(k->raw) <= lego_key_time(k[-1].raw) || (lego_key_flags(k->raw) & LEGO_FLAG_SKIP)) return false;
+        if (lego_key_time(k->raw) <= lego_key_time(k[-1].raw) || (lego_key_flags(k->raw) & LEGO_FLAG_SKIP))
+            return false;
         double d = (double)k[-1].w * k->w + (double)k[-1].x * k->x + (double)k[-1].y * k->y + (double)k[-1].z * k->z;
         if (lego_key_flags(k->raw) & LEGO_FLAG_NEGATE) d = -d;
         if (!(d + 1.0 > ENGINE_SLERP_EPS)) return false;
@@ -596,10 +600,12 @@ static ra_status lego_nodes(lego_build *b, ra_error *err)
     }
     /* one warning per kind, however many nodes it concerns */
     if (unsorted)
-        ra_scene_warn(s, "keys of %zu node(s) are not in time order (first: %s); played as the engine's key search finds them",
-                      unsorted, first_unsorted);
+        ra_scene_warn(
+            s, "keys of %zu node(s) are not in time order (first: %s); played as the engine's key search finds them",
+            unsorted, first_unsorted);
     if (zero_quats)
-        ra_scene_warn(s, "%zu node(s) have a zero rotation quaternion (first: %s); identity is used", zero_quats, first_zero);
+        ra_scene_warn(s, "%zu node(s) have a zero rotation quaternion (first: %s); identity is used", zero_quats,
+                      first_zero);
     return RA_OK;
 }
 
@@ -636,7 +642,8 @@ static ra_status lego_camera_node(lego_build *b, ra_error *err)
     s->non_skeleton[0] = (uint32_t)idx;
     s->non_skeleton_count = 1;
     if (!cam->num_target && cam->num_pos)
-        ra_scene_warn(s, "camera has position keys but no target keys; the engine reads an undefined target, the origin is used");
+        ra_scene_warn(
+            s, "camera has position keys but no target keys; the engine reads an undefined target, the origin is used");
     return RA_OK;
 }
 
@@ -784,8 +791,9 @@ static ra_status lego_metadata(lego_build *b, ra_error *err)
     const lego_ani *a = b->a;
     ra_arena *ar = b->ar;
     ra_meta_list *md = &b->s->meta;
-    ra_status rs = ra_scene_standard_meta(b->doc, 1000.0, b->st->native ? "native (left-handed, Y up)"
-                                                                         : "converted (right-handed, Y up, Z mirrored)", err);
+    ra_status rs = ra_scene_standard_meta(
+        b->doc, 1000.0, b->st->native ? "native (left-handed, Y up)" : "converted (right-handed, Y up, Z mirrored)",
+        err);
     if (rs != RA_OK) return rs;
     bool ok = ra_meta_set_int(ar, md, "lego.duration_ms", a->duration) &&
               ra_meta_set_bool(ar, md, "lego.has_header", a->has_header);
@@ -793,7 +801,8 @@ static ra_status lego_metadata(lego_build *b, ra_error *err)
         ok = ra_meta_set_double(ar, md, "lego.bounding_radius", a->bounding_radius) &&
              ra_meta_set_vec3(ar, md, "lego.bounding_center",
                               ra_v3(a->center[0], a->center[1], b->st->native ? a->center[2] : -a->center[2])) &&
-             ra_meta_set_int(ar, md, "lego.val3", a->val3) && ra_meta_set_int(ar, md, "lego.has_camera_anim", a->parse_scene);
+             ra_meta_set_int(ar, md, "lego.val3", a->val3) &&
+             ra_meta_set_int(ar, md, "lego.has_camera_anim", a->parse_scene);
     }
     if (ok) {
         ra_writer w;
@@ -817,8 +826,8 @@ static ra_status lego_metadata(lego_build *b, ra_error *err)
     if (ok && a->trailing_size) ok = ra_meta_set_int(ar, md, "lego.trailing_bytes", (int64_t)a->trailing_size);
     if (!ok) return ra_fail_nomem(err, FMT);
     if (a->duration < b->last_ms)
-        ra_scene_warn(b->s, "keys run to %.0f ms, past the duration of %d ms; the scene duration covers them", b->last_ms,
-                      a->duration);
+        ra_scene_warn(b->s, "keys run to %.0f ms, past the duration of %d ms; the scene duration covers them",
+                      b->last_ms, a->duration);
     return RA_OK;
 }
 
@@ -987,8 +996,7 @@ static int lego_detect(const uint8_t *d, size_t n)
 {
     if (n < 28) return 0;
     uint32_t w[7];
-    for (int i = 0; i < 7; i++)
-        w[i] = ra_load_u32le(d + 4 * i);
+    for (int i = 0; i < 7; i++) w[i] = ra_load_u32le(d + 4 * i);
     if (w[0] != LEGO_ANI_MAGIC) return 0;
     for (int i = 1; i <= 4; i++) {
         float f;
@@ -1005,7 +1013,8 @@ static ra_status read_common(ra_document *doc, const uint8_t *data, size_t size,
     if (!a) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
     double md = ra_options_get_double(&doc->options, "max_depth", LEGO_DEFAULT_MAX_DEPTH);
     if (!(md >= 1) || md > LEGO_MAX_DEPTH_LIMIT)
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..%d", LEGO_MAX_DEPTH_LIMIT);
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..%d",
+                       LEGO_MAX_DEPTH_LIMIT);
     ra_status st = lego_ani_read(data, size, body, (uint32_t)md, doc->arena, a, err);
     if (st == RA_OK) doc->model = a;
     return st;
@@ -1024,7 +1033,8 @@ static ra_status lego_write(const ra_document *doc, ra_writer *w, ra_error *err)
 }
 
 static const ra_option_decl lego_options[] = {
-    {"camera_tolerance", RA_OPT_DOUBLE, 0, 10, true, NULL, "0.001", "largest orientation error between camera samples (degrees)"},
+    {"camera_tolerance", RA_OPT_DOUBLE, 0, 10, true, NULL, "0.001",
+     "largest orientation error between camera samples (degrees)"},
 };
 
 const ra_format ra_format_lego_ani = {

@@ -39,7 +39,13 @@
 #define MAX_DEPTH 64 /* chunk and action nesting */
 
 /* object types (MxDSObject) */
-enum { T_MULTI = 5, T_SERIAL = 6, T_PARALLEL = 7, T_SELECT = 9, T_OBJECT_ACTION = 11 };
+enum {
+    T_MULTI = 5,
+    T_SERIAL = 6,
+    T_PARALLEL = 7,
+    T_SELECT = 9,
+    T_OBJECT_ACTION = 11
+};
 
 typedef struct si_obj {
     uint32_t id;     /* first: ra_sorted_ids reads it */
@@ -53,10 +59,10 @@ typedef struct si_obj {
     /* data (pass 2, for OBJ objects) */
     bool have, done;
     uint32_t total, got, chunks;
-    uint8_t *buf;            /* joined pieces, or NULL when one piece is the whole */
-    const uint8_t *piece;    /* that piece, in the archive's bytes */
-    uint64_t first_chunk;    /* offset of its first data chunk */
-    uint64_t stored;         /* bytes of its data chunks, headers included */
+    uint8_t *buf;         /* joined pieces, or NULL when one piece is the whole */
+    const uint8_t *piece; /* that piece, in the archive's bytes */
+    uint64_t first_chunk; /* offset of its first data chunk */
+    uint64_t stored;      /* bytes of its data chunks, headers included */
 } si_obj;
 
 typedef struct si_walk {
@@ -97,7 +103,8 @@ static ra_status read_children(si_walk *w, ra_cursor *c, uint16_t type, const ch
     ra_rd_u32le(c, &ltype, "children.type");
     if (!ra_cursor_ok(c)) return w->err->code;
     if (list != CC_LIST || ltype != CC_MXCH)
-        return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, c->pos - 12, "children", "composite action without its LIST MxCh of children");
+        return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, c->pos - 12, "children",
+                       "composite action without its LIST MxCh of children");
     if (w->version == SI_V21) ra_rd_u32le(c, &skip, "children.v21");
     if (type == T_SELECT) {
         char *var = NULL;
@@ -118,9 +125,12 @@ static ra_status read_children(si_walk *w, ra_cursor *c, uint16_t type, const ch
         ra_rd_u32le(c, &cc, "child.fourcc");
         ra_rd_u32le(c, &sz, "child.size");
         if (!ra_cursor_ok(c)) return w->err->code;
-        if (cc != CC_MXOB) return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at, "child", "child %u of a composite is not an MxOb chunk", i);
+        if (cc != CC_MXOB)
+            return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at, "child", "child %u of a composite is not an MxOb chunk",
+                           i);
         if (sz > ra_cursor_left(c))
-            return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, at, "child.size", "child MxOb of %u bytes runs past its parent", sz);
+            return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, at, "child.size",
+                           "child MxOb of %u bytes runs past its parent", sz);
         ra_status st = read_object(w, c->pos, c->pos + sz, parent, depth + 1);
         if (st != RA_OK) return st;
         c->pos += sz;
@@ -131,7 +141,8 @@ static ra_status read_children(si_walk *w, ra_cursor *c, uint16_t type, const ch
 
 static ra_status read_object(si_walk *w, uint64_t at, uint64_t end, const char *parent, int depth)
 {
-    if (depth > MAX_DEPTH) return ra_fail(w->err, RA_ERR_LIMIT, FMT, at, "MxOb", "actions nested more than %d deep", MAX_DEPTH);
+    if (depth > MAX_DEPTH)
+        return ra_fail(w->err, RA_ERR_LIMIT, FMT, at, "MxOb", "actions nested more than %d deep", MAX_DEPTH);
     ra_cursor c; /* over the archive up to the object's end: offsets in errors are the file's */
     ra_cursor_init(&c, w->ar->data, (size_t)end, FMT, w->err);
     c.pos = (size_t)at;
@@ -173,7 +184,8 @@ static ra_status read_object(si_walk *w, uint64_t at, uint64_t end, const char *
     if (w->n == w->cap) {
         size_t cap = w->cap ? 2 * w->cap : 64;
         si_obj *g = ra_arena_grow(a, w->objs, w->n, cap, sizeof *g);
-        if (!g) return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, at, "MxOb", "out of memory (memory_limit) for the objects");
+        if (!g)
+            return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, at, "MxOb", "out of memory (memory_limit) for the objects");
         w->objs = g;
         w->cap = cap;
     }
@@ -190,8 +202,9 @@ static si_obj *find_obj(si_walk *w, uint32_t id)
 
 static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
 {
-    if (end - at < 14) return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at - 8, "MxCh", "data chunk of %llu bytes, shorter than its 14-byte header",
-                                  (unsigned long long)(end - at));
+    if (end - at < 14)
+        return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at - 8, "MxCh",
+                       "data chunk of %llu bytes, shorter than its 14-byte header", (unsigned long long)(end - at));
     const uint8_t *p = w->ar->data + at;
     uint16_t flags = (uint16_t)(p[0] | p[1] << 8);
     uint32_t id = ra_load_u32le(p + 2), total = ra_load_u32le(p + 10);
@@ -212,11 +225,14 @@ static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
             return RA_OK;
         }
         if (total < len || total > w->ar->size)
-            return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at + 10, "MxCh.data_size",
-                       "split data of object %u claims %u bytes in all, against a first piece of %u in a file of %zu",
-                       id, total, len, w->ar->size);
+            return ra_fail(
+                w->err, RA_ERR_BAD_VALUE, FMT, at + 10, "MxCh.data_size",
+                "split data of object %u claims %u bytes in all, against a first piece of %u in a file of %zu", id,
+                total, len, w->ar->size);
         o->buf = ra_arena_array_uninit(w->ar->arena, total, 1);
-        if (!o->buf) return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, at, "MxCh", "out of memory (memory_limit) joining object %u", id);
+        if (!o->buf)
+            return ra_fail(w->err, RA_ERR_NO_MEMORY, FMT, at, "MxCh", "out of memory (memory_limit) joining object %u",
+                           id);
         memcpy(o->buf, p + 14, len);
         o->total = total;
         o->got = len;
@@ -228,8 +244,8 @@ static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
         return RA_OK;
     }
     if (len > o->total - o->got)
-        return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at - 8, "MxCh", "split pieces of object %u overrun their total of %u bytes", id,
-                   o->total);
+        return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, at - 8, "MxCh",
+                       "split pieces of object %u overrun their total of %u bytes", id, o->total);
     memcpy(o->buf + o->got, p + 14, len);
     o->got += len;
     o->chunks++;
@@ -240,7 +256,8 @@ static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
 /* ---- the chunk walk ------------------------------------------------------------------------------ */
 static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
 {
-    if (depth > MAX_DEPTH) return ra_fail(w->err, RA_ERR_LIMIT, FMT, pos, "chunk", "chunks nested more than %d deep", MAX_DEPTH);
+    if (depth > MAX_DEPTH)
+        return ra_fail(w->err, RA_ERR_LIMIT, FMT, pos, "chunk", "chunks nested more than %d deep", MAX_DEPTH);
     const uint8_t *d = w->ar->data;
     while (end - pos >= 8) {
         if (w->buffer_size) {
@@ -253,8 +270,9 @@ static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
         uint32_t cc = ra_load_u32le(d + pos), size = ra_load_u32le(d + pos + 4);
         uint64_t body = pos + 8;
         if (size > end - body)
-            return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, pos + 4, "chunk.size", "chunk '%.4s' of %u bytes runs past its parent (%llu left)",
-                       (const char *)(d + pos), size, (unsigned long long)(end - body));
+            return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, pos + 4, "chunk.size",
+                           "chunk '%.4s' of %u bytes runs past its parent (%llu left)", (const char *)(d + pos), size,
+                           (unsigned long long)(end - body));
         uint64_t bend = body + size;
         ra_status st = RA_OK;
         if (cc == CC_MXHD) {
@@ -262,10 +280,11 @@ static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
             w->version = ra_load_u32le(d + body);
             w->buffer_size = ra_load_u32le(d + body + 4);
             if (w->version != SI_V22 && w->version != SI_V21)
-                return ra_fail(w->err, RA_ERR_UNSUPPORTED, FMT, body, "MxHd.version", "SI version %u.%u (2.2 and 2.1 are read)",
-                           w->version & 0xFFFF, w->version >> 16);
+                return ra_fail(w->err, RA_ERR_UNSUPPORTED, FMT, body, "MxHd.version",
+                               "SI version %u.%u (2.2 and 2.1 are read)", w->version & 0xFFFF, w->version >> 16);
             if (w->buffer_size && w->buffer_size < 16)
-                return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, body + 4, "MxHd.buffer_size", "buffer size %u", w->buffer_size);
+                return ra_fail(w->err, RA_ERR_BAD_VALUE, FMT, body + 4, "MxHd.buffer_size", "buffer size %u",
+                               w->buffer_size);
         } else if (cc == CC_LIST) {
             if (size < 4) return ra_fail(w->err, RA_ERR_TRUNCATED, FMT, body, "LIST", "LIST of %u bytes", size);
             st = walk(w, body + 4, bend, depth + 1);
@@ -292,12 +311,13 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     w.ar = ar;
     w.err = err;
     const uint8_t *d = ar->data;
-    if (!ra_si_detect(d, ar->size)) return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "RIFF", "not an SI file (no RIFF OMNI header)");
+    if (!ra_si_detect(d, ar->size))
+        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "RIFF", "not an SI file (no RIFF OMNI header)");
     uint32_t riff = ra_load_u32le(d + 4);
     uint64_t end = (uint64_t)riff + 8;
     if (end > ar->size)
-        return ra_fail(err, RA_ERR_TRUNCATED, FMT, 4, "RIFF.size", "RIFF size %u runs past the end of the file (%zu bytes)", riff,
-                   ar->size);
+        return ra_fail(err, RA_ERR_TRUNCATED, FMT, 4, "RIFF.size",
+                       "RIFF size %u runs past the end of the file (%zu bytes)", riff, ar->size);
     /* the header chunks first: MxHd must come before any buffer logic */
     if (end < 20 || ra_load_u32le(d + 12) != CC_MXHD)
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, 12, "MxHd", "the RIFF OMNI does not start with its MxHd chunk");
@@ -306,7 +326,8 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     if (st != RA_OK) return st;
     if (w.n > UINT32_MAX) return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "MxOb", "too many objects");
     w.sorted = ra_sorted_ids(ar->arena, w.objs, w.n, sizeof *w.objs);
-    if (!w.sorted && w.n) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
+    if (!w.sorted && w.n)
+        return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "MxOb", "out of memory (memory_limit)");
     w.pass = 2;
     st = walk(&w, 12, end, 0);
     if (st != RA_OK) return st;
@@ -329,8 +350,8 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
             continue;
         }
         if (!o->done) {
-            ok = ra_archive_warn(ar, "animation object %u (%s): its split data ends after %u of %u bytes; skipped", o->id,
-                                 o->name, o->got, o->total);
+            ok = ra_archive_warn(ar, "animation object %u (%s): its split data ends after %u of %u bytes; skipped",
+                                 o->id, o->name, o->got, o->total);
             continue;
         }
         ra_archive_item *it = ra_archive_add(ar);
@@ -352,8 +373,7 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
              ra_meta_set_int(a, &it->meta, "si.duration", o->duration) &&
              ra_meta_set_int(a, &it->meta, "si.loop_count", o->loops) &&
              ra_meta_set_vec3(a, &it->meta, "si.location", o->loc) &&
-             ra_meta_set_vec3(a, &it->meta, "si.direction", o->dir) &&
-             ra_meta_set_vec3(a, &it->meta, "si.up", o->up) &&
+             ra_meta_set_vec3(a, &it->meta, "si.direction", o->dir) && ra_meta_set_vec3(a, &it->meta, "si.up", o->up) &&
              ra_meta_set_string(a, &it->meta, "si.extra", o->extra) &&
              ra_meta_set_string(a, &it->meta, "si.media_path", o->media_path ? o->media_path : "") &&
              ra_meta_set_string(a, &it->meta, "si.parent", o->parent) &&
@@ -429,10 +449,10 @@ static void write_object(si_out *o, const ra_si_object *s, uint16_t type, const 
     u32(o, 0);
     cstr(o, name);
     u32(o, id);
-    u32(o, 0);                       /* flags */
-    u32(o, 0);                       /* start time */
-    u32(o, (uint32_t)-1);            /* duration: as long as the animation */
-    u32(o, 1);                       /* loops */
+    u32(o, 0);            /* flags */
+    u32(o, 0);            /* start time */
+    u32(o, (uint32_t)-1); /* duration: as long as the animation */
+    u32(o, 1);            /* loops */
     ra_vec3 v[3] = {s ? s->location : ra_v3(0, 0, 0), s ? s->direction : ra_v3(0, 0, 1), s ? s->up : ra_v3(0, 1, 0)};
     for (int i = 0; i < 3; i++) {
         o->ok = o->ok && ra_wr_f64le(o->w, v[i].x) && ra_wr_f64le(o->w, v[i].y) && ra_wr_f64le(o->w, v[i].z);
@@ -445,7 +465,7 @@ static void write_object(si_out *o, const ra_si_object *s, uint16_t type, const 
         cstr(o, s && s->name ? s->name : "");
         u32(o, 0);
         u32(o, 0);
-        u32(o, 0);   /* frame rate */
+        u32(o, 0); /* frame rate */
         u32(o, FT_OBJ);
         u32(o, 0);
         u32(o, 0);
@@ -496,7 +516,8 @@ ra_status ra_si_write(const ra_si_object *objs, size_t n, uint32_t buffer_size, 
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "", "SI writer: buffer size >= 256 and 1..65535 objects");
     for (size_t i = 0; i < n; i++)
         if (!objs[i].data || objs[i].size > UINT32_MAX || (objs[i].extra && strlen(objs[i].extra) >= 65535))
-            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "", "SI writer: object %zu has no data or is too big", i);
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "", "SI writer: object %zu has no data or is too big",
+                           i);
     si_out o = {w, buffer_size, true};
     size_t riff = begin(&o, CC_RIFF);
     u32(&o, CC_OMNI);

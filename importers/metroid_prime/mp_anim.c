@@ -16,10 +16,7 @@
 
 static const char *const g_layout_names[] = {"", "v0-mp1", "v0-mp2", "v2-mp1", "v2-mp2", "v2-demo", "v3-pc"};
 
-const char *mp_layout_name(mp_layout l)
-{
-    return (l >= MP_V0_MP1 && l <= MP_V3_PC) ? g_layout_names[l] : "unknown";
-}
+const char *mp_layout_name(mp_layout l) { return (l >= MP_V0_MP1 && l <= MP_V3_PC) ? g_layout_names[l] : "unknown"; }
 
 bool mp_layout_from_name(const char *name, mp_layout *out)
 {
@@ -52,7 +49,10 @@ static ra_vec3 dequant_vec(const int32_t *q, float mult)
 }
 
 /* Fills the decoded double arrays of every channel from its quantized values. */
-static bool vec_in_float_range(ra_vec3 v) { return fabs(v.x) <= FLT_MAX && fabs(v.y) <= FLT_MAX && fabs(v.z) <= FLT_MAX; }
+static bool vec_in_float_range(ra_vec3 v)
+{
+    return fabs(v.x) <= FLT_MAX && fabs(v.y) <= FLT_MAX && fabs(v.z) <= FLT_MAX;
+}
 
 static bool decode_values(mp_anim *a, ra_arena *ar)
 {
@@ -79,8 +79,6 @@ typedef struct rd {
     mp_anim *a;
 } rd;
 
-
-
 static bool rd_finite(rd *r, float *v, const char *field)
 {
     size_t at = r->c.pos;
@@ -103,7 +101,8 @@ static bool read_float_array(rd *r, uint32_t expected, uint32_t *count, float **
     size_t at = r->c.pos;
     if (!ra_rd_u32be(&r->c, count, field)) return false;
     if (*count != expected) {
-        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "holds %u elements, the channel maps need %u", *count, expected);
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "holds %u elements, the channel maps need %u", *count,
+                              expected);
     }
     if (!ra_cursor_check_count(&r->c, *count, 4u * per, field)) return false;
     *out = ra_arena_array(r->arena, (size_t)*count * per, sizeof(float));
@@ -121,7 +120,8 @@ static bool check_compact(rd *r, const uint8_t *map, uint32_t n, size_t map_off,
     for (uint32_t i = 0; i < n; i++) u += map[i] != 0xFF;
     for (uint32_t i = 0; i < n; i++)
         if (map[i] != 0xFF && map[i] >= u) {
-            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, map_off + i, field, "entry %u points at element %u, only %u exist", i, map[i], u);
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, map_off + i, field,
+                                  "entry %u points at element %u, only %u exist", i, map[i], u);
         }
     *used = u;
     return true;
@@ -145,11 +145,12 @@ static bool read_v0_body(rd *r, bool mp2)
     uint32_t nchan = 0, nrot = 0, ntrans = 0, nscale = 0;
     if (!mp2) {
         size_t map_off = r->c.pos + 4;
-        if (!read_u8_table(r, &a->rot_map_count, &a->rot_map, "rotation_channel_count", "translation_map")) return false;
+        if (!read_u8_table(r, &a->rot_map_count, &a->rot_map, "rotation_channel_count", "translation_map"))
+            return false;
         nchan = nrot = a->rot_map_count;
         if (!check_compact(r, a->rot_map, nchan, map_off, &ntrans, "translation_map")) return false;
-        if (!read_float_array(r, (uint32_t)((uint64_t)nrot * k > UINT32_MAX ? UINT32_MAX : nrot * k), &a->rot_array_count,
-                              &a->rot_array, 4, "rotation_keys"))
+        if (!read_float_array(r, (uint32_t)((uint64_t)nrot * k > UINT32_MAX ? UINT32_MAX : nrot * k),
+                              &a->rot_array_count, &a->rot_array, 4, "rotation_keys"))
             return false;
         if (!read_float_array(r, (uint32_t)((uint64_t)ntrans * k > UINT32_MAX ? UINT32_MAX : ntrans * k),
                               &a->trans_array_count, &a->trans_array, 3, "translation_keys"))
@@ -160,7 +161,8 @@ static bool read_v0_body(rd *r, bool mp2)
         size_t off_r = r->c.pos + 4;
         if (!read_u8_table(r, &a->rot_map_count, &a->rot_map, "rotation_map_count", "rotation_map")) return false;
         size_t off_t = r->c.pos + 4;
-        if (!read_u8_table(r, &a->trans_map_count, &a->trans_map, "translation_map_count", "translation_map")) return false;
+        if (!read_u8_table(r, &a->trans_map_count, &a->trans_map, "translation_map_count", "translation_map"))
+            return false;
         size_t off_s = r->c.pos + 4;
         if (!read_u8_table(r, &a->scale_map_count, &a->scale_map, "scale_map_count", "scale_map")) return false;
         if (!check_compact(r, a->rot_map, a->rot_map_count, off_r, &nrot, "rotation_map") ||
@@ -170,7 +172,7 @@ static bool read_v0_body(rd *r, bool mp2)
         nchan = a->rot_map_count;
         if (a->trans_map_count > nchan) nchan = a->trans_map_count;
         if (a->scale_map_count > nchan) nchan = a->scale_map_count;
-#define MUL(n) ((uint64_t)(n) * k > UINT32_MAX ? UINT32_MAX : (uint32_t)((n) * k))
+#define MUL(n) ((uint64_t)(n)*k > UINT32_MAX ? UINT32_MAX : (uint32_t)((n)*k))
         if (!read_float_array(r, MUL(nscale), &a->scale_array_count, &a->scale_array, 3, "scale_keys") ||
             !read_float_array(r, MUL(nrot), &a->rot_array_count, &a->rot_array, 4, "rotation_keys") ||
             !read_float_array(r, MUL(ntrans), &a->trans_array_count, &a->trans_array, 3, "translation_keys"))
@@ -182,7 +184,8 @@ static bool read_v0_body(rd *r, bool mp2)
     for (uint32_t b = 0; b < a->map_count; b++)
         if (a->bone_map[b] != 0xFF) {
             if (a->bone_map[b] >= nchan) {
-                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, 0x20 + b, "bone_map", "bone %u maps to channel %u, only %u exist", b, a->bone_map[b], nchan);
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, 0x20 + b, "bone_map",
+                                      "bone %u maps to channel %u, only %u exist", b, a->bone_map[b], nchan);
             }
             n++;
         }
@@ -230,17 +233,20 @@ static bool read_v0(rd *r, bool mp2)
     ra_rd_u32be(&r->c, &a->version, "version");
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->duration, "duration")) return false;
-    if (!(a->duration >= 0) || !isfinite(a->duration)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "duration", "not a finite time >= 0");
+    if (!(a->duration >= 0) || !isfinite(a->duration))
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "duration", "not a finite time >= 0");
     ra_rd_u32be(&r->c, &a->duration_state, "duration_state");
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->interval, "interval")) return false;
-    if (!(a->interval > 0) || !isfinite(a->interval)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "interval", "not a finite time > 0");
+    if (!(a->interval > 0) || !isfinite(a->interval))
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "interval", "not a finite time > 0");
     ra_rd_u32be(&r->c, &a->interval_state, "interval_state");
     ra_rd_u32be(&r->c, &a->key_count, "frame_count");
     ra_rd_u32be(&r->c, &a->root_bone, "root_bone");
     at = r->c.pos;
     if (!ra_rd_u32be(&r->c, &a->map_count, "bone_map_count")) return false;
-    if (a->map_count != MP_BONE_SLOTS) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "bone_map_count", "must be %u", (unsigned)MP_BONE_SLOTS);
+    if (a->map_count != MP_BONE_SLOTS)
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "bone_map_count", "must be %u", (unsigned)MP_BONE_SLOTS);
     a->bone_map = ra_arena_array(r->arena, a->map_count, 1);
     if (!a->bone_map) return ra_cursor_nomem(&r->c);
     if (!ra_rd_bytes(&r->c, a->bone_map, a->map_count, "bone_map")) return false;
@@ -290,10 +296,7 @@ typedef struct bits {
     uint64_t pos;
 } bits;
 
-static uint32_t word_at(const bits *b, size_t i)
-{
-    return i < b->words ? ra_load_u32be(b->p + 4 * i) : 0;
-}
+static uint32_t word_at(const bits *b, size_t i) { return i < b->words ? ra_load_u32be(b->p + 4 * i) : 0; }
 
 static uint32_t get_bits(bits *b, unsigned q, bool sign)
 {
@@ -364,10 +367,12 @@ static bool read_v2(rd *r)
     }
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->duration, "duration")) return false;
-    if (!(a->duration >= 0) || !isfinite(a->duration)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "duration", "not a finite time >= 0");
+    if (!(a->duration >= 0) || !isfinite(a->duration))
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "duration", "not a finite time >= 0");
     at = r->c.pos;
     if (!ra_rd_f32be(&r->c, &a->interval, "interval")) return false;
-    if (!(a->interval > 0) || !isfinite(a->interval)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "interval", "not a finite time > 0");
+    if (!(a->interval > 0) || !isfinite(a->interval))
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "interval", "not a finite time > 0");
     ra_rd_u32be(&r->c, &a->root_bone, "root_bone");
     ra_rd_u32be(&r->c, &a->looping, "looping");
     at = r->c.pos;
@@ -379,7 +384,9 @@ static bool read_v2(rd *r)
     ra_rd_u32be(&r->c, &a->unk_2c, "unknown_2");
     at = r->c.pos;
     if (!ra_rd_u32be(&r->c, &a->bitmap_bits, "key_bitmap_bits")) return false;
-    if (a->bitmap_bits == 0) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "key_bitmap_bits", "the key bitmap must cover at least frame 0");
+    if (a->bitmap_bits == 0)
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "key_bitmap_bits",
+                              "the key bitmap must cover at least frame 0");
     uint32_t nwords = (uint32_t)(((uint64_t)a->bitmap_bits + 31) / 32);
     if (!ra_cursor_check_count(&r->c, nwords, 4, "key_bitmap")) return false;
     a->bitmap = ra_arena_array(r->arena, nwords, sizeof *a->bitmap);
@@ -393,7 +400,9 @@ static bool read_v2(rd *r)
         keys += popcount32(w);
     }
     if (!ra_cursor_ok(&r->c)) return false;
-    if (!(a->bitmap[0] & 1)) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, bitmap_off + 3, "key_bitmap", "frame 0 has no key (bit 0 clear)");
+    if (!(a->bitmap[0] & 1))
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, bitmap_off + 3, "key_bitmap",
+                              "frame 0 has no key (bit 0 clear)");
     if (l != MP_V2_MP2) ra_rd_u32be(&r->c, &a->channel_count_dup, "channel_count_2");
     if (!ra_rd_u32be(&r->c, &a->desc_count, "descriptor_count")) return false;
     bool pc = l == MP_V3_PC;
@@ -424,7 +433,8 @@ static bool read_v2(rd *r)
         uint32_t counts[3] = {ch->rot_count, ch->trans_count, ch->scale_count};
         for (int i = 0; i < 3; i++)
             if (kb.set && counts[i] && counts[i] != kb.count) {
-                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, kb.off, "descriptor.key_count", "channel %u holds %u keys, channel 0 %u", c, counts[i], kb.count);
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, kb.off, "descriptor.key_count",
+                                      "channel %u holds %u keys, channel 0 %u", c, counts[i], kb.count);
             }
         if (ch->has_rot) bits_per_key += 1u + delta_bits(ch->rq);
         if (ch->has_trans) bits_per_key += delta_bits(ch->tq);
@@ -432,8 +442,9 @@ static bool read_v2(rd *r)
     }
     if (!kb.set) kb.count = (uint32_t)(keys ? keys - 1 : 0); /* every count 0: a single-key pose */
     else if ((uint64_t)kb.count + 1 != keys) {
-        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, kb.off, "descriptor.key_count", "%u keys after the first need %llu keyed frames, the key bitmap marks %llu", kb.count,
-                 (unsigned long long)kb.count + 1, (unsigned long long)keys);
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, kb.off, "descriptor.key_count",
+                              "%u keys after the first need %llu keyed frames, the key bitmap marks %llu", kb.count,
+                              (unsigned long long)kb.count + 1, (unsigned long long)keys);
     }
     if ((uint64_t)a->desc_count * (kb.count + 1ull) > MP_MAX_DECODED_KEYS)
         return ra_cursor_fail(&r->c, RA_ERR_LIMIT, kb.off, "descriptor.key_count",
@@ -445,13 +456,14 @@ static bool read_v2(rd *r)
         if (a->bitmap[f >> 5] >> (f & 31) & 1) a->key_frames[j++] = f;
 
     /* the bitstream: its whole length is checked before it is read */
-    uint64_t total_bits =
-        kb.count && bits_per_key > UINT64_MAX / kb.count ? UINT64_MAX - 31 : bits_per_key * kb.count;
+    uint64_t total_bits = kb.count && bits_per_key > UINT64_MAX / kb.count ? UINT64_MAX - 31 : bits_per_key * kb.count;
     uint64_t nbytes = (total_bits + 31) / 32 * 4;
     a->bitstream_offset = r->c.pos;
     if (!ra_range_ok(r->c.size, r->c.pos, nbytes)) {
-        return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, r->c.pos, "bitstream", "truncated: %llu bits per key x %u keys need %llu bytes, %zu left",
-                 (unsigned long long)bits_per_key, kb.count, (unsigned long long)nbytes, ra_cursor_left(&r->c));
+        return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, r->c.pos, "bitstream",
+                              "truncated: %llu bits per key x %u keys need %llu bytes, %zu left",
+                              (unsigned long long)bits_per_key, kb.count, (unsigned long long)nbytes,
+                              ra_cursor_left(&r->c));
     }
     a->bitstream_size = (size_t)nbytes;
     bits bs = {r->c.data + r->c.pos, (size_t)(nbytes / 4), 0};
@@ -487,8 +499,10 @@ static bool read_v2(rd *r)
     for (uint32_t c = 0; c < a->desc_count; c++)
         for (uint32_t j = 0; j < k; j++) {
             const mp_channel *ch = &a->channels[c];
-            if ((ch->has_trans && !vec_in_float_range(ch->trans[j])) || (ch->has_scale && !vec_in_float_range(ch->scale[j])))
-                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, a->bitstream_offset, "bitstream", "a decoded translation or scale exceeds the float range");
+            if ((ch->has_trans && !vec_in_float_range(ch->trans[j])) ||
+                (ch->has_scale && !vec_in_float_range(ch->scale[j])))
+                return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, a->bitstream_offset, "bitstream",
+                                      "a decoded translation or scale exceeds the float range");
         }
     return ra_cursor_ok(&r->c);
 }
@@ -527,7 +541,8 @@ ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, 
     if (!ra_rd_u32be(&r.c, &version, "version")) return err->code;
     r.c.pos = 0;
     if (version != 0 && version != 2 && version != 3)
-        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "version", "version %u is not an ANIM version (0, 2 or 3)", version);
+        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "version", "version %u is not an ANIM version (0, 2 or 3)",
+                       version);
     if (layout_hint) {
         bool ok = (version == 0) == is_v0(layout_hint) && (version == 3) == (layout_hint == MP_V3_PC);
         if (!ok)
@@ -848,9 +863,14 @@ static ra_status encode_v0(const mp_encode_params *p, const mp_encode_track *t, 
 {
     uint32_t k = p->key_count;
     for (uint32_t j = 0; j < k; j++)
-        if (p->frames[j] != j) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "version 0 keys every frame: frames must be 0..K-1");
-    if (n > 0xFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "version 0 holds at most 255 channels");
-    if ((uint64_t)n * k > UINT32_MAX) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count", "channels x frames exceed the u32 array counts");
+        if (p->frames[j] != j)
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames",
+                           "version 0 keys every frame: frames must be 0..K-1");
+    if (n > 0xFF)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "version 0 holds at most 255 channels");
+    if ((uint64_t)n * k > UINT32_MAX)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count",
+                       "channels x frames exceed the u32 array counts");
     bool mp2 = p->layout == MP_V0_MP2;
     a->duration = p->duration > 0 ? p->duration : (float)k * p->interval;
     a->map_count = MP_BONE_SLOTS;
@@ -869,15 +889,20 @@ static ra_status encode_v0(const mp_encode_params *p, const mp_encode_track *t, 
     if (mp2) a->trans_map_count = a->scale_map_count = (uint32_t)n;
     uint32_t nr = 0, nt = 0, ns = 0;
     for (size_t c = 0; c < n; c++) {
-        if (t[c].bone_id >= MP_BONE_SLOTS) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "version 0 bone ids must be below %u", (unsigned)MP_BONE_SLOTS);
-        if (a->bone_map[t[c].bone_id] != 0xFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "two tracks for the same bone");
+        if (t[c].bone_id >= MP_BONE_SLOTS)
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "version 0 bone ids must be below %u",
+                           (unsigned)MP_BONE_SLOTS);
+        if (a->bone_map[t[c].bone_id] != 0xFF)
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "two tracks for the same bone");
         if (!mp2 && (!t[c].rot || t[c].scale))
-            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "Prime 1 version 0 needs a rotation on every channel and has no scale");
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks",
+                           "Prime 1 version 0 needs a rotation on every channel and has no scale");
         a->bone_map[t[c].bone_id] = (uint8_t)c;
         if (t[c].rot) {
             for (uint32_t j = 0; j < k; j++) {
                 float *q = &a->rot_array[4 * ((size_t)nr * k + j)];
-                q[0] = (float)t[c].rot[j].w, q[1] = (float)t[c].rot[j].x, q[2] = (float)t[c].rot[j].y, q[3] = (float)t[c].rot[j].z;
+                q[0] = (float)t[c].rot[j].w, q[1] = (float)t[c].rot[j].x, q[2] = (float)t[c].rot[j].y,
+                q[3] = (float)t[c].rot[j].z;
             }
             if (mp2) a->rot_map[c] = (uint8_t)nr;
             nr++;
@@ -921,13 +946,16 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
     bool pc = l == MP_V3_PC, mp2 = l == MP_V2_MP2;
     uint32_t k = p->key_count, kb = k - 1;
     uint32_t last = p->frames[k - 1];
-    if (!pc && kb > 0xFFFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count", "the 16-bit key counts of this layout hold at most 65536 keys");
+    if (!pc && kb > 0xFFFF)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count",
+                       "the 16-bit key counts of this layout hold at most 65536 keys");
     if (last > 0x7FFFFFFEu) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frame number too large");
     double init_limit = pc ? 8388607.0 : 32767.0;
     a->duration = p->duration > 0 ? p->duration : (float)last * p->interval;
     a->rot_div = p->rot_div ? p->rot_div : pc ? 0x7FFFFF : 0x7FFF;
     if (a->rot_div > (pc ? 0x7FFFFFu : 0x7FFFu))
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "rot_div", "the rotation divisor must fit the initial values (0x7FFF, or 0x7FFFFF for version 3)");
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "rot_div",
+                       "the rotation divisor must fit the initial values (0x7FFF, or 0x7FFFFF for version 3)");
     a->trans_mult = p->trans_mult > 0 ? p->trans_mult : choose_mult(t, n, k, false, init_limit);
     a->scale_mult = mp2 ? (p->scale_mult > 0 ? p->scale_mult : choose_mult(t, n, k, true, init_limit)) : 0;
     a->looping = p->looping;
@@ -948,11 +976,17 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
     for (size_t c = 0; c < n; c++) {
         mp_channel *ch = &a->channels[c];
         ch->bone_id = t[c].bone_id;
-        if (mp2 && t[c].bone_id > 0xFF) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "Prime 2 bone ids are one byte");
-        if (!mp2 && !t[c].rot) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "Prime 1 layouts need a rotation on every channel");
-        if (!mp2 && t[c].scale) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks", "only the Prime 2 layout has scale channels");
+        if (mp2 && t[c].bone_id > 0xFF)
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "bone_id", "Prime 2 bone ids are one byte");
+        if (!mp2 && !t[c].rot)
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks",
+                           "Prime 1 layouts need a rotation on every channel");
+        if (!mp2 && t[c].scale)
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "tracks",
+                           "only the Prime 2 layout has scale channels");
         if (kb == 0 && (t[c].trans || t[c].scale || (mp2 && t[c].rot)))
-            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count", "a single-key file cannot mark its optional channels (key count 0 means absent)");
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "key_count",
+                           "a single-key file cannot mark its optional channels (key count 0 means absent)");
         ch->has_rot = t[c].rot != NULL;
         ch->has_trans = t[c].trans != NULL;
         ch->has_scale = t[c].scale != NULL;
@@ -967,7 +1001,8 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
             for (uint32_t j = 0; j < k; j++) {
                 ra_quat q = ra_q_normalize(t[c].rot[j]);
                 if (!isfinite(q.w) || !isfinite(q.x) || !isfinite(q.y) || !isfinite(q.z))
-                    return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "rotation", "rotation keys must be finite and non-zero");
+                    return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "rotation",
+                                   "rotation keys must be finite and non-zero");
                 if (j == 0 ? (q.w < 0 || (q.w == 0 && signbit(q.w))) : (!p->keep_signs && ra_q_dot(prev, q) < 0))
                     q = ra_q_neg(q);
                 prev = q;
@@ -993,11 +1028,15 @@ ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *t, si
                          ra_error *err)
 {
     memset(a, 0, sizeof *a);
-    if (p->layout < MP_V0_MP1 || p->layout > MP_V3_PC) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "layout", "unknown layout");
-    if (!p->key_count || !p->frames || p->frames[0] != 0) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frames must start with frame 0");
+    if (p->layout < MP_V0_MP1 || p->layout > MP_V3_PC)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "layout", "unknown layout");
+    if (!p->key_count || !p->frames || p->frames[0] != 0)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frames must start with frame 0");
     for (uint32_t j = 1; j < p->key_count; j++)
-        if (p->frames[j] <= p->frames[j - 1]) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frames must increase");
-    if (!(p->interval > 0) || !isfinite(p->interval)) return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "interval", "interval must be > 0");
+        if (p->frames[j] <= p->frames[j - 1])
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "frames", "frames must increase");
+    if (!(p->interval > 0) || !isfinite(p->interval))
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "interval", "interval must be > 0");
     a->layout = p->layout;
     a->version = is_v0(p->layout) ? 0 : p->layout == MP_V3_PC ? 3 : 2;
     a->interval = p->interval;

@@ -31,7 +31,8 @@ static bool rd_floats(ra_cursor *c, float *f, int n, const char *field)
     return true;
 }
 
-static bool rd_ids(ra_cursor *c, ra_arena *ar, uint32_t *count, uint32_t **out, const char *count_field, const char *field)
+static bool rd_ids(ra_cursor *c, ra_arena *ar, uint32_t *count, uint32_t **out, const char *count_field,
+                   const char *field)
 {
     if (!ra_rd_u32be(c, count, count_field)) return false;
     if (!ra_cursor_check_count(c, *count, 4, field)) return false;
@@ -83,7 +84,8 @@ static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
         for (uint32_t w = 0; w < len; w++) state[walk[w]] = 2;
     }
     if (first >= 0) {
-        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, k->bones[first].offset, "bone.parent", "parent links of bone %u form a cycle", k->bones[first].id);
+        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, k->bones[first].offset, "bone.parent",
+                              "parent links of bone %u form a cycle", k->bones[first].id);
     }
     return true;
 }
@@ -114,7 +116,8 @@ ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena
         ra_rd_u32be(&c, &b->id, "bone.id");
         ra_rd_u32be(&c, &b->parent, "bone.parent");
         if (!rd_floats(&c, b->pos, 3, "bone.position")) return err->code;
-        if (game == 2 && (!rd_floats(&c, b->rot_model, 4, "bone.rotation") || !rd_floats(&c, b->rot_local, 4, "bone.local_rotation")))
+        if (game == 2 && (!rd_floats(&c, b->rot_model, 4, "bone.rotation") ||
+                          !rd_floats(&c, b->rot_local, 4, "bone.local_rotation")))
             return err->code;
         if (!rd_ids(&c, ar, &b->link_count, &b->links, "bone.link_count", "bone.links")) return err->code;
     }
@@ -127,7 +130,8 @@ ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena
     for (uint32_t i = 0; i < out->name_count; i++) {
         const uint8_t *p = c.data + c.pos;
         const uint8_t *nul = memchr(p, 0, ra_cursor_left(&c));
-        if (!nul) return ra_cursor_fail(&c, RA_ERR_TRUNCATED, c.pos, "name", "bone name without its closing NUL"), err->code;
+        if (!nul)
+            return ra_cursor_fail(&c, RA_ERR_TRUNCATED, c.pos, "name", "bone name without its closing NUL"), err->code;
         if (!ra_rd_str(&c, ar, (size_t)(nul - p), &out->names[i], "name")) return err->code;
         ra_rd_skip(&c, 1, "name");
         ra_rd_u32be(&c, &out->name_ids[i], "name.bone_id");

@@ -62,23 +62,26 @@ static ra_status res_bytes(ra_archive *ar, pak_res *r, ra_error *err)
         return RA_OK;
     }
     if (r->size < 6)
-        return ra_fail(err, RA_ERR_TRUNCATED, FMT, r->offset, "resource", "compressed %s %08X of %u bytes", r->type, r->id, r->size);
+        return ra_fail(err, RA_ERR_TRUNCATED, FMT, r->offset, "resource", "compressed %s %08X of %u bytes", r->type,
+                       r->id, r->size);
     uint32_t out = ra_load_u32be(p);
     if (p[4] != 0x78 || ((p[4] << 8) | p[5]) % 31 != 0)
         return ra_fail(err, RA_ERR_UNSUPPORTED, FMT, r->offset + 4, "resource",
-                    "%s %08X is not a zlib stream (Metroid Prime 2's LZO segments are not read by this build)", r->type,
-                    r->id);
+                       "%s %08X is not a zlib stream (Metroid Prime 2's LZO segments are not read by this build)",
+                       r->type, r->id);
     /* deflate's densest code gives 1032 bytes per input byte */
     if ((uint64_t)out > (uint64_t)(r->size - 4) * 1032 + 64)
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.inflated_size",
-                    "%s %08X claims %u bytes inflated from %u: more than deflate can give", r->type, r->id, out, r->size);
+                       "%s %08X claims %u bytes inflated from %u: more than deflate can give", r->type, r->id, out,
+                       r->size);
     uint8_t *buf = ra_arena_array_uninit(ar->arena, out ? out : 1, 1);
     if (!buf)
         return ra_fail(err, RA_ERR_NO_MEMORY, FMT, r->offset, "resource.inflated_size",
-                    "%s %08X inflates to %u bytes: over the memory limit (memory_limit)", r->type, r->id, out);
+                       "%s %08X inflates to %u bytes: over the memory limit (memory_limit)", r->type, r->id, out);
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (inflateInit(&z) != Z_OK) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, r->offset, "resource", "zlib: inflateInit failed");
+    if (inflateInit(&z) != Z_OK)
+        return ra_fail(err, RA_ERR_NO_MEMORY, FMT, r->offset, "resource", "zlib: inflateInit failed");
     z.next_in = (Bytef *)(p + 4);
     z.avail_in = r->size - 4;
     z.next_out = buf;
@@ -89,13 +92,14 @@ static ra_status res_bytes(ra_archive *ar, pak_res *r, ra_error *err)
     if (zr != Z_STREAM_END) {
         if (zr == Z_BUF_ERROR && got == out && z.avail_in)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.inflated_size",
-                        "%s %08X inflates to more than the %u bytes its header says", r->type, r->id, out);
+                           "%s %08X inflates to more than the %u bytes its header says", r->type, r->id, out);
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset + 4 + used, "resource",
-                    "%s %08X: the zlib stream is broken or cut short after %zu of %u bytes", r->type, r->id, got, out);
+                       "%s %08X: the zlib stream is broken or cut short after %zu of %u bytes", r->type, r->id, got,
+                       out);
     }
     if (got != out)
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.inflated_size",
-                    "%s %08X inflates to %zu bytes, its header says %u", r->type, r->id, got, out);
+                       "%s %08X inflates to %zu bytes, its header says %u", r->type, r->id, got, out);
     for (size_t i = 4 + used; i < r->size; i++)
         if (p[i] != 0xFF) {
             ra_archive_warn(ar, "%s %08X: %zu bytes after its zlib stream are not 0xFF padding", r->type, r->id,
@@ -112,8 +116,8 @@ typedef struct ancs_ctx {
     ra_archive *ar;
     pak *p;
     ra_cursor c;
-    size_t ancs;     /* resource index */
-    size_t cinf;     /* of the first character, SIZE_MAX if not in the pak */
+    size_t ancs; /* resource index */
+    size_t cinf; /* of the first character, SIZE_MAX if not in the pak */
     const char *character;
     size_t added;
 } ancs_ctx;
@@ -206,8 +210,7 @@ static bool meta_anim(ancs_ctx *x, int depth)
         for (uint32_t i = 0; i < n; i++)
             if (!meta_anim(x, depth + 1)) return false;
         return true;
-    default:
-        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 4, "MetaAnim.type", "unknown MetaAnim type");
+    default: return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 4, "MetaAnim.type", "unknown MetaAnim type");
     }
 }
 
@@ -237,25 +240,28 @@ static bool character(ancs_ctx *x, bool first)
     if (!ra_rd_u32be(c, &n, "character.animations") || !ra_cursor_check_count(c, n, 6, "character.animations"))
         return false;
     for (uint32_t i = 0; i < n; i++)
-        if (!ra_rd_skip(c, 4, "animation.index") || !ra_rd_cstr(c, NULL, NULL, "animation.name") || !ra_rd_cstr(c, NULL, NULL, "animation.name2"))
+        if (!ra_rd_skip(c, 4, "animation.index") || !ra_rd_cstr(c, NULL, NULL, "animation.name") ||
+            !ra_rd_cstr(c, NULL, NULL, "animation.name2"))
             return false;
     /* PAS database: 'PAS4', states, default, per state its parameters and infos */
     uint32_t magic = 0, states = 0;
     if (!ra_rd_u32be(c, &magic, "pas.magic") || !ra_rd_u32be(c, &states, "pas.states") ||
         !ra_rd_skip(c, 4, "pas.default"))
         return false;
-    if (magic != 0x50415334u) return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 12, "pas.magic", "PAS database without 'PAS4'");
+    if (magic != 0x50415334u)
+        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 12, "pas.magic", "PAS database without 'PAS4'");
     if (!ra_cursor_check_count(c, states, 12, "pas.states")) return false;
     for (uint32_t s = 0; s < states; s++) {
         uint32_t np = 0, ni = 0;
-        if (!ra_rd_skip(c, 4, "state.id") || !ra_rd_u32be(c, &np, "state.parms") || !ra_rd_u32be(c, &ni, "state.infos") ||
-            !ra_cursor_check_count(c, np, 14, "state.parms"))
+        if (!ra_rd_skip(c, 4, "state.id") || !ra_rd_u32be(c, &np, "state.parms") ||
+            !ra_rd_u32be(c, &ni, "state.infos") || !ra_cursor_check_count(c, np, 14, "state.parms"))
             return false;
         size_t info = 4; /* bytes of one anim info: its id, then a value per parameter */
         for (uint32_t k = 0; k < np; k++) {
             uint32_t type = 0;
             if (!ra_rd_u32be(c, &type, "parm.type") || !ra_rd_skip(c, 8, "parm.weight")) return false;
-            if (type > 4) return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 12, "parm.type", "unknown PAS parameter type");
+            if (type > 4)
+                return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 12, "parm.type", "unknown PAS parameter type");
             size_t w = type == 3 ? 1 : 4; /* bool */
             if (!ra_rd_skip(c, 2 * w, "parm.range")) return false;
             info += w;
@@ -273,7 +279,8 @@ static bool character(ancs_ctx *x, bool first)
             if (!ra_rd_cstr(c, NULL, NULL, "aabb.name") || !ra_rd_skip(c, 24, "aabb")) return false;
     }
     if (sections > 2) { /* effects: name, n components {name, fourcc, id, locator, f32, u32, u32} */
-        if (!ra_rd_u32be(c, &n, "character.effects") || !ra_cursor_check_count(c, n, 5, "character.effects")) return false;
+        if (!ra_rd_u32be(c, &n, "character.effects") || !ra_cursor_check_count(c, n, 5, "character.effects"))
+            return false;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t m = 0;
             if (!ra_rd_cstr(c, NULL, NULL, "effect.name") || !ra_rd_u32be(c, &m, "effect.components") ||
@@ -312,13 +319,15 @@ static bool animation_set(ancs_ctx *x)
             return false;
     }
     if (sect > 2) { /* half transitions {index, MetaTrans} */
-        if (!ra_rd_u32be(c, &n, "animset.half_transitions") || !ra_cursor_check_count(c, n, 8, "animset.half_transitions"))
+        if (!ra_rd_u32be(c, &n, "animset.half_transitions") ||
+            !ra_cursor_check_count(c, n, 8, "animset.half_transitions"))
             return false;
         for (uint32_t i = 0; i < n; i++)
             if (!ra_rd_skip(c, 4, "half_transition") || !meta_trans(x, 0)) return false;
     }
     if (sect > 3) { /* every ANIM of the set {ANIM id, EVNT id}: those no tree named yet */
-        if (!ra_rd_u32be(c, &n, "animset.resources") || !ra_cursor_check_count(c, n, 8, "animset.resources")) return false;
+        if (!ra_rd_u32be(c, &n, "animset.resources") || !ra_cursor_check_count(c, n, 8, "animset.resources"))
+            return false;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t id = 0;
             if (!ra_rd_u32be(c, &id, "resource.anim") || !ra_rd_skip(c, 4, "resource.evnt")) return false;
@@ -353,11 +362,13 @@ static ra_status read_ancs(ra_archive *ar, pak *p, size_t r, ra_error *err)
     for (uint32_t i = 0; ok && i < chars; i++) ok = character(&x, i == 0);
     ok = ok && animation_set(&x);
     if (!ok) {
-        if (e.code == RA_ERR_NO_MEMORY) return ra_fail(err, e.code, FMT, RA_NO_OFFSET, "ANCS", "out of memory (memory_limit)");
+        if (e.code == RA_ERR_NO_MEMORY)
+            return ra_fail(err, e.code, FMT, RA_NO_OFFSET, "ANCS", "out of memory (memory_limit)");
         char buf[300];
         ra_error_format(&e, buf, sizeof buf);
         /* what was named before the failure stays; the rest is listed unnamed */
-        if (!ra_archive_warn(ar, "ANCS %08X not fully read (%s); %zu animation(s) named from it", p->res[r].id, buf, x.added))
+        if (!ra_archive_warn(ar, "ANCS %08X not fully read (%s); %zu animation(s) named from it", p->res[r].id, buf,
+                             x.added))
             return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "ANCS", "out of memory (memory_limit)");
     }
     return RA_OK;
@@ -374,7 +385,8 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     ra_rd_u32be(&c, &zero, "reserved");
     if (!ra_cursor_ok(&c)) return err->code;
     if (version != PAK_VERSION)
-        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "version", "pak version %08X (Metroid Prime 1/2 paks are 00030005)", version);
+        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "version",
+                       "pak version %08X (Metroid Prime 1/2 paks are 00030005)", version);
     ra_rd_u32be(&c, &named, "named.count");
     if (!ra_cursor_check_count(&c, named, 12, "named.count")) return err->code;
     ra_arena *a = ar->arena;
@@ -409,18 +421,20 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
         ra_rd_u32be(&c, &r->offset, "resource.offset");
         if (!ra_cursor_ok(&c)) return err->code;
         if (r->compressed > 1)
-            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at, "resource.compressed", "resource %u: compression flag %u", i, r->compressed);
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at, "resource.compressed", "resource %u: compression flag %u", i,
+                           r->compressed);
         if (!ra_range_ok(ar->size, r->offset, r->size))
             return ra_fail(err, RA_ERR_TRUNCATED, FMT, at + 16, "resource.offset",
-                        "resource %u (%s %08X): %u bytes at %u run past the end of the pak (%zu bytes)", i, r->type, r->id,
-                        r->size, r->offset, ar->size);
+                           "resource %u (%s %08X): %u bytes at %u run past the end of the pak (%zu bytes)", i, r->type,
+                           r->id, r->size, r->offset, ar->size);
         if (r->offset < c.pos && r->size)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 16, "resource.offset",
-                        "resource %u (%s %08X) at %u overlaps the tables", i, r->type, r->id, r->offset);
+                           "resource %u (%s %08X) at %u overlaps the tables", i, r->type, r->id, r->offset);
         /* the same asset may be stored twice (the game's loading order): the first counts */
         if (find_res(p, r->type, r->id) != SIZE_MAX) continue;
         if (r->compressed && r->size < 4)
-            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 12, "resource.size", "compressed resource %u of %u bytes", i, r->size);
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 12, "resource.size", "compressed resource %u of %u bytes",
+                           i, r->size);
         anims += memcmp(r->type, "ANIM", 4) == 0;
         compressed += r->compressed;
         p->count++;
@@ -472,7 +486,8 @@ ra_status ra_pak_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t
 {
     const pak_item *pi = ar->items[i].priv;
     if (pi->cinf == SIZE_MAX)
-        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "cinf", "%s has no skeleton in this pak", ar->items[i].name);
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "cinf", "%s has no skeleton in this pak",
+                       ar->items[i].name);
     pak_res *r = &((pak *)ar->impl)->res[pi->cinf];
     ra_status st = res_bytes(ar, r, err);
     if (st != RA_OK) return st;

@@ -28,10 +28,9 @@ typedef struct mp_doc {
 typedef struct mp_state {
     bool native;
     bool strip_root;
-    int32_t *chan;       /* per scene node: channel index or -1 */
-    ra_vec3 *rest;       /* per scene node: rest offset */
+    int32_t *chan; /* per scene node: channel index or -1 */
+    ra_vec3 *rest; /* per scene node: rest offset */
 } mp_state;
-
 
 /* ---- the game's sampling (docs/formats/metroid_prime.md §6) ---------------------------------------- */
 /* CQuaternion slerp without the shortest-arc flip.  Keys that are exact
@@ -140,7 +139,9 @@ static ra_status mp_pose(const ra_document *doc, size_t anim, double t, ra_mat4 
 
 /* ---- nodes ------------------------------------------------------------------------------------------ */
 /* children of one parent sort by their place in the CINF build order, then file order */
-typedef struct child_key { uint32_t parent_slot, rank, index; } child_key;
+typedef struct child_key {
+    uint32_t parent_slot, rank, index;
+} child_key;
 
 static int cmp_child(const void *x, const void *y)
 {
@@ -195,7 +196,8 @@ static ra_status mp_bone_tree(mp_tree *t, ra_error *err)
     t->children = ra_arena_array(ar, nb + 1, sizeof *t->children);
     t->kept = ra_arena_array(ar, nb, sizeof *t->kept);
     child_key *ck = ra_arena_array(ar, nb, sizeof *ck);
-    if (nb && (!t->parent || !rank || !t->child_start || !t->children || !t->kept || !ck)) return ra_fail_nomem(err, FMT);
+    if (nb && (!t->parent || !rank || !t->child_start || !t->children || !t->kept || !ck))
+        return ra_fail_nomem(err, FMT);
     size_t dup = 0;
     for (size_t i = 0; i < nb; i++) {
         t->kept[i] = ra_find_id(t->bones, nb, k->bones[i].id) == (int64_t)i;
@@ -295,9 +297,11 @@ static ra_status mp_missing_bones(mp_tree *t, ra_error *err)
     if (!ok) return ra_fail_nomem(err, FMT);
     ra_scene *s = t->s;
     if (missing)
-        ra_scene_warn(s, "%zu animated bone(s) are not in the skeleton; they are kept as bone_<id> nodes under the root",
+        ra_scene_warn(s,
+                      "%zu animated bone(s) are not in the skeleton; they are kept as bone_<id> nodes under the root",
                       missing);
-    if (dup_chan) ra_scene_warn(s, "%zu channel(s) animate a bone an earlier channel animates; the first is used", dup_chan);
+    if (dup_chan)
+        ra_scene_warn(s, "%zu channel(s) animate a bone an earlier channel animates; the first is used", dup_chan);
     if (high_ids)
         ra_scene_warn(s, "%zu channel(s) use bone ids of %u or more, which the game ignores", high_ids,
                       (unsigned)MP_BONE_SLOTS);
@@ -362,7 +366,8 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
         t.build = ra_sorted_ids(ar, t.k->build_order, t.k->build_count, sizeof *t.k->build_order);
         if (!t.bones || !t.names || !t.build) return ra_fail_nomem(err, FMT);
     }
-    if (t.a && !(t.chans = ra_sorted_ids(ar, t.a->channels, t.nc, sizeof *t.a->channels))) return ra_fail_nomem(err, FMT);
+    if (t.a && !(t.chans = ra_sorted_ids(ar, t.a->channels, t.nc, sizeof *t.a->channels)))
+        return ra_fail_nomem(err, FMT);
     size_t total = 1 + t.nb + t.nc;
     t.nm = ra_arena_array(ar, total, sizeof *t.nm);
     t.st->chan = ra_arena_array(ar, total, sizeof *t.st->chan);
@@ -389,12 +394,16 @@ static ra_status build_nodes(ra_document *doc, ra_error *err)
  * game's slerp takes the long arc (negative dot) the arc is split so that a
  * shortest-arc consumer follows it, and any arc longer than max_piece (4D
  * radians, half of max_key_angle) is split too. */
-typedef struct point { double t; ra_quat q; ra_vec3 p, s; } point;
+typedef struct point {
+    double t;
+    ra_quat q;
+    ra_vec3 p, s;
+} point;
 
 /* The tracks are built in scratch memory (rotation arcs may add keys) and
  * only the keys that remain after simplifying are copied into the arena. */
-static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, size_t n, double max_piece, ra_channel *out,
-                        size_t *long_arcs)
+static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, size_t n, double max_piece,
+                        ra_channel *out, size_t *long_arcs)
 {
     ra_vec_track tp = {0}, ts = {0};
     ra_quat_track tr = {0};
@@ -508,7 +517,8 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     }
     if (!animated || !a->key_count) {
         /* Assimp refuses an animation without channels */
-        ra_scene_warn(s, "no bone is animated%s; the scene has no animation", st->strip_root ? " (root motion stripped)" : "");
+        ra_scene_warn(s, "no bone is animated%s; the scene has no animation",
+                      st->strip_root ? " (root motion stripped)" : "");
         return RA_OK;
     }
     mp_times tm = mp_times_of(a);
@@ -528,9 +538,11 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
             !mp_bone_channel(doc, (uint32_t)i, &tm, pt, max_piece, &an->channels[ci++], &long_arcs, &zero_quats))
             return ra_fail_nomem(err, FMT);
     if (long_arcs)
-        ra_scene_warn(s, "%zu key pair(s) turn the long way (negative dot, as the game's slerp plays them); keys were added "
-                         "so shortest-arc players follow",
-                      long_arcs);
+        ra_scene_warn(
+            s,
+            "%zu key pair(s) turn the long way (negative dot, as the game's slerp plays them); keys were added "
+            "so shortest-arc players follow",
+            long_arcs);
     if (zero_quats) ra_scene_warn(s, "%zu zero rotation key(s); identity is used", zero_quats);
     uint32_t k = a->key_count;
     if (a->version != 0 && key_time(a, k - 1) > (double)a->duration * (1 + 1e-6) + 1e-9)
@@ -547,17 +559,18 @@ static bool mp_anim_metadata(ra_document *doc, const mp_anim *a)
     ra_meta_list *md = &doc->scene.meta;
     ra_scene *s = &doc->scene;
     const mp_state *st = doc->state;
-    bool ok = ra_meta_set_string(ar, md, "metroid.layout", mp_layout_name(a->layout)) &&
-              ra_meta_set_int(ar, md, "metroid.version", a->version) &&
-              ra_meta_set_string(ar, md, "metroid.game", a->layout == MP_V0_MP2 || a->layout == MP_V2_MP2 ? "MP2" : "MP1") &&
-              ra_meta_set_int(ar, md, "metroid.evnt_id", a->has_evnt && a->evnt_id != 0xFFFFFFFFu ? a->evnt_id : 0) &&
-              ra_meta_set_bool(ar, md, "metroid.looping", a->looping != 0) &&
-              ra_meta_set_int(ar, md, "metroid.root_bone_id", a->root_bone) &&
-              ra_meta_set_double(ar, md, "metroid.interval", a->interval) &&
-              ra_meta_set_double(ar, md, "metroid.duration", a->duration) &&
-              ra_meta_set_int(ar, md, "metroid.frames", a->version == 0 ? a->key_count : a->bitmap_bits) &&
-              ra_meta_set_int(ar, md, "metroid.keys", a->key_count) &&
-              ra_meta_set_string(ar, md, "metroid.root_motion", st->strip_root ? "stripped" : "kept");
+    bool ok =
+        ra_meta_set_string(ar, md, "metroid.layout", mp_layout_name(a->layout)) &&
+        ra_meta_set_int(ar, md, "metroid.version", a->version) &&
+        ra_meta_set_string(ar, md, "metroid.game", a->layout == MP_V0_MP2 || a->layout == MP_V2_MP2 ? "MP2" : "MP1") &&
+        ra_meta_set_int(ar, md, "metroid.evnt_id", a->has_evnt && a->evnt_id != 0xFFFFFFFFu ? a->evnt_id : 0) &&
+        ra_meta_set_bool(ar, md, "metroid.looping", a->looping != 0) &&
+        ra_meta_set_int(ar, md, "metroid.root_bone_id", a->root_bone) &&
+        ra_meta_set_double(ar, md, "metroid.interval", a->interval) &&
+        ra_meta_set_double(ar, md, "metroid.duration", a->duration) &&
+        ra_meta_set_int(ar, md, "metroid.frames", a->version == 0 ? a->key_count : a->bitmap_bits) &&
+        ra_meta_set_int(ar, md, "metroid.keys", a->key_count) &&
+        ra_meta_set_string(ar, md, "metroid.root_motion", st->strip_root ? "stripped" : "kept");
     if (ok && a->version != 0)
         ok = ra_meta_set_int(ar, md, "metroid.rotation_divisor", a->rot_div) &&
              ra_meta_set_double(ar, md, "metroid.translation_multiplier", a->trans_mult);
@@ -592,7 +605,8 @@ static ra_status mp_metadata(ra_document *doc, ra_error *err)
     bool ok = ra_meta_set_string(ar, md, "metroid.skeleton_source", d->cinf_source) &&
               ra_meta_set_bool(ar, md, "metroid.skeleton_found", d->has_cinf);
     if (ok && d->cinf_path) ok = ra_meta_set_string(ar, md, "metroid.skeleton", d->cinf_path);
-    if (ok && !d->has_anim) ok = ra_meta_set_string(ar, md, "metroid.layout", d->cinf.game == 2 ? "cinf-mp2" : "cinf-mp1");
+    if (ok && !d->has_anim)
+        ok = ra_meta_set_string(ar, md, "metroid.layout", d->cinf.game == 2 ? "cinf-mp2" : "cinf-mp1");
     if (ok && d->has_cinf)
         ok = ra_meta_set_int(ar, md, "metroid.skeleton_game", d->cinf.game) &&
              ra_meta_set_int(ar, md, "metroid.skeleton_bones", d->cinf.bone_count);
@@ -936,7 +950,8 @@ static bool plausible_times(const uint8_t *dur, const uint8_t *iv)
 static bool plausible_v2_tail(const uint8_t *d, size_t n, size_t o)
 {
     if (n < o + 20) return false;
-    return plausible_times(d + o, d + o + 4) && ra_load_u32be(d + o + 8) < 256 && ra_load_u32be(d + o + 12) <= 1 && ra_load_u32be(d + o + 16) != 0;
+    return plausible_times(d + o, d + o + 4) && ra_load_u32be(d + o + 8) < 256 && ra_load_u32be(d + o + 12) <= 1 &&
+           ra_load_u32be(d + o + 16) != 0;
 }
 
 static int mp_detect(const uint8_t *d, size_t n)

@@ -13,15 +13,16 @@
 #define FMT "niff"
 
 const uint32_t niff_header_list_tags[NIFF_HEADER_LISTS + NIFF2_HEADER_LISTS] = {
-    0x00010000, 0x00100000, 0x000e0000, 0x000f0000, 0x00020000, 0x00030000, 0x00040000,
-    0x00050000, 0x00060000, 0x00070000, 0x00080000, 0x00090000, 0x000a0000, 0x000b0000,
-    0x00120000, 0x000c0000, 0x000d0000, 0x00130000, 0x00110000,
+    0x00010000, 0x00100000, 0x000e0000, 0x000f0000, 0x00020000, 0x00030000, 0x00040000, 0x00050000, 0x00060000,
+    0x00070000, 0x00080000, 0x00090000, 0x000a0000, 0x000b0000, 0x00120000, 0x000c0000, 0x000d0000, 0x00130000,
+    0x00110000,
     /* NIFF 2 */
     0x00200000, 0x00210000, 0x00220000, 0x00280000, 0x00230000, 0x00240000, 0x00250000, 0x00260000, 0x00270000};
 static const char *const header_list_names[NIFF_HEADER_LISTS + NIFF2_HEADER_LISTS] = {
-    "scene", "env", "cam", "light", "obj", "shape", "vtx", "color", "vector", "st", "tri", "part", "mat", "tex",
-    "tex_img", "anim", "coll", "switch", "name", "ci_img", "color_palette", "envelope", "cluster", "weight",
-    "chain_root", "joint", "effector", "external_name"};
+    "scene",    "env",     "cam",    "light",      "obj",   "shape",    "vtx",
+    "color",    "vector",  "st",     "tri",        "part",  "mat",      "tex",
+    "tex_img",  "anim",    "coll",   "switch",     "name",  "ci_img",   "color_palette",
+    "envelope", "cluster", "weight", "chain_root", "joint", "effector", "external_name"};
 
 const uint8_t niff_channel_values[NIFF_CH_COUNT] = {4, 1, 1, 1, 6, 3, 3, 3};
 
@@ -94,8 +95,8 @@ static bool blob(rd *r, uint64_t off, uint64_t len, uint64_t end, niff_blob *b, 
     b->data = NULL;
     if (failed(r)) return false;
     if (!ra_range_ok((size_t)end, off, len) || end > r->size)
-        return ra_fail(r->err, RA_ERR_TRUNCATED, FMT, off, field, "truncated: %llu bytes run past the end of their area",
-                       (unsigned long long)len) == RA_OK;
+        return ra_fail(r->err, RA_ERR_TRUNCATED, FMT, off, field,
+                       "truncated: %llu bytes run past the end of their area", (unsigned long long)len) == RA_OK;
     if (!len) return true;
     b->data = ra_arena_alloc(r->ar, (size_t)len);
     if (!b->data) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, off, field, "out of memory") == RA_OK;
@@ -171,8 +172,9 @@ static item_span *list_items(rd *r, uint64_t off, uint64_t end, uint32_t min_ite
         uint32_t sz = u32(r, f, end, "item_num_byte");
         if (failed(r)) return NULL;
         if (sz < min_item || sz % 4 || sz > end - pos) {
-            bad(r, f, "item_num_byte", sz % 4 || sz < min_item ? "item size %llu is not a multiple of 4 of at least %llu"
-                                                               : "item size %llu runs past the end of the list (%llu left)",
+            bad(r, f, "item_num_byte",
+                sz % 4 || sz < min_item ? "item size %llu is not a multiple of 4 of at least %llu"
+                                        : "item size %llu runs past the end of the list (%llu left)",
                 sz, sz % 4 || sz < min_item ? min_item : end - pos);
             return NULL;
         }
@@ -243,7 +245,8 @@ static bool read_obj(rd *r, const item_span *it, niff_obj *o)
     o->coll_link = u32(r, b + 76, end, "obj_coll_link");
     if (failed(r)) return false;
     uint64_t left = end - (b + 88);
-    if (o->lod_num > left / 8) return bad(r, b + 52, "obj_lod_num", "%llu LODs cannot fit the %llu bytes left", o->lod_num, left);
+    if (o->lod_num > left / 8)
+        return bad(r, b + 52, "obj_lod_num", "%llu LODs cannot fit the %llu bytes left", o->lod_num, left);
     left -= 8ull * o->lod_num;
     if (o->child.n > left / 4)
         return bad(r, b + 56, "obj_child_num", "%llu children cannot fit the %llu bytes left", o->child.n, left);
@@ -267,9 +270,10 @@ static bool read_cam(rd *r, const item_span *it, niff_cam *c)
     c->offset = b;
     c->name_index = u32(r, b + 12, end, "cam_name_index");
     c->type = u32(r, b + 16, end, "cam_type");
-    float *fl[9] = {&c->near_clip, &c->far_clip, &c->right, &c->left, &c->top, &c->bottom, &c->fovy, &c->aspect, &c->scale};
-    static const char *const fn[9] = {"cam_near", "cam_far", "cam_right", "cam_left", "cam_top", "cam_bottom",
-                                      "cam_fovy", "cam_aspect", "cam_scale"};
+    float *fl[9] = {&c->near_clip, &c->far_clip, &c->right,  &c->left, &c->top,
+                    &c->bottom,    &c->fovy,     &c->aspect, &c->scale};
+    static const char *const fn[9] = {"cam_near",   "cam_far",  "cam_right",  "cam_left", "cam_top",
+                                      "cam_bottom", "cam_fovy", "cam_aspect", "cam_scale"};
     for (uint32_t i = 0; i < 9; i++) *fl[i] = f32(r, b + 20 + 4ull * i, end, fn[i]); /* the scene replaces bad values */
     c->lookat_obj = u32(r, b + 56, end, "cam_lookat_obj");
     c->eye_obj = u32(r, b + 60, end, "cam_eye_obj");
@@ -284,7 +288,8 @@ static bool read_name(rd *r, const item_span *it, niff_name *nm)
     nm->header_size = u32(r, b + 8, end, "name_header_size");
     if (failed(r)) return false;
     if (nm->header_size < 16 || nm->header_size > it->size)
-        return bad(r, b + 8, "name_header_size", "name_header_size %llu is outside [16, %llu]", nm->header_size, it->size);
+        return bad(r, b + 8, "name_header_size", "name_header_size %llu is outside [16, %llu]", nm->header_size,
+                   it->size);
     if (!blob(r, b + 16, it->size - 16, end, &nm->bytes, "node_name")) return false;
     size_t skip = nm->header_size - 16, len = nm->bytes.size - skip;
     const uint8_t *p = nm->bytes.data ? nm->bytes.data + skip : (const uint8_t *)"";
@@ -355,7 +360,8 @@ static bool read_channels(rd *r, uint64_t b, uint64_t end, niff_channels *ch)
             key->interp = u32(r, pos, end, "channel interpolation_type");
             key->key = u32(r, pos + 4, end, "channel key");
             for (unsigned v = 0; v < nv; v++) key->v[v] = ffin(r, pos + 8 + 4ull * v, end, "channel value");
-            for (unsigned v = 0; v < nv; v++) key->d[v] = ffin(r, pos + 8 + 4ull * (nv + v), end, "channel differential");
+            for (unsigned v = 0; v < nv; v++)
+                key->d[v] = ffin(r, pos + 8 + 4ull * (nv + v), end, "channel differential");
             if (failed(r)) return false;
             if (k && key->key < ch->keys[c][k - 1].key)
                 return bad(r, pos + 4, "channel key", "key frame %llu comes before the previous key's %llu", key->key,
@@ -368,7 +374,8 @@ static bool read_channels(rd *r, uint64_t b, uint64_t end, niff_channels *ch)
 static bool read_group(rd *r, const item_span *it, bool v2, niff_group *g)
 {
     uint64_t b = it->off, end = b + it->size;
-    if (it->size < 48) return bad(r, b, "anim_group_size", "an AnimGroup needs %llu bytes, its item has %llu", 48, it->size);
+    if (it->size < 48)
+        return bad(r, b, "anim_group_size", "an AnimGroup needs %llu bytes, its item has %llu", 48, it->size);
     if (!item_head(r, it, NIFF_TAG_ANIM_GROUP, 3, "anim_group_size")) return false;
     g->offset = b;
     g->header_size = u32(r, b + 8, end, "anim_group_header_size");
@@ -382,8 +389,9 @@ static bool read_group(rd *r, const item_span *it, bool v2, niff_group *g)
     uint32_t ux = u32(r, b + 44, end, "user_extension_block_size");
     if (failed(r)) return false;
     if ((uint64_t)nx + ux > it->size - 48)
-        return bad(r, b + 40, "nintendo_extension_block_size", "the extension blocks (%llu bytes) exceed the %llu bytes of the AnimGroup's body",
-                   (uint64_t)nx + ux, it->size - 48);
+        return bad(r, b + 40, "nintendo_extension_block_size",
+                   "the extension blocks (%llu bytes) exceed the %llu bytes of the AnimGroup's body", (uint64_t)nx + ux,
+                   it->size - 48);
     uint64_t body_end = end - nx - ux;
     if (g->anim_num > (body_end - b - 48) / 12)
         return bad(r, b + 28, "anim_num", "%llu Anims cannot fit the %llu bytes of the AnimGroup's body", g->anim_num,
@@ -393,7 +401,8 @@ static bool read_group(rd *r, const item_span *it, bool v2, niff_group *g)
     uint64_t pos = b + 48; /* never header_size: blend2niff counts its extension there (docs/formats/niff.md §2) */
     for (uint32_t i = 0; i < g->anim_num; i++) {
         if (body_end - pos < 12)
-            return bad(r, b + 28, "anim_num", "anim_num %llu, but only %llu Anims fit the AnimGroup's body", g->anim_num, i);
+            return bad(r, b + 28, "anim_num", "anim_num %llu, but only %llu Anims fit the AnimGroup's body",
+                       g->anim_num, i);
         if (!read_anim(r, pos, body_end, &g->anims[i])) return false;
         pos += u32(r, pos + 8, body_end, "anim_size");
     }
@@ -474,12 +483,14 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
     uint32_t fsize = u32(&r, 4, size, "file_size");
     if (failed(&r)) return err->code;
     if (fsize > size)
-        return ra_fail(err, RA_ERR_TRUNCATED, FMT, 4, "file_size", "truncated: file_size says %u bytes, the file has %zu",
-                       fsize, size);
+        return ra_fail(err, RA_ERR_TRUNCATED, FMT, 4, "file_size",
+                       "truncated: file_size says %u bytes, the file has %zu", fsize, size);
     r.size = fsize; /* bytes after file_size are not part of the file */
     uint32_t tag = u32(&r, 8, fsize, "header_tag"), hs = u32(&r, 12, fsize, "file_header_num_byte");
     if (failed(&r)) return err->code;
-    if (tag != NIFF_TAG_HEADER) return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 8, "header_tag", "not a NIFF file (header tag 0x%08x, expected 0)", tag);
+    if (tag != NIFF_TAG_HEADER)
+        return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 8, "header_tag", "not a NIFF file (header tag 0x%08x, expected 0)",
+                       tag);
     if (hs < 100 || hs % 4 || hs > fsize)
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, 12, "file_header_num_byte",
                        "file_header_num_byte %u is not a multiple of 4 in [100, file_size]", hs);
@@ -511,7 +522,8 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
         int slot = header_slot(ltag);
         if (slot >= 0) {
             if (seen[slot])
-                return ra_fail(err, RA_ERR_BAD_VALUE, FMT, off, "list tag", "a second %s list", header_list_names[slot]);
+                return ra_fail(err, RA_ERR_BAD_VALUE, FMT, off, "list tag", "a second %s list",
+                               header_list_names[slot]);
             seen[slot] = true;
             if (slot < nlists && hsize[slot] != lsize)
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, hoff[slot], "list_num_byte",
@@ -537,28 +549,32 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
             break;
         case NIFF_TAG_OBJ_LIST:
             if (!(it = list_items(&r, off, end, 88, &n, &l->ext))) return err->code;
-            if (!(f->objs = ra_arena_array(arena, n, sizeof *f->objs))) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "objs", "out of memory");
+            if (!(f->objs = ra_arena_array(arena, n, sizeof *f->objs)))
+                return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "objs", "out of memory");
             f->obj_count = n;
             for (uint32_t i = 0; i < n; i++)
                 if (!read_obj(&r, &it[i], &f->objs[i])) return err->code;
             break;
         case NIFF_TAG_CAM_LIST:
             if (!(it = list_items(&r, off, end, 12, &n, &l->ext))) return err->code;
-            if (!(f->cams = ra_arena_array(arena, n, sizeof *f->cams))) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "cams", "out of memory");
+            if (!(f->cams = ra_arena_array(arena, n, sizeof *f->cams)))
+                return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "cams", "out of memory");
             f->cam_count = n;
             for (uint32_t i = 0; i < n; i++)
                 if (!read_cam(&r, &it[i], &f->cams[i])) return err->code;
             break;
         case NIFF_TAG_ANIM_LIST:
             if (!(it = list_items(&r, off, end, 12, &n, &l->ext))) return err->code;
-            if (!(f->groups = ra_arena_array(arena, n, sizeof *f->groups))) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "groups", "out of memory");
+            if (!(f->groups = ra_arena_array(arena, n, sizeof *f->groups)))
+                return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "groups", "out of memory");
             f->group_count = n;
             for (uint32_t i = 0; i < n; i++)
                 if (!read_group(&r, &it[i], v2, &f->groups[i])) return err->code;
             break;
         case NIFF_TAG_NAME_LIST:
             if (!(it = list_items(&r, off, end, 16, &n, &l->ext))) return err->code;
-            if (!(f->names = ra_arena_array(arena, n, sizeof *f->names))) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "names", "out of memory");
+            if (!(f->names = ra_arena_array(arena, n, sizeof *f->names)))
+                return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "names", "out of memory");
             f->name_count = n;
             for (uint32_t i = 0; i < n; i++)
                 if (!read_name(&r, &it[i], &f->names[i])) return err->code;
@@ -741,8 +757,8 @@ static void write_name(ra_writer *w, const niff_name *n, uint32_t index)
 typedef void (*item_writer)(ra_writer *w, const void *item, uint32_t index);
 
 /* A generic list: header, item sizes (patched), items, extension blocks. */
-static void write_list(ra_writer *w, uint32_t tag, const niff_ext *ext, const void *items, size_t item_size,
-                       uint32_t n, item_writer one)
+static void write_list(ra_writer *w, uint32_t tag, const niff_ext *ext, const void *items, size_t item_size, uint32_t n,
+                       item_writer one)
 {
     size_t b = w->size;
     wu(w, tag);
@@ -828,16 +844,18 @@ ra_status niff_write(const niff_file *f, ra_writer *w, ra_error *err)
         } else if (l->tag == NIFF_TAG_NAME_LIST) {
             write_list(w, l->tag, &l->ext, f->names, sizeof *f->names, f->name_count, one_name);
         } else {
-            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "lists", "list 0x%08x is marked parsed but has no writer",
-                           l->tag);
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "lists",
+                           "list 0x%08x is marked parsed but has no writer", l->tag);
         }
         int slot = header_slot(l->tag);
         if (slot >= 0 && slot < nlists) {
-            size_t field = slot < NIFF_HEADER_LISTS ? 16 + 4 * (size_t)slot : 100 + 4 * (size_t)(slot - NIFF_HEADER_LISTS);
+            size_t field =
+                slot < NIFF_HEADER_LISTS ? 16 + 4 * (size_t)slot : 100 + 4 * (size_t)(slot - NIFF_HEADER_LISTS);
             put32(w, b + field, (uint32_t)(w->size - lb));
         }
     }
-    if (w->size - b > UINT32_MAX) return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "file_size", "the file would exceed 4 GiB");
+    if (w->size - b > UINT32_MAX)
+        return ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "file_size", "the file would exceed 4 GiB");
     put32(w, b + 4, (uint32_t)(w->size - b));
     if (w->failed) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory while writing");
     return RA_OK;

@@ -29,35 +29,45 @@
  * and camera aims (each level is two small frames) */
 #define NIFF_MAX_AIM_DEPTH 1024
 
-enum { G_IDENTITY, G_CONST, G_FULL, G_KEY, G_CHANNELS, G_BILLBOARD };
+enum {
+    G_IDENTITY,
+    G_CONST,
+    G_FULL,
+    G_KEY,
+    G_CHANNELS,
+    G_BILLBOARD
+};
 
 typedef struct gplay {
     const niff_group *g;
     int kind;
-    uint8_t axes[3];    /* Euler axes in application order */
-    uint32_t *order;    /* KEY: the chain (indices into anims) */
-    uint32_t n;         /* KEY: chain length; FULL: anim_num */
-    double period;      /* frames (0: constant) */
-    uint32_t loop;      /* anim_loop */
-    double base[9];     /* Anim(0): tx ty tz rx ry rz sx sy sz (identity without one) */
+    uint8_t axes[3];     /* Euler axes in application order */
+    uint32_t *order;     /* KEY: the chain (indices into anims) */
+    uint32_t n;          /* KEY: chain length; FULL: anim_num */
+    double period;       /* frames (0: constant) */
+    uint32_t loop;       /* anim_loop */
+    double base[9];      /* Anim(0): tx ty tz rx ry rz sx sy sz (identity without one) */
     const niff_anim *bb; /* billboard Anim */
 } gplay;
 
 typedef struct nstate {
     const niff_file *f;
     double fps;
-    int32_t *obj_node;   /* ObjList index -> scene node */
-    int32_t *node_cam;   /* scene node -> CamList index, or -1 */
+    int32_t *obj_node;        /* ObjList index -> scene node */
+    int32_t *node_cam;        /* scene node -> CamList index, or -1 */
     int32_t *bb_look, *bb_up; /* billboard node -> nodes of its targets (-1: none) */
-    gplay *gp;           /* per AnimGroup */
-    const gplay **node_gp; /* scene node -> its group's playback, or NULL */
-    int *up_mode;        /* per camera: UP_RELATIVE, UP_DIRECTION, UP_FIXED */
-    int32_t *parent;     /* scene node -> parent node (-1 for the root) */
+    gplay *gp;                /* per AnimGroup */
+    const gplay **node_gp;    /* scene node -> its group's playback, or NULL */
+    int *up_mode;             /* per camera: UP_RELATIVE, UP_DIRECTION, UP_FIXED */
+    int32_t *parent;          /* scene node -> parent node (-1 for the root) */
     size_t node_count;
 } nstate;
 
-enum { UP_RELATIVE, UP_DIRECTION, UP_FIXED };
-
+enum {
+    UP_RELATIVE,
+    UP_DIRECTION,
+    UP_FIXED
+};
 
 const niff_file *niff_document_file(const ra_document *doc)
 {
@@ -105,7 +115,10 @@ static double ease(uint32_t interp, double u)
 /* the largest slope of ease() on [0, 1] (for cutting long rotations) */
 static double ease_slope(uint32_t interp)
 {
-    return interp == NIFF_INTERP_STATIC ? 0 : interp == NIFF_INTERP_SLOW ? 1.5 : interp == NIFF_INTERP_SLOWIN || interp == NIFF_INTERP_SLOWOUT ? 4.0 / 3.0 : 1.0;
+    return interp == NIFF_INTERP_STATIC                                    ? 0
+           : interp == NIFF_INTERP_SLOW                                    ? 1.5
+           : interp == NIFF_INTERP_SLOWIN || interp == NIFF_INTERP_SLOWOUT ? 4.0 / 3.0
+                                                                           : 1.0;
 }
 
 static void anim_values(const niff_anim *a, double v[9])
@@ -215,7 +228,8 @@ static ra_trs group_trs(const gplay *gp, double f)
     } else if (gp->kind == G_CHANNELS) {
         const niff_channels *ch = &g->ch;
         double out[6];
-        if (ch->count[NIFF_CH_TRANSLATION]) channel_eval(ch->keys[NIFF_CH_TRANSLATION], ch->count[NIFF_CH_TRANSLATION], 3, lf, v);
+        if (ch->count[NIFF_CH_TRANSLATION])
+            channel_eval(ch->keys[NIFF_CH_TRANSLATION], ch->count[NIFF_CH_TRANSLATION], 3, lf, v);
         int sc = ch->count[NIFF_CH_CLASSICAL_SCALE] ? NIFF_CH_CLASSICAL_SCALE : NIFF_CH_UNIQUE_SCALE;
         if (ch->count[sc]) channel_eval(ch->keys[sc], ch->count[sc], 3, lf, v + 6);
         if (ch->count[NIFF_CH_ROTATE_X] || ch->count[NIFF_CH_ROTATE_Y] || ch->count[NIFF_CH_ROTATE_Z]) {
@@ -277,7 +291,6 @@ static ra_mat4 aim(ra_vec3 at, ra_vec3 dir, ra_vec3 up, bool camera, bool *ok)
     if (ok) *ok = good;
     return good ? ra_m4_from_columns(x, ra_v3_cross(z, x), z, at) : ra_m4_translation(at);
 }
-
 
 typedef struct wctx {
     const nstate *st;
@@ -352,7 +365,10 @@ static ra_vec3 target_origin(wctx *w, int32_t node, ra_vec3 fallback, int depth)
 /* Every node's world (and, if `local` is given, local) matrix at frame f.
  * 0, or AIM_CYCLE / AIM_DEEP when billboards depend on themselves or on
  * each other too deeply. */
-enum { AIM_CYCLE = 1, AIM_DEEP = 2 };
+enum {
+    AIM_CYCLE = 1,
+    AIM_DEEP = 2
+};
 static int eval_world(const nstate *st, double f, ra_mat4 *world, ra_mat4 *local, uint8_t *state)
 {
     memset(state, 0, st->node_count);
@@ -448,7 +464,8 @@ static bool group_breaks(const gplay *gp, ra_breaks *b, bool *fast, uint64_t *ba
                 double turn = 0;
                 if (i + 1 < g->ch.count[c]) {
                     if (c >= NIFF_CH_ROTATE_X && c <= NIFF_CH_ROTATE_Z) turn = chan_turn(&k[i], &k[i + 1], 0, 1);
-                    if (c == NIFF_CH_ROTATE_AXIS) turn = chan_turn(&k[i], &k[i + 1], 3, 1) + RA_PI * chan_turn(&k[i], &k[i + 1], 0, 3);
+                    if (c == NIFF_CH_ROTATE_AXIS)
+                        turn = chan_turn(&k[i], &k[i + 1], 3, 1) + RA_PI * chan_turn(&k[i], &k[i + 1], 0, 3);
                     if (c == NIFF_CH_ORIENTATION_XY) turn = RA_PI * chan_turn(&k[i], &k[i + 1], 0, 6);
                 }
                 *bad = pos + rec + 8;
@@ -587,7 +604,9 @@ static ra_status key_chain(ra_document *doc, gplay *gp, size_t *unused, ra_error
         }
         if (next < 0) {
             if (cur + 1 == n) {
-                ra_scene_warn(&doc->scene, "the last KEY Anim's next_key is neither 0xFFFFFFFF nor a later key; the chain ends there");
+                ra_scene_warn(
+                    &doc->scene,
+                    "the last KEY Anim's next_key is neither 0xFFFFFFFF nor a later key; the chain ends there");
                 break;
             }
             rs = ra_fail(err, RA_ERR_BAD_VALUE, FMT, a->offset + 16, "next_key",
@@ -629,7 +648,8 @@ static ra_status make_play(ra_document *doc, const niff_group *g, gplay *gp, ra_
                 if (g->ch.keys[c][k].interp > NIFF2_INTERP_HERMITE)
                     ra_scene_warn(s, "unknown NIFF 2 channel interpolation type(s); played as linear");
             }
-        if (g->ch.use & ~0xFFu) ra_scene_warn(s, "NIFF 2 constraint channels are not played (their settings are in metadata)");
+        if (g->ch.use & ~0xFFu)
+            ra_scene_warn(s, "NIFF 2 constraint channels are not played (their settings are in metadata)");
         if (g->ch.count[NIFF_CH_UNIQUE_SCALE] && !g->ch.count[NIFF_CH_CLASSICAL_SCALE])
             ra_scene_warn(s, "NIFF 2 unique scale is played as an ordinary (classical) scale");
         return RA_OK;
@@ -641,7 +661,10 @@ static ra_status make_play(ra_document *doc, const niff_group *g, gplay *gp, ra_
         gp->period = g->anim_num ? g->anim_num - 1 : 0;
         want = "FULL";
         break;
-    case NIFF_ANIM_KEY: gp->kind = G_KEY; want = "KEY"; break;
+    case NIFF_ANIM_KEY:
+        gp->kind = G_KEY;
+        want = "KEY";
+        break;
     case NIFF_ANIM_BILLBOARD:
         gp->kind = g->anim_num ? G_BILLBOARD : G_IDENTITY;
         gp->bb = g->anim_num ? &g->anims[0] : NULL;
@@ -655,7 +678,7 @@ static ra_status make_play(ra_document *doc, const niff_group *g, gplay *gp, ra_
     }
     for (uint32_t i = 0; i < g->anim_num; i++) {
         uint32_t tag = g->anims[i].tag;
-        bool ok = gp->kind == G_KEY ? tag == NIFF_TAG_ANIM_KEY
+        bool ok = gp->kind == G_KEY    ? tag == NIFF_TAG_ANIM_KEY
                   : gp->kind == G_FULL ? is_trs_tag(tag) && tag != NIFF_TAG_ANIM_KEY
                                        : tag == NIFF_TAG_ANIM_BILLBOARD;
         if (!ok)
@@ -721,7 +744,10 @@ static uint32_t link_at(const niff_obj *o, uint32_t k, uint64_t *off)
     return o->lod_link[k - o->child.n];
 }
 
-static const char *k_link_field(const niff_obj *o, uint32_t k) { return k < o->child.n ? "obj_child_link" : "obj_lod_link"; }
+static const char *k_link_field(const niff_obj *o, uint32_t k)
+{
+    return k < o->child.n ? "obj_child_link" : "obj_lod_link";
+}
 
 /* Places `root` and its subtree under the scene root, depth first. */
 static ra_status place_tree(ra_document *doc, nstate *st, const char **names, uint32_t root, frame *stack,
@@ -780,7 +806,8 @@ static bool set_obj_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, uin
     int ro = rot_order_index(g->rot_order);
     ok = ra_meta_set_int(ar, md, "niff.anim_group", o->anim_link) &&
          ra_meta_set_string(ar, md, "niff.anim_type", g->type < 5 && g->type != 1 ? kinds[g->type] : "unknown") &&
-         ra_meta_set_int(ar, md, "niff.frame_rate", g->frame_rate) && ra_meta_set_int(ar, md, "niff.anim_loop", g->loop) &&
+         ra_meta_set_int(ar, md, "niff.frame_rate", g->frame_rate) &&
+         ra_meta_set_int(ar, md, "niff.anim_loop", g->loop) &&
          ra_meta_set_string(ar, md, "niff.rot_order", ro >= 0 ? rot_orders[ro].name : "XYZ (unknown code)");
     const char *gn = name_text(f, g->name_index);
     if (ok && gn) ok = ra_meta_set_string(ar, md, "niff.anim_name", gn);
@@ -795,7 +822,8 @@ static bool set_obj_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, uin
     if (ok && g->type == NIFF_ANIM_BILLBOARD && g->anim_num && g->anims[0].tag == NIFF_TAG_ANIM_BILLBOARD) {
         const niff_anim *a = &g->anims[0];
         if (a->lookat_obj != NIFF_NONE) ok = ra_meta_set_string(ar, md, "niff.billboard.lookat", names[a->lookat_obj]);
-        if (ok && a->upper_obj != NIFF_NONE) ok = ra_meta_set_string(ar, md, "niff.billboard.upper", names[a->upper_obj]);
+        if (ok && a->upper_obj != NIFF_NONE)
+            ok = ra_meta_set_string(ar, md, "niff.billboard.upper", names[a->upper_obj]);
     }
     return ok;
 }
@@ -832,8 +860,8 @@ static void share_keys(ra_channel *ch, const ra_channel *oc)
 /* One animation over `dur` frames: a channel per animated object (objects
  * sharing a group share its keys), then the cameras and billboards, sampled
  * at the breakpoints of every group they depend on. */
-static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double max_key_angle, ra_mat4 *world, ra_mat4 *local,
-                                uint8_t *wstate, ra_error *err)
+static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double max_key_angle, ra_mat4 *world,
+                                ra_mat4 *local, uint8_t *wstate, ra_error *err)
 {
     const niff_file *f = st->f;
     ra_arena *ar = doc->arena;
@@ -866,8 +894,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         first_ch[i] = -1;
         const gplay *gp = &st->gp[i];
         if (gp->kind == G_IDENTITY || gp->kind == G_CONST || gp->kind == G_BILLBOARD) continue;
-        if (gseen[i] && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK)
-            ra_breaks_sort(&gb[i]);
+        if (gseen[i] && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK) ra_breaks_sort(&gb[i]);
     }
     ra_breaks all = {0};
     for (size_t n = 1; rs == RA_OK && n < nodes; n++) {
@@ -945,8 +972,8 @@ typedef struct niff_build {
     size_t nodes;
     int max_depth;
     size_t dup_links, unreached;
-    double dur;                     /* frames */
-    ra_mat4 *world, *local;         /* scratch: one pose of every node */
+    double dur;             /* frames */
+    ra_mat4 *world, *local; /* scratch: one pose of every node */
     uint8_t *wstate;
 } niff_build;
 
@@ -962,8 +989,8 @@ static ra_status niff_nodes(niff_build *b, ra_error *err)
     for (uint32_t i = 0; i < f->obj_count; i++) st->obj_node[i] = -1;
     ra_mat4 id = ra_m4_identity();
     if (ra_scene_add_node(b->s, b->names[b->nodes - 1], -1, &id) < 0) return ra_fail_nomem(err, FMT);
-    size_t depth_cap = (size_t)b->max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)b->max_depth + 1
-                                                                              : (size_t)f->obj_count + 1;
+    size_t depth_cap =
+        (size_t)b->max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)b->max_depth + 1 : (size_t)f->obj_count + 1;
     frame *stack = ra_malloc(depth_cap * sizeof *stack);
     uint8_t *on_path = ra_calloc(f->obj_count ? f->obj_count : 1, 1);
     ra_status rs = stack && on_path ? RA_OK : ra_fail_nomem(err, FMT);
@@ -1035,7 +1062,8 @@ static ra_status niff_rest_pose(niff_build *b, ra_error *err)
         const niff_cam *cam = &f->cams[c];
         if (cam->up_obj == NIFF_NONE) continue;
         ra_vec3 e = cam->eye_obj != NIFF_NONE ? origin(&world[st->obj_node[cam->eye_obj]]) : ra_v3(0, 0, 0);
-        ra_vec3 l = cam->lookat_obj != NIFF_NONE ? origin(&world[st->obj_node[cam->lookat_obj]]) : ra_v3_add(e, ra_v3(0, 0, -1));
+        ra_vec3 l = cam->lookat_obj != NIFF_NONE ? origin(&world[st->obj_node[cam->lookat_obj]])
+                                                 : ra_v3_add(e, ra_v3(0, 0, -1));
         ra_vec3 u = origin(&world[st->obj_node[cam->up_obj]]), fw = ra_v3_sub(l, e), rel = ra_v3_sub(u, e);
         bool fok = unit(&fw, 1e-9);
         ra_vec3 cand[2] = {rel, u};
@@ -1054,8 +1082,10 @@ static ra_status niff_rest_pose(niff_build *b, ra_error *err)
         for (uint32_t i = 0; i < f->obj_count; i++)
             if (st->node_gp[st->obj_node[i]] && st->node_gp[st->obj_node[i]]->kind == G_BILLBOARD)
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, st->node_gp[st->obj_node[i]]->bb->offset + 12,
-                               "lookat_obj_index", "a billboard looks at (or up to) an object that depends on its own orientation");
-        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "billboard", "billboards depend on each other in a cycle");
+                               "lookat_obj_index",
+                               "a billboard looks at (or up to) an object that depends on its own orientation");
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, RA_NO_OFFSET, "billboard",
+                       "billboards depend on each other in a cycle");
     }
     for (size_t n = 1; n < b->nodes; n++) b->s->nodes[n].transform = b->local[n];
     return RA_OK;
@@ -1069,7 +1099,8 @@ static ra_status niff_metadata(niff_build *b, ra_error *err)
     for (uint32_t i = 0; i < f->obj_count && ok; i++)
         ok = set_obj_meta(b->ar, &b->s->nodes[b->st->obj_node[i]].meta, f, i, b->names);
     if (!ok) return ra_fail_nomem(err, FMT);
-    ra_status rs = ra_scene_standard_meta(b->doc, b->st->fps, "NIFF's own frame: right-handed, Y up, Z toward the viewer", err);
+    ra_status rs =
+        ra_scene_standard_meta(b->doc, b->st->fps, "NIFF's own frame: right-handed, Y up, Z toward the viewer", err);
     if (rs != RA_OK) return rs;
     char ver[16];
     snprintf(ver, sizeof ver, "0x%08X", f->version);
@@ -1096,7 +1127,8 @@ static bool niff_camera(niff_build *b, uint32_t c)
     }
     double fovy = cam->fovy; /* NaN fails the test below */
     if (!(fovy > 0 && fovy < 180)) {
-        if (cam->type != 1) ra_scene_warn(s, "a perspective camera's field of view is outside (0, 180) degrees; 45 is used");
+        if (cam->type != 1)
+            ra_scene_warn(s, "a perspective camera's field of view is outside (0, 180) degrees; 45 is used");
         fovy = 45;
     }
     rc->horizontal_fov = atan(tan(fovy * RA_PI / 360.0) * aspect);
@@ -1105,11 +1137,13 @@ static bool niff_camera(niff_build *b, uint32_t c)
     if (!(cn > 0) || !isfinite(cn)) cn = 0.01;
     if (!(cf > cn) || !isfinite(cf)) cf = cn * 1e5;
     if (cn != cam->near_clip || cf != cam->far_clip)
-        ra_scene_warn(s, "a camera's near/far clip planes are not 0 < near < far; replaced (the stored values are metadata)");
+        ra_scene_warn(
+            s, "a camera's near/far clip planes are not 0 < near < far; replaced (the stored values are metadata)");
     rc->clip_near = cn;
     rc->clip_far = cf;
     if (cam->type == 1) { /* orthographic: half the view's width and height */
-        double xm = fabs((double)cam->right - (double)cam->left) / 2, ym = fabs((double)cam->top - (double)cam->bottom) / 2;
+        double xm = fabs((double)cam->right - (double)cam->left) / 2,
+               ym = fabs((double)cam->top - (double)cam->bottom) / 2;
         rc->orthographic = xm > 0 && ym > 0 && isfinite(xm) && isfinite(ym);
         if (rc->orthographic) {
             rc->ortho_xmag = xm;
@@ -1168,7 +1202,8 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     st->gp = ra_arena_array(b.ar, b.f->group_count, sizeof *st->gp);
     if (!st->gp) return ra_fail_nomem(err, FMT);
     ra_status rs = RA_OK;
-    for (uint32_t i = 0; rs == RA_OK && i < b.f->group_count; i++) rs = make_play(doc, &b.f->groups[i], &st->gp[i], err);
+    for (uint32_t i = 0; rs == RA_OK && i < b.f->group_count; i++)
+        rs = make_play(doc, &b.f->groups[i], &st->gp[i], err);
     if (rs == RA_OK) rs = niff_nodes(&b, err);
     if (rs == RA_OK) rs = niff_playback_links(&b, err);
     if (rs == RA_OK) rs = niff_rest_pose(&b, err);
@@ -1180,7 +1215,8 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     ra_free(b.wstate);
     if (rs != RA_OK) return rs;
     if (b.dup_links)
-        ra_scene_warn(b.s, "%zu link(s) to an object placed already are ignored (an object has one parent)", b.dup_links);
+        ra_scene_warn(b.s, "%zu link(s) to an object placed already are ignored (an object has one parent)",
+                      b.dup_links);
     if (b.unreached)
         ra_scene_warn(b.s, "%zu object tree(s) not reached from the SceneList are placed under the root", b.unreached);
     return RA_OK;
@@ -1271,7 +1307,7 @@ static void dump_anim(ra_json *j, const niff_anim *a)
 
 static void dump_channels(ra_json *j, const niff_channels *ch)
 {
-    static const char *const cn[NIFF_CH_COUNT] = {"rotate_axis", "rotate_x", "rotate_y", "rotate_z",
+    static const char *const cn[NIFF_CH_COUNT] = {"rotate_axis",    "rotate_x",    "rotate_y",     "rotate_z",
                                                   "orientation_xy", "translation", "unique_scale", "classical_scale"};
     ra_json_key(j, "channels");
     ra_json_begin_object(j);
@@ -1374,7 +1410,8 @@ static void niff_dump_source(const ra_document *doc, ra_json *j)
         dump_index(j, "name_index", c->name_index);
         ra_json_key(j, "type");
         ra_json_uint(j, c->type);
-        const float fl[9] = {c->near_clip, c->far_clip, c->right, c->left, c->top, c->bottom, c->fovy, c->aspect, c->scale};
+        const float fl[9] = {c->near_clip, c->far_clip, c->right,  c->left, c->top,
+                             c->bottom,    c->fovy,     c->aspect, c->scale};
         dump_floats(j, "near_far_right_left_top_bottom_fovy_aspect_scale", fl, 9);
         dump_index(j, "lookat_obj", c->lookat_obj);
         dump_index(j, "eye_obj", c->eye_obj);

@@ -73,8 +73,8 @@ int wog_sniff_layout(const uint8_t *d, size_t n, bool movie)
              * null actor and animation tables and its string table there */
             if (!be && n >= 0x20 && ld32(d + 0x0C, false) == 0 && ld32(d + 0x14, false) == 0 &&
                 ld32(d + 0x1C, false) == 0 &&
-                (ld32(d + 0x08, false) == 0x20 ||
-                 (na == 0 && ld32(d + 0x08, false) == 0 && ld32(d + 0x10, false) == 0 && ld32(d + 0x18, false) == 0x20)))
+                (ld32(d + 0x08, false) == 0x20 || (na == 0 && ld32(d + 0x08, false) == 0 &&
+                                                   ld32(d + 0x10, false) == 0 && ld32(d + 0x18, false) == 0x20)))
                 return WOG_LAYOUT_BINLTL64;
             if (ld32(d + 0x08, be) == 0x14 ||
                 (na == 0 && ld32(d + 0x08, be) == 0 && ld32(d + 0x0C, be) == 0 && ld32(d + 0x10, be) == 0x14))
@@ -96,7 +96,9 @@ typedef struct rd {
 } rd;
 
 /* [base, end): the bytes an animation's (or the movie's) pointers may reach */
-typedef struct region { uint64_t base, end; } region;
+typedef struct region {
+    uint64_t base, end;
+} region;
 
 static bool seek(rd *r, uint64_t off, const char *field)
 {
@@ -136,7 +138,8 @@ static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
     uint32_t lo, hi;
     if (!seek(r, off, field)) return false;
     if (ra_cursor_left(&r->c) < 8)
-        return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, off, field, "truncated: 8 bytes needed, %zu left", ra_cursor_left(&r->c));
+        return ra_cursor_fail(&r->c, RA_ERR_TRUNCATED, off, field, "truncated: 8 bytes needed, %zu left",
+                              ra_cursor_left(&r->c));
     if (!rd_u32(r, off, field, &lo) || !rd_u32(r, off + 4, field, &hi)) return false;
     *v = (uint64_t)hi << 32 | lo;
     return true;
@@ -145,8 +148,7 @@ static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
 /* The pointer field at `at`, relative to g->base, naming `count` items of
  * `item` bytes.  Null is tested on the raw value, before the base is added
  * (docs/formats/world_of_goo.md §1).  *abs = 0 for null. */
-static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t item, const char *field,
-                   uint64_t *abs)
+static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t item, const char *field, uint64_t *abs)
 {
     uint64_t raw = 0;
     if (!rd_raw_ptr(r, at, field, &raw)) return false;
@@ -155,12 +157,12 @@ static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t
     uint64_t span = g->end - g->base;
     if (raw % 4)
         return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "offset %llu is not a multiple of 4",
-                       (unsigned long long)raw);
+                              (unsigned long long)raw);
     if (raw >= span || (item && count > (span - raw) / item))
         return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field,
-                       "offset %llu (%llu item(s) of %llu bytes) lies outside the %s (%llu bytes)",
-                       (unsigned long long)raw, (unsigned long long)count, (unsigned long long)item,
-                       g->base ? "embedded animation" : "file", (unsigned long long)span);
+                              "offset %llu (%llu item(s) of %llu bytes) lies outside the %s (%llu bytes)",
+                              (unsigned long long)raw, (unsigned long long)count, (unsigned long long)item,
+                              g->base ? "embedded animation" : "file", (unsigned long long)span);
     *abs = g->base + raw;
     return true;
 }
@@ -230,15 +232,14 @@ typedef struct anim_rd {
     rd *r;
     region g;
     wog_anim *a;
-    keymap *km;           /* keyframe offset -> index (scratch, the caller frees it) */
+    keymap *km; /* keyframe offset -> index (scratch, the caller frees it) */
     uint32_t key_cap;
-    uint64_t hdr;         /* absolute offset of the header's first int (after any magic) */
-    uint64_t ptr_at[7];   /* absolute offsets of the header's pointer fields */
-    uint64_t ptr_abs[7];  /* and where they point (0 = null) */
-    uint64_t *xform_abs;  /* where each transform's slot array lies (0 = null) */
-    uint64_t *xform_at;   /* the offsets of those pointer fields */
+    uint64_t hdr;        /* absolute offset of the header's first int (after any magic) */
+    uint64_t ptr_at[7];  /* absolute offsets of the header's pointer fields */
+    uint64_t ptr_abs[7]; /* and where they point (0 = null) */
+    uint64_t *xform_abs; /* where each transform's slot array lies (0 = null) */
+    uint64_t *xform_at;  /* the offsets of those pointer fields */
 } anim_rd;
-
 
 static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
 {
@@ -303,31 +304,34 @@ static bool check_channel(anim_rd *ar, const wog_frames *f, int kind, const char
         uint64_t at = a->key_offset[f->slot[j]];
         if (k->interpolation != WOG_INTERP_NONE && k->interpolation != WOG_INTERP_LINEAR)
             return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 28, "keyframe.interpolation",
-                           "%s key of slot %u: interpolation %d is neither NONE (0) nor LINEAR (1)", what, j,
-                           k->interpolation);
+                                  "%s key of slot %u: interpolation %d is neither NONE (0) nor LINEAR (1)", what, j,
+                                  k->interpolation);
         int32_t n = k->next_frame_index;
         if (n != -1) {
             if (n <= (int32_t)j && n >= 0)
                 return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
-                               "%s key of slot %u: nextFrameIndex %d goes back (the chain would loop)", what, j, n);
+                                      "%s key of slot %u: nextFrameIndex %d goes back (the chain would loop)", what, j,
+                                      n);
             if (n < 0 || (uint32_t)n >= a->num_frames)
                 return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
-                               "%s key of slot %u: nextFrameIndex %d is outside the %u frame slots", what, j, n,
-                               a->num_frames);
+                                      "%s key of slot %u: nextFrameIndex %d is outside the %u frame slots", what, j, n,
+                                      a->num_frames);
             if (f->slot[n] < 0)
                 return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 20, "keyframe.nextFrameIndex",
-                               "%s key of slot %u: nextFrameIndex %d names an empty slot", what, j, n);
+                                      "%s key of slot %u: nextFrameIndex %d names an empty slot", what, j, n);
         }
         if ((kind == WOG_XFORM_SCALE || kind == WOG_XFORM_TRANSLATE) && !(isfinite(k->x) && isfinite(k->y)))
-            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + (isfinite(k->x) ? 4 : 0), isfinite(k->x) ? "keyframe.y" : "keyframe.x",
-                           "%s key of slot %u: value is not a finite number", what, j);
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + (isfinite(k->x) ? 4 : 0),
+                                  isfinite(k->x) ? "keyframe.y" : "keyframe.x",
+                                  "%s key of slot %u: value is not a finite number", what, j);
         if (kind == WOG_XFORM_ROTATE && !isfinite(k->angle))
             return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 8, "keyframe.angle",
-                           "%s key of slot %u: angle is not a finite number", what, j);
+                                  "%s key of slot %u: angle is not a finite number", what, j);
         if (kind == 5 && !wog_string(a->strings, a->strings_size, k->sound_str_idx))
-            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 24, "keyframe.soundStrIdx",
-                           "%s key of slot %u: sound string %d is outside the string table (%u bytes) or longer than %d bytes", what, j,
-                           k->sound_str_idx, a->strings_size, WOG_MAX_STRING);
+            return ra_cursor_fail(
+                &r->c, RA_ERR_BAD_VALUE, at + 24, "keyframe.soundStrIdx",
+                "%s key of slot %u: sound string %d is outside the string table (%u bytes) or longer than %d bytes",
+                what, j, k->sound_str_idx, a->strings_size, WOG_MAX_STRING);
     }
     return true;
 }
@@ -337,7 +341,7 @@ static void consider(uint64_t *best, uint64_t start, uint64_t cand)
     if (cand > start && cand < *best) *best = cand;
 }
 
-static const char *const ptr_field[7] = {"mTransformTypes", "mFrameTimes", "mXformFrames", "mAlphaFrames",
+static const char *const ptr_field[7] = {"mTransformTypes", "mFrameTimes",  "mXformFrames", "mAlphaFrames",
                                          "mColorFrames",    "mSoundFrames", "pStringTable"};
 
 static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
@@ -350,13 +354,14 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
         char m[8];
         if (!seek(r, h, "magic") || !ra_rd_bytes(&r->c, m, 8, "magic")) return false;
         if (memcmp(m, anim_magic, 8) != 0)
-            return ra_cursor_fail(&r->c, RA_ERR_BAD_MAGIC, h, "magic", "an animation of the 1.5 layout starts with BINUNIAN");
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_MAGIC, h, "magic",
+                                  "an animation of the 1.5 layout starts with BINUNIAN");
         h += 8;
     }
     ar.hdr = h;
     int32_t v[6];
-    static const char *const names[6] = {"mHasColor", "mHasAlpha", "mHasSound", "mHasTransform", "mNumTransforms",
-                                         "mNumFrames"};
+    static const char *const names[6] = {"mHasColor",     "mHasAlpha",      "mHasSound",
+                                         "mHasTransform", "mNumTransforms", "mNumFrames"};
     for (uint32_t i = 0; i < 6; i++)
         if (!rd_i32(r, h + 4u * i, names[i], &v[i])) return false;
     for (int i = 0; i < 7; i++) {
@@ -370,15 +375,17 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
     a->has_color = v[0], a->has_alpha = v[1], a->has_sound = v[2], a->has_transform = v[3];
     if (v[4] < 0 || v[4] > WOG_MAX_TRANSFORMS)
         return ra_cursor_fail(&r->c, v[4] < 0 ? RA_ERR_BAD_VALUE : RA_ERR_LIMIT, h + 16, names[4],
-                       "%d transforms (0..%d accepted)", v[4], WOG_MAX_TRANSFORMS);
-    if (v[5] < 1) return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, h + 20, names[5], "%d frame slots (at least 1 needed)", v[5]);
+                              "%d transforms (0..%d accepted)", v[4], WOG_MAX_TRANSFORMS);
+    if (v[5] < 1)
+        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, h + 20, names[5], "%d frame slots (at least 1 needed)", v[5]);
     a->num_transforms = (uint32_t)v[4];
     a->num_frames = (uint32_t)v[5];
     uint32_t nt = a->num_transforms, nf = a->num_frames;
     bool xf = a->has_transform && nt > 0;
 
     /* resolve the seven pointers (counts checked against the bytes they reach) */
-    const uint64_t cnt[7] = {nt, nf, xf ? nt : 0, a->has_alpha ? nf : 0, a->has_color ? nf : 0, a->has_sound ? nf : 0, 1};
+    const uint64_t cnt[7] = {nt, nf, xf ? nt : 0, a->has_alpha ? nf : 0, a->has_color ? nf : 0, a->has_sound ? nf : 0,
+                             1};
     const uint64_t item[7] = {4, 4, r->psz, r->psz, r->psz, r->psz, 1};
     for (int i = 0; i < 7; i++) {
         if (!rd_ptr(r, &g, ar.ptr_at[i], cnt[i], item[i], ptr_field[i], &ar.ptr_abs[i])) return false;
@@ -387,17 +394,20 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
     const bool need[7] = {xf, true, xf, a->has_alpha != 0, a->has_color != 0, a->has_sound != 0, false};
     for (int i = 0; i < 7; i++)
         if (need[i] && !ar.ptr_abs[i])
-            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, ar.ptr_at[i], ptr_field[i], "null, but the header says it is used");
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, ar.ptr_at[i], ptr_field[i],
+                                  "null, but the header says it is used");
 
     /* transform types and frame times */
     if (ar.ptr_abs[WOG_PTR_TYPES]) {
-        if (!(a->transform_types = ra_arena_array(r->ar, nt, sizeof *a->transform_types))) return ra_cursor_nomem(&r->c);
+        if (!(a->transform_types = ra_arena_array(r->ar, nt, sizeof *a->transform_types)))
+            return ra_cursor_nomem(&r->c);
         for (uint32_t i = 0; i < nt; i++) {
             uint64_t at = ar.ptr_abs[WOG_PTR_TYPES] + 4ull * i;
             if (!rd_i32(r, at, "mTransformTypes", &a->transform_types[i])) return false;
             if (xf && (a->transform_types[i] < 0 || a->transform_types[i] > 2))
                 return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mTransformTypes",
-                               "transform %u has type %d (SCALE 0, ROTATE 1, TRANSLATE 2)", i, a->transform_types[i]);
+                                      "transform %u has type %d (SCALE 0, ROTATE 1, TRANSLATE 2)", i,
+                                      a->transform_types[i]);
         }
     }
     if (!(a->frame_times = ra_arena_array(r->ar, nf, sizeof *a->frame_times))) return ra_cursor_nomem(&r->c);
@@ -406,11 +416,12 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
         float t;
         if (!rd_f32(r, at, "mFrameTimes", &t)) return false;
         if (!(isfinite(t) && t >= 0))
-            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mFrameTimes", "frame %u: time %g is not a finite time >= 0", j,
-                           (double)t);
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mFrameTimes",
+                                  "frame %u: time %g is not a finite time >= 0", j, (double)t);
         if (j && t < a->frame_times[j - 1])
-            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mFrameTimes", "frame %u: time %.9g is before frame %u's %.9g", j,
-                           (double)t, j - 1, (double)a->frame_times[j - 1]);
+            return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, "mFrameTimes",
+                                  "frame %u: time %.9g is before frame %u's %.9g", j, (double)t, j - 1,
+                                  (double)a->frame_times[j - 1]);
         a->frame_times[j] = t;
     }
 
@@ -446,7 +457,8 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
         for (uint32_t i = 0; xf && i < nt; i++) consider(&best, s, ar.xform_abs[i]);
         for (uint32_t k = 0; k < a->key_count; k++) consider(&best, s, a->key_offset[k]);
         if (best - s > UINT32_MAX)
-            return ra_cursor_fail(&r->c, RA_ERR_LIMIT, ar.ptr_at[WOG_PTR_STRINGS], "pStringTable", "string table over 4 GiB");
+            return ra_cursor_fail(&r->c, RA_ERR_LIMIT, ar.ptr_at[WOG_PTR_STRINGS], "pStringTable",
+                                  "string table over 4 GiB");
         a->strings_size = (uint32_t)(best - s);
         if (!(a->strings = ra_arena_alloc(r->ar, a->strings_size + 1u))) return ra_cursor_nomem(&r->c);
         if (!seek(r, s, "pStringTable") || !ra_rd_bytes(&r->c, a->strings, a->strings_size, "pStringTable"))
@@ -536,7 +548,9 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         char m[8];
         if (!seek(rp, 0, "magic") || !ra_rd_bytes(&r.c, m, 8, "magic")) return err->code;
         if (memcmp(m, movie_magic, 8) != 0)
-            return ra_cursor_fail(&rp->c, RA_ERR_BAD_MAGIC, 0, "magic", "a movie of the 1.5 layout starts with BINUNIMO"), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_MAGIC, 0, "magic",
+                                  "a movie of the 1.5 layout starts with BINUNIMO"),
+                   err->code;
         h = 8;
     }
     int32_t na;
@@ -550,7 +564,7 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
     }
     if (!(isfinite(out->length) && out->length >= 0))
         return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, h, "length", "movie length %g is not a finite time >= 0",
-                       (double)out->length),
+                              (double)out->length),
                err->code;
     if (na < 0) return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, h + 4, "numActors", "%d actors", na), err->code;
     uint32_t n = out->num_actors = (uint32_t)na;
@@ -558,7 +572,8 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
     for (int i = 0; i < 3; i++) {
         if (!rd_ptr(rp, &file, at[i], cnt[i], item[i], pf[i], &abs[i])) return err->code;
         if (!abs[i] && cnt[i] && i < 2)
-            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, at[i], pf[i], "null, but the movie has %u actors", n), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, at[i], pf[i], "null, but the movie has %u actors", n),
+                   err->code;
     }
     out->actors = ra_arena_array(arena, n, sizeof *out->actors);
     out->anims = ra_arena_array(arena, n, sizeof *out->anims);
@@ -577,16 +592,18 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
             !rd_f32(rp, b + 28, "actor.depth", &ac->depth))
             return err->code;
         if (ac->type != WOG_ACTOR_IMAGE && ac->type != WOG_ACTOR_TEXT)
-            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, b, "actor.type", "actor %u: type %d is neither image (0) nor text (1)",
-                           i, ac->type),
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, b, "actor.type",
+                                  "actor %u: type %d is neither image (0) nor text (1)", i, ac->type),
                    err->code;
         if (!isfinite(ac->depth))
-            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, b + 28, "actor.depth", "actor %u: depth is not finite", i), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, b + 28, "actor.depth", "actor %u: depth is not finite", i),
+                   err->code;
         anim_at[i] = abs[1] + (uint64_t)i * r.psz;
         /* an animation needs at least its header inside the file */
         if (!rd_ptr(rp, &file, anim_at[i], 1, anim_header_size(layout), "ppAnims[i]", &starts[i])) return err->code;
         if (!starts[i])
-            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]", "actor %u has no animation", i), err->code;
+            return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]", "actor %u has no animation", i),
+                   err->code;
     }
     /* every animation ends where the next movie-level structure starts */
     size_t ns = n;
@@ -612,9 +629,10 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         static const char *const sf[3] = {"actor.imageStrIdx", "actor.labelTextStrIdx", "actor.fontStrIdx"};
         for (uint32_t k = 0; k < 3; k++)
             if (!wog_string(out->strings, out->strings_size, idx[k]) && !(idx[k] == 0 && !out->strings))
-                return ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, abs[0] + 32ull * i + 4 + 4u * k, sf[k],
-                               "actor %u: string %d is outside the string table (%u bytes) or longer than %d bytes",
-                               i, idx[k], out->strings_size, WOG_MAX_STRING),
+                return ra_cursor_fail(
+                           &rp->c, RA_ERR_BAD_VALUE, abs[0] + 32ull * i + 4 + 4u * k, sf[k],
+                           "actor %u: string %d is outside the string table (%u bytes) or longer than %d bytes", i,
+                           idx[k], out->strings_size, WOG_MAX_STRING),
                        err->code;
     }
     keymap shared = {0}; /* animation start -> the first actor playing it */
@@ -623,10 +641,10 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
         region g = {starts[i], next_start(sorted, ns, starts[i], size)};
         if (g.end - g.base < anim_header_size(layout)) {
             ok = ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
-                         "actor %u's animation at %llu has %llu bytes before the next structure, less than its "
-                         "%u-byte header",
-                         i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
-                         anim_header_size(layout));
+                                "actor %u's animation at %llu has %llu bytes before the next structure, less than its "
+                                "%u-byte header",
+                                i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
+                                anim_header_size(layout));
             break;
         }
         /* actors sharing one animation share its model (read once) */

@@ -36,7 +36,11 @@ typedef struct ktrack {
  * period (the scene's duration is one period); a movie actor shorter than
  * the movie starts over at each period; a movie actor as long as the movie
  * (or longer) plays once. */
-enum { LOOP_NONE, LOOP_AFTER, LOOP_ALWAYS };
+enum {
+    LOOP_NONE,
+    LOOP_AFTER,
+    LOOP_ALWAYS
+};
 
 /* one scene node's share of an animation */
 typedef struct wpart {
@@ -53,7 +57,6 @@ typedef struct wog_state {
     bool flip_y;
     double length; /* the animation's duration */
 } wog_state;
-
 
 const wog_file *wog_document_file(const ra_document *doc)
 {
@@ -85,11 +88,11 @@ static int64_t find_key(const ktrack *tr, double tau, uint32_t *hint)
 /* The channel's value at tau: v[0..1] = x, y (scale, translate) or v[0] = angle / alpha. */
 static void chan_value(const ktrack *tr, int what, double tau, double v[2], uint32_t *hint)
 {
-#define VAL(key, o)                                                                                              \
-    do {                                                                                                         \
-        if (what == WOG_XFORM_ROTATE) (o)[0] = (key)->angle, (o)[1] = 0;                                        \
-        else if (what == 3) (o)[0] = (key)->alpha, (o)[1] = 0;                                                  \
-        else (o)[0] = (key)->x, (o)[1] = (key)->y;                                                               \
+#define VAL(key, o)                                                                                                    \
+    do {                                                                                                               \
+        if (what == WOG_XFORM_ROTATE) (o)[0] = (key)->angle, (o)[1] = 0;                                               \
+        else if (what == 3) (o)[0] = (key)->alpha, (o)[1] = 0;                                                         \
+        else (o)[0] = (key)->x, (o)[1] = (key)->y;                                                                     \
     } while (0)
     v[0] = v[1] = 0;
     if (!tr->n) return;
@@ -278,15 +281,15 @@ typedef struct group {
     const wog_anim *a;
     uint32_t actor; /* movie: its index in the file */
     const char *name;
-    ktrack *tracks;           /* per transform entry */
+    ktrack *tracks; /* per transform entry */
     ktrack alpha, color, sound;
-    uint32_t *order, norder;  /* keyed transform entries in application order */
-    uint32_t runs;            /* nodes the entries need (at least 1) */
+    uint32_t *order, norder; /* keyed transform entries in application order */
+    uint32_t runs;           /* nodes the entries need (at least 1) */
     double period;
     int loop;
-    int32_t same;          /* an earlier group with the same animation (its model and keys are shared), or -1 */
-    size_t first_channel;  /* its channels: first_channel .. + runs */
-    const char *meta[3];   /* alpha, colour, sound key lists */
+    int32_t same;         /* an earlier group with the same animation (its model and keys are shared), or -1 */
+    size_t first_channel; /* its channels: first_channel .. + runs */
+    const char *meta[3];  /* alpha, colour, sound key lists */
 } group;
 
 static bool make_track(ra_arena *ar, const wog_anim *a, const wog_frames *f, ktrack *tr)
@@ -408,8 +411,7 @@ static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, con
         else g->meta[c] = json_keys(ar, tr[c], 3 + c, g->a->strings, g->a->strings_size, left, &too_big);
         if (too_big)
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
-                           "the alpha, colour and sound key lists exceed %zu MiB of metadata",
-                           meta_budget(doc) >> 20);
+                           "the alpha, colour and sound key lists exceed %zu MiB of metadata", meta_budget(doc) >> 20);
         if (!g->meta[c] || !ra_meta_set_string(ar, md, key[c], g->meta[c])) return ra_fail_nomem(err, doc->format->id);
     }
     return ra_meta_set_double(ar, md, "wog.period", g->period) ? RA_OK : ra_fail_nomem(err, doc->format->id);
@@ -439,7 +441,10 @@ static bool set_actor_meta(ra_arena *ar, ra_meta_list *md, const wog_movie *m, u
            ra_meta_set_double(ar, md, "wog.depth", a->depth);
 }
 
-typedef struct depth_key { float depth; uint32_t actor; } depth_key;
+typedef struct depth_key {
+    float depth;
+    uint32_t actor;
+} depth_key;
 
 /* by depth, then file order (stable) */
 static int cmp_depth(const void *x, const void *y)
@@ -571,8 +576,13 @@ static ra_status wog_group_nodes(wog_build *b, uint32_t i, ra_animation *an, siz
         int32_t node = ra_scene_add_node(b->s, b->names[(*ni)++], parent, &id);
         if (node < 0) return ra_fail_nomem(err, b->fmt);
         wpart *p = &b->st->part[node];
-        *p = (wpart){.a = gi->a, .tracks = gi->tracks, .order = gi->order, .first = cuts[r],
-                     .count = cuts[r + 1] - cuts[r], .period = gi->period, .loop = gi->loop};
+        *p = (wpart){.a = gi->a,
+                     .tracks = gi->tracks,
+                     .order = gi->order,
+                     .first = cuts[r],
+                     .count = cuts[r + 1] - cuts[r],
+                     .period = gi->period,
+                     .loop = gi->loop};
         ra_channel *ch = &an->channels[an->channel_count++];
         ch->node = (uint32_t)node;
         ch->pre_state = ch->post_state = gi->loop != LOOP_NONE ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
@@ -593,7 +603,8 @@ static ra_status wog_group_nodes(wog_build *b, uint32_t i, ra_animation *an, siz
             ra_meta_list *md = &b->s->nodes[node].meta;
             ra_status rs = set_keys_meta(b->doc, md, gi, same, meta_left, err);
             if (rs != RA_OK) return rs;
-            if (b->f->is_movie && !set_actor_meta(b->ar, md, &b->f->movie, gi->actor)) return ra_fail_nomem(err, b->fmt);
+            if (b->f->is_movie && !set_actor_meta(b->ar, md, &b->f->movie, gi->actor))
+                return ra_fail_nomem(err, b->fmt);
         }
         parent = node;
     }
@@ -636,10 +647,11 @@ static ra_status wog_metadata(wog_build *b, ra_error *err)
         snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", i ? "," : "",
                  t >= 0 && t < 3 ? tn[t] : "?");
     }
-    ra_status rs = ra_scene_standard_meta(b->doc, 1.0,
-                                          b->flip ? "the file's 2D plane as the XY plane, y mirrored (flip_y), Z towards the viewer"
-                                                  : "the file's 2D plane as the XY plane, y as stored, Z towards the viewer",
-                                          err);
+    ra_status rs = ra_scene_standard_meta(
+        b->doc, 1.0,
+        b->flip ? "the file's 2D plane as the XY plane, y mirrored (flip_y), Z towards the viewer"
+                : "the file's 2D plane as the XY plane, y as stored, Z towards the viewer",
+        err);
     if (rs != RA_OK) return rs;
     bool ok = ra_meta_set_string(ar, md, "wog.layout", wog_layout_name(f->layout)) &&
               ra_meta_set_string(ar, md, "wog.transform_order", b->reverse ? "reverse" : "list") &&
@@ -657,8 +669,9 @@ static ra_status wog_metadata(wog_build *b, ra_error *err)
                       b->mismatch);
     if (b->any_cut) ra_scene_warn(s, "an actor's animation runs past the movie's length; it is cut there");
     if (b->chains)
-        ra_scene_warn(s, "%zu animation(s) whose transform list does not follow scale, rotate, translate: each run of it "
-                         "is a node of its own (<name>_part<k> above <name>)",
+        ra_scene_warn(s,
+                      "%zu animation(s) whose transform list does not follow scale, rotate, translate: each run of it "
+                      "is a node of its own (<name>_part<k> above <name>)",
                       b->chains);
     if (f->is_movie && f->movie.num_actors == 0) ra_scene_warn(s, "the movie has no actors");
     return RA_OK;
@@ -790,7 +803,7 @@ static void dump_strings(ra_json *j, const uint8_t *t, uint32_t n)
 
 static void dump_anim(ra_json *j, const wog_anim *a)
 {
-    static const char *const pn[7] = {"mTransformTypes", "mFrameTimes", "mXformFrames", "mAlphaFrames",
+    static const char *const pn[7] = {"mTransformTypes", "mFrameTimes",  "mXformFrames", "mAlphaFrames",
                                       "mColorFrames",    "mSoundFrames", "pStringTable"};
     ra_json_begin_object(j);
     ra_json_key(j, "offset"), ra_json_uint(j, a->offset);

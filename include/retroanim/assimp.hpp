@@ -40,14 +40,14 @@ constexpr const char *kCinfProperty = "RETROANIM_CINF";
 void RegisterImporters(Assimp::Importer &importer);
 
 struct ConvertSettings {
-    bool ticks_native = false;   // false: 1 tick = 1 second (mTicksPerSecond = 1)
-    bool skeleton_mesh = true;   // false: no mesh, AI_SCENE_FLAGS_INCOMPLETE set
+    bool ticks_native = false; // false: 1 tick = 1 second (mTicksPerSecond = 1)
+    bool skeleton_mesh = true; // false: no mesh, AI_SCENE_FLAGS_INCOMPLETE set
 };
 
 // Fills an (empty, freshly constructed) aiScene from a retroanim scene.
 // Throws std::runtime_error on failure.
 void ConvertScene(const ra_scene &src, const ConvertSettings &settings, aiScene *out);
 
-}  // namespace retroanim
+} // namespace retroanim
 
 #endif

@@ -31,19 +31,19 @@ typedef struct ra_archive_item {
     uint64_t stored_size;  /* bytes it takes in the archive */
     uint64_t size;         /* bytes of the payload (inflated, joined) */
     bool compressed;
-    bool has_skeleton;     /* metroid: skeleton_id names a CINF of the archive */
+    bool has_skeleton; /* metroid: skeleton_id names a CINF of the archive */
     uint32_t skeleton_id;
-    const char *group;     /* SI: the composite action holding it; pak: the ANCS character ("" if none) */
-    ra_meta_list meta;     /* everything else the archive says about it (si.*, pak.*) */
-    const void *priv;      /* the container's own record */
+    const char *group; /* SI: the composite action holding it; pak: the ANCS character ("" if none) */
+    ra_meta_list meta; /* everything else the archive says about it (si.*, pak.*) */
+    const void *priv;  /* the container's own record */
 } ra_archive_item;
 
 typedef struct ra_archive {
     const char *format; /* "lego_si", "metroid_pak" */
     ra_archive_item *items;
     size_t count;
-    ra_meta_list meta;  /* archive-wide fields (version, buffer size, resource counts) */
-    char **warnings;    /* what was skipped or guessed, one line each */
+    ra_meta_list meta; /* archive-wide fields (version, buffer size, resource counts) */
+    char **warnings;   /* what was skipped or guessed, one line each */
     size_t warning_count;
     /* private */
     ra_arena *arena;
@@ -60,7 +60,8 @@ RA_API const char *ra_archive_detect(const uint8_t *data, size_t size);
  * ra_archive_free).  Options: memory_limit (as for a load), si_all=1 (also
  * SI objects whose presenter is not a LegoAnimPresenter but whose data is an
  * animation).  On failure *out is NULL and err says why. */
-RA_API ra_status ra_archive_open(const uint8_t *data, size_t size, const ra_options *opt, ra_archive **out, ra_error *err);
+RA_API ra_status ra_archive_open(const uint8_t *data, size_t size, const ra_options *opt, ra_archive **out,
+                                 ra_error *err);
 /* The payload of item i: inflated or joined on first use, owned by the archive. */
 RA_API ra_status ra_archive_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
 /* The skeleton (CINF bytes) of a Metroid item; RA_ERR_USAGE if it has none. */

@@ -50,7 +50,7 @@ typedef struct ra_fbx_options {
 RA_API void ra_fbx_options_default(ra_fbx_options *o);
 /* Writes the scene to path as binary FBX.  opt and stats may be NULL. */
 RA_API ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options *opt, ra_write_stats *stats,
-                       ra_error *err);
+                              ra_error *err);
 
 #ifdef __cplusplus
 }

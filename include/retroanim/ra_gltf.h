@@ -41,7 +41,7 @@ RA_API void ra_gltf_options_default(ra_gltf_options *o);
 /* Writes the scene to path (and, for .gltf, PATH_STEM.bin beside it).  opt and
  * stats may be NULL. */
 RA_API ra_status ra_gltf_write(const ra_scene *s, const char *path, const ra_gltf_options *opt, ra_write_stats *stats,
-                        ra_error *err);
+                               ra_error *err);
 
 #ifdef __cplusplus
 }

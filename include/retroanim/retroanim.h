@@ -48,14 +48,14 @@ RA_API const char *ra_version_string(void);
 /* ---- status and errors --------------------------------------------------------- */
 typedef enum ra_status {
     RA_OK = 0,
-    RA_ERR_TRUNCATED,     /* a field runs past the end of the data */
-    RA_ERR_BAD_MAGIC,     /* signature / version not recognised */
-    RA_ERR_BAD_VALUE,     /* a field holds a value the format forbids */
-    RA_ERR_LIMIT,         /* a count, depth or size exceeds a load limit */
-    RA_ERR_NO_MEMORY,     /* an allocation failed or the memory limit was reached */
-    RA_ERR_UNSUPPORTED,   /* valid data this build cannot handle */
-    RA_ERR_IO,            /* the file could not be read or written */
-    RA_ERR_USAGE,         /* the caller passed an invalid argument or option */
+    RA_ERR_TRUNCATED,   /* a field runs past the end of the data */
+    RA_ERR_BAD_MAGIC,   /* signature / version not recognised */
+    RA_ERR_BAD_VALUE,   /* a field holds a value the format forbids */
+    RA_ERR_LIMIT,       /* a count, depth or size exceeds a load limit */
+    RA_ERR_NO_MEMORY,   /* an allocation failed or the memory limit was reached */
+    RA_ERR_UNSUPPORTED, /* valid data this build cannot handle */
+    RA_ERR_IO,          /* the file could not be read or written */
+    RA_ERR_USAGE,       /* the caller passed an invalid argument or option */
     RA_STATUS_COUNT
 } ra_status;
 
@@ -79,9 +79,15 @@ RA_API void ra_error_clear(ra_error *e);
 RA_API size_t ra_error_format(const ra_error *e, char *buf, size_t size);
 
 /* ---- math types ------------------------------------------------------------------ */
-typedef struct ra_vec3 { double x, y, z; } ra_vec3;
-typedef struct ra_quat { double w, x, y, z; } ra_quat;
-typedef struct ra_mat4 { double m[4][4]; } ra_mat4;
+typedef struct ra_vec3 {
+    double x, y, z;
+} ra_vec3;
+typedef struct ra_quat {
+    double w, x, y, z;
+} ra_quat;
+typedef struct ra_mat4 {
+    double m[4][4];
+} ra_mat4;
 
 /* ---- the scene: what Assimp consumers and the writers receive ------------------------
  * Read-only for users; everything lives in the document. */
@@ -89,7 +95,7 @@ typedef struct ra_arena ra_arena;
 
 typedef enum ra_meta_type {
     RA_META_BOOL = 1,
-    RA_META_INT,    /* int64 */
+    RA_META_INT, /* int64 */
     RA_META_DOUBLE,
     RA_META_STRING, /* lists and records are stored as JSON text */
     RA_META_VEC3
@@ -113,14 +119,20 @@ typedef struct ra_meta_list {
 } ra_meta_list;
 
 typedef struct ra_node {
-    const char *name;   /* unique, non-empty */
-    int32_t parent;     /* index into ra_scene.nodes, -1 for the root */
-    ra_mat4 transform;  /* local rest transform */
+    const char *name;  /* unique, non-empty */
+    int32_t parent;    /* index into ra_scene.nodes, -1 for the root */
+    ra_mat4 transform; /* local rest transform */
     ra_meta_list meta;
 } ra_node;
 
-typedef struct ra_vec_key { double t; ra_vec3 v; } ra_vec_key;
-typedef struct ra_quat_key { double t; ra_quat q; } ra_quat_key;
+typedef struct ra_vec_key {
+    double t;
+    ra_vec3 v;
+} ra_vec_key;
+typedef struct ra_quat_key {
+    double t;
+    ra_quat q;
+} ra_quat_key;
 
 typedef enum ra_behaviour {
     RA_BEHAVIOUR_DEFAULT = 0,
@@ -144,7 +156,10 @@ typedef struct ra_channel {
 
 /* Visibility steps: from each key's time on the node is shown or hidden (the
  * last key at or before t decides); before the first key it is shown. */
-typedef struct ra_vis_key { double t; bool visible; } ra_vis_key;
+typedef struct ra_vis_key {
+    double t;
+    bool visible;
+} ra_vis_key;
 typedef struct ra_vis_track {
     uint32_t node;
     ra_vis_key *keys;
@@ -162,7 +177,7 @@ typedef struct ra_animation {
 } ra_animation;
 
 typedef struct ra_camera {
-    const char *name;      /* equals the name of the node that places it */
+    const char *name; /* equals the name of the node that places it */
     uint32_t node;
     double horizontal_fov; /* HALF angle in radians, as aiCamera::mHorizontalFOV */
     double aspect;
@@ -176,9 +191,9 @@ typedef struct ra_camera {
  * Blender).  Inverse bind matrices are the inverses of the joints' rest world
  * transforms. */
 typedef struct ra_skin {
-    const char *name;    /* may be NULL */
-    int32_t skeleton;    /* the common root joint, or -1 */
-    uint32_t *joints;    /* node indices */
+    const char *name; /* may be NULL */
+    int32_t skeleton; /* the common root joint, or -1 */
+    uint32_t *joints; /* node indices */
     size_t joint_count;
 } ra_skin;
 
@@ -310,7 +325,11 @@ RA_API ra_status ra_document_pose(const ra_document *doc, size_t anim, double t,
  * it (the `dump` schema of docs/design.md), RA_DUMP_SOURCE the file's own
  * fields as stored; RA_DUMP_COMPACT on one line.  *out is NUL-terminated,
  * freed with ra_string_free. */
-enum { RA_DUMP_SCENE = 0, RA_DUMP_SOURCE = 1, RA_DUMP_COMPACT = 2 };
+enum {
+    RA_DUMP_SCENE = 0,
+    RA_DUMP_SOURCE = 1,
+    RA_DUMP_COMPACT = 2
+};
 RA_API ra_status ra_document_dump(const ra_document *doc, int flags, char **out, size_t *size, ra_error *err);
 RA_API void ra_string_free(char *s);
 

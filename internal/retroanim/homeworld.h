@@ -16,9 +16,9 @@
 extern "C" {
 #endif
 
-#define HW_MAD_IDENT "Mellonn"      /* followed by a NUL: 8 bytes */
-#define HW_MAD_VERSION 0.91f        /* bytes C3 F5 68 3F */
-#define HW_MAD_MAX_ANIMATIONS 32    /* animationBits is 32 bits wide */
+#define HW_MAD_IDENT "Mellonn"   /* followed by a NUL: 8 bytes */
+#define HW_MAD_VERSION 0.91f     /* bytes C3 F5 68 3F */
+#define HW_MAD_MAX_ANIMATIONS 32 /* animationBits is 32 bits wide */
 #define HW_MAD_HEADER_SIZE 40u
 #define HW_MAD_ANIM_SIZE 16u
 #define HW_MAD_OBJECT_SIZE 48u
@@ -30,9 +30,19 @@ extern "C" {
  * file's size (arrays shared by many objects multiply what is read). */
 #define HW_MAD_MAX_SHARING 8u
 
-enum { HW_X, HW_Y, HW_Z, HW_H, HW_P, HW_B, HW_CHANNELS };
+enum {
+    HW_X,
+    HW_Y,
+    HW_Z,
+    HW_H,
+    HW_P,
+    HW_B,
+    HW_CHANNELS
+};
 
-typedef struct hw_tcb { float tension, continuity, bias; } hw_tcb;
+typedef struct hw_tcb {
+    float tension, continuity, bias;
+} hw_tcb;
 
 typedef struct hw_animation {
     uint32_t name_offset; /* into the string block */
@@ -52,8 +62,8 @@ typedef struct hw_object {
     int32_t key_count; /* phantom keys included */
     /* stored offsets of the arrays (kept for dump --source and messages) */
     uint32_t times_offset, tcb_offset, path_offset[HW_CHANNELS];
-    float *times;           /* key_count, seconds */
-    hw_tcb *tcb;            /* key_count */
+    float *times;             /* key_count, seconds */
+    hw_tcb *tcb;              /* key_count */
     float *path[HW_CHANNELS]; /* key_count each: x, y, z (LightWave units), h, p, b (radians) */
 } hw_object;
 

@@ -19,13 +19,25 @@ extern "C" {
 static inline uint32_t lego_key_time(uint32_t raw) { return raw & 0xFFFFFFu; }
 static inline uint32_t lego_key_flags(uint32_t raw) { return raw >> 24; }
 
-typedef struct lego_trans_key { uint32_t raw; float x, y, z; } lego_trans_key;   /* also scale, camera pos/target */
-typedef struct lego_rot_key { uint32_t raw; float w, x, y, z; } lego_rot_key;    /* w first on disk */
-typedef struct lego_morph_key { uint32_t raw; uint8_t visible; } lego_morph_key;
-typedef struct lego_rotz_key { uint32_t raw; float z; } lego_rotz_key;           /* camera roll, radians */
+typedef struct lego_trans_key {
+    uint32_t raw;
+    float x, y, z;
+} lego_trans_key; /* also scale, camera pos/target */
+typedef struct lego_rot_key {
+    uint32_t raw;
+    float w, x, y, z;
+} lego_rot_key; /* w first on disk */
+typedef struct lego_morph_key {
+    uint32_t raw;
+    uint8_t visible;
+} lego_morph_key;
+typedef struct lego_rotz_key {
+    uint32_t raw;
+    float z;
+} lego_rotz_key; /* camera roll, radians */
 
 typedef struct lego_node {
-    char *name;          /* NUL appended; name_len bytes as stored */
+    char *name; /* NUL appended; name_len bytes as stored */
     uint32_t name_len;
     uint16_t num_trans, num_rot, num_scale, num_morph;
     lego_trans_key *trans;
@@ -58,7 +70,7 @@ typedef struct lego_ani {
     int32_t val3;        /* read and discarded by the engine */
     uint32_t num_actors;
     lego_actor *actors;
-    int32_t duration; /* ms */
+    int32_t duration;    /* ms */
     lego_camera *camera; /* NULL when parse_scene == 0 */
     lego_node root;
     size_t node_count;    /* nodes in the tree */

@@ -23,10 +23,10 @@ typedef enum mp_layout {
 const char *mp_layout_name(mp_layout l); /* "v2-mp1", ... */
 bool mp_layout_from_name(const char *name, mp_layout *out);
 
-#define MP_BONE_SLOTS 100       /* version 0 bone map size; valid bone ids are < 100 */
-#define MP_NO_PARENT 2          /* CINF parent id meaning "none" */
-#define MP_ROOT_BONE 3          /* the character root (root motion) */
-#define MP_MAX_BITS 32          /* widest quantized delta accepted */
+#define MP_BONE_SLOTS 100 /* version 0 bone map size; valid bone ids are < 100 */
+#define MP_NO_PARENT 2    /* CINF parent id meaning "none" */
+#define MP_ROOT_BONE 3    /* the character root (root motion) */
+#define MP_MAX_BITS 32    /* widest quantized delta accepted */
 
 /* One quantized component of a version 2/3 channel: initial value and delta width. */
 typedef struct mp_quant {
@@ -61,18 +61,18 @@ typedef struct mp_anim {
     uint32_t duration_state; /* CCharAnimTime state */
     float interval;          /* seconds per frame (also version 2/3) */
     uint32_t interval_state;
-    uint32_t root_bone;      /* (also version 2/3) */
-    uint32_t map_count;      /* always 100 */
-    uint8_t *bone_map;       /* [map_count]: bone id -> channel, 0xFF = none */
+    uint32_t root_bone; /* (also version 2/3) */
+    uint32_t map_count; /* always 100 */
+    uint8_t *bone_map;  /* [map_count]: bone id -> channel, 0xFF = none */
     uint32_t rot_map_count, trans_map_count, scale_map_count;
-    uint8_t *rot_map;        /* MP1: channel -> translation index (the "rotation map" is bone_map);
+    uint8_t *rot_map;   /* MP1: channel -> translation index (the "rotation map" is bone_map);
                                 MP2: channel -> rotation index */
-    uint8_t *trans_map;      /* MP2 only: channel -> translation index */
-    uint8_t *scale_map;      /* MP2 only: channel -> scale index */
+    uint8_t *trans_map; /* MP2 only: channel -> translation index */
+    uint8_t *scale_map; /* MP2 only: channel -> scale index */
     uint32_t rot_array_count, trans_array_count, scale_array_count; /* elements as stored */
-    float *rot_array;   /* 4 floats (w,x,y,z) per element, channel-major */
-    float *trans_array; /* 3 floats per element */
-    float *scale_array; /* 3 floats per element (MP2) */
+    float *rot_array;                                               /* 4 floats (w,x,y,z) per element, channel-major */
+    float *trans_array;                                             /* 3 floats per element */
+    float *scale_array;                                             /* 3 floats per element (MP2) */
 
     /* version 0 (MP1) and version 2/3 MP1-style */
     bool has_evnt;
@@ -80,28 +80,28 @@ typedef struct mp_anim {
 
     /* version 2/3 header */
     uint32_t scratch_size;
-    uint32_t unk_0c;         /* 1 (MP1, v3); absent in MP2 and demo */
-    uint16_t mp2_tag;        /* 0x0101 (MP2) */
+    uint32_t unk_0c;  /* 1 (MP1, v3); absent in MP2 and demo */
+    uint16_t mp2_tag; /* 0x0101 (MP2) */
     uint32_t looping;
     uint32_t rot_div;
     float trans_mult;
-    float scale_mult;        /* MP2 */
-    uint32_t header_channels; /* channel count in the header */
-    uint32_t unk_2c;         /* 1 */
-    uint32_t bitmap_bits;    /* frames covered by the key bitmap */
-    uint32_t *bitmap;        /* ceil(bitmap_bits/32) words, bit f = frame f keyed (LSB first) */
+    float scale_mult;           /* MP2 */
+    uint32_t header_channels;   /* channel count in the header */
+    uint32_t unk_2c;            /* 1 */
+    uint32_t bitmap_bits;       /* frames covered by the key bitmap */
+    uint32_t *bitmap;           /* ceil(bitmap_bits/32) words, bit f = frame f keyed (LSB first) */
     uint32_t channel_count_dup; /* the first of the two counts before the descriptors (MP1, demo, v3) */
-    uint32_t desc_count;     /* descriptors that follow */
+    uint32_t desc_count;        /* descriptors that follow */
 
     /* decoded, common to all layouts */
-    uint32_t key_count;      /* keys per track (v0: frame count K; v2/3: popcount(bitmap)) */
-    uint32_t *key_frames;    /* [key_count] frame index of each key */
+    uint32_t key_count;   /* keys per track (v0: frame count K; v2/3: popcount(bitmap)) */
+    uint32_t *key_frames; /* [key_count] frame index of each key */
     size_t channel_count;
     mp_channel *channels;    /* v0: one per animated bone (bone map order); v2/3: descriptor order */
     size_t bitstream_offset; /* v2/3: byte offset of the bitstream in the file */
     size_t bitstream_size;
 
-    size_t trailing_size;    /* bytes after the data (0xFF padding), kept for byte-identical writes */
+    size_t trailing_size; /* bytes after the data (0xFF padding), kept for byte-identical writes */
     uint8_t *trailing;
 } mp_anim;
 
@@ -121,23 +121,23 @@ typedef struct mp_encode_track {
 
 typedef struct mp_encode_params {
     mp_layout layout;
-    float interval;          /* seconds per frame */
-    float duration;          /* 0 = automatic: (last frame) * interval (v2/3), K * interval (v0) */
-    uint32_t root_bone;      /* the character root: 3 in Prime 1 (Prime 2 renumbers bones) */
+    float interval;     /* seconds per frame */
+    float duration;     /* 0 = automatic: (last frame) * interval (v2/3), K * interval (v0) */
+    uint32_t root_bone; /* the character root: 3 in Prime 1 (Prime 2 renumbers bones) */
     bool looping;
     uint32_t evnt_id;
-    uint32_t rot_div;        /* 0 = 0x7FFF (v2) / 0x7FFFFF (v3) */
-    float trans_mult;        /* 0 = chosen from the data */
-    float scale_mult;        /* 0 = chosen from the data */
-    bool keep_signs;         /* keep quaternion signs as given (re-encoding decoded keys); else
+    uint32_t rot_div;       /* 0 = 0x7FFF (v2) / 0x7FFFFF (v3) */
+    float trans_mult;       /* 0 = chosen from the data */
+    float scale_mult;       /* 0 = chosen from the data */
+    bool keep_signs;        /* keep quaternion signs as given (re-encoding decoded keys); else
                                 key 0 gets w >= 0 and each key the hemisphere of the previous */
-    const uint32_t *frames;  /* key_count frame numbers, increasing, frames[0] == 0 (v0: 0..K-1) */
+    const uint32_t *frames; /* key_count frame numbers, increasing, frames[0] == 0 (v0: 0..K-1) */
     uint32_t key_count;
-    uint32_t pad_to;         /* pad the file with 0xFF to a multiple of this (0 = none) */
+    uint32_t pad_to; /* pad the file with 0xFF to a multiple of this (0 = none) */
 } mp_encode_params;
 
-ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *tracks, size_t track_count,
-                         ra_arena *arena, mp_anim *out, ra_error *err);
+ra_status mp_anim_encode(const mp_encode_params *p, const mp_encode_track *tracks, size_t track_count, ra_arena *arena,
+                         mp_anim *out, ra_error *err);
 
 /* Largest decoding error of the encoder for one rotation component (radians of
  * the asin angle) and for a translation/scale component (units). */
@@ -147,16 +147,16 @@ double mp_rotation_quantum(uint32_t rot_div);
 typedef struct mp_bone {
     uint32_t id;
     uint32_t parent;
-    float pos[3];           /* absolute model-space bind position */
-    float rot_model[4];     /* MP2 only (w,x,y,z) */
-    float rot_local[4];     /* MP2 only */
+    float pos[3];       /* absolute model-space bind position */
+    float rot_model[4]; /* MP2 only (w,x,y,z) */
+    float rot_local[4]; /* MP2 only */
     uint32_t link_count;
-    uint32_t *links;        /* parent + children ids as stored */
-    size_t offset;          /* byte offset of the bone record */
+    uint32_t *links; /* parent + children ids as stored */
+    size_t offset;   /* byte offset of the bone record */
 } mp_bone;
 
 typedef struct mp_cinf {
-    int game;               /* 1 or 2 */
+    int game; /* 1 or 2 */
     uint32_t bone_count;
     mp_bone *bones;
     uint32_t build_count;
@@ -170,8 +170,7 @@ typedef struct mp_cinf {
 
 /* game_hint 0 = detect (docs/formats/metroid_prime.md §5: the u32 after the first position is 0 or > 100
  * in Prime 2). */
-ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena *arena, mp_cinf *out,
-                       ra_error *err);
+ra_status mp_cinf_read(const uint8_t *data, size_t size, int game_hint, ra_arena *arena, mp_cinf *out, ra_error *err);
 ra_status mp_cinf_write(const mp_cinf *c, ra_writer *w, ra_error *err);
 /* Name of a bone id from the name table, NULL when it has none. */
 const char *mp_cinf_bone_name(const mp_cinf *c, uint32_t id);

@@ -37,10 +37,23 @@ enum {
     NIFF_TAG_NAME = 0x00110100
 };
 
-enum { NIFF_ANIM_STATIC = 0, NIFF_ANIM_FULL = 2, NIFF_ANIM_KEY = 3, NIFF_ANIM_BILLBOARD = 4 };
-enum { NIFF_INTERP_STATIC = 0, NIFF_INTERP_LINEAR = 1, NIFF_INTERP_SLOWIN = 2, NIFF_INTERP_SLOWOUT = 4,
-       NIFF_INTERP_SLOW = 6 };
-enum { NIFF_OBJ_CLEAR = 0, NIFF_OBJ_ACTIVE = 1 };
+enum {
+    NIFF_ANIM_STATIC = 0,
+    NIFF_ANIM_FULL = 2,
+    NIFF_ANIM_KEY = 3,
+    NIFF_ANIM_BILLBOARD = 4
+};
+enum {
+    NIFF_INTERP_STATIC = 0,
+    NIFF_INTERP_LINEAR = 1,
+    NIFF_INTERP_SLOWIN = 2,
+    NIFF_INTERP_SLOWOUT = 4,
+    NIFF_INTERP_SLOW = 6
+};
+enum {
+    NIFF_OBJ_CLEAR = 0,
+    NIFF_OBJ_ACTIVE = 1
+};
 
 /* The 19 NIFF 1 lists in the header's field order, then the 9 NIFF 2 lists
  * of the header's Nintendo extension. */
@@ -94,18 +107,32 @@ typedef struct niff_cam {
  * KEY adds key, next_key and interpolation, BILLBOARD holds the two links. */
 typedef struct niff_anim {
     uint32_t tag;
-    uint32_t key, next_key, interp;    /* KEY */
-    float t[3], r[3], s[3];            /* translate, rotate (Euler, radians), scale */
-    uint32_t expand_flag;              /* rotate_expand_flag, kept as stored */
-    uint32_t lookat_obj, upper_obj;    /* BILLBOARD */
-    niff_blob extra;                   /* bytes past the known layout (all of them for unknown tags) */
+    uint32_t key, next_key, interp; /* KEY */
+    float t[3], r[3], s[3];         /* translate, rotate (Euler, radians), scale */
+    uint32_t expand_flag;           /* rotate_expand_flag, kept as stored */
+    uint32_t lookat_obj, upper_obj; /* BILLBOARD */
+    niff_blob extra;                /* bytes past the known layout (all of them for unknown tags) */
     uint64_t offset;
 } niff_anim;
 
 /* NIFF 2 animation channels (the AnimGroup's Nintendo extension). */
-enum { NIFF_CH_ROTATE_AXIS, NIFF_CH_ROTATE_X, NIFF_CH_ROTATE_Y, NIFF_CH_ROTATE_Z, NIFF_CH_ORIENTATION_XY,
-       NIFF_CH_TRANSLATION, NIFF_CH_UNIQUE_SCALE, NIFF_CH_CLASSICAL_SCALE, NIFF_CH_COUNT };
-enum { NIFF2_INTERP_CONST = 0, NIFF2_INTERP_FULL = 1, NIFF2_INTERP_LINEAR = 2, NIFF2_INTERP_HERMITE = 3 };
+enum {
+    NIFF_CH_ROTATE_AXIS,
+    NIFF_CH_ROTATE_X,
+    NIFF_CH_ROTATE_Y,
+    NIFF_CH_ROTATE_Z,
+    NIFF_CH_ORIENTATION_XY,
+    NIFF_CH_TRANSLATION,
+    NIFF_CH_UNIQUE_SCALE,
+    NIFF_CH_CLASSICAL_SCALE,
+    NIFF_CH_COUNT
+};
+enum {
+    NIFF2_INTERP_CONST = 0,
+    NIFF2_INTERP_FULL = 1,
+    NIFF2_INTERP_LINEAR = 2,
+    NIFF2_INTERP_HERMITE = 3
+};
 #define NIFF_CH_HEAD_BYTES 148 /* use mask, 8 counts, 28 constraint words */
 /* values per key of each channel (each key also holds as many differentials) */
 extern const uint8_t niff_channel_values[NIFF_CH_COUNT];
@@ -116,12 +143,12 @@ typedef struct niff_chkey {
 } niff_chkey;
 
 typedef struct niff_channels {
-    uint32_t use;             /* use_animation_channel bits (1 << NIFF_CH_*, constraints above) */
-    uint32_t constraint[28];  /* constraint node kinds/indices and external names, as stored */
+    uint32_t use;            /* use_animation_channel bits (1 << NIFF_CH_*, constraints above) */
+    uint32_t constraint[28]; /* constraint node kinds/indices and external names, as stored */
     niff_chkey *keys[NIFF_CH_COUNT];
     uint32_t count[NIFF_CH_COUNT];
-    niff_blob tail;           /* bytes of the block after the key arrays */
-    uint64_t offset;          /* of the block */
+    niff_blob tail;  /* bytes of the block after the key arrays */
+    uint64_t offset; /* of the block */
 } niff_channels;
 
 typedef struct niff_group {
@@ -129,9 +156,9 @@ typedef struct niff_group {
     uint32_t name_index, type, frame_rate, loop, rot_order;
     niff_anim *anims;
     uint32_t anim_num;
-    bool has_channels;     /* the Nintendo extension was read as channels */
+    bool has_channels; /* the Nintendo extension was read as channels */
     niff_channels ch;
-    niff_ext ext;          /* ext.nintendo is empty when has_channels */
+    niff_ext ext; /* ext.nintendo is empty when has_channels */
     uint64_t offset;
 } niff_group;
 
@@ -146,8 +173,8 @@ typedef struct niff_name {
 typedef struct niff_list {
     uint32_t tag;
     bool parsed;
-    niff_blob raw;  /* !parsed: the whole list */
-    niff_ext ext;   /* parsed: the list's own extension blocks */
+    niff_blob raw; /* !parsed: the whole list */
+    niff_ext ext;  /* parsed: the list's own extension blocks */
     uint64_t offset;
 } niff_list;
 

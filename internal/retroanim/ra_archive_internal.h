@@ -34,8 +34,8 @@ typedef struct ra_si_object {
     const char *name;
     const char *presenter; /* e.g. "LegoAnimPresenter" */
     ra_vec3 location, direction, up;
-    const char *extra;     /* directives ("key:value" text) or NULL */
-    const uint8_t *data;   /* the .ani bytes */
+    const char *extra;   /* directives ("key:value" text) or NULL */
+    const uint8_t *data; /* the .ani bytes */
     size_t size;
 } ra_si_object;
 /* RIFF OMNI version 2.2 with bufferSize buffer_size (>= 256): every object an
@@ -48,12 +48,12 @@ ra_status ra_si_write(const ra_si_object *objs, size_t n, uint32_t buffer_size, 
 
 /* One resource of a Metroid Prime 1 pak. */
 typedef struct ra_pak_resource {
-    char type[4];        /* "ANIM", "CINF", "ANCS", ... */
+    char type[4]; /* "ANIM", "CINF", "ANCS", ... */
     uint32_t id;
     const uint8_t *data;
     size_t size;
-    bool compress;       /* zlib (best compression), with its u32 inflated length */
-    const char *name;    /* non-NULL: also listed in the named-resource table */
+    bool compress;    /* zlib (best compression), with its u32 inflated length */
+    const char *name; /* non-NULL: also listed in the named-resource table */
 } ra_pak_resource;
 /* Version 0x00030005, tables and resources 32-aligned, padding 0xFF. */
 ra_status ra_pak_write(const ra_pak_resource *res, size_t n, ra_writer *w, ra_error *err);

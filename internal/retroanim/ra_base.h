@@ -30,8 +30,8 @@ extern "C" {
 
 /* Records the failure unless one is recorded already (the first one wins).
  * Returns the code, so callers can `return ra_fail(...)`. */
-ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offset,
-                  const char *field, const char *fmt, ...)
+ra_status ra_fail(ra_error *e, ra_status code, const char *format, uint64_t offset, const char *field, const char *fmt,
+                  ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
@@ -251,7 +251,9 @@ bool ra_rd_str(ra_cursor *c, ra_arena *a, size_t n, char **out, const char *fiel
 bool ra_rd_cstr(ra_cursor *c, ra_arena *a, char **out, const char *field);
 /* Ids with their positions, sorted by (id, position), to find the first item
  * with an id in log time. */
-typedef struct ra_id_slot { uint32_t id, index; } ra_id_slot;
+typedef struct ra_id_slot {
+    uint32_t id, index;
+} ra_id_slot;
 /* n items of `stride` bytes, each starting with its uint32 id.  NULL when out of memory. */
 ra_id_slot *ra_sorted_ids(ra_arena *ar, const void *items, size_t n, size_t stride);
 /* Position of the first item with this id, or -1. */
@@ -269,10 +271,7 @@ bool ra_cursor_fail(ra_cursor *c, ra_status code, uint64_t offset, const char *f
 /* Out of memory (ra_fail_nomem) on the cursor's error; false. */
 bool ra_cursor_nomem(ra_cursor *c);
 /* Subtraction-form range check: off + len fits in size. */
-static inline bool ra_range_ok(size_t size, uint64_t off, uint64_t len)
-{
-    return off <= size && len <= size - off;
-}
+static inline bool ra_range_ok(size_t size, uint64_t off, uint64_t len) { return off <= size && len <= size - off; }
 
 /* ---- byte writer ------------------------------------------------------------ */
 typedef struct ra_writer {

@@ -21,9 +21,9 @@ extern "C" {
 struct ra_document {
     const ra_format *format;
     ra_arena *arena;
-    void *model;      /* the format model (format-specific struct) */
-    void *state;      /* to_scene's private mapping, used by pose */
-    ra_scene scene;   /* filled by to_scene */
+    void *model;    /* the format model (format-specific struct) */
+    void *state;    /* to_scene's private mapping, used by pose */
+    ra_scene scene; /* filled by to_scene */
     ra_options options;
     size_t source_size;
     const char *filename; /* as given to load/read (may be NULL); formats that look for
@@ -38,10 +38,10 @@ struct ra_document {
 };
 
 struct ra_format {
-    const char *id;          /* "lego_ani" */
-    const char *name;        /* "LEGO Island animation" */
-    const char *extensions;  /* space-separated, lowercase, no dots: "ani" */
-    const char *detection;   /* how detect() decides, for `retroanim formats` */
+    const char *id;         /* "lego_ani" */
+    const char *name;       /* "LEGO Island animation" */
+    const char *extensions; /* space-separated, lowercase, no dots: "ani" */
+    const char *detection;  /* how detect() decides, for `retroanim formats` */
     /* 0 = not this format; otherwise a confidence 1..100 from the first bytes. */
     int (*detect)(const uint8_t *data, size_t size);
     ra_status (*read)(ra_document *doc, const uint8_t *data, size_t size, ra_error *err);
@@ -96,7 +96,7 @@ typedef struct ra_scene_start {
     bool key_angle_set;   /* the option max_key_angle was given */
     double max_key_angle; /* radians: the option, or the format's default */
     size_t samples_left;
-    ra_bake_params bake;  /* ra_document_bake_params, with max_key_angle */
+    ra_bake_params bake; /* ra_document_bake_params, with max_key_angle */
 } ra_scene_start;
 void ra_scene_start_init(const ra_document *doc, double default_key_angle_deg, ra_scene_start *st);
 /* The metadata every scene has: format, native_ticks_per_second (left out

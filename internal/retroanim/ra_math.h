@@ -15,7 +15,6 @@
 extern "C" {
 #endif
 
-
 #define RA_PI 3.14159265358979323846
 
 /* The small operations are inline: they sit on every loader's hot path. */
@@ -29,7 +28,11 @@ static inline float ra_f32_floor(double t)
     if ((double)f > t) f = nextafterf(f, -INFINITY);
     return f;
 }
-static inline ra_vec3 ra_v3(double x, double y, double z) { ra_vec3 r = {x, y, z}; return r; }
+static inline ra_vec3 ra_v3(double x, double y, double z)
+{
+    ra_vec3 r = {x, y, z};
+    return r;
+}
 static inline ra_vec3 ra_v3_add(ra_vec3 a, ra_vec3 b) { return ra_v3(a.x + b.x, a.y + b.y, a.z + b.z); }
 static inline ra_vec3 ra_v3_sub(ra_vec3 a, ra_vec3 b) { return ra_v3(a.x - b.x, a.y - b.y, a.z - b.z); }
 static inline ra_vec3 ra_v3_scale(ra_vec3 a, double s) { return ra_v3(a.x * s, a.y * s, a.z * s); }
@@ -44,7 +47,11 @@ static inline ra_vec3 ra_v3_cross(ra_vec3 a, ra_vec3 b)
 static inline double ra_v3_dot(ra_vec3 a, ra_vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 static inline double ra_v3_len(ra_vec3 a) { return sqrt(ra_v3_dot(a, a)); }
 
-static inline ra_quat ra_q(double w, double x, double y, double z) { ra_quat r = {w, x, y, z}; return r; }
+static inline ra_quat ra_q(double w, double x, double y, double z)
+{
+    ra_quat r = {w, x, y, z};
+    return r;
+}
 static inline ra_quat ra_q_identity(void) { return ra_q(1, 0, 0, 0); }
 static inline ra_quat ra_q_mul(ra_quat a, ra_quat b)
 {

@@ -99,14 +99,12 @@ bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q);
  * great circle q0 -> q1 without shortest-arc flip, subdivided so that each
  * piece spans at most max_angle radians of 4D arc (< pi/2), which a
  * shortest-arc consumer then follows exactly. */
-bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
-                       double max_angle);
+bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1, double max_angle);
 /* The pieces ra_quat_track_arc cuts that arc into (max_angle capped at 1.5),
  * and the same arc in a given number of pieces: for callers that count the
  * keys before they are made. */
 size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle);
-bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
-                         size_t pieces);
+bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1, size_t pieces);
 /* Removes keys that repeat both neighbours' value (exact for linear and slerp).
  * A rotation key is only removed when the two keys around it stay within
  * max_angle radians of rotation, so a track split for consumers that
@@ -131,7 +129,10 @@ void ra_vec_track_release(ra_vec_track *tr);
  * the budget fails like an allocation, so a file over max_keys stops baking at
  * once.  _end restores the budget _begin saved (loads may nest) and says
  * whether a charge failed. */
-typedef struct ra_key_budget { double left; bool over; } ra_key_budget;
+typedef struct ra_key_budget {
+    double left;
+    bool over;
+} ra_key_budget;
 ra_key_budget ra_key_budget_begin(double max_keys);
 bool ra_key_budget_end(ra_key_budget saved);
 bool ra_keys_charge(size_t n);
@@ -147,7 +148,11 @@ void ra_quat_track_release(ra_quat_track *tr);
  * until linear/shortest-arc playback of the keys stays within the tolerances,
  * and finally drops keys that playback reproduces anyway.  Before the first
  * breakpoint and after the last one the function must be constant. */
-typedef struct ra_trs { ra_vec3 t; ra_quat r; ra_vec3 s; } ra_trs;
+typedef struct ra_trs {
+    ra_vec3 t;
+    ra_quat r;
+    ra_vec3 s;
+} ra_trs;
 typedef ra_trs (*ra_eval_fn)(const void *ctx, double t_seconds);
 
 typedef struct ra_bake_params {

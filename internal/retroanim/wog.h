@@ -27,12 +27,30 @@ const char *wog_layout_name(wog_layout l);
 /* -1 when the name is unknown */
 int wog_layout_from_name(const char *name);
 
-enum { WOG_XFORM_SCALE = 0, WOG_XFORM_ROTATE = 1, WOG_XFORM_TRANSLATE = 2 };
-enum { WOG_INTERP_NONE = 0, WOG_INTERP_LINEAR = 1 };
-enum { WOG_ACTOR_IMAGE = 0, WOG_ACTOR_TEXT = 1 };
+enum {
+    WOG_XFORM_SCALE = 0,
+    WOG_XFORM_ROTATE = 1,
+    WOG_XFORM_TRANSLATE = 2
+};
+enum {
+    WOG_INTERP_NONE = 0,
+    WOG_INTERP_LINEAR = 1
+};
+enum {
+    WOG_ACTOR_IMAGE = 0,
+    WOG_ACTOR_TEXT = 1
+};
 
 /* The header's seven pointers, in file order (bit i of wog_anim.null_ptrs). */
-enum { WOG_PTR_TYPES, WOG_PTR_TIMES, WOG_PTR_XFORM, WOG_PTR_ALPHA, WOG_PTR_COLOR, WOG_PTR_SOUND, WOG_PTR_STRINGS };
+enum {
+    WOG_PTR_TYPES,
+    WOG_PTR_TIMES,
+    WOG_PTR_XFORM,
+    WOG_PTR_ALPHA,
+    WOG_PTR_COLOR,
+    WOG_PTR_SOUND,
+    WOG_PTR_STRINGS
+};
 
 /* More transform entries than any writer emits (2D Boy files hold 3). */
 #define WOG_MAX_TRANSFORMS 16
@@ -58,7 +76,7 @@ typedef struct wog_anim {
     float *frame_times;       /* num_frames, seconds */
     wog_frames *xform;        /* num_transforms arrays (NULL if not read) */
     wog_frames alpha, color, sound;
-    wog_keyframe *keys; /* distinct keyframes, in the order first referenced */
+    wog_keyframe *keys;   /* distinct keyframes, in the order first referenced */
     uint64_t *key_offset; /* absolute offset of each in the source (for messages) */
     uint32_t key_count;
     uint8_t *strings; /* the string table as stored (NUL-terminated names back to back) */

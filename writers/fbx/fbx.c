@@ -28,7 +28,16 @@
 
 /* object ids: a kind in bits 40..43, an index below (all below 2^53, which
  * JavaScript readers keep exact) */
-enum { ID_MODEL = 1, ID_LIMB_ATTR, ID_VIEW_MODEL, ID_CAMERA_ATTR, ID_STACK, ID_LAYER, ID_CURVE_NODE, ID_CURVE };
+enum {
+    ID_MODEL = 1,
+    ID_LIMB_ATTR,
+    ID_VIEW_MODEL,
+    ID_CAMERA_ATTR,
+    ID_STACK,
+    ID_LAYER,
+    ID_CURVE_NODE,
+    ID_CURVE
+};
 static int64_t obj_id(int kind, uint64_t index) { return (int64_t)(((uint64_t)kind << 40) | index); }
 
 typedef struct open_rec {
@@ -59,14 +68,14 @@ typedef struct fw {
     int depth;
     bool overflow; /* 7.4 and an offset passed 4 GiB */
     bool nomem;
-    double tol;    /* Euler playback tolerance (radians) */
-    bool *limb;    /* per node: a joint of a skin */
+    double tol;     /* Euler playback tolerance (radians) */
+    bool *limb;     /* per node: a joint of a skin */
     int64_t *ticks; /* scratch for one vec track */
     size_t ticks_cap;
     euler_keys ek;
     uint64_t curves, keys;
-    uint64_t total; /* bytes of the file written */
-    size_t too_long; /* keys of a track past what an FBX array holds, or 0 */
+    uint64_t total;       /* bytes of the file written */
+    size_t too_long;      /* keys of a track past what an FBX array holds, or 0 */
     uint8_t *abuf, *zbuf; /* scratch: an array's little-endian bytes, and deflated */
     size_t acap, zcap;
     struct conn_link *links;
@@ -404,14 +413,15 @@ static void P_meta(fw *w, const ra_meta *m)
         p_f64(w, m->u.v.y);
         p_f64(w, m->u.v.z);
         break;
-    default:
-        return;
+    default: return;
     }
     rec_end(w);
 }
 
 /* ---- rotations as Euler angles ------------------------------------------------------------- */
-typedef struct eul { double x, y, z; } eul;
+typedef struct eul {
+    double x, y, z;
+} eul;
 
 static double wrap_near(double v, double ref)
 {
@@ -497,7 +507,10 @@ static bool ek_push(fw *w, int64_t t, eul e)
  * of it whose ends have the Euler keys ea, eb: keys in between until linear
  * Euler playback stays within w->tol of the slerp (checked at a quarter, half
  * and three quarters of every part). */
-typedef struct span { ra_quat a, b; double ta, tb; } span;
+typedef struct span {
+    ra_quat a, b;
+    double ta, tb;
+} span;
 
 static bool split(fw *w, const span *sp, double fa, double fb, eul ea, eul eb, int depth)
 {
@@ -775,7 +788,10 @@ static bool vec_curves(fw *w, const ra_vec_key *keys, size_t n, double duration,
 /* A connection of the animation objects, kept until Connections is written:
  * prop < 0 is an object-object link, else an object-property link to
  * lcl_names[prop] (0..2) or axis_names[prop - 3]. */
-typedef struct conn_link { int64_t child, parent; int prop; } conn_link;
+typedef struct conn_link {
+    int64_t child, parent;
+    int prop;
+} conn_link;
 
 static bool add_link(fw *w, int64_t child, int64_t parent, int prop)
 {
@@ -933,8 +949,7 @@ static bool write_animations(fw *w)
             if (ch->position_count && (mask & 1))
                 ok = vec_curves(w, ch->position, ch->position_count, an->duration, k++, 0) &&
                      link_track(w, k - 1, a, ch->node, 0);
-            else if (full)
-                ok = rest_track(w, ch->node, 0, an->duration, k++, a);
+            else if (full) ok = rest_track(w, ch->node, 0, an->duration, k++, a);
             if (ok && ch->rotation_count && (mask & 2)) {
                 ra_vec3 t, sc;
                 eul r;
@@ -948,8 +963,7 @@ static bool write_animations(fw *w)
             if (ok && ch->scaling_count && (mask & 4))
                 ok = vec_curves(w, ch->scaling, ch->scaling_count, an->duration, k++, 2) &&
                      link_track(w, k - 1, a, ch->node, 2);
-            else if (ok && full)
-                ok = rest_track(w, ch->node, 2, an->duration, k++, a);
+            else if (ok && full) ok = rest_track(w, ch->node, 2, an->duration, k++, a);
         }
         for (uint32_t i = 0; i < s->node_count && ok && full; i++)
             for (int p = 0; p < 3 && ok && animated[i] && !here[i]; p++) ok = rest_track(w, i, p, an->duration, k++, a);
@@ -983,7 +997,9 @@ static void write_connections(fw *w)
     for (size_t i = 0; i < w->link_count; i++) {
         const conn_link *l = &w->links[i];
         conn(w, l->prop < 0 ? "OO" : "OP", l->child, l->parent,
-             l->prop < 0 ? NULL : l->prop < 3 ? lcl_names[l->prop] : axis_names[l->prop - 3]);
+             l->prop < 0   ? NULL
+             : l->prop < 3 ? lcl_names[l->prop]
+                           : axis_names[l->prop - 3]);
     }
     rec_end(w);
 }
@@ -996,8 +1012,10 @@ static double frame_rate(const ra_scene *s, int *mode)
 {
     double r = s->animation_count ? s->animations[0].ticks_per_second : 30;
     if (!(r >= 10 && r <= 240 && r == floor(r))) r = 30;
-    static const struct { double fps; int mode; } known[] = {{120, 1}, {100, 2}, {60, 3}, {50, 4}, {48, 5},
-                                                             {30, 6},  {25, 10}, {24, 11}, {96, 15}, {72, 16}};
+    static const struct {
+        double fps;
+        int mode;
+    } known[] = {{120, 1}, {100, 2}, {60, 3}, {50, 4}, {48, 5}, {30, 6}, {25, 10}, {24, 11}, {96, 15}, {72, 16}};
     *mode = 14; /* custom: CustomFrameRate */
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (known[i].fps == r) *mode = known[i].mode;
@@ -1068,7 +1086,10 @@ static void write_header_sections(fw *w)
     size_t limbs = 0;
     for (size_t i = 0; i < s->node_count; i++) limbs += w->limb[i];
     uint64_t curve_nodes = w->curve_nodes;
-    struct { const char *type; uint64_t count; } defs[] = {
+    struct {
+        const char *type;
+        uint64_t count;
+    } defs[] = {
         {"GlobalSettings", 1},
         {"Model", s->node_count + s->camera_count},
         {"NodeAttribute", limbs + s->camera_count},
@@ -1142,7 +1163,8 @@ static ra_status write_file(fw *w, const char *path)
     if (st != RA_OK) return st;
     if (fseeko(w->f.fp, 0, SEEK_CUR) != 0) { /* a pipe or a socket: record headers are patched in place */
         ra_outfile_abort(&w->f);
-        return ra_fail(w->err, RA_ERR_IO, FMT, RA_NO_OFFSET, "", "the output cannot seek: FBX is written with "
+        return ra_fail(w->err, RA_ERR_IO, FMT, RA_NO_OFFSET, "",
+                       "the output cannot seek: FBX is written with "
                        "seeks; write to a file");
     }
     w->n = 0;
@@ -1161,8 +1183,10 @@ static ra_status write_file(fw *w, const char *path)
     rec_end(w);
     if (ok && !w->nomem && !w->overflow && w->curves != 3 * w->curve_nodes) { /* Definitions announced another count */
         ra_outfile_abort(&w->f);
-        return ra_fail(w->err, RA_ERR_UNSUPPORTED, FMT, RA_NO_OFFSET, "", "internal error: %llu curves written, "
-                       "%llu announced", (unsigned long long)w->curves, 3 * (unsigned long long)w->curve_nodes);
+        return ra_fail(w->err, RA_ERR_UNSUPPORTED, FMT, RA_NO_OFFSET, "",
+                       "internal error: %llu curves written, "
+                       "%llu announced",
+                       (unsigned long long)w->curves, 3 * (unsigned long long)w->curve_nodes);
     }
     if (ok) {
         write_connections(w);
@@ -1175,8 +1199,10 @@ static ra_status write_file(fw *w, const char *path)
     }
     if (w->too_long) {
         ra_outfile_abort(&w->f);
-        return ra_fail(w->err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "a track of %zu keys passes the 4 GiB an FBX "
-                       "array holds (write .glb or .gltf)", w->too_long);
+        return ra_fail(w->err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
+                       "a track of %zu keys passes the 4 GiB an FBX "
+                       "array holds (write .glb or .gltf)",
+                       w->too_long);
     }
     if (!ok || w->nomem) {
         ra_outfile_abort(&w->f);
@@ -1189,10 +1215,7 @@ static ra_status write_file(fw *w, const char *path)
     return ra_outfile_commit(&w->f, w->err);
 }
 
-void ra_fbx_options_default(ra_fbx_options *o)
-{
-    memset(o, 0, sizeof *o);
-}
+void ra_fbx_options_default(ra_fbx_options *o) { memset(o, 0, sizeof *o); }
 
 ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options *opt, ra_write_stats *stats,
                        ra_error *err)
@@ -1221,7 +1244,8 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
         for (size_t i = 0; i < s->skins[k].joint_count; i++)
             if (s->skins[k].joints[i] < s->node_count) w.limb[s->skins[k].joints[i]] = true;
     double lever = opt->euler_tolerance > 0 ? 1 : ra_scene_lever_sum(s); /* < 0: out of memory */
-    w.tol = opt->euler_tolerance > 0 ? opt->euler_tolerance : fmin(1e-3, fmax(1e-7, RA_DENSITY_TOL / fmax(lever, 1e-12)));
+    w.tol =
+        opt->euler_tolerance > 0 ? opt->euler_tolerance : fmin(1e-3, fmax(1e-7, RA_DENSITY_TOL / fmax(lever, 1e-12)));
     w.curve_nodes = lever < 0 ? UINT64_MAX : count_curve_nodes(s); /* for Definitions, before the curves */
     if (w.curve_nodes == UINT64_MAX) {
         ra_free(w.buf);
@@ -1237,7 +1261,8 @@ ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options
         st = write_file(&w, path);
     }
     if (st == RA_ERR_LIMIT && w.overflow)
-        ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "the scene needs more than the 4 GiB FBX 7.4 can hold "
+        ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
+                "the scene needs more than the 4 GiB FBX 7.4 can hold "
                 "(write FBX 7.5)");
     if (st == RA_OK && stats) {
         memset(stats, 0, sizeof *stats);

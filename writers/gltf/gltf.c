@@ -18,7 +18,12 @@
 
 #define FMT "gltf"
 
-enum { PATH_T, PATH_R, PATH_S, PATH_V };
+enum {
+    PATH_T,
+    PATH_R,
+    PATH_S,
+    PATH_V
+};
 
 /* One sampler: a track of one channel (or the stand-in of an animation
  * without channels, which keeps its duration on the root node). */
@@ -54,7 +59,6 @@ typedef struct writer {
     float *times; /* scratch for one track */
     size_t times_cap;
 } writer;
-
 
 /* ---- time --------------------------------------------------------------------------------- */
 static double key_time(const track *tr, size_t i)
@@ -123,9 +127,11 @@ static ra_status plan(writer *w)
         for (size_t c = 0; c < an->channel_count; c++) {
             const ra_channel *ch = &an->channels[c];
             if (ch->position_count)
-                w->tracks[w->track_count++] = (track){ch->node, PATH_T, ch->position, ch->position_count, 0, 0, 0, 0, 0};
+                w->tracks[w->track_count++] =
+                    (track){ch->node, PATH_T, ch->position, ch->position_count, 0, 0, 0, 0, 0};
             if (ch->rotation_count)
-                w->tracks[w->track_count++] = (track){ch->node, PATH_R, ch->rotation, ch->rotation_count, 0, 0, 0, 0, 0};
+                w->tracks[w->track_count++] =
+                    (track){ch->node, PATH_R, ch->rotation, ch->rotation_count, 0, 0, 0, 0, 0};
             if (ch->scaling_count)
                 w->tracks[w->track_count++] = (track){ch->node, PATH_S, ch->scaling, ch->scaling_count, 0, 0, 0, 0, 0};
         }
@@ -686,7 +692,8 @@ static void put_binary(writer *w, sink *k)
     const ra_scene *s = w->s;
     for (size_t a = 0; a < s->animation_count; a++) {
         const anim_plan *ap = &w->anims[a];
-        for (size_t t = 0; t < ap->count; t++) put_track(w, k, &w->tracks[ap->first + t], s->animations[a].duration, ap->duration);
+        for (size_t t = 0; t < ap->count; t++)
+            put_track(w, k, &w->tracks[ap->first + t], s->animations[a].duration, ap->duration);
     }
     if (!s->skin_count) return;
     /* inverse bind matrices: the inverse of each joint's rest world matrix, column-major */
@@ -795,8 +802,10 @@ static ra_status write_all(writer *w, const char *path, const ra_gltf_options *o
             ra_outfile_abort(&main_f);
             ra_free(k);
             ra_writer_free(&jb);
-            return ra_fail(w->err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "", "the scene needs a .glb of %llu bytes, more than "
-                           "the 4 GiB a .glb can hold (write .gltf)", (unsigned long long)len);
+            return ra_fail(w->err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
+                           "the scene needs a .glb of %llu bytes, more than "
+                           "the 4 GiB a .glb can hold (write .gltf)",
+                           (unsigned long long)len);
         }
         *k = (sink){&main_f, {0}, 0, 0};
         put_u32(k, 0x46546C67u); /* "glTF" */
