@@ -58,6 +58,7 @@ typedef struct si_obj {
     const char *parent; /* name of the composite holding it, "" at top level */
     /* data (pass 2, for OBJ objects) */
     bool have, done;
+    bool broken; /* its split pieces were interrupted by another chunk of its id */
     uint32_t total, got, chunks;
     uint8_t *buf;         /* joined pieces, or NULL when one piece is the whole */
     const uint8_t *piece; /* that piece, in the archive's bytes */
@@ -238,8 +239,11 @@ static ra_status data_chunk(si_walk *w, uint64_t at, uint64_t end)
         o->got = len;
         return RA_OK;
     }
-    if (o->done || !(flags & CH_SPLIT)) {
-        o->done = true; /* a later logical chunk: the animation is the first one */
+    if (o->done || o->broken || !(flags & CH_SPLIT)) {
+        /* a later logical chunk: the animation is the first one.  One that
+         * interrupts the split pieces leaves them unfinished for good: the
+         * object is reported and skipped, never listed half-filled. */
+        if (!o->done) o->broken = true;
         o->chunks++;
         return RA_OK;
     }
