@@ -441,6 +441,29 @@ static void interrupted_split(void)
     ra_free(d);
 }
 
+/* animation=ID: decimal (a leading 0 is still decimal) or 0x hex */
+static void ids_are_decimal_or_hex(void)
+{
+    size_t n = 0;
+    ra_error e;
+    uint8_t *d = slurp(g_arch, "several.si", &n);
+    ra_archive *ar = open_buf(d, n, NULL, &e);
+    CHECK(ar && ar->count > 0, "several.si: %s", e.msg);
+    for (size_t i = 0; ar && i < ar->count; i++) {
+        char dec[32], zero[32], hex[32];
+        snprintf(dec, sizeof dec, "%u", ar->items[i].id);
+        snprintf(zero, sizeof zero, "0%u", ar->items[i].id);
+        snprintf(hex, sizeof hex, "0x%X", ar->items[i].id);
+        CHECK(ra_archive_find(ar, dec) == i && ra_archive_find(ar, zero) == i && ra_archive_find(ar, hex) == i,
+              "item %zu (id %u) by %s, %s, %s", i, ar->items[i].id, dec, zero, hex);
+    }
+    CHECK(ar && ra_archive_find(ar, "0x") == SIZE_MAX && ra_archive_find(ar, "-1") == SIZE_MAX &&
+              ra_archive_find(ar, " 1") == SIZE_MAX && ra_archive_find(ar, "+1") == SIZE_MAX,
+          "bad ids");
+    ra_archive_free(ar);
+    ra_free(d);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -454,6 +477,7 @@ int main(int argc, char **argv)
     writers();
     broken();
     interrupted_split();
+    ids_are_decimal_or_hex();
     sweep("tiny.si");
     sweep("several.si");
     sweep("tiny.pak");

@@ -1,6 +1,7 @@
 /* Game archives: the listing API over the SI and pak readers, and the two
  * archive formats of the registry ("lego_si", "metroid_pak"), whose
  * documents are one animation of the archive read by its own format. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,9 +110,13 @@ size_t ra_archive_find(const ra_archive *ar, const char *key)
     if (!key || !*key) return ar->count ? 0 : SIZE_MAX;
     for (size_t i = 0; i < ar->count; i++)
         if (strcmp(ar->items[i].name, key) == 0) return i;
+    /* decimal, or hex after 0x (a leading 0 is not octal: "010" is ten) */
+    bool hex = key[0] == '0' && (key[1] == 'x' || key[1] == 'X');
+    const char *num = hex ? key + 2 : key;
+    if (!(hex ? isxdigit((unsigned char)num[0]) : isdigit((unsigned char)num[0]))) return SIZE_MAX;
     char *end = NULL;
-    unsigned long long v = strtoull(key, &end, 0);
-    if (end && !*end && key[0] != '-' && v <= UINT32_MAX)
+    unsigned long long v = strtoull(num, &end, hex ? 16 : 10);
+    if (end && !*end && v <= UINT32_MAX)
         for (size_t i = 0; i < ar->count; i++)
             if (ar->items[i].id == v) return i;
     return SIZE_MAX;
