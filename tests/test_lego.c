@@ -262,6 +262,47 @@ static bool is_fixture(const char *n)
     return l > 4 && (strcmp(n + l - 4, ".ani") == 0 || strcmp(n + l - 4, ".anb") == 0);
 }
 
+/* The public API's own way in: load a file, the accessors, dump to a string. */
+static void public_api(void)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/hierarchy.ani", g_dir);
+    ra_error e;
+    ra_document *doc = NULL;
+    CHECK(ra_document_load_file(path, NULL, &doc, &e) == RA_OK, "load_file: %s", e.msg);
+    if (!doc) return;
+    CHECK(strcmp(ra_format_id(ra_document_format(doc)), "lego_ani") == 0, "format accessor");
+    const ra_scene *s = ra_document_scene(doc);
+    CHECK(s && s->node_count == 5 && s->animation_count == 1, "scene accessor");
+    char *text = NULL, *compact = NULL, *source = NULL;
+    size_t n = 0, nc = 0;
+    CHECK(ra_document_dump(doc, RA_DUMP_SCENE, &text, &n, &e) == RA_OK && text && strlen(text) == n, "dump: %s", e.msg);
+    CHECK(ra_document_dump(doc, RA_DUMP_SCENE | RA_DUMP_COMPACT, &compact, &nc, &e) == RA_OK && compact, "compact");
+    CHECK(ra_document_dump(doc, RA_DUMP_SOURCE, &source, NULL, &e) == RA_OK && source, "source dump");
+    CHECK(text && strstr(text, "\"format\": \"lego_ani\"") && strstr(text, "\"nodes\""), "dump holds the scene");
+    CHECK(compact && nc < n && strchr(compact, '\n') == compact + nc - 1, "compact dump is one line");
+    ra_string_free(text);
+    ra_string_free(compact);
+    ra_string_free(source);
+    ra_document_free(doc);
+    /* a document without a scene has no scene dump; an unknown option is refused by name */
+    size_t size = 0;
+    uint8_t *d = NULL;
+    CHECK(ra_read_file(path, &d, &size, &e) == RA_OK && ra_document_read(d, size, path, NULL, &doc, &e) == RA_OK,
+          "read: %s", e.msg);
+    CHECK(ra_document_dump(doc, RA_DUMP_SCENE, &text, NULL, &e) == RA_ERR_USAGE && !text, "no scene, no dump");
+    ra_document_free(doc);
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, "max_key_angel", "2");
+    ra_error_clear(&e);
+    CHECK(ra_document_load(d, size, path, &o, &doc, &e) == RA_ERR_USAGE && !doc &&
+              strcmp(e.field, "max_key_angel") == 0,
+          "unknown option: %s", e.msg);
+    ra_free(d);
+    CHECK(ra_document_load_file("/nonexistent/x.ani", NULL, &doc, &e) == RA_ERR_IO && !doc, "missing file");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -274,6 +315,7 @@ int main(int argc, char **argv)
     CHECK(fixtures >= 10, "expected the LEGO fixtures, found %d", fixtures);
     const char *rn = getenv("RA_RANDOM_FILES");
     random_files(rn ? atoi(rn) : 200);
+    public_api();
     printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures,
            g_stats.instants, g_stats.worst);
     return ra_test_finish("test_lego");

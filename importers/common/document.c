@@ -269,6 +269,7 @@ ra_status ra_document_load(const uint8_t *data, size_t size, const char *filenam
                            ra_document **out, ra_error *err)
 {
     ra_document *d;
+    *out = NULL;
     ra_status st = doc_read(data, size, filename, opt, &d, err);
     if (st != RA_OK) return st;
     st = ra_document_build_scene(d, err);
