@@ -10,12 +10,7 @@ MP=$3
 WOG=$4
 NIFF=$5
 HW=$6
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/cli_common.sh"
 expect_rc() { # want_rc description command...
   local want=$1 what=$2
   shift 2

@@ -10,12 +10,7 @@ set -u
 BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 FIX=$2
 README=$3
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+. "$(dirname "$0")/cli_common.sh"
 run() { "$@" >"$TMP/out" 2>"$TMP/err"; echo $? >"$TMP/rc"; }
 # want_rc key description command...: exit code, and (for 2) one stderr line naming the key
 expect() {

@@ -99,20 +99,27 @@ const char *kCommon = "--option KEY=VALUE\ta format option (repeatable; retroani
 const char *kExitCodes =
     "exit codes: 0 ok, 1 the input could not be imported, 2 usage, 3 an output could not be written";
 
-void PrintFlags(FILE *out, const char *text)
+// Calls fn(flag, what) for each line "FLAG\tWHAT" of a flags text (a line
+// without a tab continues the one before: an empty flag).
+template <typename Fn> void ForEachFlag(const char *text, Fn fn)
 {
     std::string t = text;
-    size_t pos = 0;
-    while (pos < t.size()) {
+    for (size_t pos = 0; pos < t.size();) {
         size_t end = t.find('\n', pos);
         if (end == std::string::npos) end = t.size();
         std::string line = t.substr(pos, end - pos);
         size_t tab = line.find('\t');
-        std::string flag = tab == std::string::npos ? "" : line.substr(0, tab);
-        std::fprintf(out, "  %-30s %s\n", flag.c_str(),
-                     tab == std::string::npos ? line.c_str() : line.c_str() + tab + 1);
+        if (tab == std::string::npos) fn(std::string(), line);
+        else fn(line.substr(0, tab), line.substr(tab + 1));
         pos = end + 1;
     }
+}
+
+void PrintFlags(FILE *out, const char *text)
+{
+    ForEachFlag(text, [out](const std::string &flag, const std::string &what) {
+        std::fprintf(out, "  %-30s %s\n", flag.c_str(), what.c_str());
+    });
 }
 
 void PrintOverview(FILE *out)
@@ -203,17 +210,9 @@ std::string Roff(std::string s)
 
 void RoffFlags(FILE *out, const char *text)
 {
-    std::string t = text;
-    size_t pos = 0;
-    while (pos < t.size()) {
-        size_t end = t.find('\n', pos);
-        if (end == std::string::npos) end = t.size();
-        std::string line = t.substr(pos, end - pos);
-        size_t tab = line.find('\t');
-        std::fprintf(out, ".TP\n.B %s\n%s\n", Roff(tab == std::string::npos ? "" : line.substr(0, tab)).c_str(),
-                     Roff(tab == std::string::npos ? line : line.substr(tab + 1)).c_str());
-        pos = end + 1;
-    }
+    ForEachFlag(text, [out](const std::string &flag, const std::string &what) {
+        std::fprintf(out, ".TP\n.B %s\n%s\n", Roff(flag).c_str(), Roff(what).c_str());
+    });
 }
 
 void PrintMan(FILE *out)
