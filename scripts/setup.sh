@@ -8,7 +8,7 @@
 #                          kaitai-struct-compiler, kaitai-struct, js-yaml)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PKGS=(cmake ninja-build gcc g++ clang clang-format make pkg-config python3 valgrind
+PKGS=(cmake ninja-build gcc g++ clang clang-format make pkg-config python3 python3-pytest python3-venv python3-pip valgrind
       libassimp-dev assimp-utils libdraco-dev libminizip-dev zlib1g-dev)
 DOWNSTREAM=0
 [ "${1:-}" = "--downstream" ] && DOWNSTREAM=1

@@ -1,0 +1,294 @@
+"""retroanim: animations of classic games (LEGO Island, Metroid Prime, World
+of Goo, the Nintendo 64 SDK's NIFF, Homeworld), read and played by the games'
+own rules.  Pure Python over the shared library libretroanim.so.0 (ctypes).
+
+    import retroanim
+    with retroanim.load("walk.ani", coords="native") as doc:
+        print(doc.format, [n.name for n in doc.nodes], doc.animations[0].duration)
+        world = doc.pose(0.5)          # every node's world matrix at 0.5 s
+        doc.save_gltf("walk.glb")
+"""
+import ctypes
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Union
+
+from . import _native as _n
+
+__all__ = ["Error", "Document", "Node", "Animation", "Channel", "Camera", "load", "formats", "list_archive",
+           "__version__"]
+
+__version__ = _n.lib.ra_version_string().decode()
+
+
+class Error(Exception):
+    """A file or an option the library refused.  str() is the command line's
+    message ("FILE: FORMAT: what is wrong (field) (at byte N)"); .format is
+    the format id (or "retroanim"), .field the field or option key, .offset
+    the byte offset in the input (None when not tied to one), .code the kind:
+    "truncated", "bad_magic", "bad_value", "limit", "no_memory",
+    "unsupported", "io" or "usage"."""
+
+    def __init__(self, message, format="retroanim", field="", offset=None, code="usage"):
+        super().__init__(message)
+        self.format = format
+        self.field = field
+        self.offset = offset
+        self.code = code
+
+
+_CODES = {1: "truncated", 2: "bad_magic", 3: "bad_value", 4: "limit", 5: "no_memory", 6: "unsupported", 7: "io",
+          8: "usage"}
+
+
+def _raise(err, st, where=None):
+    buf = ctypes.create_string_buffer(_n.RA_ERROR_TEXT_MAX)
+    _n.lib.ra_error_format(ctypes.byref(err), buf, len(buf))
+    text = buf.value.decode("utf-8", "replace")
+    fmt = err.format.decode() if err.format else "retroanim"
+    if fmt == "retroanim" and text.startswith("retroanim: "):
+        text = text[len("retroanim: "):]
+    if where:
+        text = f"{where}: {text}"
+    raise Error(text, fmt, err.field.decode("utf-8", "replace"),
+                None if err.offset == _n.RA_NO_OFFSET else int(err.offset), _CODES.get(st, "unknown"))
+
+
+def _option_text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, os.PathLike):
+        return os.fspath(v)
+    return str(v)
+
+
+class _Options:
+    """ra_options over Python keyword arguments; keeps the strings alive."""
+
+    def __init__(self, options):
+        self.struct = _n.RaOptions()
+        _n.lib.ra_options_init(ctypes.byref(self.struct))
+        self._keep = []
+        items = [(k, v) for k, v in options.items() if v is not None]
+        if len(items) > _n.RA_MAX_OPTIONS:
+            raise Error(f"too many options (at most {_n.RA_MAX_OPTIONS})")
+        for k, v in items:
+            kb, vb = str(k).encode(), _option_text(v).encode()
+            self._keep += [kb, vb]
+            if not _n.lib.ra_options_add(ctypes.byref(self.struct), kb, vb):
+                raise Error(f"option {k!r}: not a valid key", field=str(k))
+
+
+@dataclass
+class Node:
+    name: str
+    parent: int  # index into Document.nodes, -1 for the root
+    transform: List[float]  # local rest transform, 16 numbers, row-major (Assimp's convention)
+    metadata: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Channel:
+    node: str
+    pre_state: str
+    post_state: str
+    position: List[List[float]]  # [t, x, y, z]
+    rotation: List[List[float]]  # [t, w, x, y, z]
+    scaling: List[List[float]]  # [t, x, y, z]
+
+
+@dataclass
+class Animation:
+    name: str
+    duration: float  # seconds
+    ticks_per_second: float  # the format's native rate
+    channels: List[Channel]
+
+
+@dataclass
+class Camera:
+    name: str  # the name of the node that places it
+    horizontal_fov: float  # half angle, radians (as Assimp)
+    aspect: float
+    near: float
+    far: float
+    position: List[float]
+    look_at: List[float]
+    up: List[float]
+
+
+class Document:
+    """One loaded file: its scene (nodes, animations, cameras, metadata,
+    warnings) as the CLI's `dump` shows it, and the game's own pose.  Frees
+    its memory when collected, on close(), or at the end of a with block."""
+
+    def __init__(self, handle, name):
+        self._h = handle
+        self.name = name
+        d = self._dump(0)
+        self.format: str = d["format"]
+        self.nodes: List[Node] = []
+        node_meta = d.get("node_metadata", {})
+        for n in d["nodes"]:
+            self.nodes.append(Node(n["name"], n["parent"], n["transform"], node_meta.get(n["name"], {})))
+        self.animations: List[Animation] = [
+            Animation(a["name"], a["duration"], a["ticks_per_second"],
+                      [Channel(c["node"], c["pre_state"], c["post_state"], c.get("position", []),
+                               c.get("rotation", []), c.get("scaling", [])) for c in a["channels"]])
+            for a in d["animations"]]
+        self.cameras: List[Camera] = [
+            Camera(c["name"], c["horizontal_fov"], c["aspect"], c["near"], c["far"], c["position"], c["look_at"],
+                   c["up"]) for c in d["cameras"]]
+        self.metadata: Dict[str, Any] = d.get("metadata", {})
+        self.warnings: List[str] = d.get("warnings", [])
+
+    # -- lifetime
+    def close(self):
+        if self._h:
+            _n.lib.ra_document_free(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if not self._h:
+            raise Error("the document is closed")
+        return self._h
+
+    def __repr__(self):
+        return f"<retroanim.Document {self.name!r} {self.format}: {len(self.nodes)} nodes, " \
+               f"{len(self.animations)} animation(s), {len(self.cameras)} camera(s)>"
+
+    # -- views
+    def _dump(self, flags):
+        out = ctypes.c_void_p()
+        size = ctypes.c_size_t()
+        err = _n.RaError()
+        st = _n.lib.ra_document_dump(self._handle(), flags | _n.RA_DUMP_COMPACT, ctypes.byref(out),
+                                     ctypes.byref(size), ctypes.byref(err))
+        if st != 0:
+            _raise(err, st, self.name)
+        try:
+            text = ctypes.string_at(out.value, size.value).decode("utf-8", "replace")
+        finally:
+            _n.lib.ra_string_free(out)
+        return json.loads(text)
+
+    def dump(self, source: bool = False) -> dict:
+        """The dictionary `retroanim dump` prints (source=True: `dump --source`,
+        the file's own fields as stored)."""
+        return self._dump(_n.RA_DUMP_SOURCE if source else 0)
+
+    def pose(self, t: float, anim: int = 0) -> List[List[float]]:
+        """Every node's world transform (16 numbers, row-major; node order) at
+        t seconds of animation `anim`, by the game's own rules: what
+        `retroanim pose` prints."""
+        h = self._handle()
+        count = _n.lib.ra_document_scene(h).contents.node_count
+        buf = (ctypes.c_double * (16 * count))()
+        err = _n.RaError()
+        st = _n.lib.ra_document_pose(h, int(anim), float(t), buf, ctypes.byref(err))
+        if st != 0:
+            _raise(err, st, self.name)
+        return [list(buf[16 * i:16 * i + 16]) for i in range(count)]
+
+    def _write(self, fn, path):
+        err = _n.RaError()
+        st = fn(_n.lib.ra_document_scene(self._handle()), os.fsencode(path), None, None, ctypes.byref(err))
+        if st != 0:
+            _raise(err, st, os.fspath(path))
+
+    def save_gltf(self, path):
+        """Writes glTF 2.0: .glb, or .gltf with a .bin beside it (by the
+        extension), whole or not at all."""
+        self._write(_n.lib.ra_gltf_write, path)
+
+    def save_fbx(self, path):
+        """Writes binary FBX 7.4, whole or not at all."""
+        self._write(_n.lib.ra_fbx_write, path)
+
+
+def load(source: Union[str, bytes, os.PathLike], filename: Optional[str] = None, **options) -> Document:
+    """Loads a file (a path) or its bytes.  Options are the library's
+    (docs/options.md) as keyword arguments: load("x.si", animation="walk"),
+    load("a.ANIM", cinf="a.CINF"), load(data, filename="walk.ani").  An
+    unknown key or a bad value raises Error, as a broken file does."""
+    opts = _Options(options)
+    err = _n.RaError()
+    h = ctypes.c_void_p()
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+        name = filename
+        st = _n.lib.ra_document_load(data, len(data), os.fsencode(filename) if filename else None,
+                                     ctypes.byref(opts.struct), ctypes.byref(h), ctypes.byref(err))
+    else:
+        name = os.fspath(source)
+        st = _n.lib.ra_document_load_file(os.fsencode(name), ctypes.byref(opts.struct), ctypes.byref(h),
+                                          ctypes.byref(err))
+    if st != 0:
+        _raise(err, st, name)
+    return Document(h.value, name)
+
+
+def formats() -> List[dict]:
+    """The formats of this build: id, name, extensions, how each is detected,
+    whether it is an archive."""
+    out = []
+    for i in range(_n.lib.ra_format_count()):
+        f = _n.lib.ra_format_at(i)
+        out.append({"id": _n.lib.ra_format_id(f).decode(), "name": _n.lib.ra_format_name(f).decode(),
+                    "extensions": _n.lib.ra_format_extensions(f).decode().split(),
+                    "detection": _n.lib.ra_format_detection(f).decode(),
+                    "archive": bool(_n.lib.ra_format_is_archive(f))})
+    return out
+
+
+def _meta(ml):
+    out = {}
+    for i in range(ml.count):
+        m = ml.items[i]
+        key = m.key.decode()
+        out[key] = {1: lambda u: bool(u.b), 2: lambda u: int(u.i), 3: lambda u: float(u.d),
+                    4: lambda u: u.s.decode("utf-8", "replace") if u.s else "",
+                    5: lambda u: [u.v.x, u.v.y, u.v.z]}.get(m.type, lambda u: None)(m.u)
+    return out
+
+
+def list_archive(path: Union[str, os.PathLike], **options) -> List[dict]:
+    """The animations inside a .SI or .pak (what `retroanim list` shows):
+    index, id, name, kind, format and extension of the payload, sizes,
+    compression, group, skeleton, the archive's own fields.  Pass one's name
+    or id to load(path, animation=...)."""
+    name = os.fspath(path)
+    with open(name, "rb") as f:
+        data = f.read()
+    opts = _Options(options)
+    err = _n.RaError()
+    ar = ctypes.POINTER(_n.RaArchive)()
+    st = _n.lib.ra_archive_open(data, len(data), ctypes.byref(opts.struct), ctypes.byref(ar), ctypes.byref(err))
+    if st != 0:
+        _raise(err, st, name)
+    try:
+        a = ar.contents
+        items = []
+        for i in range(a.count):
+            it = a.items[i]
+            items.append({"index": i, "id": it.id, "name": it.name.decode("utf-8", "replace"),
+                          "kind": it.kind.decode("utf-8", "replace"), "format": it.format.decode(),
+                          "extension": it.extension.decode(), "size": it.size, "stored_size": it.stored_size,
+                          "compressed": bool(it.compressed), "group": it.group.decode("utf-8", "replace"),
+                          "has_skeleton": bool(it.has_skeleton), "metadata": _meta(it.meta)})
+        return items
+    finally:
+        _n.lib.ra_archive_free(ar)
