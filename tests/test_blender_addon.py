@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""The Blender add-on, headless, as a user installs it: every fixture of
+every format and archive imports through File > Import (broken ones are
+refused with the library's message), and matches the game's pose
+(tests/blender_addon_check.py says what is checked).
+
+usage: test_blender_addon.py ADDON_ZIP FIXTURES_DIR [--require]
+Exit 77 (skipped) without blender, unless --require."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+zip_path, fixtures = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+require = "--require" in sys.argv
+if not shutil.which("blender"):
+    print("blender not found (apt: blender)")
+    sys.exit(1 if require else 77)
+
+jobs = []
+for d in ("lego_island", "metroid_prime", "world_of_goo", "niff", "homeworld", "archives"):
+    for name in sorted(os.listdir(os.path.join(fixtures, d))):
+        path = os.path.join(fixtures, d, name)
+        if not os.path.isfile(path) or name.endswith((".txt", ".md", ".py")) or name.endswith(".anb"):
+            continue
+        jobs.append({"file": path, "options": {}})
+# an archive: a chosen animation, and all of them; a Metroid ANIM with its skeleton named; the native frame
+si = os.path.join(fixtures, "archives", "several.si")
+jobs += [{"file": si, "options": {"animation": "13"}}, {"file": si, "options": {"all_animations": True}},
+         {"file": os.path.join(fixtures, "metroid_prime", "v0_mp1.anim"),
+          "options": {"cinf": os.path.join(fixtures, "metroid_prime", "v0_mp1.cinf")}},
+         {"file": os.path.join(fixtures, "lego_island", "camera.ani"), "options": {"coords": "native"}}]
+
+with tempfile.TemporaryDirectory() as tmp:
+    job_file, out_file = os.path.join(tmp, "jobs.json"), os.path.join(tmp, "out.json")
+    json.dump(jobs, open(job_file, "w"))
+    # Blender's user folders in the scratch folder: installing the add-on leaves no trace in $HOME
+    env = dict(os.environ, BLENDER_USER_CONFIG=os.path.join(tmp, "config"),
+               BLENDER_USER_SCRIPTS=os.path.join(tmp, "scripts"))
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run(["blender", "-b", "--factory-startup", "--python", os.path.join(HERE, "blender_addon_check.py"),
+                        "--", zip_path, job_file, out_file], capture_output=True, text=True, env=env)
+    if r.returncode != 0 or not os.path.exists(out_file):
+        print("blender exited %d:\n%s\n%s" % (r.returncode, r.stdout[-3000:], r.stderr[-3000:]))
+        sys.exit(1)
+    out = json.load(open(out_file))
+    if "Traceback" in r.stdout + r.stderr:
+        print("a Python traceback reached Blender's output:\n" + (r.stdout + r.stderr)[-3000:])
+        sys.exit(1)
+
+checks = failed = 0
+worst = 0.0
+refused = 0
+for res in out["results"]:
+    checks += res["checks"]
+    worst = max(worst, res.get("worst", 0.0))
+    refused += "error" in res
+    for f in res["failures"]:
+        failed += 1
+        print("FAIL %s: %s" % (os.path.relpath(res["file"], fixtures), f))
+print("Blender %s: %d imports (%d refused as the library refuses them), %d checks, worst pose difference %.3g"
+      % (out["blender"], len(out["results"]), refused, checks, worst))
+print("%d passed, %d failed" % (checks - failed, failed))
+sys.exit(1 if failed or len(out["results"]) < 60 else 0)
