@@ -56,7 +56,7 @@ def _is_archive(path):
 
 def _animation_items(self, context):
     global _archive_items
-    items = [("", "(the first)", "The archive's first animation")]
+    items = [("FIRST", "(the first)", "The archive's first animation")]
     path = bpy.path.abspath(self.filepath) if self.filepath else ""
     if retroanim and _is_archive(path) and os.path.isfile(path):
         try:
@@ -313,6 +313,8 @@ def import_file(context, path, animation="", cinf="", coords="converted", all_an
     options = {"coords": coords}
     if cinf:
         options["cinf"] = bpy.path.abspath(cinf)
+    if animation == "FIRST":
+        animation = ""
     runs = [animation or None]
     if _is_archive(path) and all_animations:
         runs = [str(it["id"]) for it in retroanim.list_archive(path)]
