@@ -118,6 +118,42 @@ class Camera:
     up: List[float]
 
 
+_STATES = ("default", "constant", "linear", "repeat")
+
+
+def _text(b):
+    return b.decode("utf-8", "replace") if b else ""
+
+
+def _keys(ptr, n, width):
+    """n keys of width doubles ([t, ...]) from the library's array"""
+    if not n:
+        return []
+    flat = list((ctypes.c_double * (width * n)).from_address(ptr))
+    return [flat[i:i + width] for i in range(0, width * n, width)]
+
+
+def _node(n):
+    return Node(_text(n.name), n.parent, list(n.transform), _meta(n.meta))
+
+
+def _animation(a, names):
+    chans = []
+    for k in range(a.channel_count):
+        c = a.channels[k]
+        chans.append(Channel(names[c.node], _STATES[c.pre_state] if 0 <= c.pre_state < 4 else "default",
+                             _STATES[c.post_state] if 0 <= c.post_state < 4 else "default",
+                             _keys(c.position, c.position_count, 4), _keys(c.rotation, c.rotation_count, 5),
+                             _keys(c.scaling, c.scaling_count, 4)))
+    return Animation(_text(a.name), a.duration, a.ticks_per_second, chans)
+
+
+def _camera(c):
+    v = lambda x: [x.x, x.y, x.z]  # noqa: E731
+    return Camera(_text(c.name), c.horizontal_fov, c.aspect, c.clip_near, c.clip_far, v(c.position), v(c.look_at),
+                  v(c.up))
+
+
 class Document:
     """One loaded file: its scene (nodes, animations, cameras, metadata,
     warnings) as the CLI's `dump` shows it, and the game's own pose.  Frees
@@ -126,22 +162,15 @@ class Document:
     def __init__(self, handle, name):
         self._h = handle
         self.name = name
-        d = self._dump(0)
-        self.format: str = d["format"]
-        self.nodes: List[Node] = []
-        node_meta = d.get("node_metadata", {})
-        for n in d["nodes"]:
-            self.nodes.append(Node(n["name"], n["parent"], n["transform"], node_meta.get(n["name"], {})))
-        self.animations: List[Animation] = [
-            Animation(a["name"], a["duration"], a["ticks_per_second"],
-                      [Channel(c["node"], c["pre_state"], c["post_state"], c.get("position", []),
-                               c.get("rotation", []), c.get("scaling", [])) for c in a["channels"]])
-            for a in d["animations"]]
-        self.cameras: List[Camera] = [
-            Camera(c["name"], c["horizontal_fov"], c["aspect"], c["near"], c["far"], c["position"], c["look_at"],
-                   c["up"]) for c in d["cameras"]]
-        self.metadata: Dict[str, Any] = d.get("metadata", {})
-        self.warnings: List[str] = d.get("warnings", [])
+        # read straight from the library's scene (the dump's content, without its JSON)
+        sc = _n.lib.ra_document_scene(handle).contents
+        self.format: str = sc.format.decode()
+        self.nodes: List[Node] = [_node(sc.nodes[i]) for i in range(sc.node_count)]
+        names = [n.name for n in self.nodes]
+        self.animations: List[Animation] = [_animation(sc.animations[i], names) for i in range(sc.animation_count)]
+        self.cameras: List[Camera] = [_camera(sc.cameras[i]) for i in range(sc.camera_count)]
+        self.metadata: Dict[str, Any] = _meta(sc.meta)
+        self.warnings: List[str] = [sc.warnings[i].msg.decode("utf-8", "replace") for i in range(sc.warning_count)]
 
     # -- lifetime
     def close(self):

@@ -53,9 +53,44 @@ class RaArchive(ctypes.Structure):
                 ("warning_count", ctypes.c_size_t)]  # private fields follow; never allocated from Python
 
 
+class RaNode(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("parent", ctypes.c_int32), ("transform", ctypes.c_double * 16),
+                ("meta", RaMetaList)]
+
+
+class RaChannel(ctypes.Structure):
+    _fields_ = [("node", ctypes.c_uint32), ("pre_state", ctypes.c_int), ("post_state", ctypes.c_int),
+                ("position", ctypes.c_void_p), ("position_count", ctypes.c_size_t),
+                ("rotation", ctypes.c_void_p), ("rotation_count", ctypes.c_size_t),
+                ("scaling", ctypes.c_void_p), ("scaling_count", ctypes.c_size_t)]
+
+
+class RaAnimation(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("ticks_per_second", ctypes.c_double), ("duration", ctypes.c_double),
+                ("channels", ctypes.POINTER(RaChannel)), ("channel_count", ctypes.c_size_t),
+                ("visibility", ctypes.c_void_p), ("visibility_count", ctypes.c_size_t)]
+
+
+class RaCamera(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("node", ctypes.c_uint32), ("horizontal_fov", ctypes.c_double),
+                ("aspect", ctypes.c_double), ("clip_near", ctypes.c_double), ("clip_far", ctypes.c_double),
+                ("position", RaVec3), ("look_at", RaVec3), ("up", RaVec3), ("orthographic", ctypes.c_bool),
+                ("ortho_xmag", ctypes.c_double), ("ortho_ymag", ctypes.c_double)]
+
+
+class RaWarning(ctypes.Structure):
+    _fields_ = [("msg", ctypes.c_char_p), ("count", ctypes.c_uint32)]
+
+
 class RaScene(ctypes.Structure):
-    _fields_ = [("format", ctypes.c_char_p), ("arena", ctypes.c_void_p), ("nodes", ctypes.c_void_p),
-                ("node_count", ctypes.c_size_t)]  # the first fields only: node_count sizes pose arrays
+    _fields_ = [("format", ctypes.c_char_p), ("arena", ctypes.c_void_p), ("nodes", ctypes.POINTER(RaNode)),
+                ("node_count", ctypes.c_size_t), ("node_cap", ctypes.c_size_t),
+                ("animations", ctypes.POINTER(RaAnimation)), ("animation_count", ctypes.c_size_t),
+                ("cameras", ctypes.POINTER(RaCamera)), ("camera_count", ctypes.c_size_t),
+                ("skins", ctypes.c_void_p), ("skin_count", ctypes.c_size_t), ("meta", RaMetaList),
+                ("warnings", ctypes.POINTER(RaWarning)), ("warning_count", ctypes.c_size_t),
+                ("warning_cap", ctypes.c_size_t), ("non_skeleton", ctypes.c_void_p),
+                ("non_skeleton_count", ctypes.c_size_t)]
 
 
 def _candidates():

@@ -35,6 +35,19 @@ def opts_for(path):
     return {"format": "lego_ani_body"} if path.endswith(".anb") else {}
 
 
+def approx(a, b, tol=6e-8):
+    """Equal, numbers within float32 rounding: the JSON of `retroanim dump`
+    prints a value that is exact in float32 with 9 digits (exact as float32),
+    the document holds the double itself."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(approx(a[k], b[k], tol) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(approx(x, y, tol) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(a - b) <= tol * max(1.0, abs(b))
+    return a == b
+
+
 def cli(*args, env=None):
     return subprocess.run([CLI, *args], capture_output=True, text=True, env=env)
 
@@ -68,11 +81,20 @@ def test_fixture_equals_cli(path):
         assert doc.dump() == want
         assert doc.format == want["format"]
         assert [(n.name, n.parent) for n in doc.nodes] == [(n["name"], n["parent"]) for n in want["nodes"]]
-        assert [n.transform for n in doc.nodes] == [n["transform"] for n in want["nodes"]]
-        assert [(a.name, a.duration, len(a.channels)) for a in doc.animations] == \
-               [(a["name"], a["duration"], len(a["channels"])) for a in want["animations"]]
-        assert [c.name for c in doc.cameras] == [c["name"] for c in want["cameras"]]
-        assert doc.metadata == want["metadata"] and doc.warnings == want.get("warnings", [])
+        assert approx([n.transform for n in doc.nodes], [n["transform"] for n in want["nodes"]])
+        assert approx([n.metadata for n in doc.nodes],
+                      [want.get("node_metadata", {}).get(n["name"], {}) for n in want["nodes"]])
+        assert approx([(a.name, a.duration, a.ticks_per_second) for a in doc.animations],
+                      [(a["name"], a["duration"], a["ticks_per_second"]) for a in want["animations"]])
+        for a, w in zip(doc.animations, want["animations"]):
+            assert approx([(c.node, c.pre_state, c.post_state, c.position, c.rotation, c.scaling) for c in a.channels],
+                          [(c["node"], c["pre_state"], c["post_state"], c.get("position", []), c.get("rotation", []),
+                            c.get("scaling", [])) for c in w["channels"]])
+        assert approx([(c.name, c.horizontal_fov, c.aspect, c.near, c.far, c.position, c.look_at, c.up)
+                       for c in doc.cameras],
+                      [(c["name"], c["horizontal_fov"], c["aspect"], c["near"], c["far"], c["position"],
+                        c["look_at"], c["up"]) for c in want["cameras"]])
+        assert approx(doc.metadata, want["metadata"]) and doc.warnings == want.get("warnings", [])
         # the game's pose at a few times of every animation, as `retroanim pose` prints it
         for ai, a in enumerate(doc.animations or [None]):
             dur = a.duration if a else 0
@@ -84,10 +106,8 @@ def test_fixture_equals_cli(path):
                 got = doc.pose(t, ai)
                 ref = json.loads(line)["nodes"]
                 assert len(got) == len(ref)
-                # the same evaluator; the JSON prints a value that is exact in float32 with
-                # 9 digits (exact as float32), so compare within float32 rounding
-                for g, n in zip(got, ref):
-                    assert all(abs(x - y) <= 6e-8 * max(1.0, abs(y)) for x, y in zip(g, n["world"])), (t, n["name"])
+                # the same evaluator; the JSON's float32-exact values within float32 rounding
+                assert approx(got, [n["world"] for n in ref]), t
 
 
 def test_bytes_and_filename():
