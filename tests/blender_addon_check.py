@@ -10,7 +10,7 @@
 # Per file: the import succeeds exactly when the library loads the file (a
 # refused file is an operator error report carrying the library's message);
 # every node's world transform matches the pose within 1e-4 (relative to the
-# value's size; 1e-3 for Homeworld's 60 Hz spline samples) at 0, 1/3, 1/2 and the end of every animation; cameras are
+# value's size) at 0, 1/3, 1/2 and the end of every animation; cameras are
 # CAMERA objects with the game's field of view and clip planes; every
 # animation has one action on each object it moves, in an NLA track named after
 # it; the scene's frame range covers the longest animation.
@@ -43,6 +43,8 @@ def check_file(job):
     import io_import_retroanim.retroanim as ra  # the package the add-on carries
     opts = job.get("options", {})
     lib_opts = {k: v for k, v in opts.items() if k in ("coords", "cinf", "animation") and v}
+    from io_import_retroanim import parse_options
+    lib_opts.update(parse_options(opts.get("extra_options", "")))
     try:
         doc = ra.load(job["file"], **lib_opts)
     except ra.Error as e:
@@ -138,10 +140,8 @@ def check_scene(doc, res, fail):
             fail("animation %r: %d action(s) for %d object(s) with its track" % (a.name, len(acts), len(owners)))
         if moved and not owners:
             fail("animation %r moves %d node(s) but no object has its track" % (a.name, len(moved)))
-    # the pose, animation by animation.  Homeworld's TCB splines are sampled
-    # at 60 Hz (the option sample_rate), so their keys follow the game within
-    # h^2/8 of the curves' bend (README), up to 1e-3 on the fixtures
-    tol = 1e-3 if doc.format == "homeworld_mad" else 1e-4
+    # the pose, animation by animation
+    tol = 1e-4
     for ai, a in enumerate(doc.animations or [None]):
         if a is not None:
             set_animation(a.name)

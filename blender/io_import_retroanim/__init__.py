@@ -310,12 +310,35 @@ class _Builder:
             _fcurve(action, base + "scale", c, _track_keys(scl, fps, c + 1), group)
 
 
-def import_file(context, path, animation="", cinf="", coords="converted", all_animations=False):
+def parse_options(text):
+    """"k=v;k=v" (or ','-separated; a backslash makes the next character
+    literal) as a dict; the library checks the keys and values."""
+    out, key, cur, esc = {}, None, "", False
+    for ch in text + ";":
+        if esc:
+            cur, esc = cur + ch, False
+        elif ch == "\\":
+            esc = True
+        elif ch == "=" and key is None:
+            key, cur = cur.strip(), ""
+        elif ch in ";,":
+            if key:
+                out[key] = cur
+            elif cur.strip():
+                raise ValueError("option %r is not KEY=VALUE" % cur.strip())
+            key, cur = None, ""
+        else:
+            cur += ch
+    return out
+
+
+def import_file(context, path, animation="", cinf="", coords="converted", all_animations=False, extra=""):
     """Imports one file (every animation of an archive with all_animations).
     Returns the names of the collections made; raises retroanim.Error."""
     if retroanim is None:
         raise RuntimeError("retroanim's library could not be loaded: " + _IMPORT_ERROR)
-    options = {"coords": coords}
+    options = parse_options(extra) if extra else {}
+    options["coords"] = coords
     if cinf:
         options["cinf"] = bpy.path.abspath(cinf)
     if animation == "FIRST":
@@ -352,6 +375,9 @@ class IMPORT_SCENE_OT_retroanim(bpy.types.Operator, ImportHelper):
                                  description="Every animation of an archive, each in its own collection")
     cinf: StringProperty(name="Skeleton (CINF)", subtype="FILE_PATH", default="",
                          description="Metroid Prime: the skeleton of an ANIM (default: found beside it)")
+    extra_options: StringProperty(name="Options", default="",
+                                  description="More retroanim options, KEY=VALUE;KEY=VALUE (e.g. sample_rate=240 "
+                                              "for Homeworld, max_key_angle=30); an unknown key is reported")
     coords: EnumProperty(name="Frame", default="converted",
                          items=[("converted", "Converted", "Right-handed, Y up (then turned Z up for Blender)"),
                                 ("native", "Native", "The game's own frame and values")])
@@ -364,10 +390,12 @@ class IMPORT_SCENE_OT_retroanim(bpy.types.Operator, ImportHelper):
         box.prop(self, "animation")
         box.prop(self, "all_animations")
         layout.prop(self, "cinf")
+        layout.prop(self, "extra_options")
 
     def execute(self, context):
         try:
-            made = import_file(context, self.filepath, self.animation, self.cinf, self.coords, self.all_animations)
+            made = import_file(context, self.filepath, self.animation, self.cinf, self.coords, self.all_animations,
+                               self.extra_options)
         except Exception as e:  # the library's message, never a traceback
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}
