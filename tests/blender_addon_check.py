@@ -125,6 +125,11 @@ def check_scene(doc, res, fail):
                 abs(d.clip_end - cam.far) > 1e-6 * max(1, cam.far):
             fail("camera %r: angle_x %g (want %g), clip %g..%g (want %g..%g)" %
                  (cam.name, d.angle_x, want, d.clip_start, d.clip_end, cam.near, cam.far))
+        if (d.type == "ORTHO") != cam.orthographic or \
+                (cam.orthographic and abs(d.ortho_scale - 2 * cam.ortho_xmag) > 1e-5 * max(1, cam.ortho_xmag)):
+            fail("camera %r: type %s, ortho_scale %g (orthographic %s, half width %g)" %
+                 (cam.name, d.type, d.ortho_scale, cam.orthographic, cam.ortho_xmag))
+    res["orthographic"] = res.get("orthographic", 0) + sum(c.orthographic for c in doc.cameras)
     # actions and the frame range
     longest = max([a.duration for a in doc.animations] or [0])
     res["checks"] += 1

@@ -38,6 +38,13 @@ jobs += [{"file": si, "options": {"animation": "13"}}, {"file": si, "options": {
          {"file": os.path.join(fixtures, "lego_island", "camera.ani"), "options": {"extra_options": "max_key_angel=2"}}]
 
 with tempfile.TemporaryDirectory() as tmp:
+    # an orthographic camera: niff/camera.niff with Cam 1's type (u32 BE at byte 320, camera.txt) set to ORTHO
+    data = bytearray(open(os.path.join(fixtures, "niff", "camera.niff"), "rb").read())
+    assert data[320:324] == b"\0\0\0\0", "camera.niff: Cam 1's type moved"
+    data[323] = 1
+    ortho_file = os.path.join(tmp, "camera_ortho.niff")
+    open(ortho_file, "wb").write(data)
+    jobs.append({"file": ortho_file, "options": {}})
     job_file, out_file = os.path.join(tmp, "jobs.json"), os.path.join(tmp, "out.json")
     json.dump(jobs, open(job_file, "w"))
     # Blender's user folders in the scratch folder: installing the add-on leaves no trace in $HOME
@@ -56,15 +63,16 @@ with tempfile.TemporaryDirectory() as tmp:
 
 checks = failed = 0
 worst = 0.0
-refused = 0
+refused = ortho = 0
 for res in out["results"]:
+    ortho += res.get("orthographic", 0)
     checks += res["checks"]
     worst = max(worst, res.get("worst", 0.0))
     refused += "error" in res
     for f in res["failures"]:
         failed += 1
         print("FAIL %s: %s" % (os.path.relpath(res["file"], fixtures), f))
-print("Blender %s: %d imports (%d refused as the library refuses them), %d checks, worst pose difference %.3g"
-      % (out["blender"], len(out["results"]), refused, checks, worst))
+print("Blender %s: %d imports (%d refused as the library refuses them), %d checks, worst pose difference %.3g, "
+      "%d orthographic camera(s)" % (out["blender"], len(out["results"]), refused, checks, worst, ortho))
 print("%d passed, %d failed" % (checks - failed, failed))
-sys.exit(1 if failed or len(out["results"]) < 60 else 0)
+sys.exit(1 if failed or len(out["results"]) < 60 or not ortho else 0)

@@ -223,6 +223,9 @@ class _Builder:
         data = bpy.data.cameras.new(name)
         data.sensor_fit = "HORIZONTAL"
         data.angle_x = min(max(2 * cam.horizontal_fov, 1e-4), math.pi - 1e-4)
+        if cam.orthographic:  # the view's width (sensor_fit horizontal)
+            data.type = "ORTHO"
+            data.ortho_scale = 2 * cam.ortho_xmag
         data.clip_start = cam.near
         data.clip_end = cam.far
         scene = self.context.scene

@@ -116,6 +116,9 @@ class Camera:
     position: List[float]
     look_at: List[float]
     up: List[float]
+    orthographic: bool = False
+    ortho_xmag: float = 0.0  # an orthographic camera's half width and height
+    ortho_ymag: float = 0.0
 
 
 _STATES = ("default", "constant", "linear", "repeat")
@@ -151,7 +154,7 @@ def _animation(a, names):
 def _camera(c):
     v = lambda x: [x.x, x.y, x.z]  # noqa: E731
     return Camera(_text(c.name), c.horizontal_fov, c.aspect, c.clip_near, c.clip_far, v(c.position), v(c.look_at),
-                  v(c.up))
+                  v(c.up), bool(c.orthographic), c.ortho_xmag, c.ortho_ymag)
 
 
 class Document:
