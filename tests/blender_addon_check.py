@@ -11,7 +11,9 @@
 # refused file is an operator error report carrying the library's message);
 # every node's world transform matches the pose within 1e-4 (relative to the
 # value's size) at 0, 1/3, 1/2 and the end of every animation; cameras are
-# CAMERA objects with the game's field of view and clip planes; every
+# CAMERA objects with the game's field of view and clip planes (orthographic
+# ones ORTHO); visibility steps hide and show their objects at the right
+# times; every
 # animation has one action on each object it moves, in an NLA track named after
 # it; the scene's frame range covers the longest animation.
 import json
@@ -155,8 +157,25 @@ def check_scene(doc, res, fail):
             f = t * fps
             scene.frame_set(int(math.floor(f)), subframe=f - math.floor(f))
             pose = doc.pose(t, ai)
+            for name, keys in (a.visibility.items() if a else ()):
+                want_visible = True
+                for kt, kv in keys:
+                    if kt <= t + 1e-9:
+                        want_visible = kv
+                obj = next((o for o in bpy.data.objects if o.get("retroanim_node") == name), None)
+                res["checks"] += 1
+                res["visibility"] = res.get("visibility", 0) + 1
+                if obj is None or obj.hide_viewport != (not want_visible) or obj.hide_render != (not want_visible):
+                    fail("animation %d at %g s: %r should be %s" % (ai, t, name, "shown" if want_visible else "hidden"))
             worst, where = 0.0, ""
+            hidden = set()  # a node hidden at t is out of Blender's evaluation: no pose to compare
+            for i, n in enumerate(doc.nodes):
+                o = next((x for x in bpy.data.objects if x.get("retroanim_node") == n.name), None)
+                if o is not None and o.hide_viewport:
+                    hidden.add(i)
             for i, w in enumerate(worlds):
+                if i in hidden:
+                    continue
                 want = m16(Y_UP_TO_Z_UP @ Matrix((pose[i][0:4], pose[i][4:8], pose[i][8:12], pose[i][12:16])))
                 got = m16(w())
                 for g, x in zip(got, want):

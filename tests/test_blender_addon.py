@@ -63,9 +63,10 @@ with tempfile.TemporaryDirectory() as tmp:
 
 checks = failed = 0
 worst = 0.0
-refused = ortho = 0
+refused = ortho = vis = 0
 for res in out["results"]:
     ortho += res.get("orthographic", 0)
+    vis += res.get("visibility", 0)
     checks += res["checks"]
     worst = max(worst, res.get("worst", 0.0))
     refused += "error" in res
@@ -73,6 +74,7 @@ for res in out["results"]:
         failed += 1
         print("FAIL %s: %s" % (os.path.relpath(res["file"], fixtures), f))
 print("Blender %s: %d imports (%d refused as the library refuses them), %d checks, worst pose difference %.3g, "
-      "%d orthographic camera(s)" % (out["blender"], len(out["results"]), refused, checks, worst, ortho))
+      "%d orthographic camera(s), %d visibility checks" % (out["blender"], len(out["results"]), refused, checks, worst,
+                                                          ortho, vis))
 print("%d passed, %d failed" % (checks - failed, failed))
-sys.exit(1 if failed or len(out["results"]) < 60 or not ortho else 0)
+sys.exit(1 if failed or len(out["results"]) < 60 or not ortho or not vis else 0)

@@ -266,17 +266,31 @@ class _Builder:
         fps = self.fps
         index = {n.name: k for k, n in enumerate(doc.nodes)}
         moved = {}  # object -> node indices any animation moves
+        shown = set()  # objects any animation shows and hides
         for an in doc.animations:
             for ch in an.channels:
                 i = index[ch.node]
                 moved.setdefault(self.objects[i], set()).add(i)
+            for name in an.visibility:
+                i = index[name]
+                if i not in self.bones:
+                    shown.add(self.objects[i])
+                    moved.setdefault(self.objects[i], set())
         for ai, an in enumerate(doc.animations):
             chans = {index[ch.node]: ch for ch in an.channels}
+            vis = {self.objects[index[n]]: keys for n, keys in an.visibility.items() if index[n] not in self.bones}
             for obj, nodes in moved.items():
                 action = bpy.data.actions.new("%s|%s" % (an.name, obj.name))
                 action["retroanim_animation"] = an.name
                 for i in sorted(nodes):
                     self._node_curves(action, i, chans.get(i))
+                if obj in shown:  # hidden while a step says so (shown where this animation has none)
+                    keys = vis.get(obj) or [[0.0, True]]
+                    steps = [(t * fps, 0.0 if v else 1.0) for t, v in keys]
+                    if steps[0][0] > 0:
+                        steps.insert(0, (0.0, 0.0))
+                    for path in ("hide_viewport", "hide_render"):
+                        _fcurve(action, path, 0, steps, "visibility", "CONSTANT")
                 # every animation an NLA track of its own (muted: the first
                 # animation's action is the active one, so it plays alone)
                 ad = obj.animation_data or obj.animation_data_create()

@@ -104,6 +104,9 @@ class Animation:
     duration: float  # seconds
     ticks_per_second: float  # the format's native rate
     channels: List[Channel]
+    # nodes shown and hidden (LEGO Island's morph keys): node name -> [[t, visible], ...];
+    # from each key's time on its value holds, before the first key the node is shown
+    visibility: Dict[str, List[list]] = field(default_factory=dict)
 
 
 @dataclass
@@ -148,7 +151,11 @@ def _animation(a, names):
                              _STATES[c.post_state] if 0 <= c.post_state < 4 else "default",
                              _keys(c.position, c.position_count, 4), _keys(c.rotation, c.rotation_count, 5),
                              _keys(c.scaling, c.scaling_count, 4)))
-    return Animation(_text(a.name), a.duration, a.ticks_per_second, chans)
+    vis = {}
+    for k in range(a.visibility_count):
+        vt = a.visibility[k]
+        vis[names[vt.node]] = [[vt.keys[j].t, bool(vt.keys[j].visible)] for j in range(vt.count)]
+    return Animation(_text(a.name), a.duration, a.ticks_per_second, chans, vis)
 
 
 def _camera(c):

@@ -65,10 +65,18 @@ class RaChannel(ctypes.Structure):
                 ("scaling", ctypes.c_void_p), ("scaling_count", ctypes.c_size_t)]
 
 
+class RaVisKey(ctypes.Structure):
+    _fields_ = [("t", ctypes.c_double), ("visible", ctypes.c_bool)]
+
+
+class RaVisTrack(ctypes.Structure):
+    _fields_ = [("node", ctypes.c_uint32), ("keys", ctypes.POINTER(RaVisKey)), ("count", ctypes.c_size_t)]
+
+
 class RaAnimation(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("ticks_per_second", ctypes.c_double), ("duration", ctypes.c_double),
                 ("channels", ctypes.POINTER(RaChannel)), ("channel_count", ctypes.c_size_t),
-                ("visibility", ctypes.c_void_p), ("visibility_count", ctypes.c_size_t)]
+                ("visibility", ctypes.POINTER(RaVisTrack)), ("visibility_count", ctypes.c_size_t)]
 
 
 class RaCamera(ctypes.Structure):
