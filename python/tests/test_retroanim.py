@@ -234,3 +234,11 @@ def test_pip_install_offline(tmp_path):
     assert r.returncode == 0, r.stderr
     where, fmt, nodes = r.stdout.split()
     assert where.startswith(str(venv)) and fmt == "lego_ani" and nodes == "5"
+
+
+def test_visibility_steps():
+    # lego_island/hierarchy.txt: SUB's morph keys, hidden at 1000 ms, shown again at 1500 ms
+    with retroanim.load(os.path.join(FIX, "lego_island", "hierarchy.ani")) as doc:
+        assert doc.animations[0].visibility == {"SUB": [[1.0, False], [1.5, True]]}
+    with retroanim.load(os.path.join(FIX, "lego_island", "camera.ani")) as doc:
+        assert doc.animations[0].visibility == {}
