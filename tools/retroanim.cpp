@@ -528,12 +528,7 @@ int ExitFor(ra_status st) { return st == RA_ERR_USAGE ? 2 : 1; }
 // own keys are checked once the format is known)
 bool CheckCommonOptions(const ra_options &opt, ra_error &err)
 {
-    if (ra_options_validate(&opt, nullptr, &err) == RA_OK) return true;
-    if (std::strncmp(err.msg, "unknown option", 14) == 0) {
-        ra_error_clear(&err);
-        return true;
-    }
-    return false;
+    return ra_options_validate_known(&opt, nullptr, &err) == RA_OK;
 }
 
 struct Loaded {

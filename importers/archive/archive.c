@@ -72,6 +72,7 @@ static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t 
 
 ra_status ra_archive_open(const uint8_t *data, size_t size, const ra_options *opt, ra_archive **out, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     const char *f = ra_archive_detect(data, size);
     ra_status vs = ra_options_validate(opt, f ? ra_format_find(f) : NULL, err);
     if (vs != RA_OK) {

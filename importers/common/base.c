@@ -102,6 +102,7 @@ const char *ra_status_name(ra_status s)
 
 void ra_error_clear(ra_error *e)
 {
+    if (!e) return;
     memset(e, 0, sizeof *e);
     e->code = RA_OK;
     e->offset = RA_NO_OFFSET;

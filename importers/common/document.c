@@ -147,10 +147,9 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
     } else {
         f = ra_format_detect(data, size, filename);
         if (!f) {
-            /* the options still name their mistakes first (a misspelt key) */
-            ra_status st = ra_options_validate(opt, NULL, err);
-            if (st != RA_OK && strncmp(err->msg, "unknown option", 14) != 0) return st;
-            ra_error_clear(err);
+            /* a bad value of a common key is still named first */
+            ra_status st = ra_options_validate_known(opt, NULL, err);
+            if (st != RA_OK) return st;
             return ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
                            size ? "not a file of any supported format" : "the file is empty");
         }
@@ -197,6 +196,7 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
 ra_status ra_document_read(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                            ra_document **out, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     return doc_read(data, size, filename, opt, out, err);
 }
 
@@ -248,6 +248,7 @@ static ra_status limit_key_angle(ra_document *d, ra_error *err)
 
 ra_status ra_document_build_scene(ra_document *d, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     /* max_keys stops the bake as soon as the kept keys pass it (a key
      * charge failing reads as out of memory to the format: named here) */
     double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
@@ -268,6 +269,7 @@ ra_status ra_document_build_scene(ra_document *d, ra_error *err)
 ra_status ra_document_load(const uint8_t *data, size_t size, const char *filename, const ra_options *opt,
                            ra_document **out, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     ra_document *d;
     *out = NULL;
     ra_status st = doc_read(data, size, filename, opt, &d, err);
@@ -284,6 +286,7 @@ ra_status ra_document_load(const uint8_t *data, size_t size, const char *filenam
 
 ra_status ra_document_pose(const ra_document *doc, size_t anim, double t, ra_mat4 *world, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     if (!doc->format->pose)
         return ra_fail(err, RA_ERR_UNSUPPORTED, doc->format->id, RA_NO_OFFSET, "", "no reference evaluator");
     if (doc->scene.animation_count && anim >= doc->scene.animation_count)
@@ -342,10 +345,10 @@ const ra_scene *ra_document_scene(const ra_document *doc) { return doc ? &doc->s
 
 ra_status ra_document_load_file(const char *path, const ra_options *opt, ra_document **out, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     *out = NULL;
-    ra_status st = ra_options_validate(opt, NULL, err);
-    if (st != RA_OK && strncmp(err->msg, "unknown option", 14) != 0) return st; /* format keys: after detection */
-    ra_error_clear(err);
+    ra_status st = ra_options_validate_known(opt, NULL, err); /* the format's own keys: once it is known */
+    if (st != RA_OK) return st;
     uint8_t *data = NULL;
     size_t size = 0;
     st = ra_read_file_max(path, ra_max_file_size(opt), &data, &size, err);
@@ -357,6 +360,7 @@ ra_status ra_document_load_file(const char *path, const ra_options *opt, ra_docu
 
 ra_status ra_document_dump(const ra_document *doc, int flags, char **out, size_t *size, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     *out = NULL;
     if (size) *size = 0;
     const char *fid = doc ? doc->format->id : "retroanim";

@@ -300,11 +300,12 @@ static const char *closest_key(const ra_format *f, const char *key)
     return best;
 }
 
-ra_status ra_options_validate(const ra_options *o, const ra_format *f, ra_error *err)
+static ra_status validate(const ra_options *o, const ra_format *f, bool known_only, ra_error *err)
 {
     const char *fid = f ? f->id : "retroanim";
     for (size_t i = 0; o && i < o->count; i++) {
         const ra_option_decl *d = ra_option_find(f, o->keys[i]);
+        if (!d && known_only) continue;
         if (!d) {
             char keys[400];
             key_list(f, keys, sizeof keys);
@@ -322,4 +323,15 @@ ra_status ra_options_validate(const ra_options *o, const ra_format *f, ra_error 
                            "option format: unknown format id '%s' (retroanim formats lists them)", o->values[i]);
     }
     return RA_OK;
+}
+
+ra_status ra_options_validate(const ra_options *o, const ra_format *f, ra_error *err)
+{
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
+    return validate(o, f, false, err);
+}
+
+ra_status ra_options_validate_known(const ra_options *o, const ra_format *f, ra_error *err)
+{
+    return validate(o, f, true, err);
 }

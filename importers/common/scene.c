@@ -545,6 +545,7 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
 
 ra_status ra_scene_check(const ra_scene *s, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     ra_arena *tmp = ra_arena_create(0);
     if (!tmp)
         return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");

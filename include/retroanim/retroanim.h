@@ -74,6 +74,7 @@ typedef struct ra_error {
     char msg[512];
 } ra_error;
 
+/* Every function that takes an ra_error clears it first; e may be NULL. */
 RA_API void ra_error_clear(ra_error *e);
 /* "FORMAT: what is wrong (field) (at byte N)"; returns the length it needed. */
 RA_API size_t ra_error_format(const ra_error *e, char *buf, size_t size);

@@ -66,6 +66,10 @@ const ra_format *const *ra_formats(size_t *count);
 double ra_options_get_double(const ra_options *o, const char *key, double def);
 bool ra_options_get_bool(const ra_options *o, const char *key, bool def);
 bool ra_options_is(const ra_options *o, const char *key, const char *value);
+/* The values of the keys f declares (f NULL: the common keys), leaving keys
+ * it does not know for the format to judge: what can be checked before the
+ * format is known. */
+ra_status ra_options_validate_known(const ra_options *o, const ra_format *f, ra_error *err);
 /* One value against its declaration (RA_ERR_USAGE naming the key). */
 ra_status ra_option_check_value(const ra_option_decl *d, const char *fmt_id, const char *v, ra_error *err);
 

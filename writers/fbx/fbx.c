@@ -1220,6 +1220,7 @@ void ra_fbx_options_default(ra_fbx_options *o) { memset(o, 0, sizeof *o); }
 ra_status ra_fbx_write(const ra_scene *s, const char *path, const ra_fbx_options *opt, ra_write_stats *stats,
                        ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     ra_fbx_options def;
     ra_fbx_options_default(&def);
     if (!opt) opt = &def;

@@ -861,6 +861,7 @@ static ra_status write_all(writer *w, const char *path, const ra_gltf_options *o
 ra_status ra_gltf_write(const ra_scene *s, const char *path, const ra_gltf_options *opt, ra_write_stats *stats,
                         ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     ra_gltf_options def;
     ra_gltf_options_default(&def);
     if (!opt) opt = &def;
