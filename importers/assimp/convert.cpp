@@ -1,9 +1,12 @@
 // ra_scene -> aiScene, shared by every format's importer.
+#include <assimp/GltfMaterial.h>
 #include <assimp/SkeletonMeshBuilder.h>
 #include <assimp/anim.h>
 #include <assimp/camera.h>
+#include <assimp/material.h>
 #include <assimp/metadata.h>
 #include <assimp/scene.h>
+#include <assimp/texture.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,6 +20,7 @@
 
 #include "retroanim/assimp.hpp"
 #include "retroanim/ra_document.h"
+#include "retroanim/ra_image.h"
 
 namespace retroanim {
 namespace {
@@ -241,6 +245,175 @@ void DropMeshes(aiScene *out)
     out->mFlags |= AI_SCENE_FLAGS_INCOMPLETE;
 }
 
+aiTextureMapMode ToAi(ra_wrap w)
+{
+    return w == RA_WRAP_CLAMP    ? aiTextureMapMode_Clamp
+           : w == RA_WRAP_MIRROR ? aiTextureMapMode_Mirror
+                                 : aiTextureMapMode_Wrap;
+}
+
+// Embedded textures ("*0", "*1", ...) as PNG, as Assimp's own importers keep compressed images.
+void ConvertTextures(const ra_scene &s, aiScene *out)
+{
+    if (!s.texture_count) return;
+    out->mTextures = new aiTexture *[s.texture_count]();
+    for (size_t t = 0; t < s.texture_count; t++) {
+        const ra_texture &src = s.textures[t];
+        uint8_t *png = nullptr;
+        size_t size = 0;
+        ra_error err;
+        ra_error_clear(&err);
+        if (ra_png_encode(src.rgba, src.width, src.height, &png, &size, &err) != RA_OK) {
+            char msg[RA_ERROR_TEXT_MAX];
+            ra_error_format(&err, msg, sizeof msg);
+            throw std::runtime_error(std::string("retroanim: texture ") + src.name + ": " + msg);
+        }
+        aiTexture *tex = new aiTexture();
+        out->mTextures[out->mNumTextures++] = tex;
+        tex->mWidth = (unsigned)size;
+        tex->mHeight = 0;
+        std::strncpy(tex->achFormatHint, "png", sizeof tex->achFormatHint - 1);
+        tex->mFilename = aiString(std::string(src.name) + ".png");
+        tex->pcData = new aiTexel[(size + sizeof(aiTexel) - 1) / sizeof(aiTexel)];
+        std::memcpy(tex->pcData, png, size);
+        ra_free(png);
+    }
+}
+
+// One aiMaterial per scene material, then a plain one for meshes without.
+void ConvertMaterials(const ra_scene &s, aiScene *out)
+{
+    bool plain = false;
+    for (size_t m = 0; m < s.mesh_count; m++) plain = plain || s.meshes[m].material < 0;
+    size_t n = s.material_count + (plain ? 1 : 0);
+    out->mMaterials = new aiMaterial *[n]();
+    for (size_t i = 0; i < n; i++) {
+        aiMaterial *mat = new aiMaterial();
+        out->mMaterials[out->mNumMaterials++] = mat;
+        if (i == s.material_count) {
+            aiString name("retroanim.default");
+            mat->AddProperty(&name, AI_MATKEY_NAME);
+            continue;
+        }
+        const ra_material &src = s.materials[i];
+        aiString name(src.name);
+        mat->AddProperty(&name, AI_MATKEY_NAME);
+        aiColor4D c((ai_real)src.base_color[0], (ai_real)src.base_color[1], (ai_real)src.base_color[2],
+                    (ai_real)src.base_color[3]);
+        mat->AddProperty(&c, 1, AI_MATKEY_COLOR_DIFFUSE);
+        mat->AddProperty(&c, 1, AI_MATKEY_BASE_COLOR);
+        ai_real opacity = (ai_real)src.base_color[3], metallic = 0, roughness = 1;
+        mat->AddProperty(&opacity, 1, AI_MATKEY_OPACITY);
+        mat->AddProperty(&metallic, 1, AI_MATKEY_METALLIC_FACTOR);
+        mat->AddProperty(&roughness, 1, AI_MATKEY_ROUGHNESS_FACTOR);
+        int two = src.double_sided ? 1 : 0;
+        mat->AddProperty(&two, 1, AI_MATKEY_TWOSIDED);
+        int shading = src.unlit ? aiShadingMode_Unlit : aiShadingMode_Gouraud;
+        mat->AddProperty(&shading, 1, AI_MATKEY_SHADING_MODEL);
+        aiString alpha(src.alpha_mode == RA_ALPHA_BLEND  ? "BLEND"
+                       : src.alpha_mode == RA_ALPHA_MASK ? "MASK"
+                                                         : "OPAQUE");
+        mat->AddProperty(&alpha, AI_MATKEY_GLTF_ALPHAMODE);
+        if (src.alpha_mode == RA_ALPHA_MASK) {
+            ai_real cutoff = (ai_real)src.alpha_cutoff;
+            mat->AddProperty(&cutoff, 1, AI_MATKEY_GLTF_ALPHACUTOFF);
+        }
+        if (src.texture >= 0) {
+            const ra_texture &tex = s.textures[src.texture];
+            aiString path("*" + std::to_string(src.texture));
+            int u = ToAi(tex.wrap_s), v = ToAi(tex.wrap_t);
+            for (aiTextureType type : {aiTextureType_DIFFUSE, aiTextureType_BASE_COLOR}) {
+                mat->AddProperty(&path, AI_MATKEY_TEXTURE(type, 0));
+                mat->AddProperty(&u, 1, AI_MATKEY_MAPPINGMODE_U(type, 0));
+                mat->AddProperty(&v, 1, AI_MATKEY_MAPPINGMODE_V(type, 0));
+            }
+        }
+    }
+}
+
+// Scene meshes as aiMeshes on their nodes (texture coordinates with v up, as
+// Assimp keeps them); skinned ones with a bone per joint they use.
+void ConvertMeshes(const ra_scene &s, const std::vector<aiNode *> &nodes, aiScene *out)
+{
+    out->mMeshes = new aiMesh *[s.mesh_count]();
+    std::vector<std::vector<unsigned>> on_node(s.node_count);
+    std::vector<ra_mat4> world;
+    for (size_t i = 0; i < s.mesh_count; i++) {
+        const ra_mesh &src = s.meshes[i];
+        aiMesh *m = new aiMesh();
+        out->mMeshes[out->mNumMeshes++] = m;
+        on_node[src.node].push_back((unsigned)i);
+        m->mName = src.name;
+        m->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
+        m->mMaterialIndex = src.material >= 0 ? (unsigned)src.material : (unsigned)s.material_count;
+        unsigned nv = src.vertex_count;
+        m->mNumVertices = nv;
+        m->mVertices = new aiVector3D[nv];
+        for (unsigned v = 0; v < nv; v++)
+            m->mVertices[v] = aiVector3D(src.positions[3 * v], src.positions[3 * v + 1], src.positions[3 * v + 2]);
+        if (src.normals) {
+            m->mNormals = new aiVector3D[nv];
+            for (unsigned v = 0; v < nv; v++)
+                m->mNormals[v] = aiVector3D(src.normals[3 * v], src.normals[3 * v + 1], src.normals[3 * v + 2]);
+        }
+        if (src.colors) {
+            m->mColors[0] = new aiColor4D[nv];
+            for (unsigned v = 0; v < nv; v++)
+                m->mColors[0][v] =
+                    aiColor4D(src.colors[4 * v], src.colors[4 * v + 1], src.colors[4 * v + 2], src.colors[4 * v + 3]);
+        }
+        if (src.uvs) {
+            m->mTextureCoords[0] = new aiVector3D[nv];
+            m->mNumUVComponents[0] = 2;
+            for (unsigned v = 0; v < nv; v++)
+                m->mTextureCoords[0][v] = aiVector3D(src.uvs[2 * v], 1 - src.uvs[2 * v + 1], 0);
+        }
+        m->mNumFaces = (unsigned)src.triangle_count;
+        m->mFaces = new aiFace[src.triangle_count];
+        for (size_t f = 0; f < src.triangle_count; f++) {
+            aiFace &face = m->mFaces[f];
+            face.mNumIndices = 3;
+            face.mIndices = new unsigned[3];
+            for (int k = 0; k < 3; k++) face.mIndices[k] = src.indices[3 * f + (size_t)k];
+        }
+        if (src.skin < 0) continue;
+        if (world.empty()) {
+            world.resize(s.node_count);
+            for (size_t n = 0; n < s.node_count; n++)
+                world[n] =
+                    n ? ra_m4_mul(&world[(size_t)s.nodes[n].parent], &s.nodes[n].transform) : s.nodes[0].transform;
+        }
+        const ra_skin &sk = s.skins[src.skin];
+        std::vector<std::vector<aiVertexWeight>> weights(sk.joint_count);
+        for (unsigned v = 0; v < nv; v++)
+            for (int k = 0; k < 4; k++) {
+                float w = src.weights[4 * v + (unsigned)k];
+                if (w > 0) weights[src.joints[4 * v + (unsigned)k]].push_back(aiVertexWeight(v, w));
+            }
+        unsigned used = 0;
+        for (const auto &w : weights) used += !w.empty();
+        m->mBones = new aiBone *[used]();
+        for (size_t j = 0; j < sk.joint_count; j++) {
+            if (weights[j].empty()) continue;
+            aiBone *bone = new aiBone();
+            m->mBones[m->mNumBones++] = bone;
+            bone->mName = s.nodes[sk.joints[j]].name;
+            ra_mat4 inv = ra_m4_identity();
+            if (!ra_m4_invert_affine(&world[sk.joints[j]], &inv)) inv = ra_m4_identity();
+            bone->mOffsetMatrix = ToAi(inv);
+            bone->mNumWeights = (unsigned)weights[j].size();
+            bone->mWeights = new aiVertexWeight[weights[j].size()];
+            std::copy(weights[j].begin(), weights[j].end(), bone->mWeights);
+        }
+    }
+    for (size_t n = 0; n < s.node_count; n++) {
+        if (on_node[n].empty()) continue;
+        nodes[n]->mMeshes = new unsigned[on_node[n].size()];
+        nodes[n]->mNumMeshes = (unsigned)on_node[n].size();
+        std::copy(on_node[n].begin(), on_node[n].end(), nodes[n]->mMeshes);
+    }
+}
+
 } // namespace
 
 void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *out)
@@ -356,6 +529,12 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
         }
     }
 
+    if (s.mesh_count) { // the file's own geometry: no skeleton mesh
+        ConvertTextures(s, out);
+        ConvertMaterials(s, out);
+        ConvertMeshes(s, nodes, out);
+        return;
+    }
     if (!settings.skeleton_mesh) {
         out->mFlags |= AI_SCENE_FLAGS_INCOMPLETE;
         return;

@@ -533,6 +533,43 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
     for (size_t k = 0; k < s->skin_count; k++)
         for (size_t i = 0; i < s->skins[k].joint_count; i++)
             if (s->skins[k].joints[i] >= s->node_count) BAD("skin %zu names no node", k);
+    for (size_t k = 0; k < s->texture_count; k++) {
+        const ra_texture *t = &s->textures[k];
+        if (!t->name || !*t->name) BAD("texture %zu has no name", k);
+        if (!t->width || !t->height || !t->rgba || t->width > 65535 || t->height > 65535)
+            BAD("texture %s: no pixels or a side outside [1, 65535]", t->name);
+    }
+    for (size_t k = 0; k < s->material_count; k++) {
+        const ra_material *m = &s->materials[k];
+        if (!m->name || !*m->name) BAD("material %zu has no name", k);
+        if (m->texture >= (int64_t)s->texture_count || m->texture < -1) BAD("material %s names no texture", m->name);
+        for (int c = 0; c < 4; c++)
+            if (!(m->base_color[c] >= 0 && m->base_color[c] <= 1)) BAD("material %s: colour outside [0, 1]", m->name);
+    }
+    for (size_t k = 0; k < s->mesh_count; k++) {
+        const ra_mesh *m = &s->meshes[k];
+        if (!m->name || !*m->name) BAD("mesh %zu has no name", k);
+        if (m->node >= s->node_count) BAD("mesh %s hangs on no node", m->name);
+        if (m->material >= (int64_t)s->material_count || m->material < -1) BAD("mesh %s names no material", m->name);
+        if (!m->vertex_count || !m->positions || !m->triangle_count || !m->indices)
+            BAD("mesh %s has no vertices or no triangles", m->name);
+        if (m->skin >= (int64_t)s->skin_count || m->skin < -1 || (m->skin >= 0 && (!m->joints || !m->weights)))
+            BAD("mesh %s: bad skin", m->name);
+        for (size_t i = 0; i < 3 * m->triangle_count; i++)
+            if (m->indices[i] >= m->vertex_count) BAD("mesh %s: index %zu names no vertex", m->name, i);
+        for (size_t i = 0; i < 3 * (size_t)m->vertex_count; i++)
+            if (!isfinite(m->positions[i]) || (m->normals && !isfinite(m->normals[i])))
+                BAD("mesh %s: a position or normal is not finite", m->name);
+        for (size_t i = 0; m->uvs && i < 2 * (size_t)m->vertex_count; i++)
+            if (!isfinite(m->uvs[i])) BAD("mesh %s: a texture coordinate is not finite", m->name);
+        for (size_t i = 0; m->colors && i < 4 * (size_t)m->vertex_count; i++)
+            if (!(m->colors[i] >= 0 && m->colors[i] <= 1)) BAD("mesh %s: a colour outside [0, 1]", m->name);
+        for (size_t v = 0; m->skin >= 0 && v < m->vertex_count; v++)
+            for (int i = 0; i < 4; i++)
+                if (m->joints[4 * v + (size_t)i] >= s->skins[m->skin].joint_count ||
+                    !(m->weights[4 * v + (size_t)i] >= 0))
+                    BAD("mesh %s: vertex %zu names no joint of its skin", m->name, v);
+    }
     for (size_t c = 0; c < s->camera_count; c++) {
         const ra_camera *cam = &s->cameras[c];
         if (cam->node >= s->node_count || strcmp(s->nodes[cam->node].name, cam->name) != 0)

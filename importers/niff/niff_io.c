@@ -226,7 +226,9 @@ static bool read_scene(rd *r, uint64_t off, uint64_t end, niff_scene_list *s, ni
     return ext_blocks(r, off + 36, pos, end, &l->ext, true);
 }
 
-static bool read_obj(rd *r, const item_span *it, niff_obj *o)
+static bool read_obj_chains(rd *r, niff_obj *o, uint64_t ext_off);
+
+static bool read_obj(rd *r, const item_span *it, bool v2, niff_obj *o)
 {
     uint64_t b = it->off, end = b + it->size;
     if (!item_head(r, it, NIFF_TAG_OBJ, 2, "obj_size")) return false;
@@ -259,7 +261,7 @@ static bool read_obj(rd *r, const item_span *it, niff_obj *o)
     pos += 4ull * o->lod_num;
     if (!(o->child.v = u32_array(r, pos, o->child.n, end, "obj_child_link"))) return false;
     pos += 4ull * o->child.n;
-    return ext_blocks(r, b + 80, pos, end, &o->ext, true);
+    return ext_blocks(r, b + 80, pos, end, &o->ext, true) && (!v2 || read_obj_chains(r, o, pos));
 }
 
 static bool read_cam(rd *r, const item_span *it, niff_cam *c)
@@ -468,6 +470,568 @@ static bool check_links(rd *r, const niff_file *f)
     return true;
 }
 
+/* ---- views of the geometry and IK lists (docs/formats/niff.md §3, §9) ------------------------------------ */
+/* Every item of these lists starts with tag, index and a size word; `size_word` is where that size sits. */
+static bool view_head(rd *r, const item_span *it, uint32_t tag, uint32_t size_word, uint32_t min, const char *what)
+{
+    if (it->size < min)
+        return bad(r, it->off, what, "this item needs %llu bytes, its list gives it %llu", min, it->size);
+    return item_head(r, it, tag, size_word, what);
+}
+
+/* The extension block sizes at nx_off must fit between body_end and the item's end. */
+static bool view_ext(rd *r, uint64_t nx_off, uint64_t body_end, uint64_t end)
+{
+    uint64_t nx = u32(r, nx_off, end, "nintendo_extension_block_size");
+    uint64_t ux = u32(r, nx_off + 4, end, "user_extension_block_size");
+    if (failed(r)) return false;
+    if (body_end > end || nx + ux > end - body_end)
+        return bad(r, nx_off, "nintendo_extension_block_size",
+                   "the extension blocks (%llu bytes) do not fit the %llu bytes left in their area", nx + ux,
+                   body_end > end ? 0 : end - body_end);
+    return true;
+}
+
+/* n u32 at off; n was read at n_off and must fit before end. */
+static bool view_links(rd *r, niff_links *l, uint64_t off, uint32_t n, uint64_t n_off, uint64_t end, const char *field)
+{
+    if (off > end || n > (end - off) / 4)
+        return bad(r, n_off, field, "%llu entries cannot fit the %llu bytes left", n, off > end ? 0 : end - off);
+    l->n = n;
+    return (l->v = u32_array(r, off, n, end, field)) != NULL || n == 0;
+}
+
+static bool read_chain(rd *r, const item_span *it, uint32_t kind, niff_chain *c)
+{
+    static const uint32_t tags[3] = {NIFF_TAG_CHAIN_ROOT, NIFF_TAG_JOINT, NIFF_TAG_EFFECTOR};
+    static const uint32_t heads[3] = {44, 64, 40};
+    uint64_t b = it->off, end = b + it->size, h = heads[kind];
+    if (!view_head(r, it, tags[kind], 2, (uint32_t)h,
+                   kind == 0   ? "chain_root_size"
+                   : kind == 1 ? "joint_size"
+                               : "effector_size"))
+        return false;
+    c->kind = kind;
+    c->offset = b;
+    c->name_index = u32(r, b + 12, end, "name_index");
+    c->type = u32(r, b + 16, end, "type");
+    c->joint_index = c->effector_index = NIFF_NONE;
+    uint64_t num_off;
+    if (kind == NIFF_CHAIN_JOINT) {
+        c->length = ffin(r, b + 20, end, "joint_length");
+        for (uint32_t i = 0; i < 3; i++) c->resplane[i] = ffin(r, b + 24 + 4ull * i, end, "resplane_axis");
+        num_off = b + 36;
+        c->joint_index = u32(r, b + 44, end, "joint_index");
+        c->effector_index = u32(r, b + 48, end, "effector_index");
+        c->anim_index = u32(r, b + 52, end, "anim_index");
+    } else {
+        num_off = b + 20;
+        c->anim_index = u32(r, b + 28, end, "anim_index");
+        if (kind == NIFF_CHAIN_ROOT) c->joint_index = u32(r, b + 32, end, "joint_index");
+    }
+    uint32_t n = u32(r, num_off, end, "obj_num"), e = u32(r, num_off + 4, end, "external_obj_num");
+    if (failed(r) || !view_links(r, &c->obj, b + h, n, num_off, end, "obj_index")) return false;
+    uint64_t pos = b + h + 4ull * n;
+    if (pos > end || e > (end - pos) / 8)
+        return bad(r, num_off + 4, "external_obj_num", "%llu external objects cannot fit the %llu bytes left", e,
+                   pos > end ? 0 : end - pos);
+    return view_ext(r, b + h - 8, pos + 8ull * e, end);
+}
+
+/* A group of `comps` floats per record: 0 tag | 4 index | 8 header_size | 12 size | ... | count at count_off,
+ * records from header_size. */
+static bool read_vgroup(rd *r, const item_span *it, uint32_t tag, uint32_t comps, uint32_t count_off, niff_vgroup *g)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, tag, 3, count_off + 4, "group_size")) return false;
+    uint32_t hs = u32(r, b + 8, end, "header_size"), n = u32(r, b + count_off, end, "count");
+    if (failed(r)) return false;
+    if (hs < count_off + 4 || hs % 4 || hs > it->size)
+        return bad(r, b + 8, "header_size", "header_size %llu is not a multiple of 4 in [%llu, the group's size]", hs,
+                   count_off + 4);
+    if (n > (it->size - hs) / (4ull * comps))
+        return bad(r, b + count_off, "count", "%llu records cannot fit the %llu bytes of the group", n, it->size - hs);
+    g->count = n;
+    g->comps = comps;
+    g->offset = b;
+    g->v = ra_arena_array(r->ar, (size_t)n * comps, sizeof *g->v);
+    if (!g->v && n) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "records", "out of memory") == RA_OK;
+    for (uint64_t k = 0; k < (uint64_t)n * comps; k++) g->v[k] = ffin(r, b + hs + 4 * k, end, "record");
+    return !failed(r);
+}
+
+/* Color and Vector lists: two counts (tri groups, then vertex groups) and two size arrays. */
+static bool read_two_count(rd *r, uint64_t off, uint64_t end, uint32_t tri_tag, uint32_t vtx_tag, uint32_t comps,
+                           niff_vgroup **tri, uint32_t *ntri, niff_vgroup **vtx, uint32_t *nvtx)
+{
+    uint32_t hs = u32(r, off + 4, end, "list_header_size");
+    uint32_t n1 = u32(r, off + 12, end, "tri_group_num"), n2 = u32(r, off + 16, end, "vtx_group_num");
+    if (failed(r)) return false;
+    if (n1 > (end - off - 28) / 4 || n2 > (end - off - 28) / 4 - n1)
+        return bad(r, off + 12, "tri_group_num", "%llu + %llu groups cannot fit a list of %llu bytes", n1,
+                   (uint64_t)n2 << 32 >> 32);
+    if (hs != 28 + 4ull * (n1 + n2))
+        return bad(r, off + 4, "list_header_size", "list_header_size %llu, expected %llu (28 + 4 per group)", hs,
+                   28 + 4ull * (n1 + n2));
+    *tri = ra_arena_array(r->ar, n1, sizeof **tri);
+    *vtx = ra_arena_array(r->ar, n2, sizeof **vtx);
+    if ((!*tri && n1) || (!*vtx && n2))
+        return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, off, "groups", "out of memory") == RA_OK;
+    uint64_t pos = off + hs;
+    for (uint32_t i = 0; i < n1 + n2; i++) {
+        uint64_t f = off + 28 + 4ull * i;
+        uint32_t sz = u32(r, f, end, "group_num_byte");
+        if (failed(r)) return false;
+        if (sz < 20 || sz % 4 || sz > end - pos)
+            return bad(r, f, "group_num_byte", "group size %llu is not a multiple of 4 in [20, %llu]", sz, end - pos);
+        item_span it = {pos, sz};
+        bool t = i < n1;
+        if (!read_vgroup(r, &it, t ? tri_tag : vtx_tag, comps, 16, t ? &(*tri)[i] : &(*vtx)[i - n1])) return false;
+        pos += sz;
+    }
+    *ntri = n1;
+    *nvtx = n2;
+    return view_ext(r, off + 20, pos, end);
+}
+
+/* One Reference area of a TriGroup: its rest group index, and the area's size. */
+static bool read_ref(rd *r, uint64_t *pos, uint64_t end, uint32_t bits, uint32_t frame_num, uint32_t *rest,
+                     bool *animated)
+{
+    uint64_t p = *pos;
+    if (bits & 1u) { /* FULL: frame 0 .. frame_num */
+        if (frame_num >= (end - p) / 4)
+            return bad(r, p, "tri_anim_frame_num", "%llu frames of group indices cannot fit the %llu bytes left",
+                       (uint64_t)frame_num + 1, end - p);
+        *rest = u32(r, p, end, "group_index");
+        *pos = p + 4ull * ((uint64_t)frame_num + 1);
+        *animated = true;
+    } else if (bits & 2u) { /* KEY: key_num, key[], group_index[] */
+        uint32_t n = u32(r, p, end, "key_num");
+        if (failed(r)) return false;
+        if (n == 0 || n > (end - p - 4) / 8)
+            return bad(r, p, "key_num", "%llu keys: at least one, and they must fit the %llu bytes left", n,
+                       end - p - 4);
+        *rest = u32(r, p + 4 + 4ull * n, end, "group_index");
+        *pos = p + 4 + 8ull * n;
+        *animated = true;
+    } else {
+        *rest = u32(r, p, end, "group_index");
+        *pos = p + 4;
+    }
+    return !failed(r);
+}
+
+static bool read_trigroup(rd *r, const item_span *it, niff_trigroup *g)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_TRI_GROUP, 3, 32, "tri_group_size")) return false;
+    uint32_t hs = u32(r, b + 8, end, "tri_group_header_size");
+    g->offset = b;
+    g->name_index = u32(r, b + 16, end, "tri_group_name_index");
+    g->anim_type = u32(r, b + 20, end, "tri_anim_type");
+    g->frame_num = u32(r, b + 24, end, "tri_anim_frame_num");
+    g->tri_num = u32(r, b + 28, end, "tri_num");
+    if (failed(r)) return false;
+    if (hs < 32 || hs % 4 || hs > it->size)
+        return bad(r, b + 8, "tri_group_header_size", "header size %llu is not a multiple of 4 in [32, %llu]", hs,
+                   it->size);
+    uint64_t pos = b + hs;
+    for (uint32_t a = 0; a < NIFF_REF_COUNT; a++)
+        if (!read_ref(r, &pos, end, (g->anim_type >> (4 * a)) & 3u, g->frame_num, &g->ref[a], &g->animated))
+            return false;
+    if (pos > end || g->tri_num > (end - pos) / 76)
+        return bad(r, b + 28, "tri_num", "%llu triangles cannot fit the %llu bytes left", g->tri_num,
+                   pos > end ? 0 : end - pos);
+    g->tris = ra_arena_array(r->ar, g->tri_num, sizeof *g->tris);
+    if (!g->tris && g->tri_num) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "tris", "out of memory") == RA_OK;
+    for (uint32_t i = 0; i < g->tri_num; i++) {
+        niff_tri *t = &g->tris[i];
+        uint32_t tag = u32(r, pos, end, "tri_tag"), sz = u32(r, pos + 8, end, "tri_size");
+        if (failed(r)) return false;
+        if (tag != NIFF_TAG_TRI)
+            return bad(r, pos, "tri_tag", "expected the tag 0x%08llx, found 0x%08llx", NIFF_TAG_TRI, tag);
+        if (sz < 76 || sz % 4 || sz > end - pos)
+            return bad(r, pos + 8, "tri_size", "tri_size %llu is not a multiple of 4 in [76, %llu]", sz, end - pos);
+        t->offset = pos;
+        t->tri_nv = u32(r, pos + 12, end, "tri_nv_index");
+        t->tri_color = u32(r, pos + 16, end, "tri_color_index");
+        for (uint32_t c = 0; c < 3; c++) {
+            uint64_t q = pos + 20 + 16ull * c;
+            t->vtx[c] = u32(r, q, end, "vtx_index");
+            t->st[c] = u32(r, q + 4, end, "st_index");
+            t->vtx_nv[c] = u32(r, q + 8, end, "vtx_nv_index");
+            t->vtx_color[c] = u32(r, q + 12, end, "vtx_color_index");
+        }
+        if (!view_ext(r, pos + 68, pos + 76, pos + sz)) return false;
+        pos += sz;
+    }
+    return !failed(r);
+}
+
+static bool read_shape(rd *r, const item_span *it, bool v2, niff_shape *s)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_SHAPE, 2, 40, "shape_size")) return false;
+    s->offset = b;
+    s->name_index = u32(r, b + 12, end, "shape_name_index");
+    s->type = u32(r, b + 16, end, "shape_type");
+    s->tri_link = u32(r, b + 20, end, "shape_tri_link");
+    s->mat_link = u32(r, b + 24, end, "shape_mat_link");
+    uint32_t n = u32(r, b + 28, end, "shape_part_num"), nx = u32(r, b + 32, end, "nintendo_extension_block_size");
+    if (failed(r) || !view_links(r, &s->part, b + 40, n, b + 28, end, "shape_part_link")) return false;
+    uint64_t body = b + 40 + 4ull * n;
+    if (!view_ext(r, b + 32, body, end)) return false;
+    s->geometry_kind = NIFF_TAG_TRI_GROUP;
+    if (v2 && nx >= 4) s->geometry_kind = u32(r, body, end, "kind_of_node_for_geometry");
+    return !failed(r);
+}
+
+static bool read_part(rd *r, const item_span *it, niff_part *p)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_PART, 2, 36, "part_size")) return false;
+    p->offset = b;
+    p->name_index = u32(r, b + 12, end, "part_name_index");
+    p->mat_index = u32(r, b + 16, end, "part_mat_index");
+    p->tri_group_index = u32(r, b + 20, end, "tri_group_index");
+    uint32_t n = u32(r, b + 24, end, "part_tri_num");
+    if (failed(r) || !view_links(r, &p->tri, b + 36, n, b + 24, end, "tri_index")) return false;
+    return view_ext(r, b + 28, b + 36 + 4ull * n, end);
+}
+
+static bool read_mat(rd *r, const item_span *it, bool v2, niff_mat *m)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_MAT, 2, 104, "mat_size")) return false;
+    m->offset = b;
+    m->name_index = u32(r, b + 12, end, "mat_name_index");
+    m->type = u32(r, b + 16, end, "mat_type");
+    m->shade = u32(r, b + 20, end, "mat_shade_type");
+    for (uint32_t i = 0; i < 2; i++) {
+        m->color_type[i] = u32(r, b + 24 + 4ull * i, end, "mat_color_type");
+        m->alpha_type[i] = u32(r, b + 32 + 4ull * i, end, "mat_alpha_type");
+    }
+    for (uint32_t i = 0; i < 4; i++) m->prim[i] = ffin(r, b + 40 + 4ull * i, end, "mat_prim_color");
+    uint32_t n = u32(r, b + 92, end, "tex_num"), nx = u32(r, b + 96, end, "nintendo_extension_block_size");
+    if (failed(r) || !view_links(r, &m->tex, b + 104, n, b + 92, end, "tex_index")) return false;
+    uint64_t body = b + 104 + 4ull * n;
+    if (!view_ext(r, b + 96, body, end)) return false;
+    if (v2 && nx >= 48) { /* ambient, emission, diffuse RGBA */
+        m->has_diffuse = true;
+        for (uint32_t i = 0; i < 4; i++) m->diffuse[i] = ffin(r, body + 32 + 4ull * i, end, "diffuse");
+    }
+    return !failed(r);
+}
+
+static bool read_tex(rd *r, const item_span *it, bool v2, niff_tex *t)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_TEX, 3, 52, "tex_size")) return false;
+    uint32_t hs = u32(r, b + 8, end, "tex_header_size");
+    t->offset = b;
+    t->name_index = u32(r, b + 16, end, "tex_name_index");
+    t->type = u32(r, b + 20, end, "tex_type");
+    t->wrap_s = u32(r, b + 24, end, "wrap_s");
+    t->wrap_t = u32(r, b + 28, end, "wrap_t");
+    t->anim = u32(r, b + 32, end, "tex_anim");
+    uint32_t area = u32(r, b + 36, end, "tex_data_area_size"),
+             nx = u32(r, b + 44, end, "nintendo_extension_block_size");
+    if (failed(r)) return false;
+    if (hs < 52 || hs % 4 || hs > it->size)
+        return bad(r, b + 8, "tex_header_size", "header size %llu is not a multiple of 4 in [52, %llu]", hs, it->size);
+    uint64_t a = b + hs, ae = a + area;
+    t->area = a;
+    if (area % 4 || area > end - a)
+        return bad(r, b + 36, "tex_data_area_size", "%llu bytes of TexDataArea do not fit the %llu left", area,
+                   end - a);
+    t->img_w = u32(r, a, ae, "img_w");
+    t->img_h = u32(r, a + 4, ae, "img_h");
+    uint32_t nimg = 1;
+    if (t->anim == 0) {
+        t->img_index = u32(r, a + 24, ae, "tex_img_index");
+    } else { /* scale, offset and image keys: the first image */
+        uint32_t ns = u32(r, a + 8, ae, "scale_num"), no = u32(r, a + 12, ae, "offset_num");
+        nimg = u32(r, a + 16, ae, "img_num");
+        if (failed(r)) return false;
+        uint64_t words = 3ull * ns + 3ull * no + 2ull * nimg;
+        if (nimg == 0 || words > (area - 20) / 4)
+            return bad(r, a + 16, "img_num", "%llu images (and their keys) do not fit the %llu bytes of TexDataArea",
+                       nimg, area);
+        t->img_index = u32(r, a + 20 + 4 * (3ull * ns + 3ull * no + nimg), ae, "img_index");
+    }
+    if (!view_ext(r, b + 44, ae, end)) return false;
+    if (v2 && nx >= 20) { /* filter, perspective, mipmap level, use_color_palette, external image count, arrays */
+        t->has_filter = true;
+        t->filter = u32(r, ae, end, "tex_filter");
+        t->use_palette = u32(r, ae + 12, end, "use_color_palette") == 1;
+        if (t->use_palette) {
+            if (nx < 20 + 8ull * nimg)
+                return bad(r, ae + 12, "use_color_palette", "the palette arrays (%llu images) do not fit %llu bytes",
+                           nimg, nx);
+            t->palette_index = u32(r, ae + 20, end, "color_palette_index");
+            t->tlut_bank = u32(r, ae + 20 + 4ull * nimg, end, "tlut_palette_number");
+        }
+    }
+    return !failed(r);
+}
+
+static bool read_teximg(rd *r, const item_span *it, niff_teximg *t)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_TEX_IMG, 3, 24, "tex_img_size")) return false;
+    uint32_t hs = u32(r, b + 8, end, "header_size");
+    uint64_t nx = u32(r, b + 16, end, "nintendo_extension_block_size"),
+             ux = u32(r, b + 20, end, "user_extension_block_size");
+    if (failed(r)) return false;
+    if (hs < 24 || hs % 4 || hs > it->size || nx + ux > it->size - hs)
+        return bad(r, b + 8, "header_size", "header size %llu and extension blocks do not fit the %llu-byte item", hs,
+                   it->size);
+    t->offset = b;
+    t->size = (uint32_t)(it->size - hs - nx - ux);
+    t->pixels = r->data + b + hs;
+    return true;
+}
+
+static bool read_ciimg(rd *r, const item_span *it, niff_ciimg *c)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_CI_IMG, 2, 84, "ci_img_size")) return false;
+    c->offset = b;
+    c->width = u32(r, b + 16, end, "width");
+    c->height = u32(r, b + 20, end, "height");
+    c->depth = u32(r, b + 24, end, "pixel_depth");
+    uint64_t nx = u32(r, b + 76, end, "nintendo_extension_block_size"),
+             ux = u32(r, b + 80, end, "user_extension_block_size");
+    if (failed(r)) return false;
+    if (c->depth != 4 && c->depth != 8)
+        return bad(r, b + 24, "pixel_depth", "pixel depth %llu, expected 4 or %llu", c->depth, 8);
+    if (nx + ux > it->size - 84)
+        return bad(r, b + 76, "nintendo_extension_block_size", "the extension blocks (%llu bytes) exceed the %llu left",
+                   nx + ux, it->size - 84);
+    c->word_count = (uint32_t)((it->size - 84 - nx - ux) / 4);
+    c->words = u32_array(r, b + 84, c->word_count, end, "ci_pixels");
+    return c->words != NULL || c->word_count == 0;
+}
+
+static bool read_palette(rd *r, const item_span *it, niff_palette *p)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_PALETTE, 2, 84, "color_palette_size")) return false;
+    p->offset = b;
+    p->count = u32(r, b + 16, end, "color_num");
+    p->color_type = u32(r, b + 20, end, "color_type");
+    if (failed(r)) return false;
+    if (p->count > (it->size - 84) / 2)
+        return bad(r, b + 16, "color_num", "%llu colours cannot fit the %llu bytes left", p->count, it->size - 84);
+    p->colors = ra_arena_array(r->ar, p->count, sizeof *p->colors);
+    if (!p->colors && p->count) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "colors", "out of memory") == RA_OK;
+    for (uint32_t i = 0; i < p->count; i++) {
+        uint32_t w = u32(r, b + 84 + 4ull * (i / 2), end, "color");
+        p->colors[i] = (uint16_t)(i % 2 ? w & 0xFFFFu : w >> 16);
+    }
+    return !failed(r);
+}
+
+/* A generic list of one item kind: the items' views into *out. */
+#define READ_VIEW_LIST(TYPE, OUT, COUNT, MIN, CALL)                                                                    \
+    do {                                                                                                               \
+        niff_ext ext_;                                                                                                 \
+        uint32_t n_ = 0;                                                                                               \
+        item_span *it_ = list_items(r, off, end, MIN, &n_, &ext_);                                                     \
+        if (!it_) return false;                                                                                        \
+        TYPE *v_ = ra_arena_array(r->ar, n_, sizeof *v_);                                                              \
+        if (!v_ && n_) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, off, "items", "out of memory") == RA_OK;          \
+        for (uint32_t i = 0; i < n_; i++) {                                                                            \
+            TYPE *item = &v_[i];                                                                                       \
+            const item_span *span = &it_[i];                                                                           \
+            if (!(CALL)) return false;                                                                                 \
+        }                                                                                                              \
+        (OUT) = v_;                                                                                                    \
+        (COUNT) = n_;                                                                                                  \
+    } while (0)
+
+/* The view of list `tag` at [off, end), if it has one. */
+static bool read_view(rd *r, niff_file *f, uint32_t tag, uint64_t off, uint64_t end, bool v2)
+{
+    niff_geometry *g = &f->geo;
+    switch (tag) {
+    case NIFF_TAG_SHAPE_LIST:
+        READ_VIEW_LIST(niff_shape, g->shapes, g->shape_count, 40, read_shape(r, span, v2, item));
+        break;
+    case NIFF_TAG_VTX_LIST:
+        READ_VIEW_LIST(niff_vgroup, g->vtx, g->vtx_count, 24, read_vgroup(r, span, NIFF_TAG_VTX_GROUP, 3, 20, item));
+        break;
+    case NIFF_TAG_ST_LIST:
+        READ_VIEW_LIST(niff_vgroup, g->st, g->st_count, 20, read_vgroup(r, span, NIFF_TAG_ST_GROUP, 2, 16, item));
+        break;
+    case NIFF_TAG_COLOR_LIST:
+        return read_two_count(r, off, end, NIFF_TAG_TRI_COLOR_GROUP, NIFF_TAG_VTX_COLOR_GROUP, 4, &g->tri_color,
+                              &g->tri_color_count, &g->vtx_color, &g->vtx_color_count);
+    case NIFF_TAG_VECTOR_LIST:
+        return read_two_count(r, off, end, NIFF_TAG_TRI_NV_GROUP, NIFF_TAG_VTX_NV_GROUP, 3, &g->tri_nv,
+                              &g->tri_nv_count, &g->vtx_nv, &g->vtx_nv_count);
+    case NIFF_TAG_TRI_LIST:
+        READ_VIEW_LIST(niff_trigroup, g->trigroups, g->trigroup_count, 32, read_trigroup(r, span, item));
+        break;
+    case NIFF_TAG_PART_LIST: READ_VIEW_LIST(niff_part, g->parts, g->part_count, 36, read_part(r, span, item)); break;
+    case NIFF_TAG_MAT_LIST: READ_VIEW_LIST(niff_mat, g->mats, g->mat_count, 104, read_mat(r, span, v2, item)); break;
+    case NIFF_TAG_TEX_LIST: READ_VIEW_LIST(niff_tex, g->texs, g->tex_count, 52, read_tex(r, span, v2, item)); break;
+    case NIFF_TAG_TEX_IMG_LIST:
+        READ_VIEW_LIST(niff_teximg, g->teximgs, g->teximg_count, 24, read_teximg(r, span, item));
+        break;
+    case NIFF_TAG_CI_IMG_LIST:
+        READ_VIEW_LIST(niff_ciimg, g->ciimgs, g->ciimg_count, 84, read_ciimg(r, span, item));
+        break;
+    case NIFF_TAG_PALETTE_LIST:
+        READ_VIEW_LIST(niff_palette, g->palettes, g->palette_count, 84, read_palette(r, span, item));
+        break;
+    case NIFF_TAG_CHAIN_ROOT_LIST:
+    case NIFF_TAG_JOINT_LIST:
+    case NIFF_TAG_EFFECTOR_LIST: {
+        uint32_t k = tag == NIFF_TAG_CHAIN_ROOT_LIST ? NIFF_CHAIN_ROOT
+                     : tag == NIFF_TAG_JOINT_LIST    ? NIFF_CHAIN_JOINT
+                                                     : NIFF_CHAIN_EFFECTOR;
+        READ_VIEW_LIST(niff_chain, f->chains[k], f->chain_count[k], 12, read_chain(r, span, k, item));
+        break;
+    }
+    default: break;
+    }
+    return true;
+}
+
+/* NIFF 2 Obj extension: four *_for_fog words, obj_chain_root_link_num, two
+ * external counts, then the chain links. */
+static bool read_obj_chains(rd *r, niff_obj *o, uint64_t ext_off)
+{
+    const niff_blob *x = &o->ext.nintendo;
+    if (x->size < 28) return true;
+    uint32_t n = ra_load_u32be(x->data + 16);
+    if (n > (x->size - 28) / 4)
+        return bad(r, ext_off + 16, "obj_chain_root_link_num", "%llu chain links cannot fit the %llu-byte extension", n,
+                   x->size);
+    o->chain_root.n = n;
+    o->chain_root_offset = ext_off + 28;
+    o->chain_root.v = ra_arena_array(r->ar, n, sizeof *o->chain_root.v);
+    if (!o->chain_root.v && n)
+        return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, ext_off, "obj_chain_root_link", "out of memory") == RA_OK;
+    for (uint32_t k = 0; k < n; k++) o->chain_root.v[k] = ra_load_u32be(x->data + 28 + 4 * k);
+    return true;
+}
+
+/* Every index of the views names an item of its list (0xFFFFFFFF: none, where allowed). */
+static bool check_views(rd *r, const niff_file *f)
+{
+    const niff_geometry *g = &f->geo;
+    static const char *const chain_lists[3] = {"ChainRootList", "JointList", "EffectorList"};
+    for (uint32_t i = 0; i < f->obj_count; i++) {
+        const niff_obj *o = &f->objs[i];
+        if (!index_ok(r, o->shape_link, g->shape_count, o->offset + 64, "obj_shape_link", "ShapeList") ||
+            !index_ok(r, o->mat_link, g->mat_count, o->offset + 68, "obj_mat_link", "MatList"))
+            return false;
+        for (uint32_t k = 0; k < o->chain_root.n; k++)
+            if (o->chain_root.v[k] >= f->chain_count[NIFF_CHAIN_ROOT])
+                return bad(r, o->chain_root_offset + 4ull * k, "obj_chain_root_link",
+                           "chain root %llu, but the ChainRootList has %llu", o->chain_root.v[k],
+                           f->chain_count[NIFF_CHAIN_ROOT]);
+    }
+    for (uint32_t k = 0; k < 3; k++)
+        for (uint32_t i = 0; i < f->chain_count[k]; i++) {
+            const niff_chain *c = &f->chains[k][i];
+            uint64_t b = c->offset, objs = b + (k == NIFF_CHAIN_JOINT ? 64u : k == NIFF_CHAIN_ROOT ? 44u : 40u);
+            uint64_t anim_off = b + (k == NIFF_CHAIN_JOINT ? 52u : 28u);
+            if (!index_ok(r, c->name_index, f->name_count, b + 12, "name_index", "NameList") ||
+                !index_ok(r, c->anim_index, f->group_count, anim_off, "anim_index", "AnimList") ||
+                !index_ok(r, c->joint_index, f->chain_count[NIFF_CHAIN_JOINT], b + (k == NIFF_CHAIN_JOINT ? 44u : 32u),
+                          "joint_index", chain_lists[NIFF_CHAIN_JOINT]) ||
+                !index_ok(r, c->effector_index, f->chain_count[NIFF_CHAIN_EFFECTOR], b + 48, "effector_index",
+                          chain_lists[NIFF_CHAIN_EFFECTOR]))
+                return false;
+            for (uint32_t j = 0; j < c->obj.n; j++)
+                if (c->obj.v[j] >= f->obj_count)
+                    return bad(r, objs + 4ull * j, "obj_index", "object %llu, but the ObjList has %llu", c->obj.v[j],
+                               f->obj_count);
+        }
+    for (uint32_t i = 0; i < g->shape_count; i++) {
+        const niff_shape *sh = &g->shapes[i];
+        uint32_t n = sh->geometry_kind == NIFF_TAG_TRI_GROUP ? g->trigroup_count : UINT32_MAX - 1;
+        if (!index_ok(r, sh->name_index, f->name_count, sh->offset + 12, "shape_name_index", "NameList") ||
+            !index_ok(r, sh->tri_link, n, sh->offset + 20, "shape_tri_link", "TriList") ||
+            !index_ok(r, sh->mat_link, g->mat_count, sh->offset + 24, "shape_mat_link", "MatList"))
+            return false;
+        for (uint32_t k = 0; k < sh->part.n; k++)
+            if (sh->part.v[k] >= g->part_count)
+                return bad(r, sh->offset + 40 + 4ull * k, "shape_part_link", "part %llu, but the PartList has %llu",
+                           sh->part.v[k], g->part_count);
+    }
+    for (uint32_t i = 0; i < g->part_count; i++) {
+        const niff_part *p = &g->parts[i];
+        if (p->mat_index != NIFF_USE_SHAPE_MAT &&
+            !index_ok(r, p->mat_index, g->mat_count, p->offset + 16, "part_mat_index", "MatList"))
+            return false;
+    }
+    const uint32_t ref_n[NIFF_REF_COUNT] = {g->vtx_count,    g->tri_color_count, g->vtx_color_count,
+                                            g->tri_nv_count, g->vtx_nv_count,    g->st_count};
+    static const char *const ref_list[NIFF_REF_COUNT] = {
+        "VtxList (vertex groups)",           "ColorList (triangle colour groups)",
+        "ColorList (vertex colour groups)",  "VectorList (triangle normal groups)",
+        "VectorList (vertex normal groups)", "StList"};
+    for (uint32_t i = 0; i < g->trigroup_count; i++) {
+        const niff_trigroup *t = &g->trigroups[i];
+        for (uint32_t a = 0; a < NIFF_REF_COUNT; a++)
+            if (!index_ok(r, t->ref[a], ref_n[a], t->offset + 32, "group_index", ref_list[a])) return false;
+        if (t->tri_num && t->ref[NIFF_REF_VTX] == NIFF_NONE)
+            return bad(r, t->offset + 32, "group_index", "%llu triangles but no vertex group (of %llu)", t->tri_num,
+                       g->vtx_count);
+        const niff_vgroup *v = t->tri_num ? &g->vtx[t->ref[NIFF_REF_VTX]] : NULL;
+        for (uint32_t k = 0; k < t->tri_num; k++)
+            for (uint32_t c = 0; c < 3; c++)
+                if (t->tris[k].vtx[c] >= v->count)
+                    return bad(r, t->tris[k].offset + 20 + 16ull * c, "vtx_index",
+                               "vertex %llu, but the triangle's vertex group has %llu", t->tris[k].vtx[c], v->count);
+    }
+    for (uint32_t i = 0; i < g->mat_count; i++) {
+        const niff_mat *m = &g->mats[i];
+        if (!index_ok(r, m->name_index, f->name_count, m->offset + 12, "mat_name_index", "NameList")) return false;
+        for (uint32_t k = 0; k < m->tex.n; k++)
+            if (!index_ok(r, m->tex.v[k], g->tex_count, m->offset + 104 + 4ull * k, "tex_index", "TexList"))
+                return false;
+    }
+    for (uint32_t i = 0; i < g->tex_count; i++) {
+        const niff_tex *t = &g->texs[i];
+        if (!index_ok(r, t->name_index, f->name_count, t->offset + 16, "tex_name_index", "NameList")) return false;
+        if (t->use_palette) {
+            if (t->img_index >= g->ciimg_count)
+                return bad(r, t->area + 24, "tex_img_index", "colour-indexed image %llu, but the CiImgList has %llu",
+                           t->img_index, g->ciimg_count);
+            if (t->palette_index >= g->palette_count)
+                return bad(r, t->offset, "color_palette_index", "palette %llu, but the ColorPaletteList has %llu",
+                           t->palette_index, g->palette_count);
+            continue;
+        }
+        if (t->img_w == 0 || t->img_h == 0 || t->img_w > 4096 || t->img_h > 4096)
+            return bad(r, t->area, "img_w", "image size %llux%llu: each side must be in [1, 4096]", t->img_w, t->img_h);
+        if (t->img_index >= g->teximg_count)
+            return bad(r, t->area + 24, "tex_img_index", "image %llu, but the TexImgList has %llu", t->img_index,
+                       g->teximg_count);
+        const niff_teximg *im = &g->teximgs[t->img_index];
+        if (im->size < 4ull * t->img_w * t->img_h)
+            return bad(r, im->offset + 12, "tex_img_size", "%llu bytes of pixels, the Tex needs %llu (RGBA8)", im->size,
+                       4ull * t->img_w * t->img_h);
+    }
+    for (uint32_t i = 0; i < g->ciimg_count; i++) {
+        const niff_ciimg *c = &g->ciimgs[i];
+        uint64_t px = (uint64_t)c->width * c->height, per = c->depth == 4 ? 8 : 4;
+        if (c->width == 0 || c->height == 0 || c->width > 4096 || c->height > 4096)
+            return bad(r, c->offset + 16, "width", "image size %llux%llu: each side must be in [1, 4096]", c->width,
+                       c->height);
+        if (c->word_count < (px + per - 1) / per)
+            return bad(r, c->offset + 8, "ci_img_size", "%llu words of indices, the image needs %llu", c->word_count,
+                       (px + per - 1) / per);
+    }
+    return true;
+}
+
 static const char netimmerse[] = "NetImmerse File Format", gamebryo[] = "Gamebryo File Format";
 
 ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file *f, ra_error *err)
@@ -553,7 +1117,7 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
                 return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "objs", "out of memory");
             f->obj_count = n;
             for (uint32_t i = 0; i < n; i++)
-                if (!read_obj(&r, &it[i], &f->objs[i])) return err->code;
+                if (!read_obj(&r, &it[i], v2, &f->objs[i])) return err->code;
             break;
         case NIFF_TAG_CAM_LIST:
             if (!(it = list_items(&r, off, end, 12, &n, &l->ext))) return err->code;
@@ -581,7 +1145,7 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
             break;
         default:
             l->parsed = false;
-            if (!blob(&r, off, lsize, end, &l->raw, "list")) return err->code;
+            if (!blob(&r, off, lsize, end, &l->raw, "list") || !read_view(&r, f, ltag, off, end, v2)) return err->code;
             break;
         }
         off = end;
@@ -592,7 +1156,7 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
                            "the header gives the %s list %u bytes, but the file has no such list", header_list_names[i],
                            hsize[i]);
     if (!seen[0]) return ra_fail(err, RA_ERR_BAD_VALUE, FMT, hs, "list tag", "the file has no SceneList");
-    if (!check_links(&r, f)) return err->code;
+    if (!check_links(&r, f) || !check_views(&r, f)) return err->code;
     return RA_OK;
 }
 

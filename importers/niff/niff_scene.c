@@ -28,6 +28,9 @@
 /* deepest recursion of the world evaluation: tree depth plus billboard
  * and camera aims (each level is two small frames) */
 #define NIFF_MAX_AIM_DEPTH 1024
+/* A frame this close (relative to itself) past a loop's seam still shows the
+ * end: the keys put the jump four float32 steps after the seam (below). */
+#define NIFF_SEAM_SNAP 1e-6
 
 enum {
     G_IDENTITY,
@@ -136,14 +139,17 @@ static bool is_trs_tag(uint32_t tag)
            tag == NIFF_TAG_ANIM_KEY;
 }
 
-/* The frame inside the group's loop. */
+/* The frame inside the group's loop.  At a whole number of periods the
+ * final value shows (f = P plays frame P, not frame 0): Nintendo's previewer
+ * restarts a loop only once time is past its end (docs/formats/niff.md §6). */
 static double loop_frame(const gplay *gp, double f)
 {
     if (!(f > 0)) return 0;
     double p = gp->period;
     if (!(p > 0)) return f;
-    if (gp->loop == 0) return fmod(f, p);
-    return f < p * gp->loop ? fmod(f, p) : p;
+    if (gp->loop != 0 && !(f < p * gp->loop)) return p;
+    double r = fmod(f, p);
+    return r > f * NIFF_SEAM_SNAP ? r : p; /* at the seam within rounding: the end */
 }
 
 /* Channel key search: the last key with key <= f (-1 before the first). */
@@ -513,8 +519,19 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
     bool ok = true;
     for (double c = 0; c < cycles && ok; c++) {
         double off = c * gp->period;
-        for (size_t i = 0; i < one.n && ok; i++)
-            if (off + one.v[i] <= dur) ok = ra_breaks_push(out, (off + one.v[i]) / fps);
+        for (size_t i = 0; i < one.n && ok; i++) {
+            if (off + one.v[i] > dur) continue;
+            double t = (off + one.v[i]) / fps;
+            if (c > 0 && i == 0) {
+                /* a seam: the end shows at t and until four float32 steps past it, so that players reading
+                 * float32 (or float32 milliseconds) key times at t see the end, not the jump after it */
+                float tf = (float)t;
+                for (int k = 0; k < 4; k++) tf = nextafterf(tf, INFINITY);
+                ok = ra_breaks_push(out, t);
+                t = tf;
+            }
+            if (ok) ok = ra_breaks_push(out, t);
+        }
     }
     if (ok && gp->period > 0) ok = ra_breaks_push(out, dur / fps); /* a loop cut by the end of the scene */
     ra_free(one.v);
@@ -706,52 +723,115 @@ static const char *name_text(const niff_file *f, uint32_t idx)
     return idx < f->name_count ? f->names[idx].text : NULL;
 }
 
-/* Object and camera node names (RULES.md "Scene nodes"), unique in ObjList
- * then CamList order, and after them the root's: `root`, which they avoid. */
+/* Placeable items: the objects (ObjList order), then the IK chain roots,
+ * joints and effectors (docs/formats/niff.md §3 "IK chains"). */
+static uint32_t item_count(const niff_file *f)
+{
+    return f->obj_count + f->chain_count[0] + f->chain_count[1] + f->chain_count[2];
+}
+
+/* The chain element of item i (NULL for an object). */
+static const niff_chain *item_chain(const niff_file *f, uint32_t i)
+{
+    if (i < f->obj_count) return NULL;
+    i -= f->obj_count;
+    for (uint32_t k = 0; k < 3; k++) {
+        if (i < f->chain_count[k]) return &f->chains[k][i];
+        i -= f->chain_count[k];
+    }
+    return NULL;
+}
+
+/* The item number of chain element `index` of kind k. */
+static uint32_t chain_item(const niff_file *f, uint32_t k, uint32_t index)
+{
+    uint32_t i = f->obj_count;
+    for (uint32_t j = 0; j < k; j++) i += f->chain_count[j];
+    return i + index;
+}
+
+/* Item, then camera node names (RULES.md "Scene nodes"), unique in that
+ * order, and after them the root's: `root`, which they avoid. */
 static const char **node_names(ra_arena *ar, const niff_file *f, const char *root)
 {
-    size_t n = (size_t)f->obj_count + f->cam_count;
+    static const char *const kinds[3] = {"chain_root", "joint", "effector"};
+    uint32_t items = item_count(f);
+    size_t n = (size_t)items + f->cam_count;
     const char **names = root ? ra_arena_array(ar, n + 1, sizeof *names) : NULL;
     if (!names) return NULL;
     names[n] = root;
-    for (uint32_t i = 0; i < f->obj_count; i++) {
-        const char *t = name_text(f, f->objs[i].name_index);
-        names[i] = t && *t ? t : ra_arena_printf(ar, "obj%u", i);
+    for (uint32_t i = 0; i < items; i++) {
+        const niff_chain *c = item_chain(f, i);
+        const char *t = name_text(f, c ? c->name_index : f->objs[i].name_index);
+        if (t && *t) names[i] = t;
+        else if (c) names[i] = ra_arena_printf(ar, "%s%u", kinds[c->kind], (unsigned)(c - f->chains[c->kind]));
+        else names[i] = ra_arena_printf(ar, "obj%u", i);
         if (!names[i]) return NULL;
     }
     for (uint32_t i = 0; i < f->cam_count; i++) {
         const char *t = name_text(f, f->cams[i].name_index);
-        names[f->obj_count + i] = t && *t ? t : ra_arena_printf(ar, "cam%u", i);
-        if (!names[f->obj_count + i]) return NULL;
+        names[items + i] = t && *t ? t : ra_arena_printf(ar, "cam%u", i);
+        if (!names[items + i]) return NULL;
     }
     return ra_names_make_unique(ar, names, n, &root, 1) ? names : NULL;
 }
 
 typedef struct frame {
-    uint32_t obj, next; /* next link to follow */
+    uint32_t item, next; /* next link to follow */
     int32_t node;
 } frame;
 
-/* The object's links in the order they are followed: children, then LODs. */
-static uint32_t link_count(const niff_obj *o) { return o->state == NIFF_OBJ_CLEAR ? 0 : o->child.n + o->lod_num; }
-static uint32_t link_at(const niff_obj *o, uint32_t k, uint64_t *off)
+/* An item's links in the order they are followed: an object's children, LOD
+ * objects and chain roots; a chain element's objects, then its next joint
+ * and its effector. */
+static uint32_t link_count(const niff_file *f, uint32_t i)
 {
+    const niff_chain *c = item_chain(f, i);
+    if (c) return c->obj.n + (c->joint_index != NIFF_NONE) + (c->effector_index != NIFF_NONE);
+    const niff_obj *o = &f->objs[i];
+    return o->state == NIFF_OBJ_CLEAR ? 0 : o->child.n + o->lod_num + o->chain_root.n;
+}
+
+/* Link k of item i as an item number, its field and the field's offset. */
+static uint32_t link_at(const niff_file *f, uint32_t i, uint32_t k, uint64_t *off, const char **field)
+{
+    const niff_chain *c = item_chain(f, i);
+    if (c) {
+        *off = c->offset;
+        if (k < c->obj.n) {
+            *field = "obj_index";
+            *off += (c->kind == NIFF_CHAIN_JOINT ? 64u : c->kind == NIFF_CHAIN_ROOT ? 44u : 40u) + 4ull * k;
+            return c->obj.v[k];
+        }
+        if (k == c->obj.n && c->joint_index != NIFF_NONE) {
+            *field = "joint_index";
+            *off += c->kind == NIFF_CHAIN_JOINT ? 44u : 32u;
+            return chain_item(f, NIFF_CHAIN_JOINT, c->joint_index);
+        }
+        *field = "effector_index";
+        *off += 48;
+        return chain_item(f, NIFF_CHAIN_EFFECTOR, c->effector_index);
+    }
+    const niff_obj *o = &f->objs[i];
     if (k < o->child.n) {
+        *field = "obj_child_link";
         *off = o->offset + 88 + 8ull * o->lod_num + 4ull * k;
         return o->child.v[k];
     }
-    *off = o->offset + 88 + 4ull * o->lod_num + 4ull * (k - o->child.n);
-    return o->lod_link[k - o->child.n];
+    k -= o->child.n;
+    if (k < o->lod_num) {
+        *field = "obj_lod_link";
+        *off = o->offset + 88 + 4ull * o->lod_num + 4ull * k;
+        return o->lod_link[k];
+    }
+    *field = "obj_chain_root_link";
+    *off = o->chain_root_offset + 4ull * (k - o->lod_num);
+    return chain_item(f, NIFF_CHAIN_ROOT, o->chain_root.v[k - o->lod_num]);
 }
 
-static const char *k_link_field(const niff_obj *o, uint32_t k)
-{
-    return k < o->child.n ? "obj_child_link" : "obj_lod_link";
-}
-
-/* Places `root` and its subtree under the scene root, depth first. */
+/* Places item `root` and its subtree under the scene root, depth first. */
 static ra_status place_tree(ra_document *doc, nstate *st, const char **names, uint32_t root, frame *stack,
-                            uint8_t *on_path, size_t *dup_links, int max_depth, ra_error *err)
+                            uint8_t *on_path, size_t *dup_links, size_t *dup_chain, int max_depth, ra_error *err)
 {
     const niff_file *f = st->f;
     ra_scene *s = &doc->scene;
@@ -764,24 +844,25 @@ static ra_status place_tree(ra_document *doc, nstate *st, const char **names, ui
     on_path[root] = 1;
     while (top) {
         frame *fr = &stack[top - 1];
-        const niff_obj *o = &f->objs[fr->obj];
-        if (fr->next >= link_count(o)) {
-            on_path[fr->obj] = 0;
+        if (fr->next >= link_count(f, fr->item)) {
+            on_path[fr->item] = 0;
             top--;
             continue;
         }
         uint64_t off = 0;
-        uint32_t c = link_at(o, fr->next++, &off);
-        if (on_path[c])
-            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, off, k_link_field(o, fr->next - 1),
-                           "object %u links to its own ancestor %u (a cycle)", fr->obj, c);
+        const char *field = "";
+        uint32_t c = link_at(f, fr->item, fr->next++, &off, &field);
+        bool chain = c >= f->obj_count;
+        if (on_path[c] && !chain)
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, off, field, "object %u links to its own ancestor %u (a cycle)",
+                           fr->item, c);
         if (st->obj_node[c] >= 0) {
-            (*dup_links)++;
+            (*(chain ? dup_chain : dup_links))++;
             continue;
         }
         if ((int)top >= max_depth)
-            return ra_fail(err, RA_ERR_LIMIT, FMT, off, k_link_field(o, fr->next - 1),
-                           "the object tree is deeper than max_depth=%d", max_depth);
+            return ra_fail(err, RA_ERR_LIMIT, FMT, off, field, "the object tree is deeper than max_depth=%d",
+                           max_depth);
         node = ra_scene_add_node(s, names[c], fr->node, &id);
         if (node < 0) return ra_fail_nomem(err, FMT);
         st->obj_node[c] = node;
@@ -790,6 +871,8 @@ static ra_status place_tree(ra_document *doc, nstate *st, const char **names, ui
     }
     return RA_OK;
 }
+
+static bool set_group_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, uint32_t gi, const char *const *names);
 
 static bool set_obj_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, uint32_t i, const char *const *names)
 {
@@ -801,10 +884,31 @@ static bool set_obj_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, uin
     if (ok && o->have_link_billboard) ok = ra_meta_set_bool(ar, md, "niff.have_link_billboard", true);
     if (ok && o->shape_link != NIFF_NONE) ok = ra_meta_set_int(ar, md, "niff.shape_link", o->shape_link);
     if (!ok || o->anim_link == NIFF_NONE || o->state == NIFF_OBJ_CLEAR) return ok;
-    const niff_group *g = &f->groups[o->anim_link];
+    return set_group_meta(ar, md, f, o->anim_link, names);
+}
+
+/* A chain element's fields, and those of its group. */
+static bool set_chain_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, const niff_chain *c,
+                           const char *const *names)
+{
+    static const char *const kinds[3] = {"chain_root", "joint", "effector"};
+    bool ok = ra_meta_set_string(ar, md, "niff.chain_kind", kinds[c->kind]) &&
+              ra_meta_set_int(ar, md, "niff.chain_index", c - f->chains[c->kind]);
+    if (ok && c->kind == NIFF_CHAIN_JOINT)
+        ok = ra_meta_set_int(ar, md, "niff.joint_type", c->type) &&
+             ra_meta_set_double(ar, md, "niff.joint_length", c->length);
+    if (!ok || c->anim_index == NIFF_NONE) return ok;
+    return set_group_meta(ar, md, f, c->anim_index, names);
+}
+
+/* The fields of AnimGroup gi on the node that plays it. */
+static bool set_group_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, uint32_t gi, const char *const *names)
+{
+    bool ok = true;
+    const niff_group *g = &f->groups[gi];
     static const char *const kinds[5] = {"STATIC", "?", "FULL", "KEY", "BILLBOARD_OBJ"};
     int ro = rot_order_index(g->rot_order);
-    ok = ra_meta_set_int(ar, md, "niff.anim_group", o->anim_link) &&
+    ok = ra_meta_set_int(ar, md, "niff.anim_group", gi) &&
          ra_meta_set_string(ar, md, "niff.anim_type", g->type < 5 && g->type != 1 ? kinds[g->type] : "unknown") &&
          ra_meta_set_int(ar, md, "niff.frame_rate", g->frame_rate) &&
          ra_meta_set_int(ar, md, "niff.anim_loop", g->loop) &&
@@ -971,42 +1075,45 @@ typedef struct niff_build {
     const char **names; /* objects, then cameras, then RootNode */
     size_t nodes;
     int max_depth;
-    size_t dup_links, unreached;
+    size_t dup_links, unreached, dup_chain, chain_unreached;
+    uint32_t items;         /* objects and chain elements */
     double dur;             /* frames */
     ra_mat4 *world, *local; /* scratch: one pose of every node */
     uint8_t *wstate;
 } niff_build;
 
-/* RootNode, the SceneList's trees, the objects not reached from it, then the cameras. */
+/* RootNode, the SceneList's trees (with the IK chains their objects link),
+ * the objects not reached from it, chain elements no object links, then the
+ * cameras. */
 static ra_status niff_nodes(niff_build *b, ra_error *err)
 {
     const niff_file *f = b->f;
     nstate *st = b->st;
-    b->nodes = st->node_count = 1 + (size_t)f->obj_count + f->cam_count;
+    uint32_t items = b->items = item_count(f);
+    b->nodes = st->node_count = 1 + (size_t)items + f->cam_count;
     b->names = node_names(b->ar, f, "RootNode");
-    st->obj_node = ra_arena_array(b->ar, f->obj_count, sizeof *st->obj_node);
+    st->obj_node = ra_arena_array(b->ar, items, sizeof *st->obj_node);
     if (!b->names || !st->obj_node) return ra_fail_nomem(err, FMT);
-    for (uint32_t i = 0; i < f->obj_count; i++) st->obj_node[i] = -1;
+    for (uint32_t i = 0; i < items; i++) st->obj_node[i] = -1;
     ra_mat4 id = ra_m4_identity();
     if (ra_scene_add_node(b->s, b->names[b->nodes - 1], -1, &id) < 0) return ra_fail_nomem(err, FMT);
-    size_t depth_cap =
-        (size_t)b->max_depth + 1 < (size_t)f->obj_count + 1 ? (size_t)b->max_depth + 1 : (size_t)f->obj_count + 1;
+    size_t depth_cap = (size_t)b->max_depth + 1 < (size_t)items + 1 ? (size_t)b->max_depth + 1 : (size_t)items + 1;
     frame *stack = ra_malloc(depth_cap * sizeof *stack);
-    uint8_t *on_path = ra_calloc(f->obj_count ? f->obj_count : 1, 1);
+    uint8_t *on_path = ra_calloc(items ? items : 1, 1);
     ra_status rs = stack && on_path ? RA_OK : ra_fail_nomem(err, FMT);
-    for (uint32_t k = 0; rs == RA_OK && k < f->scene.obj.n + f->obj_count; k++) {
+    for (uint32_t k = 0; rs == RA_OK && k < f->scene.obj.n + items; k++) {
         uint32_t o = k < f->scene.obj.n ? f->scene.obj.v[k] : k - f->scene.obj.n;
         if (st->obj_node[o] >= 0) {
             if (k < f->scene.obj.n) b->dup_links++;
             continue;
         }
-        if (k >= f->scene.obj.n) b->unreached++;
-        rs = place_tree(b->doc, st, b->names, o, stack, on_path, &b->dup_links, b->max_depth, err);
+        if (k >= f->scene.obj.n) (*(o < f->obj_count ? &b->unreached : &b->chain_unreached))++;
+        rs = place_tree(b->doc, st, b->names, o, stack, on_path, &b->dup_links, &b->dup_chain, b->max_depth, err);
     }
     ra_free(stack);
     ra_free(on_path);
     for (uint32_t c = 0; rs == RA_OK && c < f->cam_count; c++)
-        if (ra_scene_add_node(b->s, b->names[f->obj_count + c], 0, &id) < 0) rs = ra_fail_nomem(err, FMT);
+        if (ra_scene_add_node(b->s, b->names[items + c], 0, &id) < 0) rs = ra_fail_nomem(err, FMT);
     return rs;
 }
 
@@ -1028,12 +1135,14 @@ static ra_status niff_playback_links(niff_build *b, ra_error *err)
         st->node_cam[n] = st->bb_look[n] = st->bb_up[n] = -1;
         st->parent[n] = b->s->nodes[n].parent;
     }
-    for (uint32_t c = 0; c < f->cam_count; c++) st->node_cam[1 + f->obj_count + c] = (int32_t)c;
-    for (uint32_t i = 0; i < f->obj_count; i++) {
-        const niff_obj *o = &f->objs[i];
+    for (uint32_t c = 0; c < f->cam_count; c++) st->node_cam[1 + b->items + c] = (int32_t)c;
+    for (uint32_t i = 0; i < b->items; i++) {
+        const niff_chain *ch = item_chain(f, i);
+        const niff_obj *o = ch ? NULL : &f->objs[i];
         int32_t n = st->obj_node[i];
-        if (o->anim_link == NIFF_NONE || o->state == NIFF_OBJ_CLEAR) continue;
-        const gplay *gp = &st->gp[o->anim_link];
+        uint32_t gi = ch ? ch->anim_index : o->state == NIFF_OBJ_CLEAR ? NIFF_NONE : o->anim_link;
+        if (gi == NIFF_NONE) continue;
+        const gplay *gp = &st->gp[gi];
         if (gp->kind == G_IDENTITY) continue;
         st->node_gp[n] = gp;
         if (gp->kind == G_BILLBOARD) {
@@ -1096,8 +1205,11 @@ static ra_status niff_metadata(niff_build *b, ra_error *err)
 {
     const niff_file *f = b->f;
     bool ok = true;
-    for (uint32_t i = 0; i < f->obj_count && ok; i++)
-        ok = set_obj_meta(b->ar, &b->s->nodes[b->st->obj_node[i]].meta, f, i, b->names);
+    for (uint32_t i = 0; i < b->items && ok; i++) {
+        ra_meta_list *md = &b->s->nodes[b->st->obj_node[i]].meta;
+        const niff_chain *c = item_chain(f, i);
+        ok = c ? set_chain_meta(b->ar, md, f, c, b->names) : set_obj_meta(b->ar, md, f, i, b->names);
+    }
     if (!ok) return ra_fail_nomem(err, FMT);
     ra_status rs =
         ra_scene_standard_meta(b->doc, b->st->fps, "NIFF's own frame: right-handed, Y up, Z toward the viewer", err);
@@ -1115,10 +1227,10 @@ static bool niff_camera(niff_build *b, uint32_t c)
 {
     ra_scene *s = b->s;
     const niff_cam *cam = &b->f->cams[c];
-    uint32_t node = 1 + b->f->obj_count + c;
+    uint32_t node = 1 + b->items + c;
     ra_camera *rc = &s->cameras[s->camera_count++];
     s->non_skeleton[s->non_skeleton_count++] = node;
-    rc->name = b->names[b->f->obj_count + c];
+    rc->name = b->names[b->items + c];
     rc->node = node;
     double aspect = cam->aspect;
     if (!(aspect > 0) || !isfinite(aspect)) {
@@ -1209,6 +1321,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     if (rs == RA_OK) rs = niff_rest_pose(&b, err);
     if (rs == RA_OK) rs = niff_metadata(&b, err);
     if (rs == RA_OK) rs = niff_cameras(&b, err);
+    if (rs == RA_OK) rs = niff_build_geometry(doc, b.f, st->obj_node, err);
     if (rs == RA_OK && b.dur > 0)
         rs = bake_animation(doc, st, b.dur, b.start.max_key_angle, b.world, b.local, b.wstate, err);
     ra_free(b.world);
@@ -1219,6 +1332,9 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
                       b.dup_links);
     if (b.unreached)
         ra_scene_warn(b.s, "%zu object tree(s) not reached from the SceneList are placed under the root", b.unreached);
+    if (b.dup_chain) ra_scene_warn(b.s, "%zu link(s) to an IK chain element placed already are ignored", b.dup_chain);
+    if (b.chain_unreached)
+        ra_scene_warn(b.s, "%zu IK chain element(s) that no object links are placed under the root", b.chain_unreached);
     return RA_OK;
 }
 

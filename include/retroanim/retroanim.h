@@ -38,7 +38,7 @@ extern "C" {
 #endif
 
 #define RETROANIM_VERSION_MAJOR 0
-#define RETROANIM_VERSION_MINOR 2
+#define RETROANIM_VERSION_MINOR 3
 #define RETROANIM_VERSION_PATCH 0
 #define RETROANIM_VERSION (RETROANIM_VERSION_MAJOR * 1000000 + RETROANIM_VERSION_MINOR * 1000 + RETROANIM_VERSION_PATCH)
 /* The library's version as RETROANIM_VERSION computes it, and as "0.2.0". */
@@ -198,6 +198,63 @@ typedef struct ra_skin {
     size_t joint_count;
 } ra_skin;
 
+/* ---- geometry ------------------------------------------------------------------------
+ * Meshes are triangle lists with one material each (a model made of several
+ * materials is several meshes on one node).  Every attribute is per vertex;
+ * a mesh moves with its node: positions and normals are in that node's
+ * space.  A skinned mesh (skin >= 0) instead holds its vertices in the scene
+ * root's space at rest, and each vertex follows up to four of the skin's
+ * joints by weight (a joint's rest world transform maps to its inverse bind
+ * matrix). */
+typedef enum ra_wrap {
+    RA_WRAP_REPEAT = 0,
+    RA_WRAP_CLAMP = 1,
+    RA_WRAP_MIRROR = 2
+} ra_wrap;
+
+typedef struct ra_texture {
+    const char *name; /* unique, non-empty */
+    uint32_t width, height;
+    const uint8_t *rgba; /* width * height * 4 bytes, 8-bit RGBA, rows from the TOP */
+    ra_wrap wrap_s, wrap_t;
+    bool nearest;              /* point sampling (else linear) */
+    const char *source_format; /* the game's pixel format ("RGBA16", "CI4", ...), or NULL */
+} ra_texture;
+
+typedef enum ra_alpha_mode {
+    RA_ALPHA_OPAQUE = 0,
+    RA_ALPHA_MASK = 1, /* alpha below alpha_cutoff is cut out, the rest is opaque */
+    RA_ALPHA_BLEND = 2
+} ra_alpha_mode;
+
+typedef struct ra_material {
+    const char *name;     /* unique, non-empty */
+    double base_color[4]; /* RGBA factor (multiplies texture and vertex colours) */
+    int32_t texture;      /* index into ra_scene.textures (base colour), or -1 */
+    ra_alpha_mode alpha_mode;
+    double alpha_cutoff; /* RA_ALPHA_MASK */
+    bool double_sided;
+    bool unlit; /* shown without lighting */
+    ra_meta_list meta;
+} ra_material;
+
+typedef struct ra_mesh {
+    const char *name; /* unique, non-empty */
+    uint32_t node;    /* the node it moves with (skinned: the node it hangs on) */
+    int32_t material; /* index into ra_scene.materials, or -1 */
+    uint32_t vertex_count;
+    const float *positions;  /* 3 per vertex */
+    const float *normals;    /* 3 per vertex (unit), or NULL */
+    const float *colors;     /* 4 per vertex, RGBA in [0, 1], or NULL */
+    const float *uvs;        /* 2 per vertex, or NULL: u right, v DOWN from the image's top (glTF's convention) */
+    const uint32_t *indices; /* 3 per triangle; counter-clockwise seen from the front */
+    size_t triangle_count;
+    int32_t skin;           /* index into ra_scene.skins, or -1 */
+    const uint16_t *joints; /* skinned: 4 per vertex, positions in the skin's joints[] */
+    const float *weights;   /* skinned: 4 per vertex, summing to 1 */
+    ra_meta_list meta;
+} ra_mesh;
+
 typedef struct ra_warning {
     const char *msg;
     uint32_t count; /* repeats of the same message */
@@ -220,6 +277,12 @@ typedef struct ra_scene {
     /* indices of nodes that the skeleton mesh must leave out (cameras) */
     uint32_t *non_skeleton;
     size_t non_skeleton_count;
+    ra_mesh *meshes;
+    size_t mesh_count;
+    ra_material *materials;
+    size_t material_count;
+    ra_texture *textures;
+    size_t texture_count;
 } ra_scene;
 
 /* The entry of m with this key, or NULL. */

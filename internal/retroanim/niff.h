@@ -34,7 +34,44 @@ enum {
     NIFF_TAG_CAM_LIST = 0x000e0000,
     NIFF_TAG_CAM = 0x000e0100,
     NIFF_TAG_NAME_LIST = 0x00110000,
-    NIFF_TAG_NAME = 0x00110100
+    NIFF_TAG_NAME = 0x00110100,
+    /* geometry (docs/formats/niff.md §9) */
+    NIFF_TAG_SHAPE_LIST = 0x00030000,
+    NIFF_TAG_SHAPE = 0x00030100,
+    NIFF_TAG_VTX_LIST = 0x00040000,
+    NIFF_TAG_VTX_GROUP = 0x00040100,
+    NIFF_TAG_COLOR_LIST = 0x00050000,
+    NIFF_TAG_TRI_COLOR_GROUP = 0x00050100,
+    NIFF_TAG_VTX_COLOR_GROUP = 0x00050200,
+    NIFF_TAG_VECTOR_LIST = 0x00060000,
+    NIFF_TAG_TRI_NV_GROUP = 0x00060100,
+    NIFF_TAG_VTX_NV_GROUP = 0x00060200,
+    NIFF_TAG_ST_LIST = 0x00070000,
+    NIFF_TAG_ST_GROUP = 0x00070100,
+    NIFF_TAG_TRI_LIST = 0x00080000,
+    NIFF_TAG_TRI_GROUP = 0x00080100,
+    NIFF_TAG_TRI = 0x00080101,
+    NIFF_TAG_PART_LIST = 0x00090000,
+    NIFF_TAG_PART = 0x00090100,
+    NIFF_TAG_MAT_LIST = 0x000a0000,
+    NIFF_TAG_MAT = 0x000a0100,
+    NIFF_TAG_TEX_LIST = 0x000b0000,
+    NIFF_TAG_TEX = 0x000b0100,
+    NIFF_TAG_TEX_IMG_LIST = 0x00120000,
+    NIFF_TAG_TEX_IMG = 0x00120100,
+    NIFF_TAG_CI_IMG_LIST = 0x00200000,
+    NIFF_TAG_CI_IMG = 0x00200100,
+    NIFF_TAG_PALETTE_LIST = 0x00210000,
+    NIFF_TAG_PALETTE = 0x00210100,
+    NIFF_TAG_ENVELOPE = 0x00220100,
+    NIFF_TAG_CLUSTER_SHAPE = 0x00280100,
+    /* IK chains (§3) */
+    NIFF_TAG_CHAIN_ROOT_LIST = 0x00240000,
+    NIFF_TAG_CHAIN_ROOT = 0x00240100,
+    NIFF_TAG_JOINT_LIST = 0x00250000,
+    NIFF_TAG_JOINT = 0x00250100,
+    NIFF_TAG_EFFECTOR_LIST = 0x00260000,
+    NIFF_TAG_EFFECTOR = 0x00260100
 };
 
 enum {
@@ -93,6 +130,11 @@ typedef struct niff_obj {
     niff_links child;
     niff_ext ext;
     uint64_t offset; /* of the item in the file (for messages); 0 when built */
+    /* NIFF 2: obj_chain_root_link[] from the Nintendo extension (read only:
+     * the extension is written back as stored), and the file offset of its
+     * first entry */
+    niff_links chain_root;
+    uint64_t chain_root_offset;
 } niff_obj;
 
 typedef struct niff_cam {
@@ -178,6 +220,132 @@ typedef struct niff_list {
     uint64_t offset;
 } niff_list;
 
+/* ---- read-only views of lists kept as bytes ---------------------------------
+ * The geometry and IK lists are written back exactly as read (niff_list.raw);
+ * the reader also decodes them into the views below, every index checked
+ * against the list it names.  Offsets are file offsets (for messages). */
+
+/* ChainRoot, Joint or Effector (docs/formats/niff.md §3 "IK chains"). */
+enum {
+    NIFF_CHAIN_ROOT,
+    NIFF_CHAIN_JOINT,
+    NIFF_CHAIN_EFFECTOR
+};
+typedef struct niff_chain {
+    uint32_t kind, name_index, type;
+    uint32_t anim_index;                  /* AnimGroup or NIFF_NONE */
+    uint32_t joint_index, effector_index; /* the next Joint / the Effector, or NIFF_NONE */
+    float length, resplane[3];            /* Joint */
+    niff_links obj;                       /* obj_index[] */
+    uint64_t offset;
+} niff_chain;
+
+/* A group of records: VtxGroup (xyz), StGroup (st), Tri/VtxColorGroup
+ * (rgba), Tri/VtxNvGroup (xyz). */
+typedef struct niff_vgroup {
+    uint32_t count, comps;
+    float *v; /* count * comps */
+    uint64_t offset;
+} niff_vgroup;
+
+/* The TriGroup's six Reference areas, in stored order. */
+enum {
+    NIFF_REF_VTX,
+    NIFF_REF_TRI_COLOR,
+    NIFF_REF_VTX_COLOR,
+    NIFF_REF_TRI_NV,
+    NIFF_REF_VTX_NV,
+    NIFF_REF_ST,
+    NIFF_REF_COUNT
+};
+typedef struct niff_tri {
+    uint32_t tri_nv, tri_color;
+    uint32_t vtx[3], st[3], vtx_nv[3], vtx_color[3];
+    uint64_t offset;
+} niff_tri;
+typedef struct niff_trigroup {
+    uint32_t name_index, anim_type, frame_num;
+    uint32_t ref[NIFF_REF_COUNT]; /* the rest group of each area (frame 0 / first key) */
+    bool animated;                /* some area changes group over time */
+    niff_tri *tris;
+    uint32_t tri_num;
+    uint64_t offset;
+} niff_trigroup;
+
+typedef struct niff_shape {
+    uint32_t name_index, type, tri_link, mat_link;
+    uint32_t geometry_kind; /* NIFF_TAG_TRI_GROUP, NIFF_TAG_ENVELOPE or NIFF_TAG_CLUSTER_SHAPE */
+    niff_links part;
+    uint64_t offset;
+} niff_shape;
+
+typedef struct niff_part {
+    uint32_t name_index, mat_index, tri_group_index;
+    niff_links tri;
+    uint64_t offset;
+} niff_part;
+#define NIFF_USE_SHAPE_MAT 0x80000000u
+
+typedef struct niff_mat {
+    uint32_t name_index, type, shade, color_type[2], alpha_type[2];
+    float prim[4];
+    niff_links tex;   /* tex_index[tex_num] */
+    bool has_diffuse; /* NIFF 2 extension: ambient, emission, diffuse */
+    float diffuse[4];
+    uint64_t offset;
+} niff_mat;
+
+typedef struct niff_tex {
+    uint32_t name_index, type, wrap_s, wrap_t, anim;
+    uint32_t img_w, img_h, img_index; /* the still image (animated: the first) */
+    bool use_palette;                 /* NIFF 2: img_index names a CiImg */
+    uint32_t palette_index, tlut_bank;
+    bool has_filter;
+    uint32_t filter;
+    uint64_t offset, area; /* of the Tex and of its TexDataArea */
+} niff_tex;
+
+typedef struct niff_teximg {
+    const uint8_t *pixels; /* RGBA8, rows from the bottom-left (into the list's bytes) */
+    uint32_t size;
+    uint64_t offset;
+} niff_teximg;
+
+typedef struct niff_ciimg {
+    uint32_t width, height, depth;
+    uint32_t *words; /* packed indices */
+    uint32_t word_count;
+    uint64_t offset;
+} niff_ciimg;
+
+typedef struct niff_palette {
+    uint32_t count, color_type; /* RGBA16 0, IA16 1 */
+    uint16_t *colors;
+    uint64_t offset;
+} niff_palette;
+
+typedef struct niff_geometry {
+    niff_shape *shapes;
+    uint32_t shape_count;
+    niff_vgroup *vtx, *st, *tri_color, *vtx_color, *tri_nv, *vtx_nv;
+    uint32_t vtx_count, st_count, tri_color_count, vtx_color_count, tri_nv_count, vtx_nv_count;
+    niff_trigroup *trigroups;
+    uint32_t trigroup_count;
+    niff_part *parts;
+    uint32_t part_count;
+    niff_mat *mats;
+    uint32_t mat_count;
+    niff_tex *texs;
+    uint32_t tex_count;
+    niff_teximg *teximgs;
+    uint32_t teximg_count;
+    niff_ciimg *ciimgs;
+    uint32_t ciimg_count;
+    niff_palette *palettes;
+    uint32_t palette_count;
+    uint32_t envelope_count, cluster_count; /* NIFF 2 deformable shapes (not decoded) */
+} niff_geometry;
+
 typedef struct niff_file {
     uint32_t version;
     niff_ext header_ext; /* NIFF 2: nintendo holds the 9 list sizes (rewritten) and any bytes after them */
@@ -192,6 +360,10 @@ typedef struct niff_file {
     uint32_t group_count;
     niff_name *names;
     uint32_t name_count;
+    /* views (see above) */
+    niff_chain *chains[3]; /* chain roots, joints, effectors */
+    uint32_t chain_count[3];
+    niff_geometry geo;
 } niff_file;
 
 static inline bool niff_is_v2(uint32_t version) { return ((version >> 8) & 0xFF) == 2; }
@@ -202,6 +374,10 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
 /* Writes the lists in the model's order; every size field (header list
  * sizes, list sizes, item sizes, group and object sizes) is computed. */
 ra_status niff_write(const niff_file *f, ra_writer *w, ra_error *err);
+
+/* Meshes, materials and textures of the placed objects (niff_geom.c):
+ * obj_node[i] is object i's scene node (-1: not placed). */
+ra_status niff_build_geometry(ra_document *doc, const niff_file *f, const int32_t *obj_node, ra_error *err);
 
 /* For callers holding a document of format niff (NULL otherwise). */
 const niff_file *niff_document_file(const ra_document *doc);

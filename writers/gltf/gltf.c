@@ -15,6 +15,7 @@
 #include "retroanim/ra_json.h"
 #include "retroanim/ra_output.h"
 #include "retroanim/ra_document.h"
+#include "retroanim/ra_image.h"
 
 #define FMT "gltf"
 
@@ -58,6 +59,21 @@ typedef struct writer {
     size_t skin_joints;
     float *times; /* scratch for one track */
     size_t times_cap;
+    /* geometry: one glTF mesh per (node, skin) group of scene meshes; the
+     * first group of a node sits on it, the others on extra child nodes */
+    size_t *mesh_order;  /* scene meshes by group */
+    size_t *group_start; /* groups: mesh_order[group_start[g] .. group_start[g + 1]) */
+    size_t group_count;
+    uint32_t *group_node; /* the glTF node of each group */
+    size_t *mesh_acc;     /* first accessor of each scene mesh (relative to the geometry's first) */
+    size_t geo_accessors;
+    uint64_t *acc_off;  /* byte offset of each geometry accessor in the geometry data */
+    uint64_t geo_bytes; /* vertex and index data */
+    uint8_t **png;      /* per texture */
+    size_t *png_size;
+    uint64_t *png_off;
+    uint64_t img_bytes; /* PNGs, each padded to 4 */
+    bool unlit;         /* some material is KHR_materials_unlit */
 } writer;
 
 /* ---- time --------------------------------------------------------------------------------- */
@@ -182,6 +198,87 @@ static ra_status plan_nodes(writer *w)
     return RA_OK;
 }
 
+/* Accessors of scene mesh m, in order: POSITION, NORMAL, COLOR_0, TEXCOORD_0, JOINTS_0 and WEIGHTS_0, indices. */
+static size_t mesh_accessor_count(const ra_mesh *m)
+{
+    return 2u + (m->normals ? 1u : 0u) + (m->colors ? 1u : 0u) + (m->uvs ? 1u : 0u) + (m->skin >= 0 ? 2u : 0u);
+}
+
+static int cmp_group(const void *a, const void *b, const ra_scene *s)
+{
+    const ra_mesh *x = &s->meshes[*(const size_t *)a], *y = &s->meshes[*(const size_t *)b];
+    if (x->node != y->node) return x->node < y->node ? -1 : 1;
+    if (x->skin != y->skin) return x->skin < y->skin ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* The meshes by (node, skin), their accessors and bytes, and every texture as PNG. */
+static ra_status plan_geometry(writer *w)
+{
+    const ra_scene *s = w->s;
+    size_t n = s->mesh_count;
+    w->mesh_order = ra_malloc((n ? n : 1) * sizeof *w->mesh_order);
+    w->group_start = ra_malloc((n + 1) * sizeof *w->group_start);
+    w->group_node = ra_malloc((n ? n : 1) * sizeof *w->group_node);
+    w->mesh_acc = ra_malloc((n ? n : 1) * sizeof *w->mesh_acc);
+    size_t nt = s->texture_count;
+    w->png = ra_calloc(nt ? nt : 1, sizeof *w->png);
+    w->png_size = ra_calloc(nt ? nt : 1, sizeof *w->png_size);
+    w->png_off = ra_calloc(nt ? nt : 1, sizeof *w->png_off);
+    if (!w->mesh_order || !w->group_start || !w->group_node || !w->mesh_acc || !w->png || !w->png_size || !w->png_off)
+        return ra_fail_nomem(w->err, FMT);
+    /* insertion sort by (node, skin, index): meshes come mostly in node order */
+    for (size_t i = 0; i < n; i++) {
+        size_t k = i;
+        while (k && cmp_group(&w->mesh_order[k - 1], &i, s) > 0) {
+            w->mesh_order[k] = w->mesh_order[k - 1];
+            k--;
+        }
+        w->mesh_order[k] = i;
+    }
+    uint32_t last_node = UINT32_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const ra_mesh *m = &s->meshes[w->mesh_order[i]];
+        if (i && m->node == s->meshes[w->mesh_order[i - 1]].node && m->skin == s->meshes[w->mesh_order[i - 1]].skin)
+            continue;
+        w->group_start[w->group_count] = i;
+        w->group_node[w->group_count++] = m->node == last_node ? (uint32_t)w->node_total++ : m->node;
+        last_node = m->node;
+    }
+    w->group_start[w->group_count] = n;
+    for (size_t i = 0; i < n; i++) {
+        w->mesh_acc[i] = w->geo_accessors;
+        w->geo_accessors += mesh_accessor_count(&s->meshes[i]);
+    }
+    w->acc_off = ra_malloc((w->geo_accessors ? w->geo_accessors : 1) * sizeof *w->acc_off);
+    if (!w->acc_off) return ra_fail_nomem(w->err, FMT);
+    uint64_t off = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        size_t a = w->mesh_acc[i];
+        uint64_t nv = m->vertex_count;
+        w->acc_off[a++] = off, off += 12 * nv;
+        if (m->normals) w->acc_off[a++] = off, off += 12 * nv;
+        if (m->colors) w->acc_off[a++] = off, off += 16 * nv;
+        if (m->uvs) w->acc_off[a++] = off, off += 8 * nv;
+        if (m->skin >= 0) {
+            w->acc_off[a++] = off, off += 8 * nv;
+            w->acc_off[a++] = off, off += 16 * nv;
+        }
+        w->acc_off[a++] = off, off += 12 * (uint64_t)m->triangle_count;
+    }
+    w->geo_bytes = off;
+    for (size_t t = 0; t < nt; t++) {
+        const ra_texture *tx = &s->textures[t];
+        ra_status st = ra_png_encode(tx->rgba, tx->width, tx->height, &w->png[t], &w->png_size[t], w->err);
+        if (st != RA_OK) return st;
+        w->png_off[t] = w->img_bytes;
+        w->img_bytes += (w->png_size[t] + 3) / 4 * 4;
+    }
+    for (size_t m = 0; m < s->material_count; m++) w->unlit = w->unlit || s->materials[m].unlit;
+    return RA_OK;
+}
+
 /* ---- JSON ------------------------------------------------------------------------------------- */
 static void json_f32(ra_json *j, float f)
 {
@@ -255,12 +352,29 @@ static void json_nodes(writer *w, ra_json *j)
                     extra++;
                 }
             }
+        for (size_t g = 0; g < w->group_count; g++) {
+            const ra_mesh *m = &s->meshes[w->mesh_order[w->group_start[g]]];
+            if (m->node != i) continue;
+            if (w->group_node[g] != i) {
+                extra++;
+                continue;
+            }
+            ra_json_key(j, "mesh");
+            ra_json_uint(j, g);
+            if (m->skin >= 0) {
+                ra_json_key(j, "skin");
+                ra_json_uint(j, (uint64_t)m->skin);
+            }
+        }
         if (w->child_start[i + 1] > w->child_start[i] || extra) {
             ra_json_key(j, "children");
             ra_json_begin_array(j);
             for (size_t k = w->child_start[i]; k < w->child_start[i + 1]; k++) ra_json_uint(j, w->children[k]);
             for (size_t c = 0; c < s->camera_count; c++)
                 if (s->cameras[c].node == i && w->view_node[c] != i) ra_json_uint(j, w->view_node[c]);
+            for (size_t g = 0; g < w->group_count; g++)
+                if (s->meshes[w->mesh_order[w->group_start[g]]].node == i && w->group_node[g] != i)
+                    ra_json_uint(j, w->group_node[g]);
             ra_json_end_array(j);
         }
         json_trs(j, &nd->transform);
@@ -293,7 +407,277 @@ static void json_nodes(writer *w, ra_json *j)
         json_trs(j, &m);
         ra_json_end_object(j);
     }
+    for (size_t g = 0; g < w->group_count; g++) { /* further meshes of a node, on a child of it */
+        const ra_mesh *m = &s->meshes[w->mesh_order[w->group_start[g]]];
+        if (w->group_node[g] == m->node) continue;
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        char name[RA_NAME_MAX + 32];
+        snprintf(name, sizeof name, "%s.mesh%zu", s->nodes[m->node].name, g);
+        ra_json_string(j, name);
+        ra_json_key(j, "mesh");
+        ra_json_uint(j, g);
+        if (m->skin >= 0) {
+            ra_json_key(j, "skin");
+            ra_json_uint(j, (uint64_t)m->skin);
+        }
+        ra_json_end_object(j);
+    }
     ra_json_end_array(j);
+}
+
+/* ---- geometry JSON ------------------------------------------------------------------------------ */
+static size_t geo_view0(const writer *w) { return (w->anim_bytes ? 1u : 0u) + (w->ibm_bytes ? 1u : 0u); }
+static size_t geo_acc0(const writer *w) { return 2 * w->track_count + w->s->skin_count; }
+
+static void json_meshes(writer *w, ra_json *j)
+{
+    const ra_scene *s = w->s;
+    if (!w->group_count) return;
+    ra_json_key(j, "meshes");
+    ra_json_begin_array(j);
+    for (size_t g = 0; g < w->group_count; g++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, s->meshes[w->mesh_order[w->group_start[g]]].name);
+        ra_json_key(j, "primitives");
+        ra_json_begin_array(j);
+        for (size_t k = w->group_start[g]; k < w->group_start[g + 1]; k++) {
+            const ra_mesh *m = &s->meshes[w->mesh_order[k]];
+            size_t a = geo_acc0(w) + w->mesh_acc[w->mesh_order[k]];
+            ra_json_begin_object(j);
+            ra_json_key(j, "attributes");
+            ra_json_begin_object(j);
+            ra_json_key(j, "POSITION");
+            ra_json_uint(j, a++);
+            if (m->normals) ra_json_key(j, "NORMAL"), ra_json_uint(j, a++);
+            if (m->colors) ra_json_key(j, "COLOR_0"), ra_json_uint(j, a++);
+            if (m->uvs) ra_json_key(j, "TEXCOORD_0"), ra_json_uint(j, a++);
+            if (m->skin >= 0) {
+                ra_json_key(j, "JOINTS_0");
+                ra_json_uint(j, a++);
+                ra_json_key(j, "WEIGHTS_0");
+                ra_json_uint(j, a++);
+            }
+            ra_json_end_object(j);
+            ra_json_key(j, "indices");
+            ra_json_uint(j, a);
+            if (m->material >= 0) {
+                ra_json_key(j, "material");
+                ra_json_uint(j, (uint64_t)m->material);
+            }
+            ra_json_key(j, "extras");
+            ra_json_begin_object(j);
+            ra_json_key(j, "name");
+            ra_json_string(j, m->name);
+            for (size_t i = 0; i < m->meta.count; i++) {
+                ra_json_key(j, m->meta.items[i].key);
+                ra_meta_value_json(j, &m->meta.items[i]);
+            }
+            ra_json_end_object(j);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+static void json_materials(writer *w, ra_json *j)
+{
+    const ra_scene *s = w->s;
+    if (s->material_count) {
+        ra_json_key(j, "materials");
+        ra_json_begin_array(j);
+        for (size_t i = 0; i < s->material_count; i++) {
+            const ra_material *m = &s->materials[i];
+            ra_json_begin_object(j);
+            ra_json_key(j, "name");
+            ra_json_string(j, m->name);
+            ra_json_key(j, "pbrMetallicRoughness");
+            ra_json_begin_object(j);
+            ra_json_key(j, "baseColorFactor");
+            ra_json_begin_array(j);
+            for (int c = 0; c < 4; c++) ra_json_number(j, m->base_color[c]);
+            ra_json_end_array(j);
+            if (m->texture >= 0) {
+                ra_json_key(j, "baseColorTexture");
+                ra_json_begin_object(j);
+                ra_json_key(j, "index");
+                ra_json_uint(j, (uint64_t)m->texture);
+                ra_json_end_object(j);
+            }
+            ra_json_key(j, "metallicFactor");
+            ra_json_number(j, 0);
+            ra_json_key(j, "roughnessFactor");
+            ra_json_number(j, 1);
+            ra_json_end_object(j);
+            if (m->alpha_mode != RA_ALPHA_OPAQUE) {
+                ra_json_key(j, "alphaMode");
+                ra_json_string(j, m->alpha_mode == RA_ALPHA_MASK ? "MASK" : "BLEND");
+            }
+            if (m->alpha_mode == RA_ALPHA_MASK) {
+                ra_json_key(j, "alphaCutoff");
+                ra_json_number(j, m->alpha_cutoff);
+            }
+            if (m->double_sided) {
+                ra_json_key(j, "doubleSided");
+                ra_json_bool(j, true);
+            }
+            if (m->unlit) {
+                ra_json_key(j, "extensions");
+                ra_json_begin_object(j);
+                ra_json_key(j, "KHR_materials_unlit");
+                ra_json_begin_object(j);
+                ra_json_end_object(j);
+                ra_json_end_object(j);
+            }
+            if (m->meta.count) {
+                ra_json_key(j, "extras");
+                ra_meta_dump_json(j, &m->meta);
+            }
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    if (!s->texture_count) return;
+    static const unsigned wraps[3] = {10497, 33071, 33648}; /* REPEAT, CLAMP_TO_EDGE, MIRRORED_REPEAT */
+    ra_json_key(j, "samplers");
+    ra_json_begin_array(j);
+    for (size_t t = 0; t < s->texture_count; t++) {
+        const ra_texture *tx = &s->textures[t];
+        ra_json_begin_object(j);
+        ra_json_key(j, "magFilter");
+        ra_json_uint(j, tx->nearest ? 9728 : 9729); /* NEAREST, LINEAR */
+        ra_json_key(j, "minFilter");
+        ra_json_uint(j, tx->nearest ? 9728 : 9729);
+        ra_json_key(j, "wrapS");
+        ra_json_uint(j, wraps[tx->wrap_s <= RA_WRAP_MIRROR ? tx->wrap_s : 0]);
+        ra_json_key(j, "wrapT");
+        ra_json_uint(j, wraps[tx->wrap_t <= RA_WRAP_MIRROR ? tx->wrap_t : 0]);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "images");
+    ra_json_begin_array(j);
+    for (size_t t = 0; t < s->texture_count; t++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, s->textures[t].name);
+        ra_json_key(j, "mimeType");
+        ra_json_string(j, "image/png");
+        ra_json_key(j, "bufferView");
+        ra_json_uint(j, geo_view0(w) + w->geo_accessors + t);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "textures");
+    ra_json_begin_array(j);
+    for (size_t t = 0; t < s->texture_count; t++) {
+        const ra_texture *tx = &s->textures[t];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, tx->name);
+        ra_json_key(j, "sampler");
+        ra_json_uint(j, t);
+        ra_json_key(j, "source");
+        ra_json_uint(j, t);
+        if (tx->source_format) {
+            ra_json_key(j, "extras");
+            ra_json_begin_object(j);
+            ra_json_key(j, "source_format");
+            ra_json_string(j, tx->source_format);
+            ra_json_end_object(j);
+        }
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+/* Geometry accessors, in the order plan_geometry laid out, each on its own bufferView. */
+static void json_geo_accessors(writer *w, ra_json *j)
+{
+    const ra_scene *s = w->s;
+    size_t view = geo_view0(w);
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        size_t nv = m->vertex_count;
+        struct {
+            const char *type;
+            unsigned comp;
+            size_t count;
+            bool on;
+        } acc[7] = {{"VEC3", 5126, nv, true},
+                    {"VEC3", 5126, nv, m->normals != NULL},
+                    {"VEC4", 5126, nv, m->colors != NULL},
+                    {"VEC2", 5126, nv, m->uvs != NULL},
+                    {"VEC4", 5123, nv, m->skin >= 0},
+                    {"VEC4", 5126, nv, m->skin >= 0},
+                    {"SCALAR", 5125, 3 * m->triangle_count, true}};
+        for (int k = 0; k < 7; k++) {
+            if (!acc[k].on) continue;
+            ra_json_begin_object(j);
+            ra_json_key(j, "bufferView");
+            ra_json_uint(j, view++);
+            ra_json_key(j, "componentType");
+            ra_json_uint(j, acc[k].comp);
+            ra_json_key(j, "count");
+            ra_json_uint(j, acc[k].count);
+            ra_json_key(j, "type");
+            ra_json_string(j, acc[k].type);
+            if (k == 0) { /* POSITION: bounds of the float32 data */
+                float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+                for (size_t v = 0; v < nv; v++)
+                    for (int c = 0; c < 3; c++) {
+                        float x = m->positions[3 * v + (size_t)c];
+                        lo[c] = x < lo[c] ? x : lo[c];
+                        hi[c] = x > hi[c] ? x : hi[c];
+                    }
+                ra_json_key(j, "min");
+                ra_json_begin_array(j);
+                for (int c = 0; c < 3; c++) json_f32(j, lo[c]);
+                ra_json_end_array(j);
+                ra_json_key(j, "max");
+                ra_json_begin_array(j);
+                for (int c = 0; c < 3; c++) json_f32(j, hi[c]);
+                ra_json_end_array(j);
+            }
+            ra_json_end_object(j);
+        }
+    }
+}
+
+static void json_geo_views(writer *w, ra_json *j)
+{
+    const ra_scene *s = w->s;
+    uint64_t base = w->anim_bytes + w->ibm_bytes;
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        size_t first = w->mesh_acc[i], n = mesh_accessor_count(m);
+        for (size_t a = first; a < first + n; a++) {
+            uint64_t end = a + 1 < w->geo_accessors ? w->acc_off[a + 1] : w->geo_bytes;
+            ra_json_begin_object(j);
+            ra_json_key(j, "buffer");
+            ra_json_uint(j, 0);
+            ra_json_key(j, "byteOffset");
+            ra_json_uint(j, base + w->acc_off[a]);
+            ra_json_key(j, "byteLength");
+            ra_json_uint(j, end - w->acc_off[a]);
+            ra_json_key(j, "target");
+            ra_json_uint(j, a + 1 == first + n ? 34963 : 34962); /* ELEMENT_ARRAY_BUFFER, ARRAY_BUFFER */
+            ra_json_end_object(j);
+        }
+    }
+    for (size_t t = 0; t < s->texture_count; t++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "buffer");
+        ra_json_uint(j, 0);
+        ra_json_key(j, "byteOffset");
+        ra_json_uint(j, base + w->geo_bytes + w->png_off[t]);
+        ra_json_key(j, "byteLength");
+        ra_json_uint(j, w->png_size[t]);
+        ra_json_end_object(j);
+    }
 }
 
 static void json_cameras(writer *w, ra_json *j)
@@ -421,7 +805,7 @@ static void json_animations(writer *w, ra_json *j, size_t *accessor)
 static void json_accessors(writer *w, ra_json *j)
 {
     const ra_scene *s = w->s;
-    if (!w->track_count && !s->skin_count) return;
+    if (!w->track_count && !s->skin_count && !w->geo_accessors) return;
     ra_json_key(j, "accessors");
     ra_json_begin_array(j);
     for (size_t k = 0; k < w->track_count; k++) {
@@ -467,6 +851,7 @@ static void json_accessors(writer *w, ra_json *j)
         ra_json_end_object(j);
         ibm += 64 * (uint64_t)s->skins[k].joint_count;
     }
+    json_geo_accessors(w, j);
     ra_json_end_array(j);
 }
 
@@ -533,11 +918,14 @@ static void json_document(writer *w, ra_json *j, const ra_gltf_options *o, uint6
         ra_json_string(j, g);
     }
     ra_json_end_object(j);
-    if (w->visibility) { /* used, not required: players that lack them play the rest */
+    if (w->visibility || w->unlit) { /* used, not required: players that lack them play the rest */
         ra_json_key(j, "extensionsUsed");
         ra_json_begin_array(j);
-        ra_json_string(j, "KHR_animation_pointer");
-        ra_json_string(j, "KHR_node_visibility");
+        if (w->visibility) {
+            ra_json_string(j, "KHR_animation_pointer");
+            ra_json_string(j, "KHR_node_visibility");
+        }
+        if (w->unlit) ra_json_string(j, "KHR_materials_unlit");
         ra_json_end_array(j);
     }
     ra_json_key(j, "scene");
@@ -567,6 +955,8 @@ static void json_document(writer *w, ra_json *j, const ra_gltf_options *o, uint6
     ra_json_end_object(j);
     ra_json_end_array(j);
     json_nodes(w, j);
+    json_meshes(w, j);
+    json_materials(w, j);
     json_cameras(w, j);
     size_t accessor = 0;
     json_animations(w, j, &accessor);
@@ -593,6 +983,7 @@ static void json_document(writer *w, ra_json *j, const ra_gltf_options *o, uint6
             ra_json_uint(j, w->ibm_bytes);
             ra_json_end_object(j);
         }
+        json_geo_views(w, j);
         ra_json_end_array(j);
         ra_json_key(j, "buffers");
         ra_json_begin_array(j);
@@ -687,6 +1078,9 @@ static void put_track(writer *w, sink *k, const track *tr, double duration, floa
     }
 }
 
+static void put_ibm(writer *w, sink *k);
+static void put_geometry(writer *w, sink *k);
+
 static void put_binary(writer *w, sink *k)
 {
     const ra_scene *s = w->s;
@@ -695,7 +1089,43 @@ static void put_binary(writer *w, sink *k)
         for (size_t t = 0; t < ap->count; t++)
             put_track(w, k, &w->tracks[ap->first + t], s->animations[a].duration, ap->duration);
     }
-    if (!s->skin_count) return;
+    if (s->skin_count) put_ibm(w, k);
+    put_geometry(w, k);
+}
+
+static void put_floats(sink *k, const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) put_f32(k, v[i]);
+}
+
+/* Vertex and index data in plan_geometry's order, then the PNGs. */
+static void put_geometry(writer *w, sink *k)
+{
+    const ra_scene *s = w->s;
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        size_t nv = m->vertex_count;
+        put_floats(k, m->positions, 3 * nv);
+        if (m->normals) put_floats(k, m->normals, 3 * nv);
+        if (m->colors) put_floats(k, m->colors, 4 * nv);
+        if (m->uvs) put_floats(k, m->uvs, 2 * nv);
+        if (m->skin >= 0) {
+            for (size_t v = 0; v < 2 * nv; v++) put_u32(k, m->joints[2 * v] | (uint32_t)m->joints[2 * v + 1] << 16);
+            put_floats(k, m->weights, 4 * nv);
+        }
+        for (size_t t = 0; t < 3 * m->triangle_count; t++) put_u32(k, m->indices[t]);
+    }
+    for (size_t t = 0; t < s->texture_count; t++) {
+        for (size_t b = 0; b < (w->png_size[t] + 3) / 4 * 4; b++) {
+            if (k->n + 1 > sizeof k->buf) sink_flush(k);
+            k->buf[k->n++] = b < w->png_size[t] ? w->png[t][b] : 0;
+        }
+    }
+}
+
+static void put_ibm(writer *w, sink *k)
+{
+    const ra_scene *s = w->s;
     /* inverse bind matrices: the inverse of each joint's rest world matrix, column-major */
     ra_mat4 *world = ra_malloc(s->node_count * sizeof *world);
     if (!world) {
@@ -735,6 +1165,15 @@ static void free_writer(writer *w)
     ra_free(w->child_start);
     ra_free(w->view_node);
     ra_free(w->times);
+    ra_free(w->mesh_order);
+    ra_free(w->group_start);
+    ra_free(w->group_node);
+    ra_free(w->mesh_acc);
+    ra_free(w->acc_off);
+    for (size_t t = 0; w->png && t < w->s->texture_count; t++) ra_free(w->png[t]);
+    ra_free(w->png);
+    ra_free(w->png_size);
+    ra_free(w->png_off);
 }
 
 static ra_status write_all(writer *w, const char *path, const ra_gltf_options *o, ra_write_stats *stats)
@@ -743,9 +1182,10 @@ static ra_status write_all(writer *w, const char *path, const ra_gltf_options *o
     bool binary = o->binary >= 0 ? o->binary != 0 : !ends_with(path, ".gltf");
     ra_status st = plan(w);
     if (st == RA_OK) st = plan_nodes(w);
+    if (st == RA_OK) st = plan_geometry(w);
     if (st != RA_OK) return st;
     for (size_t k = 0; k < s->skin_count; k++) w->ibm_bytes += 64 * (uint64_t)s->skins[k].joint_count;
-    uint64_t bin_bytes = w->anim_bytes + w->ibm_bytes;
+    uint64_t bin_bytes = w->anim_bytes + w->ibm_bytes + w->geo_bytes + w->img_bytes;
 
     /* the .bin beside a .gltf: the target's stem + ".bin" */
     char *bin_path = NULL, uri[3 * 1024];
