@@ -39,6 +39,7 @@ static int g_pass, g_fail;
             std::fputc('\n', stderr);                                                                                  \
         }                                                                                                              \
     } while (0)
+#include "geometry_check.h" // after CHECK
 
 static std::vector<uint8_t> ReadAll(const std::string &p)
 {
@@ -165,12 +166,18 @@ static void TestFixture(const std::string &dir, const std::string &name)
         return;
     }
     const ra_scene &s = doc->scene;
-    CHECK(sc->mNumMeshes == 1 && !(sc->mFlags & AI_SCENE_FLAGS_INCOMPLETE), "%s: skeleton mesh", name.c_str());
-    // the mesh hangs on the aiScene root, which is an identity node: RootNode
-    // itself, or SceneRoot above a RootNode that turns the scene
     const aiNode *top = sc->mRootNode;
-    CHECK(top->mNumMeshes == 1 && top->mTransformation.IsIdentity(), "%s: the mesh hangs on an identity root",
-          name.c_str());
+    if (s.mesh_count) { // the file's geometry instead of the skeleton mesh
+        CHECK(sc->mNumMeshes == s.mesh_count && !(sc->mFlags & AI_SCENE_FLAGS_INCOMPLETE), "%s: %u meshes, want %zu",
+              name.c_str(), sc->mNumMeshes, s.mesh_count);
+        CheckGeometry(s, sc, name.c_str(), true);
+    } else {
+        CHECK(sc->mNumMeshes == 1 && !(sc->mFlags & AI_SCENE_FLAGS_INCOMPLETE), "%s: skeleton mesh", name.c_str());
+        // the mesh hangs on the aiScene root, which is an identity node: RootNode
+        // itself, or SceneRoot above a RootNode that turns the scene
+        CHECK(top->mNumMeshes == 1 && top->mTransformation.IsIdentity(), "%s: the mesh hangs on an identity root",
+              name.c_str());
+    }
     const ra_mat4 identity = ra_m4_identity();
     const bool wrapped = ra_m4_max_abs_diff(&s.nodes[0].transform, &identity) != 0;
     CHECK(wrapped ? (top->mName == aiString("SceneRoot") && top->mNumChildren == 1 &&
@@ -179,7 +186,7 @@ static void TestFixture(const std::string &dir, const std::string &name)
           "%s: root %s (RootNode %s identity)", name.c_str(), top->mName.C_Str(), wrapped ? "is not" : "is");
     // inverse bind matrices: exact bottom row (glTF's validator requires it), and
     // the inverse of each bone's rest world matrix
-    if (sc->mNumMeshes == 1) {
+    if (sc->mNumMeshes == 1 && !s.mesh_count) {
         const aiMesh *mesh = sc->mMeshes[0];
         double worst = 0;
         for (unsigned b = 0; b < mesh->mNumBones; b++) {
@@ -269,8 +276,8 @@ static void TestFixture(const std::string &dir, const std::string &name)
         Assimp::Importer imp2;
         imp2.SetPropertyInteger(AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
         const aiScene *s2 = Import(imp2, path, "ticks=native", aiProcess_ValidateDataStructure);
-        CHECK(s2 && s2->mNumMeshes == 0 && (s2->mFlags & AI_SCENE_FLAGS_INCOMPLETE), "%s: no skeleton mesh",
-              name.c_str());
+        CHECK(s2 && s2->mNumMeshes == s.mesh_count && (s.mesh_count || (s2->mFlags & AI_SCENE_FLAGS_INCOMPLETE)),
+              "%s: no skeleton mesh (the file's own meshes only)", name.c_str());
         if (s2 && s2->mNumAnimations)
             CHECK(std::fabs(s2->mAnimations[0]->mTicksPerSecond - s.animations[0].ticks_per_second) < 1e-9 &&
                       std::fabs(s2->mAnimations[0]->mDuration -

@@ -24,6 +24,7 @@
 
 #include "ra_fixture.h"
 #include "writer_test.h"
+#include "geometry_check.h"
 #include "retroanim/ra_fbx.h"
 #include "retroanim/ra_gltf.h"
 #include "retroanim/ra_document.h"
@@ -122,7 +123,8 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
                   "%s: camera %s field of view %g, want %g (full) or %g (half)", nm, cam.name, ai->mHorizontalFOV,
                   2 * cam.horizontal_fov, cam.horizontal_fov);
     }
-    CHECK(sc->mNumMeshes == 0, "%s: %u meshes (no placeholder mesh)", nm, sc->mNumMeshes);
+    if (!s.mesh_count) CHECK(sc->mNumMeshes == 0, "%s: %u meshes (no placeholder mesh)", nm, sc->mNumMeshes);
+    CheckGeometry(s, sc, nm, true);
     CHECK(sc->mNumAnimations == s.animation_count, "%s: %u animations, %zu in the scene", nm, sc->mNumAnimations,
           s.animation_count);
     std::vector<ra_mat4> want(s.node_count);

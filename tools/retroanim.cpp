@@ -651,6 +651,12 @@ int CmdInfo(const Args &a, const Options &o)
     std::printf("format:     %s — %s\n", l.doc->format->id, l.doc->format->name);
     std::printf("nodes:      %zu (including RootNode)\n", s.node_count);
     std::printf("cameras:    %zu\n", s.camera_count);
+    if (s.mesh_count || s.material_count || s.texture_count) {
+        size_t verts = 0, tris = 0;
+        for (size_t i = 0; i < s.mesh_count; i++) verts += s.meshes[i].vertex_count, tris += s.meshes[i].triangle_count;
+        std::printf("meshes:     %zu (%zu vertices, %zu triangles), %zu material(s), %zu texture(s)\n", s.mesh_count,
+                    verts, tris, s.material_count, s.texture_count);
+    }
     std::printf("animations: %zu\n", s.animation_count);
     for (size_t i = 0; i < s.animation_count; i++) {
         const ra_animation &an = s.animations[i];
@@ -805,7 +811,7 @@ std::string RefusedExport(const std::string &id)
 // Imports through Assimp with our importers; the hint routes files whose
 // extension no importer claims (body-only LEGO data) by their detected format.
 struct Converted {
-    size_t nodes = 0, animations = 0, keys = 0, cameras = 0;
+    size_t nodes = 0, animations = 0, keys = 0, cameras = 0, meshes = 0, textures = 0;
     uint64_t bytes = 0;
     std::string writer;         // what wrote the file, for the summary
     bool output_failed = false; // the input was fine, the output could not be written
@@ -983,6 +989,8 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
         rs = ra_gltf_write(&doc->scene, out.c_str(), &go, &st, &err);
         info.writer = std::string(go.binary ? "glTF 2.0 binary" : "glTF 2.0 + .bin") + ", retroanim's writer";
     }
+    info.meshes = doc->scene.mesh_count;
+    info.textures = doc->scene.texture_count;
     ra_document_free(doc);
     if (rs != RA_OK) {
         info.output_failed = true;
@@ -1147,6 +1155,7 @@ int CmdConvert(const Args &a, const Options &o)
     if (!a.quiet) {
         std::printf("wrote %s (%s): %zu nodes, %zu animation(s), %zu camera(s), %zu keys", a.pos[1].c_str(),
                     info.writer.c_str(), info.nodes, info.animations, info.cameras, info.keys);
+        if (info.meshes) std::printf(", %zu mesh(es), %zu texture(s)", info.meshes, info.textures);
         if (info.bytes) std::printf(", %llu bytes", (unsigned long long)info.bytes);
         std::printf("\n");
     }

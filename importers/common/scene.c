@@ -644,6 +644,118 @@ void ra_meta_dump_json(ra_json *j, const ra_meta_list *m)
     ra_json_end_object(j);
 }
 
+/* "key": [[a, b, ...], ...]: n records of k floats */
+static void json_float_records(ra_json *j, const char *key, const float *v, size_t n, size_t k)
+{
+    if (!v) return;
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        ra_json_begin_array(j);
+        for (size_t c = 0; c < k; c++) ra_json_number(j, v[i * k + c]);
+        ra_json_end_array(j);
+    }
+    ra_json_end_array(j);
+}
+
+static void json_name_or_null(ra_json *j, const char *key, const char *name)
+{
+    ra_json_key(j, key);
+    if (name) ra_json_string(j, name);
+    else ra_json_raw(j, "null");
+}
+
+static void dump_geometry(const ra_scene *s, ra_json *j)
+{
+    static const char *const wraps[3] = {"repeat", "clamp", "mirror"}, *const alphas[3] = {"opaque", "mask", "blend"};
+    ra_json_key(j, "meshes");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, m->name);
+        ra_json_key(j, "node");
+        ra_json_string(j, s->nodes[m->node].name);
+        json_name_or_null(j, "material", m->material >= 0 ? s->materials[m->material].name : NULL);
+        ra_json_key(j, "vertex_count");
+        ra_json_uint(j, m->vertex_count);
+        ra_json_key(j, "triangle_count");
+        ra_json_uint(j, m->triangle_count);
+        json_float_records(j, "positions", m->positions, m->vertex_count, 3);
+        json_float_records(j, "normals", m->normals, m->vertex_count, 3);
+        json_float_records(j, "colors", m->colors, m->vertex_count, 4);
+        json_float_records(j, "uvs", m->uvs, m->vertex_count, 2);
+        ra_json_key(j, "triangles");
+        ra_json_begin_array(j);
+        for (size_t t = 0; t < m->triangle_count; t++) {
+            ra_json_begin_array(j);
+            for (int c = 0; c < 3; c++) ra_json_uint(j, m->indices[3 * t + (size_t)c]);
+            ra_json_end_array(j);
+        }
+        ra_json_end_array(j);
+        if (m->skin >= 0) {
+            ra_json_key(j, "skin");
+            ra_json_uint(j, (uint64_t)m->skin);
+            ra_json_key(j, "joints");
+            ra_json_begin_array(j);
+            for (size_t v = 0; v < 4 * (size_t)m->vertex_count; v++) ra_json_uint(j, m->joints[v]);
+            ra_json_end_array(j);
+            json_float_records(j, "weights", m->weights, m->vertex_count, 4);
+        }
+        ra_json_key(j, "metadata");
+        ra_meta_dump_json(j, &m->meta);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "materials");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->material_count; i++) {
+        const ra_material *m = &s->materials[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, m->name);
+        ra_json_key(j, "base_color");
+        ra_json_begin_array(j);
+        for (int c = 0; c < 4; c++) ra_json_number(j, m->base_color[c]);
+        ra_json_end_array(j);
+        json_name_or_null(j, "texture", m->texture >= 0 ? s->textures[m->texture].name : NULL);
+        ra_json_key(j, "alpha_mode");
+        ra_json_string(j, alphas[m->alpha_mode <= RA_ALPHA_BLEND ? m->alpha_mode : 0]);
+        ra_json_key(j, "alpha_cutoff");
+        ra_json_number(j, m->alpha_cutoff);
+        ra_json_key(j, "double_sided");
+        ra_json_bool(j, m->double_sided);
+        ra_json_key(j, "unlit");
+        ra_json_bool(j, m->unlit);
+        ra_json_key(j, "metadata");
+        ra_meta_dump_json(j, &m->meta);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "textures");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->texture_count; i++) {
+        const ra_texture *t = &s->textures[i];
+        ra_json_begin_object(j);
+        ra_json_key(j, "name");
+        ra_json_string(j, t->name);
+        ra_json_key(j, "width");
+        ra_json_uint(j, t->width);
+        ra_json_key(j, "height");
+        ra_json_uint(j, t->height);
+        ra_json_key(j, "wrap_s");
+        ra_json_string(j, wraps[t->wrap_s <= RA_WRAP_MIRROR ? t->wrap_s : 0]);
+        ra_json_key(j, "wrap_t");
+        ra_json_string(j, wraps[t->wrap_t <= RA_WRAP_MIRROR ? t->wrap_t : 0]);
+        ra_json_key(j, "nearest");
+        ra_json_bool(j, t->nearest);
+        json_name_or_null(j, "source_format", t->source_format);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
 void ra_scene_dump_json(const ra_scene *s, ra_json *j)
 {
     ra_json_begin_object(j);
@@ -728,6 +840,7 @@ void ra_scene_dump_json(const ra_scene *s, ra_json *j)
         ra_json_end_object(j);
     }
     ra_json_end_array(j);
+    if (s->mesh_count || s->material_count || s->texture_count) dump_geometry(s, j);
     ra_json_key(j, "metadata");
     ra_meta_dump_json(j, &s->meta);
     ra_json_key(j, "node_metadata");

@@ -1354,7 +1354,7 @@ static ra_status niff_write_doc(const ra_document *doc, ra_writer *w, ra_error *
 
 static void dump_links(ra_json *j, const char *key, const uint32_t *v, uint32_t n)
 {
-    ra_json_key(j, key);
+    if (key) ra_json_key(j, key); /* NULL: an element of an array */
     ra_json_begin_array(j);
     for (uint32_t i = 0; i < n; i++) {
         if (v[i] == NIFF_NONE) ra_json_int(j, -1);
@@ -1448,6 +1448,174 @@ static void dump_channels(ra_json *j, const niff_channels *ch)
         ra_json_end_array(j);
     }
     ra_json_end_object(j);
+}
+
+static void dump_vgroups(ra_json *j, const char *key, const niff_vgroup *g, uint32_t n)
+{
+    if (!n) return;
+    ra_json_key(j, key);
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < n; i++) {
+        ra_json_begin_object(j);
+        ra_json_key(j, "offset");
+        ra_json_uint(j, g[i].offset);
+        ra_json_key(j, "count");
+        ra_json_uint(j, g[i].count);
+        dump_floats(j, "values", g[i].v, g[i].count * g[i].comps);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+}
+
+/* The geometry and IK lists' views (written only for files that have them). */
+static void dump_views(const niff_file *f, ra_json *j)
+{
+    static const char *const chain_keys[3] = {"chain_roots", "joints", "effectors"};
+    for (int k = 0; k < 3; k++) {
+        if (!f->chain_count[k]) continue;
+        ra_json_key(j, chain_keys[k]);
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < f->chain_count[k]; i++) {
+            const niff_chain *c = &f->chains[k][i];
+            ra_json_begin_object(j);
+            ra_json_key(j, "offset");
+            ra_json_uint(j, c->offset);
+            dump_index(j, "name_index", c->name_index);
+            ra_json_key(j, "type");
+            ra_json_uint(j, c->type);
+            dump_index(j, "anim_index", c->anim_index);
+            if (k != NIFF_CHAIN_EFFECTOR) dump_index(j, "joint_index", c->joint_index);
+            if (k == NIFF_CHAIN_JOINT) {
+                dump_index(j, "effector_index", c->effector_index);
+                const float jf[4] = {c->length, c->resplane[0], c->resplane[1], c->resplane[2]};
+                dump_floats(j, "length_resplane_axis", jf, 4);
+            }
+            dump_links(j, "obj_index", c->obj.v, c->obj.n);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    const niff_geometry *g = &f->geo;
+    if (g->shape_count) {
+        ra_json_key(j, "shapes");
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < g->shape_count; i++) {
+            const niff_shape *sh = &g->shapes[i];
+            char kind[16];
+            snprintf(kind, sizeof kind, "0x%08X", sh->geometry_kind);
+            ra_json_begin_object(j);
+            ra_json_key(j, "offset");
+            ra_json_uint(j, sh->offset);
+            dump_index(j, "name_index", sh->name_index);
+            ra_json_key(j, "shape_type");
+            ra_json_uint(j, sh->type);
+            ra_json_key(j, "geometry_kind");
+            ra_json_string(j, kind);
+            dump_index(j, "tri_link", sh->tri_link);
+            dump_index(j, "mat_link", sh->mat_link);
+            dump_links(j, "part_links", sh->part.v, sh->part.n);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    dump_vgroups(j, "vtx_groups", g->vtx, g->vtx_count);
+    dump_vgroups(j, "st_groups", g->st, g->st_count);
+    dump_vgroups(j, "tri_color_groups", g->tri_color, g->tri_color_count);
+    dump_vgroups(j, "vtx_color_groups", g->vtx_color, g->vtx_color_count);
+    dump_vgroups(j, "tri_nv_groups", g->tri_nv, g->tri_nv_count);
+    dump_vgroups(j, "vtx_nv_groups", g->vtx_nv, g->vtx_nv_count);
+    if (g->trigroup_count) {
+        ra_json_key(j, "tri_groups");
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < g->trigroup_count; i++) {
+            const niff_trigroup *t = &g->trigroups[i];
+            ra_json_begin_object(j);
+            ra_json_key(j, "offset");
+            ra_json_uint(j, t->offset);
+            dump_index(j, "name_index", t->name_index);
+            ra_json_key(j, "tri_anim_type");
+            ra_json_uint(j, t->anim_type);
+            ra_json_key(j, "rest_groups_vtx_tricolor_vtxcolor_trinv_vtxnv_st");
+            ra_json_begin_array(j);
+            for (int a = 0; a < NIFF_REF_COUNT; a++)
+                if (t->ref[a] == NIFF_NONE) ra_json_raw(j, "null");
+                else ra_json_uint(j, t->ref[a]);
+            ra_json_end_array(j);
+            ra_json_key(j, "tris");
+            ra_json_begin_array(j);
+            for (uint32_t k = 0; k < t->tri_num; k++) {
+                const niff_tri *tr = &t->tris[k];
+                uint32_t v[14] = {tr->tri_nv, tr->tri_color};
+                for (int c = 0; c < 3; c++) {
+                    v[2 + 4 * c] = tr->vtx[c];
+                    v[3 + 4 * c] = tr->st[c];
+                    v[4 + 4 * c] = tr->vtx_nv[c];
+                    v[5 + 4 * c] = tr->vtx_color[c];
+                }
+                dump_links(j, NULL, v, 14);
+            }
+            ra_json_end_array(j);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    if (g->part_count) {
+        ra_json_key(j, "parts");
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < g->part_count; i++) {
+            const niff_part *p = &g->parts[i];
+            ra_json_begin_object(j);
+            dump_index(j, "name_index", p->name_index);
+            dump_index(j, "mat_index", p->mat_index);
+            dump_index(j, "tri_group_index", p->tri_group_index);
+            dump_links(j, "tri_index", p->tri.v, p->tri.n);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    if (g->mat_count) {
+        ra_json_key(j, "mats");
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < g->mat_count; i++) {
+            const niff_mat *m = &g->mats[i];
+            ra_json_begin_object(j);
+            dump_index(j, "name_index", m->name_index);
+            const uint32_t v[6] = {m->type,          m->shade,         m->color_type[0],
+                                   m->color_type[1], m->alpha_type[0], m->alpha_type[1]};
+            dump_links(j, "type_shade_color0_color1_alpha0_alpha1", v, 6);
+            dump_floats(j, "prim", m->prim, 4);
+            if (m->has_diffuse) dump_floats(j, "diffuse", m->diffuse, 4);
+            dump_links(j, "tex_index", m->tex.v, m->tex.n);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    if (g->tex_count) {
+        ra_json_key(j, "texs");
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < g->tex_count; i++) {
+            const niff_tex *t = &g->texs[i];
+            ra_json_begin_object(j);
+            dump_index(j, "name_index", t->name_index);
+            const uint32_t v[7] = {t->type, t->wrap_s, t->wrap_t, t->anim, t->img_w, t->img_h, t->img_index};
+            dump_links(j, "type_wraps_wrapt_anim_w_h_img", v, 7);
+            if (t->use_palette) dump_index(j, "color_palette_index", t->palette_index);
+            if (t->has_filter) dump_index(j, "tex_filter", t->filter);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    if (g->teximg_count || g->ciimg_count || g->palette_count) {
+        ra_json_key(j, "image_counts");
+        ra_json_begin_object(j);
+        ra_json_key(j, "tex_img");
+        ra_json_uint(j, g->teximg_count);
+        ra_json_key(j, "ci_img");
+        ra_json_uint(j, g->ciimg_count);
+        ra_json_key(j, "color_palette");
+        ra_json_uint(j, g->palette_count);
+        ra_json_end_object(j);
+    }
 }
 
 static void niff_dump_source(const ra_document *doc, ra_json *j)
@@ -1565,6 +1733,7 @@ static void niff_dump_source(const ra_document *doc, ra_json *j)
         ra_json_end_object(j);
     }
     ra_json_end_array(j);
+    dump_views(f, j);
     ra_json_end_object(j);
 }
 

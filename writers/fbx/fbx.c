@@ -19,6 +19,7 @@
 #include "retroanim/ra_json.h"
 #include "retroanim/ra_output.h"
 #include "retroanim/ra_document.h"
+#include "retroanim/ra_image.h"
 
 #define FMT "fbx"
 #define KTIME_PER_SECOND 46186158000LL
@@ -36,7 +37,12 @@ enum {
     ID_STACK,
     ID_LAYER,
     ID_CURVE_NODE,
-    ID_CURVE
+    ID_CURVE,
+    ID_MESH_MODEL,
+    ID_GEOMETRY,
+    ID_MATERIAL,
+    ID_TEXTURE,
+    ID_VIDEO
 };
 static int64_t obj_id(int kind, uint64_t index) { return (int64_t)(((uint64_t)kind << 40) | index); }
 
@@ -304,6 +310,21 @@ static void p_f32_array(fw *w, const float *v, size_t n)
         memcpy(&u, &v[i], 4);
         put_u32(w, u);
     }
+}
+
+/* float data as an array of doubles ('d'), with a transform of each value */
+static void p_f64_array(fw *w, const float *v, size_t n, size_t stride, size_t comps, bool flip_second)
+{
+    size_t count = n * comps;
+    p_array_head(w, 'd', count, 8);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < comps; c++) {
+            double x = v[i * stride + c];
+            if (flip_second && c == 1) x = 1 - x;
+            uint64_t u;
+            memcpy(&u, &x, 8);
+            put_u64(w, u);
+        }
 }
 
 /* one-property records */
@@ -700,6 +721,168 @@ static void write_models(fw *w)
     }
 }
 
+/* ---- geometry ---------------------------------------------------------------------------------- */
+static void layer_element(fw *w, const char *rec, int version, const char *mapping, const char *reference)
+{
+    rec_begin(w, rec);
+    p_i32(w, 0);
+    r_i32(w, "Version", version);
+    r_str(w, "Name", strcmp(rec, "LayerElementUV") ? "" : "UVMap");
+    r_str(w, "MappingInformationType", mapping);
+    r_str(w, "ReferenceInformationType", reference);
+}
+
+/* Each scene mesh as a Geometry and a Mesh model under its node's model. */
+static void write_meshes(fw *w)
+{
+    const ra_scene *s = w->s;
+    for (size_t i = 0; i < s->mesh_count && !w->nomem; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        size_t nv = m->vertex_count, nt = m->triangle_count;
+        rec_begin(w, "Geometry");
+        p_i64(w, obj_id(ID_GEOMETRY, i));
+        p_name(w, m->name, "Geometry");
+        p_str(w, "Mesh");
+        rec_begin(w, "Properties70");
+        rec_end(w);
+        r_i32(w, "GeometryVersion", 124);
+        rec_begin(w, "Vertices");
+        p_f64_array(w, m->positions, nv, 3, 3, false);
+        rec_end(w);
+        rec_begin(w, "PolygonVertexIndex");
+        p_array_head(w, 'i', 3 * nt, 4);
+        for (size_t k = 0; k < 3 * nt; k++) put_u32(w, k % 3 == 2 ? ~m->indices[k] : m->indices[k]);
+        rec_end(w);
+        if (m->normals) {
+            layer_element(w, "LayerElementNormal", 102, "ByVertice", "Direct");
+            rec_begin(w, "Normals");
+            p_f64_array(w, m->normals, nv, 3, 3, false);
+            rec_end(w);
+            rec_end(w);
+        }
+        if (m->colors) {
+            layer_element(w, "LayerElementColor", 101, "ByVertice", "Direct");
+            rec_begin(w, "Colors");
+            p_f64_array(w, m->colors, nv, 4, 4, false);
+            rec_end(w);
+            rec_end(w);
+        }
+        if (m->uvs) { /* FBX counts v up from the image's bottom */
+            layer_element(w, "LayerElementUV", 101, "ByVertice", "Direct");
+            rec_begin(w, "UV");
+            p_f64_array(w, m->uvs, nv, 2, 2, true);
+            rec_end(w);
+            rec_end(w);
+        }
+        layer_element(w, "LayerElementMaterial", 101, "AllSame", "IndexToDirect");
+        rec_begin(w, "Materials");
+        p_array_head(w, 'i', 1, 4);
+        put_u32(w, 0);
+        rec_end(w);
+        rec_end(w);
+        rec_begin(w, "Layer");
+        p_i32(w, 0);
+        r_i32(w, "Version", 100);
+        const char *layers[4] = {m->normals ? "LayerElementNormal" : NULL, m->colors ? "LayerElementColor" : NULL,
+                                 m->uvs ? "LayerElementUV" : NULL, "LayerElementMaterial"};
+        for (int k = 0; k < 4; k++) {
+            if (!layers[k]) continue;
+            rec_begin(w, "LayerElement");
+            r_str(w, "Type", layers[k]);
+            r_i32(w, "TypedIndex", 0);
+            rec_end(w);
+        }
+        rec_end(w);
+        rec_end(w);
+
+        rec_begin(w, "Model");
+        p_i64(w, obj_id(ID_MESH_MODEL, i));
+        p_name(w, m->name, "Model");
+        p_str(w, "Mesh");
+        r_i32(w, "Version", 232);
+        rec_begin(w, "Properties70");
+        for (size_t k = 0; k < m->meta.count; k++) P_meta(w, &m->meta.items[k]);
+        rec_end(w);
+        model_tail(w);
+        rec_end(w);
+    }
+    for (size_t i = 0; i < s->material_count && !w->nomem; i++) {
+        const ra_material *m = &s->materials[i];
+        rec_begin(w, "Material");
+        p_i64(w, obj_id(ID_MATERIAL, i));
+        p_name(w, m->name, "Material");
+        p_str(w, "");
+        r_i32(w, "Version", 102);
+        r_str(w, "ShadingModel", m->unlit ? "unlit" : "lambert");
+        r_i32(w, "MultiLayer", 0);
+        rec_begin(w, "Properties70");
+        ra_vec3 c = ra_v3(m->base_color[0], m->base_color[1], m->base_color[2]);
+        P_vec(w, "DiffuseColor", "Color", "", "A", c);
+        P_f64(w, "DiffuseFactor", "Number", "", "A", 1.0);
+        if (m->unlit) {
+            P_vec(w, "EmissiveColor", "Color", "", "A", c);
+            P_f64(w, "EmissiveFactor", "Number", "", "A", 1.0);
+        }
+        P_f64(w, "TransparencyFactor", "Number", "", "A", 1 - m->base_color[3]);
+        P_f64(w, "Opacity", "double", "Number", "", m->base_color[3]);
+        for (size_t k = 0; k < m->meta.count; k++) P_meta(w, &m->meta.items[k]);
+        rec_end(w);
+        rec_end(w);
+    }
+    for (size_t t = 0; t < s->texture_count && !w->nomem; t++) {
+        const ra_texture *tx = &s->textures[t];
+        char file[RA_NAME_MAX + 8];
+        snprintf(file, sizeof file, "%s.png", tx->name);
+        uint8_t *png = NULL;
+        size_t size = 0;
+        if (ra_png_encode(tx->rgba, tx->width, tx->height, &png, &size, w->err) != RA_OK) {
+            w->nomem = true;
+            return;
+        }
+        rec_begin(w, "Video");
+        p_i64(w, obj_id(ID_VIDEO, t));
+        p_name(w, tx->name, "Video");
+        p_str(w, "Clip");
+        r_str(w, "Type", "Clip");
+        rec_begin(w, "Properties70");
+        P_str(w, "Path", "KString", "XRefUrl", file);
+        rec_end(w);
+        r_i32(w, "UseMipMap", 0);
+        r_str(w, "Filename", file);
+        r_str(w, "RelativeFilename", file);
+        rec_begin(w, "Content");
+        p_bytes(w, 'R', png, size);
+        rec_end(w);
+        rec_end(w);
+        ra_free(png);
+
+        rec_begin(w, "Texture");
+        p_i64(w, obj_id(ID_TEXTURE, t));
+        p_name(w, tx->name, "Texture");
+        p_str(w, "");
+        r_str(w, "Type", "TextureVideoClip");
+        r_i32(w, "Version", 202);
+        rec_begin(w, "TextureName");
+        p_name(w, tx->name, "Texture");
+        rec_end(w);
+        rec_begin(w, "Properties70");
+        P_int(w, "WrapModeU", "enum", "", tx->wrap_s == RA_WRAP_CLAMP ? 1 : 0);
+        P_int(w, "WrapModeV", "enum", "", tx->wrap_t == RA_WRAP_CLAMP ? 1 : 0);
+        rec_end(w);
+        rec_begin(w, "Media");
+        p_name(w, tx->name, "Video");
+        rec_end(w);
+        r_str(w, "FileName", file);
+        r_str(w, "RelativeFilename", file);
+        r_vec(w, "ModelUVTranslation", 0, 0, 0);
+        r_vec(w, "ModelUVScaling", 1, 1, 0);
+        r_str(w, "Texture_Alpha_Source", "None");
+        rec_end(w);
+    }
+}
+
+static void connect_meshes(fw *w);
+
 static const char *const curve_node_names[3] = {"T", "R", "S"};
 static const char *const lcl_names[3] = {"Lcl Translation", "Lcl Rotation", "Lcl Scaling"};
 static const char *const axis_names[3] = {"d|X", "d|Y", "d|Z"};
@@ -994,6 +1177,7 @@ static void write_connections(fw *w)
         conn(w, "OO", obj_id(ID_VIEW_MODEL, c), obj_id(ID_MODEL, s->cameras[c].node), NULL);
         conn(w, "OO", obj_id(ID_CAMERA_ATTR, c), obj_id(ID_VIEW_MODEL, c), NULL);
     }
+    connect_meshes(w);
     for (size_t i = 0; i < w->link_count; i++) {
         const conn_link *l = &w->links[i];
         conn(w, l->prop < 0 ? "OO" : "OP", l->child, l->parent,
@@ -1002,6 +1186,22 @@ static void write_connections(fw *w)
                            : axis_names[l->prop - 3]);
     }
     rec_end(w);
+}
+
+static void connect_meshes(fw *w)
+{
+    const ra_scene *s = w->s;
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        conn(w, "OO", obj_id(ID_MESH_MODEL, i), obj_id(ID_MODEL, m->node), NULL);
+        conn(w, "OO", obj_id(ID_GEOMETRY, i), obj_id(ID_MESH_MODEL, i), NULL);
+        if (m->material >= 0) conn(w, "OO", obj_id(ID_MATERIAL, (uint64_t)m->material), obj_id(ID_MESH_MODEL, i), NULL);
+    }
+    for (size_t i = 0; i < s->material_count; i++)
+        if (s->materials[i].texture >= 0)
+            conn(w, "OP", obj_id(ID_TEXTURE, (uint64_t)s->materials[i].texture), obj_id(ID_MATERIAL, i),
+                 "DiffuseColor");
+    for (size_t t = 0; t < s->texture_count; t++) conn(w, "OO", obj_id(ID_VIDEO, t), obj_id(ID_TEXTURE, t), NULL);
 }
 
 /* The frame rate declared: the first animation's when it is a whole number
@@ -1091,7 +1291,11 @@ static void write_header_sections(fw *w)
         uint64_t count;
     } defs[] = {
         {"GlobalSettings", 1},
-        {"Model", s->node_count + s->camera_count},
+        {"Model", s->node_count + s->camera_count + s->mesh_count},
+        {"Geometry", s->mesh_count},
+        {"Material", s->material_count},
+        {"Texture", s->texture_count},
+        {"Video", s->texture_count},
         {"NodeAttribute", limbs + s->camera_count},
         {"AnimationStack", s->animation_count},
         {"AnimationLayer", s->animation_count},
@@ -1179,6 +1383,7 @@ static ra_status write_file(fw *w, const char *path)
     write_header_sections(w);
     rec_begin(w, "Objects");
     write_models(w);
+    write_meshes(w);
     bool ok = !w->nomem && write_animations(w);
     rec_end(w);
     if (ok && !w->nomem && !w->overflow && w->curves != 3 * w->curve_nodes) { /* Definitions announced another count */
