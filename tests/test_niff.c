@@ -1,11 +1,13 @@
-/* NIFF: the fixtures of test_models/niff (made by make_fixtures.py from the
- * spec, independently of this project), random files from our writer, a
- * 100-object x 300-frame FULL file, and hostile files.
+/* NIFF: the fixtures of test_models/niff (made by make_fixtures.py and
+ * make_geometry.py from the spec, independently of this project), random files
+ * from our writer, a 100-object x 300-frame FULL file, and hostile files.
  *
  * Per fixture: every expect-* line of its description (hand-computed poses
- * and camera fields within 1e-4, node count, duration, error offsets), pose
+ * and camera fields within 1e-4, node count, duration, error offsets; meshes,
+ * triangle corners within 1e-5, materials, textures and exact texels), pose
  * against consumer playback of the baked keys at every frame and half frame
- * (1/60 s), and a byte-identical write(read(file)). */
+ * (1/60 s), the mesh/material/texture invariants, and a byte-identical
+ * write(read(file)). */
 #include <string.h>
 #include <time.h>
 
@@ -13,6 +15,7 @@
 #include "retroanim/niff.h"
 
 #define TOL 1e-4
+#define GEO_TOL 1e-5 /* triangle corners, material colours */
 static const char *g_dir;
 static long g_checks;
 static fx_stats g_stats;
@@ -29,12 +32,17 @@ static double duration_of(const ra_document *doc)
 }
 
 /* An expect-pose line.  Past the end of the animation the pose (the game's
- * rule) is checked by itself; the baked keys cover [0, duration]. */
+ * rule) is checked by itself; the baked keys cover [0, duration].  A pose
+ * placed exactly on a jump (a loop seam: " at_step=1" after the matrix) is
+ * also checked by the game's rule alone: there playback of baked keys may
+ * take either side of the jump (the instants around it are compared with
+ * playback by fx_check_semantics). */
 static void check_pose(const ra_document *doc, const char *line, const char *what)
 {
     const char *pt = strstr(line, "t=");
     double t = pt ? atof(pt + 2) : 0, dur = duration_of(doc);
-    if (!(t > dur + 1e-9) || !doc->scene.animation_count) {
+    bool at_step = strstr(line, " at_step=1") != NULL;
+    if ((!(t > dur + 1e-9) && !at_step) || !doc->scene.animation_count) {
         fx_check_pose_line(doc, line, what, TOL);
         return;
     }
@@ -59,6 +67,277 @@ static void check_camera_line(const ra_scene *s, const char *line, const char *w
     if (fx_field(line, "aspect", v, sizeof v)) CHECK_NEAR(c->aspect, atof(v), TOL, what);
     if (fx_field(line, "near", v, sizeof v)) CHECK_NEAR(c->clip_near, atof(v), TOL, what);
     if (fx_field(line, "far", v, sizeof v)) CHECK_NEAR(c->clip_far, atof(v), TOL * fmax(1, atof(v)), what);
+}
+
+/* ---- geometry: expect-mesh, expect-triangle, expect-material, expect-texture, expect-texel ---------------- */
+static const ra_mesh *find_mesh(const ra_scene *s, const char *name)
+{
+    for (size_t i = 0; i < s->mesh_count; i++)
+        if (s->meshes[i].name && !strcmp(s->meshes[i].name, name)) return &s->meshes[i];
+    return NULL;
+}
+
+static const ra_material *find_material(const ra_scene *s, const char *name)
+{
+    for (size_t i = 0; i < s->material_count; i++)
+        if (s->materials[i].name && !strcmp(s->materials[i].name, name)) return &s->materials[i];
+    return NULL;
+}
+
+static const ra_texture *find_texture(const ra_scene *s, const char *name)
+{
+    for (size_t i = 0; i < s->texture_count; i++)
+        if (s->textures[i].name && !strcmp(s->textures[i].name, name)) return &s->textures[i];
+    return NULL;
+}
+
+/* "a,b,c;d,e,f" -> up to max numbers; the count read, -1 when malformed */
+static int parse_numbers(const char *v, double *out, int max)
+{
+    int n = 0;
+    const char *p = v;
+    while (*p) {
+        char *end;
+        double x = strtod(p, &end);
+        if (end == p || n == max) return -1;
+        out[n++] = x;
+        p = end;
+        if (*p == ',' || *p == ';') p++;
+        else if (*p) return -1;
+    }
+    return n;
+}
+
+/* "key=<unsigned>" of a line, or -1 */
+static long field_long(const char *line, const char *key)
+{
+    char v[64];
+    if (!fx_field(line, key, v, sizeof v)) return -1;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return end != v && !*end && x >= 0 ? x : -1;
+}
+
+/* "key=0|1" of a line against a flag */
+static void check_flag(const char *line, const char *key, bool have, const char *what, const char *obj)
+{
+    long want = field_long(line, key);
+    CHECK(want == 0 || want == 1, "%s: %s: no %s=0|1 in %s", what, obj, key, line);
+    if (want == 0 || want == 1)
+        CHECK(have == (want == 1), "%s: %s: %s is %d, expected %ld", what, obj, key, have, want);
+}
+
+/* expect-mesh name=<mesh> node=<node> vertices=<N> triangles=<M> material=<name|-> uv=<0|1> normals=<0|1>
+ * colors=<0|1> */
+static void check_mesh_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", v[256] = "";
+    if (!fx_field(line, "name", name, sizeof name)) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return;
+    }
+    const ra_mesh *m = find_mesh(s, name);
+    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    if (!m) return;
+    CHECK(fx_field(line, "node", v, sizeof v) && m->node < s->node_count && !strcmp(s->nodes[m->node].name, v),
+          "%s: mesh %s hangs on node %s, expected %s", what, name,
+          m->node < s->node_count ? s->nodes[m->node].name : "(out of range)", v);
+    long nv = field_long(line, "vertices"), nt = field_long(line, "triangles");
+    CHECK(nv >= 0 && m->vertex_count == (unsigned long)nv, "%s: mesh %s has %u vertices, expected %ld", what, name,
+          m->vertex_count, nv);
+    CHECK(nt >= 0 && m->triangle_count == (size_t)nt, "%s: mesh %s has %zu triangles, expected %ld", what, name,
+          m->triangle_count, nt);
+    if (!fx_field(line, "material", v, sizeof v)) {
+        CHECK(0, "%s: malformed line %s", what, line);
+    } else if (!strcmp(v, "-")) {
+        CHECK(m->material < 0, "%s: mesh %s has material %d, expected none", what, name, m->material);
+    } else {
+        bool ok =
+            m->material >= 0 && (size_t)m->material < s->material_count && !strcmp(s->materials[m->material].name, v);
+        CHECK(ok, "%s: mesh %s has material %s, expected %s", what, name,
+              m->material >= 0 && (size_t)m->material < s->material_count ? s->materials[m->material].name : "none", v);
+    }
+    check_flag(line, "uv", m->uvs != NULL, what, name);
+    check_flag(line, "normals", m->normals != NULL, what, name);
+    check_flag(line, "colors", m->colors != NULL, what, name);
+}
+
+/* One attribute of a triangle's three corners against "a,b,c;d,e,f;g,h,i" (width values per corner). */
+static void check_corners(const ra_mesh *m, size_t k, const char *attr, const float *data, int width, const char *spec,
+                          const char *what)
+{
+    double want[12];
+    int n = parse_numbers(spec, want, 12);
+    CHECK(n == 3 * width, "%s: mesh %s triangle %zu: malformed %s=%s", what, m->name, k, attr, spec);
+    CHECK(data != NULL, "%s: mesh %s has no %s", what, m->name, attr);
+    if (n != 3 * width || !data) return;
+    double worst = 0;
+    int worst_c = 0, worst_j = 0;
+    for (int c = 0; c < 3; c++) {
+        uint32_t vi = m->indices[3 * k + (size_t)c];
+        if (vi >= m->vertex_count) {
+            CHECK(0, "%s: mesh %s triangle %zu: index %u >= %u vertices", what, m->name, k, vi, m->vertex_count);
+            return;
+        }
+        for (int j = 0; j < width; j++) {
+            double d = fabs((double)data[(size_t)vi * (size_t)width + (size_t)j] - want[c * width + j]);
+            if (!(d <= worst)) {
+                worst = d;
+                worst_c = c;
+                worst_j = j;
+            }
+        }
+    }
+    CHECK(worst <= GEO_TOL, "%s: mesh %s triangle %zu corner %d: %s[%d] off by %g", what, m->name, k, worst_c, attr,
+          worst_j, worst);
+}
+
+/* expect-triangle mesh=<mesh> index=<k> p=x,y,z;x,y,z;x,y,z [uv=u,v;...] [n=x,y,z;...] [c=r,g,b,a;...] */
+static void check_triangle_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", v[512] = "";
+    long k = field_long(line, "index");
+    if (!fx_field(line, "mesh", name, sizeof name) || k < 0 || !fx_field(line, "p", v, sizeof v)) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return;
+    }
+    const ra_mesh *m = find_mesh(s, name);
+    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    if (!m) return;
+    size_t tri = (size_t)k;
+    CHECK(tri < m->triangle_count && m->indices, "%s: mesh %s has %zu triangles, no triangle %zu", what, name,
+          m->triangle_count, tri);
+    if (tri >= m->triangle_count || !m->indices) return;
+    check_corners(m, tri, "position", m->positions, 3, v, what);
+    if (fx_field(line, "uv", v, sizeof v)) check_corners(m, tri, "uv", m->uvs, 2, v, what);
+    if (fx_field(line, "n", v, sizeof v)) check_corners(m, tri, "normal", m->normals, 3, v, what);
+    if (fx_field(line, "c", v, sizeof v)) check_corners(m, tri, "colour", m->colors, 4, v, what);
+}
+
+/* expect-material name=<m> color=r,g,b,a texture=<name|-> alpha=OPAQUE|MASK|BLEND double_sided=0|1 unlit=0|1 */
+static void check_material_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", v[256] = "";
+    if (!fx_field(line, "name", name, sizeof name)) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return;
+    }
+    const ra_material *m = find_material(s, name);
+    CHECK(m != NULL, "%s: no material named %s", what, name);
+    if (!m) return;
+    double c[4];
+    if (fx_field(line, "color", v, sizeof v) && parse_numbers(v, c, 4) == 4) {
+        for (int i = 0; i < 4; i++) CHECK_NEAR(m->base_color[i], c[i], GEO_TOL, name);
+    } else {
+        CHECK(0, "%s: malformed line %s", what, line);
+    }
+    if (!fx_field(line, "texture", v, sizeof v)) {
+        CHECK(0, "%s: malformed line %s", what, line);
+    } else if (!strcmp(v, "-")) {
+        CHECK(m->texture < 0, "%s: material %s has texture %d, expected none", what, name, m->texture);
+    } else {
+        bool ok = m->texture >= 0 && (size_t)m->texture < s->texture_count && !strcmp(s->textures[m->texture].name, v);
+        CHECK(ok, "%s: material %s has texture %s, expected %s", what, name,
+              m->texture >= 0 && (size_t)m->texture < s->texture_count ? s->textures[m->texture].name : "none", v);
+    }
+    static const char *const modes[3] = {"OPAQUE", "MASK", "BLEND"};
+    if (fx_field(line, "alpha", v, sizeof v)) {
+        const char *have = (unsigned)m->alpha_mode < 3 ? modes[m->alpha_mode] : "?";
+        CHECK(!strcmp(have, v), "%s: material %s alpha mode %s, expected %s", what, name, have, v);
+        if (m->alpha_mode == RA_ALPHA_MASK) CHECK_NEAR(m->alpha_cutoff, 0.5, 1e-9, name);
+    } else {
+        CHECK(0, "%s: malformed line %s", what, line);
+    }
+    check_flag(line, "double_sided", m->double_sided, what, name);
+    check_flag(line, "unlit", m->unlit, what, name);
+}
+
+static const char *wrap_name(ra_wrap w)
+{
+    return w == RA_WRAP_REPEAT ? "REPEAT" : w == RA_WRAP_CLAMP ? "CLAMP" : w == RA_WRAP_MIRROR ? "MIRROR" : "?";
+}
+
+/* expect-texture name=<t> size=<W>x<H> format=<RGBA16|...> wrap=<S>,<T> nearest=0|1 */
+static void check_texture_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", v[256] = "";
+    if (!fx_field(line, "name", name, sizeof name)) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return;
+    }
+    const ra_texture *t = find_texture(s, name);
+    CHECK(t != NULL, "%s: no texture named %s", what, name);
+    if (!t) return;
+    unsigned w = 0, h = 0;
+    CHECK(fx_field(line, "size", v, sizeof v) && sscanf(v, "%ux%u", &w, &h) == 2 && t->width == w && t->height == h,
+          "%s: texture %s is %ux%u, expected %s", what, name, t->width, t->height, v);
+    CHECK(fx_field(line, "format", v, sizeof v) && t->source_format && !strcmp(t->source_format, v),
+          "%s: texture %s format %s, expected %s", what, name, t->source_format ? t->source_format : "(none)", v);
+    char want[64];
+    snprintf(want, sizeof want, "%s,%s", wrap_name(t->wrap_s), wrap_name(t->wrap_t));
+    CHECK(fx_field(line, "wrap", v, sizeof v) && !strcmp(v, want), "%s: texture %s wraps %s, expected %s", what, name,
+          want, v);
+    check_flag(line, "nearest", t->nearest, what, name);
+}
+
+/* expect-texel texture=<t> x=<x> y=<y> rgba=r,g,b,a (y from the top; exact) */
+static void check_texel_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", v[64] = "";
+    long x = field_long(line, "x"), y = field_long(line, "y");
+    double want[4];
+    if (!fx_field(line, "texture", name, sizeof name) || x < 0 || y < 0 || !fx_field(line, "rgba", v, sizeof v) ||
+        parse_numbers(v, want, 4) != 4) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return;
+    }
+    const ra_texture *t = find_texture(s, name);
+    CHECK(t != NULL, "%s: no texture named %s", what, name);
+    if (!t) return;
+    CHECK((unsigned long)x < t->width && (unsigned long)y < t->height && t->rgba,
+          "%s: texture %s (%ux%u) has no texel %ld,%ld", what, name, t->width, t->height, x, y);
+    if ((unsigned long)x >= t->width || (unsigned long)y >= t->height || !t->rgba) return;
+    const uint8_t *p = t->rgba + ((size_t)y * t->width + (size_t)x) * 4;
+    CHECK(p[0] == want[0] && p[1] == want[1] && p[2] == want[2] && p[3] == want[3],
+          "%s: texture %s texel (%ld, %ld) is %u,%u,%u,%u, expected %s", what, name, x, y, p[0], p[1], p[2], p[3], v);
+}
+
+/* The count of an "expect-meshes N" / "expect-materials N" / "expect-textures N" line (text after the key). */
+static void check_count(const char *text, size_t have, const char *what, const char *name)
+{
+    char *end;
+    long want = strtol(text, &end, 10);
+    CHECK(end != text && want >= 0 && have == (size_t)want, "%s: %zu %s, expected %s", name, have, what, text);
+}
+
+/* Every mesh, material and texture is usable: indices in range, links valid, arrays present. */
+static void check_geometry_invariants(const ra_scene *s, const char *what)
+{
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        const char *mn = m->name ? m->name : "(unnamed)";
+        CHECK(m->name && m->name[0], "%s: mesh %zu has no name", what, i);
+        CHECK(m->node < s->node_count, "%s: mesh %s on node %u of %zu", what, mn, m->node, s->node_count);
+        CHECK(m->material == -1 || (m->material >= 0 && (size_t)m->material < s->material_count),
+              "%s: mesh %s has material %d of %zu", what, mn, m->material, s->material_count);
+        CHECK(m->vertex_count == 0 || m->positions, "%s: mesh %s has no positions", what, mn);
+        CHECK(m->triangle_count == 0 || m->indices, "%s: mesh %s has no indices", what, mn);
+        size_t bad = 0;
+        for (size_t k = 0; m->indices && k < 3 * m->triangle_count; k++)
+            if (m->indices[k] >= m->vertex_count) bad++;
+        CHECK(bad == 0, "%s: mesh %s: %zu indices >= %u vertices", what, mn, bad, m->vertex_count);
+    }
+    for (size_t i = 0; i < s->material_count; i++) {
+        const ra_material *m = &s->materials[i];
+        CHECK(m->name && m->name[0], "%s: material %zu has no name", what, i);
+        CHECK(m->texture == -1 || (m->texture >= 0 && (size_t)m->texture < s->texture_count),
+              "%s: material %zu has texture %d of %zu", what, i, m->texture, s->texture_count);
+    }
+    for (size_t i = 0; i < s->texture_count; i++) {
+        const ra_texture *t = &s->textures[i];
+        CHECK(t->name && t->name[0], "%s: texture %zu has no name", what, i);
+        CHECK((size_t)t->width * t->height == 0 || t->rgba, "%s: texture %zu has no pixels", what, i);
+    }
 }
 
 static void run_fixture(const char *name)
@@ -89,7 +368,7 @@ static void run_fixture(const char *name)
     }
     const ra_scene *s = &doc->scene;
     int expects = fx.expects;
-    bool has_duration = false;
+    bool has_duration = false, has_meshes = false;
     while (fgets(line, sizeof line, fx.txt)) {
         line[strcspn(line, "\r\n")] = 0;
         char word[64];
@@ -103,12 +382,34 @@ static void run_fixture(const char *name)
             check_pose(doc, line, name);
         } else if (!strncmp(line, "expect-camera ", 14)) {
             check_camera_line(s, line, name);
+        } else if (!strncmp(line, "expect-meshes ", 14)) {
+            has_meshes = true;
+            check_count(line + 14, s->mesh_count, "meshes", name);
+        } else if (!strncmp(line, "expect-materials ", 17)) {
+            check_count(line + 17, s->material_count, "materials", name);
+        } else if (!strncmp(line, "expect-textures ", 16)) {
+            check_count(line + 16, s->texture_count, "textures", name);
+        } else if (!strncmp(line, "expect-mesh ", 12)) {
+            check_mesh_line(s, line, name);
+        } else if (!strncmp(line, "expect-triangle ", 16)) {
+            check_triangle_line(s, line, name);
+        } else if (!strncmp(line, "expect-material ", 16)) {
+            check_material_line(s, line, name);
+        } else if (!strncmp(line, "expect-texture ", 15)) {
+            check_texture_line(s, line, name);
+        } else if (!strncmp(line, "expect-texel ", 13)) {
+            check_texel_line(s, line, name);
         } else {
             continue;
         }
         expects++;
     }
     if (!has_duration) CHECK(s->animation_count == 0, "%s: an animation nobody expected", name);
+    if (!has_meshes)
+        CHECK(s->mesh_count == 0 && s->material_count == 0 && s->texture_count == 0,
+              "%s: %zu meshes, %zu materials, %zu textures nobody expected", name, s->mesh_count, s->material_count,
+              s->texture_count);
+    check_geometry_invariants(s, name);
     CHECK(expects >= 4, "%s: its description has only %d expectations", name, expects);
     g_checks += expects;
     fx_check_semantics(doc, name, 1.0 / 60, duration_of(doc) + 1e-9, TOL, &g_stats);
@@ -541,7 +842,7 @@ int main(int argc, char **argv)
     }
     g_dir = argv[1];
     int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
-    CHECK(fixtures >= 15, "only %d fixtures", fixtures);
+    CHECK(fixtures >= 29, "only %d fixtures", fixtures);
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;

@@ -3,10 +3,11 @@
 compare them with the .txt files.
 
 It uses make_fixtures.py's separate Parser (which walks the lists by their
-size fields and follows the index links) and its reference evaluator, but NOT
+size fields and follows the index links) and its reference evaluator, and for
+the geometry fixtures make_geometry.py's GeoReader and geometry rules, but NOT
 the in-memory fixture descriptions: everything is computed from what was read
-back. Only the pose requests (which times and nodes, make_fixtures.POSES) are
-shared.
+back. Only the pose requests (which times and nodes, make_fixtures.POSES,
+AT_STEP and make_geometry.POSES) are shared.
 
 Usage:  python3 expect.py --check     (exit status 1 on any difference)
         python3 expect.py FILE...     (print the expect lines of those files)
@@ -17,6 +18,7 @@ import sys
 
 sys.dont_write_bytecode = True
 import make_fixtures as mf  # noqa: E402
+import make_geometry as mg  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -30,6 +32,8 @@ FILES = {
     'billboard.niff': 'ok',
     'names.nif': 'ok',
     'orders.niff': 'ok',
+    'seam.niff': 'ok',
+    'ik_chain.niff': 'ok',
     'truncated.niff': 'bad',
     'bad_listsize.niff': 'bad',
     'bad_child.niff': 'bad',
@@ -38,14 +42,22 @@ FILES = {
     'bad_name.niff': 'bad',
     'bad_anim_link.niff': 'bad',
     'bad_channel.niff': 'bad',
+    'bad_chain_joint.niff': 'bad',
+    'bad_chain_link.niff': 'bad',
     'netimmerse.nif': 'notdetected',
 }
+FILES.update(mg.FILES)        # geometry, textures, ci_palette and their broken files
 
 
 def expectations(fname):
     with open(os.path.join(HERE, fname), 'rb') as fh:
         data = fh.read()
     kind = FILES.get(fname)
+    if fname in mg.FILES:         # make_geometry.py's reader on top of the Parser
+        lines = mg.expectations_from_bytes(fname, data)
+        assert (kind == 'bad') == lines[0].startswith('expect-error-offset'), \
+            fname
+        return lines
     try:
         sc, _parser = mf.parse_bytes(data)
     except mf.NotDetected:
@@ -55,7 +67,8 @@ def expectations(fname):
         assert kind in (None, 'bad'), '%s: %s' % (fname, e)
         return ['expect-error-offset %d' % e.offset]
     assert kind in (None, 'ok'), fname + ' parsed but should not'
-    return mf.expect_lines(sc, mf.stem_of(fname), mf.POSES.get(fname, []))
+    return mf.expect_lines(sc, mf.stem_of(fname), mf.POSES.get(fname, []),
+                           mf.step_poses(fname))
 
 
 def txt_lines(fname):

@@ -13,12 +13,17 @@ Sources of truth:
                                (pitfalls: Anim(0) at group+48, names without
                                NUL, last next_key 0xFFFFFFFF, .nif clash).
   test_models/niff/RULES.md    the project's playback rules (nodes, names,
-                               time, FULL/KEY/loops/billboard/channels/camera).
+                               time, FULL/KEY/loops and their seam, billboard,
+                               channels, camera, IK chains: the NIFF2 Obj
+                               extension's chain root links and the ChainRoot
+                               / Joint / Effector lists).
 
 This script uses nothing from the project. Every area is written with explicit
 struct.pack('>...') calls by its own layout code (pack_file, pack_scene_list,
 pack_list, pack_obj, pack_cam, pack_name, pack_group, pack_anim,
-pack_channel_block); every size field is computed from the bytes written.
+pack_channel_block, pack_chain_item); every size field is computed from the
+bytes written. make_geometry.py adds the geometry lists (pack_file's extra
+lists) and their own reader; main() below runs it too.
 
 Before anything is written to disk the script
   * re-reads its own bytes with a separate small Parser that only walks the
@@ -34,11 +39,14 @@ Before anything is written to disk the script
     from the order encoding, every billboard/camera frame for
     orthonormality, and the hand-worked numbers quoted in the .txt files;
   * refuses to put a pose on a discontinuity (steps, loop wraps) unless the
-    pose is listed as deliberately sitting on one (AT_STEP);
+    pose is listed as deliberately sitting on one (AT_STEP); such a pose's
+    expect-pose line ends with " at_step=1" (the game's value there is exact,
+    consumer playback of baked keys may take either side of the jump);
   * requires every broken file to make the Parser fail at the documented
     offset, and netimmerse.nif to be not detected.
 
-Usage:  python3 make_fixtures.py      (writes the files into this folder)
+Usage:  python3 make_fixtures.py      (writes the files into this folder,
+                                       then runs make_geometry.py)
         python3 expect.py --check     (re-reads the files, compares the .txt)
 
 The output is deterministic: no clocks, no randomness.
@@ -106,6 +114,15 @@ ANIM_SIZE = {TAG_STATIC: 52, TAG_CONST: 52, TAG_FULL: 52, TAG_KEY: 64,
              TAG_BILL: 20}
 ANIM_TAG_NAME = {TAG_STATIC: 'STATIC', TAG_CONST: 'CONST', TAG_FULL: 'FULL',
                  TAG_KEY: 'KEY', TAG_BILL: 'BILLBOARD_OBJ'}
+
+# NIFF2 IK chain items (RULES "IK chains")
+TAG_CHAIN_ROOT = 0x00240100
+TAG_JOINT = 0x00250100
+TAG_EFFECTOR = 0x00260100
+CHAIN_KINDS = ('chain_root', 'joint', 'effector')
+CHAIN_ITEM_TAG = {'chain_root': TAG_CHAIN_ROOT, 'joint': TAG_JOINT,
+                  'effector': TAG_EFFECTOR}
+CHAIN_FIXED = {'chain_root': 44, 'joint': 64, 'effector': 40}
 
 ANIM_STATIC, ANIM_FULL, ANIM_KEY, ANIM_BILL = 0, 2, 3, 4
 ANIM_TYPE_NAME = {0: 'STATIC', 2: 'FULL', 3: 'KEY', 4: 'BILLBOARD_OBJ'}
@@ -238,10 +255,53 @@ class Cam(M):
         self.ext = None if ext is None else tuple(ext)
 
 
+class ChainRoot(M):
+    """NIFF2 ChainRoot item (list 0x00240000): 44 bytes + arrays."""
+
+    def __init__(self, name_index, anim, joint, objs=(), ext_objs=(), type=0):
+        self.name_index, self.anim, self.joint = name_index, anim, joint
+        self.objs, self.ext_objs = tuple(objs), tuple(tuple(e) for e in ext_objs)
+        self.type = type
+
+
+class Joint(M):
+    """NIFF2 Joint item (list 0x00250000): 64 bytes + arrays."""
+
+    def __init__(self, name_index, anim, joint, effector, objs=(), ext_objs=(),
+                 type=0, length=1.0, resplane=(0, 0, 1)):
+        self.name_index, self.anim = name_index, anim
+        self.joint, self.effector = joint, effector
+        self.objs, self.ext_objs = tuple(objs), tuple(tuple(e) for e in ext_objs)
+        self.type, self.length, self.resplane = type, f32(length), f32t(resplane)
+
+
+class Effector(M):
+    """NIFF2 Effector item (list 0x00260000): 40 bytes + arrays."""
+
+    def __init__(self, name_index, anim, objs=(), ext_objs=(), type=0):
+        self.name_index, self.anim = name_index, anim
+        self.objs, self.ext_objs = tuple(objs), tuple(tuple(e) for e in ext_objs)
+        self.type = type
+
+
+def obj2_ext(chain_links=()):
+    """NIFF2 Obj Nintendo extension: 4 *_for_fog words, obj_chain_root_link_num,
+    external_lod_obj_num, external_obj_num, obj_chain_root_link[num]."""
+    return (0, 0, 0, 0, len(chain_links), 0, 0) + tuple(chain_links)
+
+
+def obj_chain_links(o):
+    """The chain root links of an Obj's NIFF2 extension (RULES: an extension
+    shorter than 28 bytes links no chain)."""
+    if o.ext is None or len(o.ext) < 7:
+        return ()
+    return tuple(o.ext[7:7 + o.ext[4]])
+
+
 class Scene(M):
     def __init__(self, version, objs, groups, names, roots, cams=(),
                  cam_links=None, scene_name=NOLINK, cfg=0, scene_ext=None,
-                 name_ux=b''):
+                 name_ux=b'', chain_roots=(), joints=(), effectors=()):
         self.version = version
         self.objs, self.groups, self.names = list(objs), list(groups), \
             list(names)
@@ -252,6 +312,12 @@ class Scene(M):
         self.scene_name, self.cfg = scene_name, cfg
         self.scene_ext = None if scene_ext is None else tuple(scene_ext)
         self.name_ux = bytes(name_ux)
+        self.chain_roots, self.joints, self.effectors = \
+            list(chain_roots), list(joints), list(effectors)
+
+    def chain_items(self, kind):
+        return {'chain_root': self.chain_roots, 'joint': self.joints,
+                'effector': self.effectors}[kind]
 
     @property
     def niff2(self):
@@ -350,7 +416,7 @@ def pack_group(g, gi):
 
 
 def pack_obj(o, i):
-    ext = b'' if o.ext is None else struct.pack('>7I', *o.ext)
+    ext = b'' if o.ext is None else struct.pack('>%dI' % len(o.ext), *o.ext)
     nl, nc = len(o.lods), len(o.children)
     size = 88 + 8 * nl + 4 * nc + len(ext)
     bl = Blob()
@@ -372,7 +438,51 @@ def pack_obj(o, i):
     for j, c in enumerate(o.children):
         bl.mark(('obj', i, 'child', j))
         bl.put(struct.pack('>I', c))
+    if o.ext is not None and len(o.ext) >= 7:       # NIFF2 chain root links
+        bl.mark(('obj', i, 'chain_num'), 16)
+        for j in range(len(o.ext) - 7):
+            bl.mark(('obj', i, 'chain', j), 28 + 4 * j)
     bl.put(ext)
+    assert len(bl.b) == size
+    return bl
+
+
+def pack_chain_item(kind, c, i):
+    """ChainRoot / Joint / Effector item (RULES "IK chains")."""
+    ne = len(c.ext_objs)
+    size = CHAIN_FIXED[kind] + 4 * len(c.objs) + 8 * ne
+    bl = Blob()
+    bl.mark((kind, i))
+    bl.put(struct.pack('>3I', CHAIN_ITEM_TAG[kind], i, size))
+    bl.put(struct.pack('>2I', c.name_index, c.type))
+    if kind == 'chain_root':
+        bl.put(struct.pack('>2I', len(c.objs), ne))
+        bl.mark((kind, i, 'anim'))
+        bl.put(struct.pack('>I', c.anim))
+        bl.mark((kind, i, 'joint'))
+        bl.put(struct.pack('>I', c.joint))
+    elif kind == 'joint':
+        bl.put(struct.pack('>f', c.length))
+        bl.put(struct.pack('>3f', *c.resplane))
+        bl.put(struct.pack('>2I', len(c.objs), ne))
+        bl.mark((kind, i, 'joint'))
+        bl.put(struct.pack('>I', c.joint))
+        bl.mark((kind, i, 'effector'))
+        bl.put(struct.pack('>I', c.effector))
+        bl.mark((kind, i, 'anim'))
+        bl.put(struct.pack('>I', c.anim))
+    else:
+        bl.put(struct.pack('>2I', len(c.objs), ne))
+        bl.mark((kind, i, 'anim'))
+        bl.put(struct.pack('>I', c.anim))
+    bl.put(struct.pack('>2I', 0, 0))                # extension block sizes
+    assert len(bl.b) == CHAIN_FIXED[kind]
+    for j, o in enumerate(c.objs):
+        bl.mark((kind, i, 'obj', j))
+        bl.put(struct.pack('>I', o))
+    # external objects: (file name index, name index) into the ExternalNameList
+    for f, n in c.ext_objs:
+        bl.put(struct.pack('>2I', f, n))
     assert len(bl.b) == size
     return bl
 
@@ -448,9 +558,10 @@ def pack_scene_list(sc):
     return bl
 
 
-def pack_file(sc):
-    """The whole file. Returns (bytes, marks)."""
-    lists = {}
+def pack_file(sc, extra=None):
+    """The whole file. Returns (bytes, marks). extra: {list name: Blob} of
+    lists packed elsewhere (make_geometry.py's geometry lists)."""
+    lists = dict(extra or {})
     lists['scene'] = pack_scene_list(sc)
     lists['cam'] = pack_list('cam', [pack_cam(c, i)
                                      for i, c in enumerate(sc.cams)])
@@ -461,6 +572,12 @@ def pack_file(sc):
     lists['name'] = pack_list('name', [pack_name(s, i)
                                        for i, s in enumerate(sc.names)],
                               ux=sc.name_ux)
+    for kind in CHAIN_KINDS:
+        items = sc.chain_items(kind)
+        if items:
+            assert sc.niff2
+            lists[kind] = pack_list(kind, [pack_chain_item(kind, c, i)
+                                           for i, c in enumerate(items)])
     for name in PHYS_ORDER + (NIFF2_ORDER if sc.niff2 else []):
         if name not in lists:
             lists[name] = pack_two_count_list(name) \
@@ -514,8 +631,12 @@ def detect(data):
 
 
 class Parser:
-    def __init__(self, data):
+    def __init__(self, data, foreign_items=False):
+        """foreign_items: lists this Parser does not read (geometry, ...) may
+        hold items (make_geometry.py reads them); else they must be empty."""
         self.d = data
+        self.foreign_items = foreign_items
+        self.lists = {}       # list name -> (offset, size)
         self.where = {}       # same keys as the writer's marks
         self.fields = []      # (offset, text) for the .txt
 
@@ -584,6 +705,7 @@ class Parser:
             off += size
         if off != len(d):
             raise Fail(off, 'bytes after the last list')
+        self.lists = lists
         sc = self.scene_list(lists['scene'], version)
         self.generic_list_notes(lists, order)
         sc.cams = [self.cam(o, s, i, niff2) for i, (o, s) in
@@ -597,6 +719,11 @@ class Parser:
         lo, ls = lists['name']
         nux = self.u32(lo + 20)
         sc.name_ux = bytes(d[lo + ls - nux:lo + ls])
+        if niff2:
+            for kind in CHAIN_KINDS:
+                items = [self.chain_item(kind, o, s, i) for i, (o, s) in
+                         enumerate(self.items(lists[kind], kind))]
+                sc.chain_items(kind)[:] = items
         self.validate(sc)
         return sc
 
@@ -647,7 +774,7 @@ class Parser:
                 self.note(off, '%s list tag 0x%08X header %d size %d counts %d,%d'
                           % (name.capitalize(), LIST_TAG[name], self.u32(off + 4),
                              size, n1, n2))
-                if n1 or n2:
+                if (n1 or n2) and not self.foreign_items:
                     raise Fail(off + 12, 'unexpected items in the %s list' % name)
             else:
                 n = self.u32(off + 12)
@@ -655,7 +782,8 @@ class Parser:
                           'ext %d/%d' % (name.capitalize(), LIST_TAG[name],
                                          self.u32(off + 4), size, n,
                                          self.u32(off + 16), self.u32(off + 20)))
-                if n and name not in ('cam', 'obj', 'anim', 'name'):
+                if n and name not in ('cam', 'obj', 'anim', 'name') + \
+                        CHAIN_KINDS and not self.foreign_items:
                     raise Fail(off + 12, 'unexpected items in the %s list' % name)
 
     def items(self, ls, name):
@@ -700,6 +828,10 @@ class Parser:
         ext = None
         if nx:
             ext = [self.u32(p + 4 * j) for j in range(nx // 4)]
+            if nx >= 28:                  # NIFF2: obj_chain_root_link_num at +16
+                self.where[('obj', i, 'chain_num')] = p + 16
+                for j in range(len(ext) - 7):
+                    self.where[('obj', i, 'chain', j)] = p + 28 + 4 * j
         self.where[('obj', i)] = off
         self.where[('obj', i, 'name')] = off + 12
         self.where[('obj', i, 'anim')] = off + 72
@@ -713,6 +845,9 @@ class Parser:
         self.note(off + 52, '  obj_lod_num %d, obj_child_num %d, obj_parent_link %s'
                   % (nl, nc, idx_str(parent)))
         self.note(off + 72, '  obj_anim_link %s' % idx_str(anim))
+        if shape != NOLINK or mat != NOLINK:
+            self.note(off + 64, '  obj_shape_link %s obj_mat_link %s'
+                      % (idx_str(shape), idx_str(mat)))
         if nl:
             self.note(off + 88, '  obj_lod_dist %s, obj_lod_link %s'
                       % (fmt_list(dists), lod_links))
@@ -721,6 +856,9 @@ class Parser:
         if nx:
             self.note(off + 88 + 8 * nl + 4 * nc, '  Nintendo ext (%d bytes): %s'
                       % (nx, words_str(ext)))
+            if nx >= 28 and ext[4]:
+                self.note(p + 16, '    obj_chain_root_link_num %d, '
+                          'obj_chain_root_link %s' % (ext[4], ext[7:7 + ext[4]]))
         return Obj(nidx, anim, children, list(zip(dists, lod_links)), state,
                    typ, parent, hbb, ext, shape, mat, coll, group, pri, rcycle,
                    rpri, rt0, rt1)
@@ -879,9 +1017,110 @@ class Parser:
                        % (nx, q - p))
         return ChanBlock(chans, use, constraints)
 
+    def chain_item(self, kind, off, nb, i):
+        """ChainRoot / Joint / Effector (RULES "IK chains")."""
+        tag, idx, size, nidx, typ = [self.u32(off + 4 * k) for k in range(5)]
+        if tag != CHAIN_ITEM_TAG[kind]:
+            raise Fail(off, '%s tag 0x%08X' % (kind, tag))
+        if idx != i:
+            raise Fail(off + 4, '%s index %d at position %d' % (kind, idx, i))
+        fixed = CHAIN_FIXED[kind]
+        if size != nb or size < fixed:
+            raise Fail(off + 8, '%s size %d' % (kind, size))
+        self.where[(kind, i)] = off
+        length = resplane = None
+        if kind == 'chain_root':
+            nobj, next_, anim, joint = [self.u32(off + 20 + 4 * k)
+                                        for k in range(4)]
+            self.where[(kind, i, 'anim')] = off + 28
+            self.where[(kind, i, 'joint')] = off + 32
+        elif kind == 'joint':
+            length = self.f32(off + 20)
+            resplane = [self.f32(off + 24 + 4 * k) for k in range(3)]
+            nobj, next_, joint, eff, anim = [self.u32(off + 36 + 4 * k)
+                                             for k in range(5)]
+            self.where[(kind, i, 'joint')] = off + 44
+            self.where[(kind, i, 'effector')] = off + 48
+            self.where[(kind, i, 'anim')] = off + 52
+        else:
+            nobj, next_, anim = [self.u32(off + 20 + 4 * k) for k in range(3)]
+            self.where[(kind, i, 'anim')] = off + 28
+        nx, ux = self.u32(off + fixed - 8), self.u32(off + fixed - 4)
+        if fixed + 4 * nobj + 8 * next_ + nx + ux != size:
+            raise Fail(off + 8, '%s size %d does not add up' % (kind, size))
+        p = off + fixed
+        objs = []
+        for j in range(nobj):
+            self.where[(kind, i, 'obj', j)] = p
+            objs.append(self.u32(p))
+            p += 4
+        ext_objs = [(self.u32(p + 8 * j), self.u32(p + 8 * j + 4))
+                    for j in range(next_)]
+        label = {'chain_root': 'ChainRoot', 'joint': 'Joint',
+                 'effector': 'Effector'}[kind]
+        self.note(off, '%s %d: tag 0x%08X index %d size %d name_index %s '
+                  'type %d' % (label, i, tag, idx, size, idx_str(nidx), typ))
+        if kind == 'joint':
+            self.note(off + 20, '  joint_length %s resplane_axis %s'
+                      % (g9(length), fmt_list(resplane)))
+            self.note(off + 36, '  obj_num %d external_obj_num %d joint_index %s '
+                      'effector_index %s anim_index %s, ext %d/%d'
+                      % (nobj, next_, idx_str(joint), idx_str(eff),
+                         idx_str(anim), nx, ux))
+        elif kind == 'chain_root':
+            self.note(off + 20, '  obj_num %d external_obj_num %d anim_index %s '
+                      'joint_index %s, ext %d/%d' % (nobj, next_, idx_str(anim),
+                                                    idx_str(joint), nx, ux))
+        else:
+            self.note(off + 20, '  obj_num %d external_obj_num %d anim_index %s, '
+                      'ext %d/%d' % (nobj, next_, idx_str(anim), nx, ux))
+        if nobj:
+            self.note(off + fixed, '  obj_index %s' % objs)
+        if next_:
+            self.note(off + fixed + 4 * nobj, '  external objects (file name, '
+                      'name) %s' % [(idx_str(a), idx_str(b)) for a, b in ext_objs])
+        if kind == 'chain_root':
+            return ChainRoot(nidx, anim, joint, objs, ext_objs, typ)
+        if kind == 'joint':
+            return Joint(nidx, anim, joint, eff, objs, ext_objs, typ, length,
+                         resplane)
+        return Effector(nidx, anim, objs, ext_objs, typ)
+
     def validate(self, sc):
         nobj, ng, nn, ncam = (len(sc.objs), len(sc.groups), len(sc.names),
                               len(sc.cams))
+        nchain = {k: len(sc.chain_items(k)) for k in CHAIN_KINDS}
+        for i, o in enumerate(sc.objs):            # NIFF2 chain root links
+            if o.ext is None or len(o.ext) < 7:
+                continue                            # < 28 bytes: no chain
+            if 7 + o.ext[4] > len(o.ext):
+                raise Fail(self.where[('obj', i, 'chain_num')],
+                           'obj_chain_root_link_num %d does not fit' % o.ext[4])
+            if o.state == STATE_CLEAR:
+                continue
+            for j, c in enumerate(obj_chain_links(o)):
+                if c != NOLINK and c >= nchain['chain_root']:
+                    raise Fail(self.where[('obj', i, 'chain', j)],
+                               'obj_chain_root_link %d >= %d chain roots'
+                               % (c, nchain['chain_root']))
+        for kind in CHAIN_KINDS:
+            for i, c in enumerate(sc.chain_items(kind)):
+                if c.name_index != NOLINK and c.name_index >= nn:
+                    raise Fail(self.where[(kind, i)] + 12, 'name_index')
+                checks = [('anim', c.anim, ng)]
+                if kind in ('chain_root', 'joint'):
+                    checks.append(('joint', c.joint, nchain['joint']))
+                if kind == 'joint':
+                    checks.append(('effector', c.effector, nchain['effector']))
+                for field, v, n in checks:
+                    if v != NOLINK and v >= n:
+                        raise Fail(self.where[(kind, i, field)],
+                                   '%s %s_index %d >= %d' % (kind, field, v, n))
+                for j, o in enumerate(c.objs):
+                    if o != NOLINK and o >= nobj:
+                        raise Fail(self.where[(kind, i, 'obj', j)],
+                                   '%s obj_index %d >= %d objects' % (kind, o,
+                                                                    nobj))
         for j, r in enumerate(sc.roots):
             if r >= nobj:
                 raise Fail(self.where[('scene', 'root', j)], 'root link %d' % r)
@@ -1204,11 +1443,12 @@ def loop_frame(g, f):
     P = period(g)
     if P <= 0:
         return f
-    if g.loop == 0:                               # endless
-        return math.fmod(f, P)
-    if f < g.loop * P:                            # N plays, then hold
-        return math.fmod(f, P)
-    return float(P)
+    if f <= 0:
+        return 0.0
+    if g.loop != 0 and not f < g.loop * P:        # N plays, then hold
+        return float(P)
+    r = math.fmod(f, P)                           # at f = k*P the final value shows
+    return r if r > 0 else float(P)
 
 
 def full_sample(g, fl):
@@ -1328,8 +1568,9 @@ def group_local(g, f):
 # -- nodes and names (RULES "Scene nodes") --
 
 class Node:
-    def __init__(self, name, parent, obj=None, cam=None):
+    def __init__(self, name, parent, obj=None, cam=None, chain=None):
         self.name, self.parent, self.obj, self.cam = name, parent, obj, cam
+        self.chain = chain                        # (kind, list index)
 
 
 def obj_names(sc):
@@ -1357,10 +1598,31 @@ def cam_names(sc, used):
     return out
 
 
+def chain_names(sc, used):
+    """RULES "IK chains": the NameList name, else chain_root<i> / joint<i> /
+    effector<i>, made unique after the objects' names, chain roots, joints,
+    effectors in list order ("#2", "#3", ...)."""
+    out = {}
+    used = set(used)
+    for kind in CHAIN_KINDS:
+        for i, c in enumerate(sc.chain_items(kind)):
+            base = sc.names[c.name_index] if c.name_index != NOLINK \
+                else '%s%d' % (kind, i)
+            name, k = base, 2
+            while name in used:
+                name = '%s#%d' % (base, k)
+                k += 1
+            used.add(name)
+            out[(kind, i)] = name
+    return out
+
+
 def build_nodes(sc, stem, where=None):
     names = obj_names(sc)
+    cnames = chain_names(sc, names)
     nodes = [Node("RootNode", None)]
     placed = {}
+    chain_placed = set()
 
     def place(o, parent, path, link):
         if o in path:
@@ -1377,16 +1639,47 @@ def build_nodes(sc, stem, where=None):
             place(c, ni, path + [o], ('obj', o, 'child', j))
         for j, (dist, l) in enumerate(ob.lods):
             place(l, ni, path + [o], ('obj', o, 'lod', j))
+        for c in obj_chain_links(ob):             # then its IK chain roots
+            if c != NOLINK:
+                place_chain('chain_root', c, ni, path + [o])
+
+    def place_chain(kind, i, parent, path):
+        if (kind, i) in chain_placed:
+            return                                # reached again (warning)
+        chain_placed.add((kind, i))
+        ni = len(nodes)
+        nodes.append(Node(cnames[(kind, i)], parent, chain=(kind, i)))
+        c = sc.chain_items(kind)[i]
+        for j, o in enumerate(c.objs):            # its objects first
+            if o != NOLINK:
+                place(o, ni, path, (kind, i, 'obj', j))
+        if kind in ('chain_root', 'joint') and c.joint != NOLINK:
+            place_chain('joint', c.joint, ni, path)
+        if kind == 'joint' and c.effector != NOLINK:
+            place_chain('effector', c.effector, ni, path)
 
     for j, r in enumerate(sc.roots):
         place(r, 0, [], ('scene', 'root', j))
     for o in range(len(sc.objs)):
         if o not in placed:                       # not reached (warning)
-            placed[o] = len(nodes)
-            nodes.append(Node(names[o], 0, obj=o))
+            place(o, 0, [], None)
     for i, cn in enumerate(cam_names(sc, [n.name for n in nodes])):
         nodes.append(Node(cn, 0, cam=i))
     return nodes
+
+
+def chain_group(sc, kind, i):
+    c = sc.chain_items(kind)[i]
+    return None if c.anim == NOLINK else sc.groups[c.anim]
+
+
+def node_group(sc, n):
+    """The AnimGroup a node plays (object or chain element), or None."""
+    if n.obj is not None:
+        return live_group(sc, n.obj)
+    if n.chain is not None:
+        return chain_group(sc, *n.chain)
+    return None
 
 
 def live_group(sc, o):
@@ -1397,9 +1690,11 @@ def live_group(sc, o):
 
 
 def duration_frames(sc):
+    """Over the groups that placed nodes play: live objects' groups and (an
+    assumption: RULES names only objects) the placed chain elements'."""
     best = 0
-    for o in range(len(sc.objs)):
-        g = live_group(sc, o)
+    for n in build_nodes(sc, ''):
+        g = node_group(sc, n)
         if g is None:
             continue
         P = period(g)
@@ -1441,11 +1736,12 @@ class Evaluator:
             n = nodes[i]
             if n.parent is None:
                 W[i] = ident()
-            elif n.obj is not None:
+            elif n.obj is not None or n.chain is not None:
                 P = get(n.parent)
-                g = live_group(sc, n.obj)
+                g = node_group(sc, n)
                 loc = ident() if g is None else group_local(g, f)
                 if loc is BILLBOARD:
+                    assert n.obj is not None, 'a billboard group on a chain element' 
                     b = g.anims[0]
                     W[i] = billboard_world(P, origin(get(self.obj_node[b.lookat])),
                                            origin(get(self.obj_node[b.upper])))
@@ -1542,8 +1838,15 @@ def fmt_matrix(M):
     return ','.join(g9(M[i][j]) for i in range(4) for j in range(4))
 
 
-def expect_lines(sc, stem, poses):
-    """poses: list of (frame, node name)."""
+def step_poses(fname):
+    """The pose requests of fname that sit on a jump (AT_STEP)."""
+    return frozenset((f, n) for fn, f, n in AT_STEP if fn == fname)
+
+
+def expect_lines(sc, stem, poses, at_step=frozenset()):
+    """poses: list of (frame, node name); at_step: those of them that sit on
+    a jump: their expect-pose line ends with " at_step=1" (the game's value
+    there is exact, playback of baked keys may take either side)."""
     ev = Evaluator(sc, stem)
     out = ['expect-format niff', 'expect-version 0x%08x' % sc.version,
            'expect-nodes %d' % len(ev.nodes)]
@@ -1559,7 +1862,9 @@ def expect_lines(sc, stem, poses):
     for frame, name in poses:
         t = t_string(frame)
         M = ev.pose(float(t) * FPS, name)
-        out.append('expect-pose t=%s node=%s world=%s' % (t, name, fmt_matrix(M)))
+        out.append('expect-pose t=%s node=%s world=%s%s' % (
+            t, name, fmt_matrix(M),
+            ' at_step=1' if (frame, name) in at_step else ''))
     return out
 
 
@@ -1884,6 +2189,72 @@ def small2():
                  scene_ext=(0, 0, 0, 0, 0))
 
 
+def seam():
+    """NIFF 1: the loop seam (RULES "Looping"): at f = k*P the final value
+    shows, just after it the first one."""
+    names = ['seam_full', 'seam_key', 'seam_twice', 'seam_child', 'Scene_seam']
+    full = [((0.5 * i, 0, 0), (0, 0, 0.2 * i), (1, 1, 1)) for i in range(7)]
+    groups = [
+        full_group(full),                                        # P 6
+        key_group([0, 4, 9], [I_LINEAR] * 3,                     # P 9
+                  [(0, 2, 0), (2, 2, 0), (4, 2, 1)],
+                  [(0, 0, 0), (0.6, 0, 0), (1.2, 0, 0)], [(1, 1, 1)] * 3),
+        key_group([0, 12], [I_LINEAR] * 2,                       # P 12, twice
+                  [(0, -2, 0), (6, -2, 0)], [(0, 0, 0), (0, 0, 1.5)],
+                  [(1, 1, 1)] * 2, loop=2),
+        static_group((0, 1, 0)),
+    ]
+    objs = [Obj(0, 0, children=(3,)), Obj(1, 1), Obj(2, 2),
+            Obj(3, 3, parent=0)]
+    return Scene(VERSION_NIFF1, objs, groups, names, roots=(0, 1, 2),
+                 scene_name=4)
+
+
+IK_NAMES = ['body', 'stray', 'foot', 'ear_l', 'ear_r', 'thigh', 'shin', 'tail',
+            'leg_root', 'hip', 'Scene_ik']
+
+
+def ik_chain():
+    """NIFF 2, an IK chain laid out like the SDK's env_animal.niff (RULES
+    "IK chains"): body -> ChainRoot -> Joint 0 -> Joint 1 -> Effector."""
+    leg = [((-0.5, -0.2 + 0.05 * i, 0.3), (0, 0, 0.15 * min(i, 6 - i)),
+            (1, 1, 1)) for i in range(7)]                        # clean, P 6
+    groups = [
+        Group(ANIM_KEY, [Key(0, 10, I_LINEAR, (0, 1, 0), (0, 0, 0)),      # 0 body
+                         Key(10, 24, I_LINEAR, (2, 1.5, 0), (0, 0.8, 0)),
+                         Key(24, NOLINK, I_LINEAR, (0, 1, 0), (0, 0, 0))],
+              ext=ChanBlock({})),
+        full_group(leg),                                         # 1 leg_root
+        static_group((0.2, 0.5, 0), (0, 0, 0.3)),                # 2 ear_l
+        static_group((-0.2, 0.5, 0), (0, 0, -0.3)),              # 3 ear_r
+        static_group((0, -0.4, 0)),                              # 4 thigh
+        static_group((0, -0.8, 0), (0.4, 0, 0)),                 # 5 joint 1
+        static_group((0, -0.4, 0)),                              # 6 shin
+        key_group([0, 4, 8], [I_LINEAR] * 3,                     # 7 effector
+                  [(0, -0.8, 0), (0, -0.7, 0.2), (0, -0.8, 0)],
+                  [(0, 0, 0), (-0.5, 0, 0), (0, 0, 0)], [(1, 1, 1)] * 3),
+        static_group((0, -0.1, 0.15)),                           # 8 foot
+        static_group((0, 0, -0.6), (0.5, 0, 0)),                 # 9 tail
+        static_group((5, 0, 0)),                                 # 10 stray
+    ]
+    objs = [Obj(0, 0, children=(7,), ext=obj2_ext([0])),         # 0 body
+            Obj(1, 10, ext=obj2_ext()),                          # 1 stray
+            Obj(2, 8, ext=obj2_ext()),                           # 2 foot
+            Obj(3, 2, ext=obj2_ext()),                           # 3 ear_l
+            Obj(4, 3, ext=obj2_ext()),                           # 4 ear_r
+            Obj(5, 4, ext=obj2_ext()),                           # 5 thigh
+            Obj(6, 6, ext=obj2_ext()),                           # 6 shin
+            Obj(7, 9, ext=obj2_ext(), parent=0)]                 # 7 tail
+    roots = [ChainRoot(8, 1, 0, objs=(3, 4), ext_objs=((NOLINK, NOLINK),),
+                       type=1)]
+    joints = [Joint(9, NOLINK, 1, NOLINK, objs=(5,), type=1, length=0.8),
+              Joint(6, 5, NOLINK, 0, objs=(6,), type=1, length=0.8)]
+    effectors = [Effector(NOLINK, 7, objs=(2,), type=1)]
+    return Scene(VERSION_NIFF2, objs, groups, IK_NAMES, roots=(0,),
+                 scene_name=10, scene_ext=(0, 0, 0, 0, 0), chain_roots=roots,
+                 joints=joints, effectors=effectors)
+
+
 NETIMMERSE = (b'NetImmerse File Format, Version 4.0.0.2\n'
               + struct.pack('<I', 0x04000002)        # version word (LE)
               + struct.pack('<I', 1)                 # number of blocks
@@ -1945,13 +2316,32 @@ POSES = {
     'names.nif': _grid([
         ('abcd', [0, 7.5]), ('wxyz1234', [7.5]), ('hello', [0, 7.5, 20])]),
     'orders.niff': [(0, 'ord_' + o) for o in ORDER_OBJS] + [(0, 'ord_unknown')],
+    'seam.niff': [(0, 'RootNode')] + _grid([
+        ('seam_full', [0, 5.5, 6, 6.01, 12, 24, 27.5, 36]),
+        ('seam_child', [5.5, 6, 6.01]),
+        ('seam_key', [0, 8.5, 9, 9.01, 18, 24, 27.5, 36]),
+        ('seam_twice', [0, 11.5, 12, 12.01, 24, 27.5, 36])]),
+    'ik_chain.niff': [(0, 'RootNode')] + _grid([
+        (n, [0, 2.5, 10, 17.25, 31]) for n in
+        ['body', 'tail', 'leg_root', 'ear_l', 'ear_r', 'hip', 'thigh',
+         'shin#2', 'shin', 'effector0', 'foot', 'stray']]),
 }
-AT_STEP = {('full3.niff', 6, 'mid'), ('full3.niff', 6, 'tip')}
+# (file, frame, node): poses placed on a jump on purpose. The seam poses sit
+# at f = k*P of a loop whose first and last values differ: RULES shows the
+# final value there (frame P), the first one just after.
+AT_STEP = {('full3.niff', 6, 'mid'), ('full3.niff', 6, 'tip'),
+           ('seam.niff', 6, 'seam_full'), ('seam.niff', 12, 'seam_full'),
+           ('seam.niff', 24, 'seam_full'), ('seam.niff', 36, 'seam_full'),
+           ('seam.niff', 6, 'seam_child'),
+           ('seam.niff', 9, 'seam_key'), ('seam.niff', 18, 'seam_key'),
+           ('seam.niff', 36, 'seam_key'),
+           ('seam.niff', 12, 'seam_twice')}
 
 GOOD = [('full3.niff', full3), ('keys.niff', keys), ('static.niff', static),
         ('camera.niff', camera), ('channels.niff', channels),
         ('billboard.niff', billboard), ('names.nif', names_nif),
-        ('orders.niff', orders)]
+        ('orders.niff', orders), ('seam.niff', seam),
+        ('ik_chain.niff', ik_chain)]
 
 # broken files: (file, base, what, mark of the damaged field, new value)
 BROKEN = [
@@ -1969,6 +2359,10 @@ BROKEN = [
      ('obj', 1, 'anim'), 0, 6),
     ('bad_channel.niff', small2, 'the translation count of AnimGroup 0\'s '
      'channel block', ('group', 0, 'count', 5), 0, 5),
+    ('bad_chain_joint.niff', ik_chain, 'joint_index of Joint 0 ("hip"; it '
+     'names Joint 1)', ('joint', 0, 'joint'), 0, 2),
+    ('bad_chain_link.niff', ik_chain, 'obj_chain_root_link[0] of Obj 0 '
+     '("body"), in its NIFF2 extension', ('obj', 0, 'chain', 0), 0, 1),
 ]
 
 
@@ -2107,17 +2501,27 @@ def hand_full3():
              'R_tip[0][0] = %s instead of %s:' % (n7(Rs[0][0]), n7(Rtip[0][0])))
     L.append('    Euler lerp and slerp differ, the expect lines use Euler lerp.)')
     HAND.append(('full3.niff', 0.5, 'tip', elems(W)))
-    L += ['  frame 6 = P: endless loop, f mod 6 = 0 -> Anim(0). mid is not a '
-          'clean loop: at 5.99',
-          '    it is almost Anim(6) (R (1.797, 0.1015, 0.5993)), at 6 it is '
-          'Anim(0): T (0, 2, 0),',
-          '    R 0, S (1, 2, 0.5); base is identity at frame 0, so world(mid) = '
-          'rows (1, 0, 0 | 0),',
-          '    (0, 2, 0 | 2), (0, 0, 0.5 | 0). t = 0.2 gives 0.2 * 30 = 6 exactly '
-          '(double and float).',
+    # frame 6 = P: at a whole number of periods the final value shows
+    Wm = affine(xyz_closed(1.8, 0.1, 0.6), (0.2, 2, 0), (1.0, 2.0, 0.5))
+    Wt = amul(Wm, affine(xyz_closed(0, 0, 0), (0, 1.5, 0)))
+    L += ['  frame 6 = P (t = 0.2; 0.2 * 30 = 6 exactly in double and float): '
+          'endless loop at a whole',
+          '    number of periods -> the final value, Anim(6) (RULES "Looping"; '
+          'f mod 6 = 0 would be',
+          '    Anim(0), the value just after the seam). base and tip are clean '
+          'loops (Anim(6) = Anim(0)),',
+          '    mid is not: at 5.99 it is almost Anim(6), at 6 it is Anim(6): '
+          'T (0.2, 2, 0),',
+          '    R (1.8, 0.1, 0.6), S (1, 2, 0.5); base is identity at frame 6, '
+          'so world(mid) =']
+    L += rows(Wm)
+    L += ['    and world(tip) = world(mid) * T(0, 1.5, 0) (tip\'s Anim(6) has R 0):']
+    L += rows(Wt)
+    L += ['    Just after 6 (6.5 -> 0.5) mid jumps back towards Anim(0): '
+          'T (0, 2, 0), R 0, S (1, 2, 0.5).',
           '  frame 9.25 plays as 3.25.']
-    HAND.append(('full3.niff', 6, 'mid', {0: 1, 1: 0, 2: 0, 3: 0, 5: 2, 7: 2,
-                                          10: 0.5, 11: 0}))
+    HAND.append(('full3.niff', 6, 'mid', elems(Wm)))
+    HAND.append(('full3.niff', 6, 'tip', elems(Wt)))
     return L
 
 
@@ -2384,10 +2788,123 @@ def hand_orders():
     return L
 
 
+def hand_seam():
+    L = ['Hand evaluation (RULES "Looping": endless, f > 0 plays as f mod P, '
+         'but at f = k*P, k >= 1,',
+         '  the final value shows (frame P); anim_loop N: the same while '
+         'f <= N*P, then frame P held):']
+    rows_ = [
+        ('seam_full', 5.5, 'FULL P 6, 5.5 mod 6 = 5.5: T (2.75, 0, 0), rz 1.1',
+         affine(rz3(1.1), (2.75, 0, 0))),
+        ('seam_full', 6, '6 = 1 * P: Anim(6), T (3, 0, 0), rz 1.2 (frame 0 would '
+         'be identity)', affine(rz3(1.2), (3, 0, 0))),
+        ('seam_full', 6.01, '6.01 mod 6 = 0.01: T (0.005, 0, 0), rz 0.002',
+         affine(rz3(0.002), (0.005, 0, 0))),
+        ('seam_full', 12, '12 = 2P: Anim(6) again', affine(rz3(1.2), (3, 0, 0))),
+        ('seam_full', 24, '24 = 4P (the end of the scene): Anim(6)',
+         affine(rz3(1.2), (3, 0, 0))),
+        ('seam_full', 27.5, 'past the end, 27.5 mod 6 = 3.5: T (1.75, 0, 0), '
+         'rz 0.7', affine(rz3(0.7), (1.75, 0, 0))),
+        ('seam_full', 36, 'past the end, 36 = 6P: Anim(6)',
+         affine(rz3(1.2), (3, 0, 0))),
+        ('seam_child', 6, 'seam_full(6) * T(0, 1, 0): origin (3 - sin 1.2, '
+         'cos 1.2, 0)', amul(affine(rz3(1.2), (3, 0, 0)),
+                            affine(rz3(0), (0, 1, 0)))),
+        ('seam_key', 8.5, 'KEY P 9, segment 4 -> 9, u = 0.9: T (3.8, 2, 0.9), '
+         'rx 1.14', affine(rx3(1.14), (3.8, 2, 0.9))),
+        ('seam_key', 9, '9 = P: the last key, T (4, 2, 1), rx 1.2',
+         affine(rx3(1.2), (4, 2, 1))),
+        ('seam_key', 9.01, '9.01 mod 9 = 0.01, segment 0 -> 4, u = 0.0025: '
+         'T (0.005, 2, 0), rx 0.0015', affine(rx3(0.0015), (0.005, 2, 0))),
+        ('seam_key', 18, '18 = 2P: the last key', affine(rx3(1.2), (4, 2, 1))),
+        ('seam_key', 24, '24 mod 9 = 6, u = 0.4: T (2.8, 2, 0.4), rx 0.84',
+         affine(rx3(0.84), (2.8, 2, 0.4))),
+        ('seam_key', 27.5, 'past the end, 27.5 mod 9 = 0.5, u = 0.125: '
+         'T (0.25, 2, 0), rx 0.075', affine(rx3(0.075), (0.25, 2, 0))),
+        ('seam_key', 36, 'past the end, 36 = 4P: the last key',
+         affine(rx3(1.2), (4, 2, 1))),
+        ('seam_twice', 11.5, 'anim_loop 2, P 12, u = 11.5/12: T (5.75, -2, 0), '
+         'rz 1.4375', affine(rz3(1.4375), (5.75, -2, 0))),
+        ('seam_twice', 12, '12 = P <= 2P: the last key, T (6, -2, 0), rz 1.5',
+         affine(rz3(1.5), (6, -2, 0))),
+        ('seam_twice', 12.01, 'second play, 12.01 mod 12 = 0.01: '
+         'T (0.005, -2, 0), rz 0.00125', affine(rz3(0.00125), (0.005, -2, 0))),
+        ('seam_twice', 24, '24 = N*P: still "f <= N*P", 24 mod 12 = 0 -> P: '
+         'the last key', affine(rz3(1.5), (6, -2, 0))),
+        ('seam_twice', 27.5, 'f > N*P: frame P held', affine(rz3(1.5),
+                                                           (6, -2, 0))),
+        ('seam_twice', 36, 'f > N*P: frame P held', affine(rz3(1.5),
+                                                         (6, -2, 0))),
+    ]
+    for node, frame, text, X in rows_:
+        L.append('  %s, frame %s (t = %s): %s' % (node, g9(frame),
+                                                 t_string(frame), text))
+        HAND.append(('seam.niff', frame, node, elems(X)))
+    L += ['  world(seam_full) at frame 6 =']
+    L += rows(affine(rz3(1.2), (3, 0, 0)))
+    L += ['  Every seam time is exact: 0.2, 0.3, 0.4, 0.6, 0.8 and 1.2 times 30 '
+          'give 6, 9, 12, 18, 24',
+          '  and 36 exactly in double precision (and within 1e-6 in float32).',
+          '  Duration: max(6, 9, 2 * 12) = 24 frames = 0.8 s.']
+    return L
+
+
+def hand_ik():
+    body10 = affine(ry3(0.8), (2, 1.5, 0))
+    leg10 = affine(rz3(0.3), (-0.5, 0, 0.3))
+    knee = affine(rx3(0.4), (0, -0.8, 0))
+    eff10 = affine(rx3(-0.25), (0, -0.75, 0.1))
+    foot = affine(rz3(0), (0, -0.1, 0.15))
+    W = amul(amul(amul(amul(body10, leg10), knee), eff10), foot)
+    L = ['Hand evaluation (world = product of the locals along the path; hip '
+         'has no group: identity):',
+         '  foot, frame 10: body KEY at key 10: T (2, 1.5, 0), Ry 0.8; leg_root '
+         'FULL P 6, 10 mod 6 = 4:',
+         '    Anim(4) T (-0.5, 0, 0.3), Rz 0.3; hip identity; shin#2 (Joint 1) '
+         'STATIC T (0, -0.8, 0) Rx 0.4;',
+         '    effector0 KEY P 8, 10 mod 8 = 2, u = 0.5 between keys 0 and 4: '
+         'T (0, -0.75, 0.1), Rx -0.25;',
+         '    foot STATIC T (0, -0.1, 0.15). world(foot) = body * leg_root * '
+         'hip * shin#2 * effector0 * foot =']
+    L += rows(W)
+    HAND.append(('ik_chain.niff', 10, 'foot', elems(W)))
+    el = affine(rz3(0.3), (-0.3, 1.3, 0.3))
+    er = affine(rz3(-0.3), (-0.7, 1.3, 0.3))
+    L += ['  ear_l, frame 0: body T (0, 1, 0) * leg_root Anim(0) T (-0.5, -0.2, '
+          '0.3) * ear_l T (0.2, 0.5, 0) Rz 0.3',
+          '    = T (-0.3, 1.3, 0.3) Rz 0.3; ear_r likewise T (-0.7, 1.3, 0.3) '
+          'Rz -0.3.']
+    HAND.append(('ik_chain.niff', 0, 'ear_l', elems(el)))
+    HAND.append(('ik_chain.niff', 0, 'ear_r', elems(er)))
+    u = 7.25 / 14
+    body = affine(ry3(0.8 - 0.8 * u), (2 - 2 * u, 1.5 - 0.5 * u, 0))
+    leg = affine(rz3(0.1125), (-0.5, 0.0625, 0.3))
+    E = amul(amul(body, leg), affine(rz3(0.3), (0.2, 0.5, 0)))
+    L += ['  ear_l, frame 17.25: body segment 10 -> 24, u = 7.25/14: T (%s, %s, '
+          '0), Ry %s;' % (n7(2 - 2 * u), n7(1.5 - 0.5 * u), n7(0.8 - 0.8 * u)),
+          '    leg_root 17.25 mod 6 = 5.25, between Anim(5) and Anim(6): '
+          'T (-0.5, 0.0625, 0.3), Rz 0.1125:']
+    L += rows(E)
+    HAND.append(('ik_chain.niff', 17.25, 'ear_l', elems(E)))
+    L += ['  stray: no link reaches it: under RootNode, T (5, 0, 0) (a '
+          'warning).',
+          '  Nodes: RootNode, body, tail, leg_root, ear_l, ear_r, hip, thigh, '
+          'shin#2, shin, effector0,',
+          '    foot, stray = 13. Joint 1 is named "shin" like Obj 6: objects '
+          'keep their names, the joint',
+          '    becomes "shin#2". The Effector has name index 0xFFFFFFFF: '
+          '"effector0".',
+          '  Duration: body P 24 (leg_root 6, effector0 8, both endless) -> '
+          '0.8 s.']
+    HAND.append(('ik_chain.niff', 0, 'stray', elems(affine(rz3(0), (5, 0, 0)))))
+    return L
+
+
 HANDWORK = {'full3.niff': hand_full3, 'keys.niff': hand_keys,
             'static.niff': hand_static, 'camera.niff': hand_camera,
             'channels.niff': hand_channels, 'billboard.niff': hand_billboard,
-            'names.nif': hand_names, 'orders.niff': hand_orders}
+            'names.nif': hand_names, 'orders.niff': hand_orders,
+            'seam.niff': hand_seam, 'ik_chain.niff': hand_ik}
 
 
 # --- checks ----------------------------------------------------------------------------
@@ -2405,10 +2922,17 @@ def continuity(fname, sc):
         jump = max(max_diff(M, X) for X in near)
         if (fname, frame, node) in AT_STEP:
             assert jump > 1e-2, (fname, frame, node)
-            # every plausible way of turning t back into frames lands on f >= P
-            assert float(t) * 30 >= frame and float(t) / (1 / 30.0) >= frame
+            # the value there is one side's limit (a seam: the one before it,
+            # RULES "Looping"; a STATIC step: the one after it)
+            assert min(max_diff(M, X) for X in near) < 1e-3, (fname, frame, node)
+            # t lands exactly on the frame for this evaluator, and within
+            # 1e-6 of it for every other plausible way of turning t back into
+            # frames (docs/formats/niff.md section 6, Time: a time within 1e-6
+            # of a whole frame counts as that frame)
+            assert float(t) * 30 == frame, (fname, frame, t)
+            assert abs(float(t) / (1 / 30.0) - frame) < 1e-6
             x = f32(float(t))
-            assert f32(x * f32(30.0)) >= frame
+            assert abs(f32(x * f32(30.0)) - frame) < 1e-6
         else:
             assert jump < 1e-3, ('pose on a discontinuity', fname, frame, node,
                                  jump)
@@ -2440,8 +2964,9 @@ def self_check(F):
             for k, v in e['marks'].items():
                 assert p.where.get(k) == v, (fname, k, v, p.where.get(k))
             stem = stem_of(fname)
-            L = expect_lines(sc, stem, POSES[fname])
-            assert L == expect_lines(e['desc'], stem, POSES[fname]), fname
+            L = expect_lines(sc, stem, POSES[fname], step_poses(fname))
+            assert L == expect_lines(e['desc'], stem, POSES[fname],
+                                     step_poses(fname)), fname
             assert len(data) < 10240
             continuity(fname, sc)
             e['parser'] = p
@@ -2464,7 +2989,8 @@ def self_check(F):
                 raise AssertionError(fname + ' detected')
             lines[fname] = ['expect-not-detected']
     # the broken files differ from their base in exactly one u32 (or are a prefix)
-    bases = {'small': pack_file(small())[0], 'small2': pack_file(small2())[0]}
+    bases = {'small': pack_file(small())[0], 'small2': pack_file(small2())[0],
+             'ik_chain': pack_file(ik_chain())[0]}
     for fname, e in F.items():
         if e['kind'] != 'bad':
             continue
@@ -2511,9 +3037,11 @@ is R (1.0, -0.8, 0.6)); a hierarchy three levels deep (base -> mid -> tip)
 plus a sibling (side); non-uniform scale on mid (S (1,2,0.5) ... so tip's
 world matrix is sheared); the endless loop with P = anim_num - 1 = 6: base,
 tip and side are clean loops (Anim(6) == Anim(0)), mid is not (Anim(6) !=
-Anim(0)), so mid and its child jump at frame 6 (pose at 5.99 and exactly at 6,
-where RULES gives frame 0's value); times after the end (6.5, 9.25 -> 0.5,
-3.25). frame_rate 2 is metadata only: time is frame / 30. Duration 6 / 30.''')
+Anim(0)), so mid and its child jump just after frame 6 (pose at 5.99 and
+exactly at 6, where RULES shows the final value, Anim(6), as Nintendo's
+previewer does; frame 0's value only from just after 6 on); times after the
+end (6.5, 9.25 -> 0.5, 3.25). frame_rate 2 is metadata only: time is
+frame / 30. Duration 6 / 30.''')
 
 PROSE['keys.niff'] = ('NIFF 1, KEY groups: all interpolation types, chains, loops, a +-3.03 rad wrap', '''
 How it was made: make_fixtures.py, keys() packed by pack_file(). NIFF 1. Nine
@@ -2700,10 +3228,89 @@ every order gives a different matrix), including the two whose previewer
 reading differs (YZX, ZXY), and the fallback of an unknown value to XYZ. No
 animation: no expect-duration.''')
 
+PROSE['seam.niff'] = ('NIFF 1, the loop seam: at f = k*P the final value shows', '''
+How it was made: make_fixtures.py, seam() packed by pack_file(). NIFF 1.
+ObjList (SceneList roots [0, 1, 2], scene_name_index 4 "Scene_seam"):
+  0 seam_full   FULL, anim_num 7 (P 6), endless: Anim(i) T (0.5 i, 0, 0),
+                rz 0.2 i: Anim(6) (T 3, rz 1.2) != Anim(0) (identity);
+                children [3]
+  1 seam_key    KEY LINEAR keys 0, 4, 9 (P 9), endless: T (0,2,0), (2,2,0),
+                (4,2,1); rx 0, 0.6, 1.2 (last != first)
+  2 seam_twice  KEY LINEAR keys 0, 12 (P 12), anim_loop 2: T (0,-2,0) ->
+                (6,-2,0), rz 0 -> 1.5
+  3 seam_child  STATIC T (0,1,0) under seam_full
+''' + COMMON + '''
+
+What it covers: RULES "Looping" at the seam of loops whose first and last
+values differ. An endless group at f = k*P (k >= 1) shows its final value
+(frame P), as Nintendo's previewer plays it (it restarts a loop only once time
+is past its end); just after the seam (k*P + 0.01) it is back at the start.
+Poses at P - 0.5, P, P + 0.01, 2P and past the end (27.5, 36; 36 = 6P and
+4P of the two endless groups), for a FULL group, a KEY group, a child of the
+FULL one, and an anim_loop 2 group (P, the seam between its two plays, and
+2P = N*P, where it stops and holds its last key). The expect-pose lines of
+poses placed exactly on a seam end with " at_step=1": the game's value there
+is exact, while consumer playback of baked keys may take either side of the
+jump. Duration max(6, 9, 2 * 12) / 30 = 0.8 s.''')
+
+PROSE['ik_chain.niff'] = ('NIFF 2, an IK chain (ChainRoot, two Joints, Effector) as in env_animal.niff', '''
+How it was made: make_fixtures.py, ik_chain() packed by pack_file(). NIFF 2
+(version 0x02010200, 136-byte header with the 9 NIFF2 list sizes); the
+ChainRoot, Joint and Effector lists sit after the NameList in the order of
+docs/formats/niff.md section 1 (CiImg, ColorPalette, Envelope, Cluster,
+Weight, ChainRoot, Joint, Effector, ExternalName), each a generic list with
+item sizes. Every Obj has the NIFF2 Nintendo extension: 4 *_for_fog words,
+obj_chain_root_link_num (+16), external_lod_obj_num (+20), external_obj_num
+(+24), then obj_chain_root_link[] (+28) (RULES "IK chains").
+ObjList:
+  0 body      KEY LINEAR keys 0, 10, 24 (P 24, endless, clean): T (0,1,0),
+              (2,1.5,0), (0,1,0), ry 0, 0.8, 0; children [7]; Obj extension
+              obj_chain_root_link_num 1, obj_chain_root_link [0] (32 bytes)
+  1 stray     STATIC T (5,0,0); reached by nothing
+  2 foot      STATIC T (0,-0.1,0.15) (linked from Effector 0)
+  3 ear_l     STATIC T (0.2,0.5,0) Rz 0.3 (linked from ChainRoot 0)
+  4 ear_r     STATIC T (-0.2,0.5,0) Rz -0.3 (linked from ChainRoot 0)
+  5 thigh     STATIC T (0,-0.4,0) (linked from Joint 0)
+  6 shin      STATIC T (0,-0.4,0) (linked from Joint 1)
+  7 tail      STATIC T (0,0,-0.6) Rx 0.5, body's ordinary child
+ChainRootList: 0 "leg_root" (type 1): anim_index 1 (FULL, 7 frames, P 6,
+  clean: T (-0.5, -0.2 + 0.05 i, 0.3), rz 0, 0.15, 0.3, 0.45, 0.3, 0.15, 0),
+  joint_index 0, obj_index [3, 4], external_obj_num 1 (file name and name
+  index 0xFFFFFFFF, not followed): 44 + 8 + 8 = 60 bytes.
+JointList: 0 "hip" (type 1, length 0.8, resplane_axis (0,0,1)): anim_index
+  0xFFFFFFFF (identity), obj_index [5], joint_index 1, effector_index
+  0xFFFFFFFF; 1 named "shin" like Obj 6: anim_index 5 (STATIC T (0,-0.8,0)
+  Rx 0.4), obj_index [6], joint_index 0xFFFFFFFF, effector_index 0. 68 bytes
+  each.
+EffectorList: 0 (name index 0xFFFFFFFF, type 1): anim_index 7 (KEY LINEAR
+  keys 0, 4, 8, P 8: T (0,-0.8,0), (0,-0.7,0.2), (0,-0.8,0); rx 0, -0.5, 0),
+  obj_index [2]: 44 bytes.
+SceneList root [0], a 20-byte NIFF2 extension (5 zero words), name index 10
+("Scene_ik"). AnimGroup 0 carries a 148-byte channel head with
+use_animation_channel 0.
+''' + COMMON + '''
+
+What it covers: RULES "IK chains": the Obj extension's chain root links,
+the ChainRoot/Joint/Effector lists and their sizes, chain elements as nodes
+(their own AnimGroups: animated ChainRoot and Effector, a Joint without a
+group, a Joint with a STATIC one), placement depth first (body's child tail
+first, then its chain root; under leg_root its objects ear_l and ear_r, then
+Joint 0; under hip its object thigh, then Joint 1; under shin#2 the object
+shin, then the Effector; under effector0 foot), the names (a Joint named like
+an object gets "#2", an unnamed Effector "effector0"), an object reached by
+nothing (stray, under RootNode with a warning), loops of different periods
+along the chain (24, 6, 8). Node order: RootNode, body, tail, leg_root,
+ear_l, ear_r, hip, thigh, shin#2, shin, effector0, foot, stray.''')
+
 BASE_SMALL = '''The base file, small() (not written itself): NIFF 1, 1716 bytes; ObjList
 0 "A" (KEY group 0: keys 0, 5, 12, 20 LINEAR; children [1]), 1 "B" (STATIC;
 children [2]), 2 "C" (STATIC; children [3]), 3 "D" (STATIC); SceneList root
 [0]; NameList A, B, C, D, Scene_small; AnimGroups 0 (KEY), 1-3 (STATIC).'''
+
+BASE_IK = '''The base file is ik_chain.niff (its .txt describes it): NIFF 2; ObjList 0
+"body" ... 7 "tail"; body's NIFF2 extension links ChainRoot 0; ChainRoot 0
+"leg_root" -> Joint 0 "hip" -> Joint 1 ("shin#2") -> Effector 0; one
+ChainRoot, two Joints, one Effector.'''
 
 BASE_SMALL2 = '''The base file, small2() (not written itself): NIFF 2, 1332 bytes; one object
 "chan" with a channel group (anim_type STATIC, anim_num 0): RotateX 2 keys
@@ -2722,6 +3329,8 @@ BROKEN_PROSE = {
     'bad_anim_link.niff': 'an obj_anim_link >= the AnimGroup count',
     'bad_channel.niff': 'NIFF2 channel counts whose arrays exceed the channel '
                         'block',
+    'bad_chain_joint.niff': 'a Joint whose joint_index is past the JointList',
+    'bad_chain_link.niff': 'an Obj chain root link past the ChainRootList',
 }
 
 BROKEN_WHY = {
@@ -2747,6 +3356,15 @@ BROKEN_WHY = {
                         '180 <= 276) fits; Translation now says 5 keys: 180 + '
                         '5 * 32 = 340 > 276. The first count that does not fit '
                         'is the Translation count.',
+    'bad_chain_joint.niff': 'Joint 0 names Joint 2 as the next joint; the '
+                            'JointList has 2 joints (and 2 is not 0xFFFFFFFF). '
+                            'RULES "IK chains" refuses the file at that '
+                            'joint_index field (Joint +44).',
+    'bad_chain_link.niff': 'body\'s NIFF2 Obj extension says '
+                           'obj_chain_root_link_num 1 and obj_chain_root_link[0] '
+                           '= 1; the ChainRootList has 1 chain root. RULES "IK '
+                           'chains" refuses the file at that link (extension '
+                           '+28).',
 }
 
 
@@ -2768,7 +3386,8 @@ def txt_body(fname, e, lines):
     elif e['kind'] == 'bad':
         body = ['%s -- broken: %s (%d bytes)' % (fname, BROKEN_PROSE[fname],
                                                  len(data)), '']
-        base = BASE_SMALL2 if e['base'] == 'small2' else BASE_SMALL
+        base = {'small': BASE_SMALL, 'small2': BASE_SMALL2,
+                'ik_chain': BASE_IK}[e['base']]
         if fname == 'truncated.niff':
             body += ['How it was made: make_fixtures.py writes the base file '
                      'below and keeps its first',
@@ -2820,7 +3439,9 @@ def main():
         print('%-20s %5d bytes   %-18s %3d expect lines'
               % (fname, len(e['data']), stem_of(fname) + '.txt',
                  len(lines[fname])))
-    return 0
+    sys.dont_write_bytecode = True
+    import make_geometry                          # the geometry fixtures
+    return make_geometry.main()
 
 
 if __name__ == '__main__':

@@ -1,0 +1,2021 @@
+#!/usr/bin/env python3
+"""Write the NIFF geometry, material and texture fixtures byte by byte.
+
+Sources of truth:
+  docs/formats/niff.md         the file: header, physical list order, generic
+                               list header (section 1), Obj (section 3),
+                               the geometry lists (Shape, Vtx, Tri, Color,
+                               Vector, St, Part, Mat, Tex, TexImg; NIFF2
+                               CiImg, ColorPalette).
+  test_models/niff/RULES.md    the project's rules, section "Geometry":
+                               meshes per Shape, corner attributes, materials,
+                               textures and their N64 formats.
+
+Layouts written here (all big-endian u32 / float32; offsets from the start of
+the area):
+  VtxGroup      0 tag 0x00040100 | 4 index | 8 header_size 24 | 12 size |
+                16 name | 20 vtx_num | 24 vtx_num x {x, y, z}
+  TriColorGroup / VtxColorGroup (ColorList, two counts)
+                0 tag 0x00050100 / 0x00050200 | 4 index | 8 header_size 20 |
+                12 size | 16 num | 20 num x {r, g, b, a}
+  TriNvGroup / VtxNvGroup (VectorList, two counts)
+                0 tag 0x00060100 / 0x00060200 | 4 | 8 header 20 | 12 size |
+                16 num | 20 num x {x, y, z}
+  StGroup       0 tag 0x00070100 | 4 | 8 header 20 | 12 size | 16 st_num |
+                20 st_num x {s, t}
+  TriGroup      0 tag 0x00080100 | 4 index | 8 header_size 32 | 12 size |
+                16 name | 20 tri_anim_type | 24 tri_anim_frame_num |
+                28 tri_num | 32 six Reference areas (Vtx, TriColor,
+                VtxColor, TriNv, VtxNv, St): one index, or frame_num + 1
+                indices (FULL bit), or key_num, keys, indices (KEY bit) |
+                then tri_num Tri areas
+  Tri           0 tag 0x00080101 | 4 index | 8 size 76 | 12 tri_nv_index |
+                16 tri_color_index | 20 3 x {vtx_index, st_index,
+                vtx_nv_index, vtx_color_index} | 68 nx | 72 ux
+  Shape         0 tag 0x00030100 | 4 index | 8 size | 12 name | 16 shape_type |
+                20 shape_tri_link | 24 shape_mat_link | 28 shape_part_num |
+                32 nx | 36 ux | 40 shape_part_link[] | ext (NIFF2: 12 bytes,
+                kind_of_node_for_geometry 0x00080100 and two external names)
+  Part          0 tag 0x00090100 | 4 | 8 size | 12 name | 16 mat_index |
+                20 tri_group_index | 24 part_tri_num | 28 nx | 32 ux |
+                36 tri_index[]
+  Mat           0 tag 0x000a0100 | 4 | 8 size | 12 name | 16 mat_type |
+                20 mat_shade_type | 24 color_type0 | 28 color_type1 |
+                32 alpha_type0 | 36 alpha_type1 | 40 prim RGBA (4 floats) |
+                56 user_flag0..7 | 88 local_light_index | 92 tex_num |
+                96 nx | 100 ux | 104 tex_index[tex_num]
+  Tex           0 tag 0x000b0100 | 4 | 8 tex_header_size 52 | 12 tex_size |
+                16 name | 20 tex_type | 24 wrap_s | 28 wrap_t | 32 tex_anim |
+                36 tex_data_area_size 28 | 40 tex_anim_frame_rate | 44 nx |
+                48 ux | 52 TexDataArea {img_w, img_h, tile_w, tile_h,
+                offset_x, offset_y, tex_img_index} | ext (NIFF2: tex_filter,
+                use_perspective_correction, mipmap_level, use_color_palette,
+                external_tex_img_num, [color_palette_index,
+                tlut_palette_number when use_color_palette is 1])
+  TexImg        0 tag 0x00120100 | 4 | 8 header_size 24 | 12 tex_img_size |
+                16 nx | 20 ux | 24 RGBA8 pixels, rows from the bottom-left |
+                ext (NIFF2: mipmap_max_level)
+  CiImg         0 tag 0x00200100 | 4 | 8 size | 12 name | 16 width |
+                20 height | 24 pixel_depth 4/8 | 28 reserved[12] | 76 nx |
+                80 ux | 84 packed indices (big-endian, 8 or 4 per u32, from
+                the bottom-left, the last word zero-padded)
+  ColorPalette  0 tag 0x00210100 | 4 | 8 size | 12 name | 16 color_num 16/256 |
+                20 color_type (RGBA16 0, IA16 1) | 24 reserved[13] | 76 nx |
+                80 ux | 84 colours, 16 bits each, two per u32, big-endian
+
+This script uses make_fixtures.py only for the animation side (file header,
+SceneList, ObjList, AnimList, NameList packers, its Parser and evaluator for
+nodes and poses). Its geometry reader (GeoReader) is separate from its writer:
+it walks the lists by their size words and item size arrays (the list offsets
+come from make_fixtures' Parser), checks every count against its item, and
+re-reads the model; every expect line is computed from that parsed model and
+again from the description, and both must agree. Texel values are derived by
+explicit per-format rules (reduce, then replicate bits; the shifts are
+cross-checked against the bit pattern written out as a string), and the test
+images are chosen so
+that every reasonable 8 -> n bit reduction (truncation, rounding) gives the
+same texel.
+
+Expect lines (after make_fixtures' format/version/nodes/duration/pose lines):
+  expect-meshes N, expect-materials N, expect-textures N   scene totals
+  expect-mesh name=<mesh> node=<node> vertices=<N> triangles=<M>
+      material=<material name or -> uv=<0|1> normals=<0|1> colors=<0|1>
+  expect-triangle mesh=<mesh> index=<k> p=x,y,z;x,y,z;x,y,z [uv=u,v;u,v;u,v]
+      [n=x,y,z;...] [c=r,g,b,a;...]    the mesh's k-th triangle, corners in
+      stored order (uv with v down: (s, 1 - t)); compare within 1e-5
+  expect-material name=<m> color=r,g,b,a texture=<tex name or -> alpha=OPAQUE|
+      MASK|BLEND double_sided=0|1 unlit=0|1
+  expect-texture name=<t> size=<W>x<H> format=<RGBA16|RGBA32|IA4|IA8|IA16|I4|
+      I8|CI4|CI8> wrap=<REPEAT|CLAMP|MIRROR>,<...> nearest=0|1
+  expect-texel texture=<t> x=<x> y=<y> rgba=r,g,b,a   (y from the image's top;
+      exact integers; every texel of every texture is listed)
+  expect-error-offset N   (broken files)
+
+Usage:  python3 make_geometry.py     (writes its files into this folder;
+                                      make_fixtures.py runs it too)
+        python3 expect.py --check    (re-reads every fixture, compares)
+"""
+
+import os
+import struct
+import sys
+import textwrap
+
+sys.dont_write_bytecode = True
+import make_fixtures as mf  # noqa: E402
+from make_fixtures import (M, Blob, Fail, NOLINK, Obj, Scene, g9,  # noqa: E402
+                           f32t)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+TAG_SHAPE = 0x00030100
+TAG_VTX_GROUP = 0x00040100
+TAG_TRI_COLOR_GROUP = 0x00050100
+TAG_VTX_COLOR_GROUP = 0x00050200
+TAG_TRI_NV_GROUP = 0x00060100
+TAG_VTX_NV_GROUP = 0x00060200
+TAG_ST_GROUP = 0x00070100
+TAG_TRI_GROUP = 0x00080100
+TAG_TRI = 0x00080101
+TAG_PART = 0x00090100
+TAG_MAT = 0x000a0100
+TAG_TEX = 0x000b0100
+TAG_TEX_IMG = 0x00120100
+TAG_CI_IMG = 0x00200100
+TAG_COLOR_PALETTE = 0x00210100
+
+USE_SHAPE_MAT = 0x80000000
+CULL_BACK = 0x10
+# Reference areas of a TriGroup, in order, with their (FULL, KEY) bits
+REF_KINDS = [('vtx', 0x1, 0x2), ('tri_color', 0x10, 0x20),
+             ('vtx_color', 0x100, 0x200), ('tri_nv', 0x1000, 0x2000),
+             ('vtx_nv', 0x10000, 0x20000), ('st', 0x100000, 0x200000)]
+
+# tex_type = TEX_FORM (low byte) | TEX_DEPTH (bits 8-11)
+FORM_NAME = {0: 'I', 1: 'IA', 2: 'CI', 3: 'YUV', 5: 'RGBA'}
+DEPTH_BITS = {0x000: 4, 0x100: 8, 0x200: 16, 0x400: 32}
+TEX_TYPE = {'I4': 0x000, 'I8': 0x100, 'IA4': 0x001, 'IA8': 0x101,
+            'IA16': 0x201, 'CI4': 0x002, 'CI8': 0x102, 'RGBA16': 0x205,
+            'RGBA32': 0x405}
+WRAP_S = {0: 'REPEAT', 1: 'CLAMP', 2: 'MIRROR'}
+WRAP_T = {0: 'REPEAT', 0x100: 'CLAMP', 0x200: 'MIRROR'}
+TEX_FILTER = {0: 'POINT', 1: 'BILERP', 2: 'AVERAGE'}
+PAL_TYPE = {0: 'RGBA16', 1: 'IA16'}
+KIND_TRI_GROUP = 0x00080100
+
+
+def tex_format_name(tex_type):
+    return '%s%d' % (FORM_NAME[tex_type & 0xFF], DEPTH_BITS[tex_type & 0xF00])
+
+
+# --- the model ------------------------------------------------------------------
+
+class VtxGroup(M):
+    def __init__(self, pts, name_index=NOLINK):
+        self.pts = [f32t(p) for p in pts]
+        self.name_index = name_index
+
+
+class AttrGroup(M):
+    """TriColor / VtxColor (4 floats) or TriNv / VtxNv (3) or St (2) group."""
+
+    def __init__(self, vals):
+        self.vals = [f32t(v) for v in vals]
+
+
+class Ref(M):
+    """A Reference area: static index, FULL indices (frame 0 .. frame_num) or
+    KEY (keys, indices)."""
+
+    def __init__(self, static=None, full=None, keys=None, idx=None):
+        self.static, self.full = static, None if full is None else list(full)
+        self.keys = None if keys is None else list(keys)
+        self.idx = None if idx is None else list(idx)
+
+    def rest(self):
+        """The group index used for the mesh (RULES: the stored index, frame
+        0's (FULL) or the first key's (KEY))."""
+        if self.full is not None:
+            return self.full[0]
+        if self.keys is not None:
+            return self.idx[0]
+        return self.static
+
+
+def R(i):
+    return Ref(static=i)
+
+
+class Tri(M):
+    def __init__(self, corners, tri_nv=NOLINK, tri_color=NOLINK):
+        """corners: 3 x (vtx, st, vtx_nv, vtx_color)."""
+        self.corners = [tuple(c) for c in corners]
+        self.tri_nv, self.tri_color = tri_nv, tri_color
+
+
+class TriGroup(M):
+    def __init__(self, refs, tris, frame_num=0, name_index=NOLINK):
+        self.refs, self.tris = list(refs), list(tris)
+        self.frame_num, self.name_index = frame_num, name_index
+
+    @property
+    def anim_type(self):
+        t = 0
+        for (kind, full, key), r in zip(REF_KINDS, self.refs):
+            if r.full is not None:
+                t |= full
+            elif r.keys is not None:
+                t |= key
+        return t
+
+
+class Shape(M):
+    def __init__(self, name_index, type, tri_link, mat_link=NOLINK, parts=(),
+                 ext=None):
+        self.name_index, self.type, self.tri_link = name_index, type, tri_link
+        self.mat_link, self.parts = mat_link, list(parts)
+        self.ext = None if ext is None else tuple(ext)
+
+
+class Part(M):
+    def __init__(self, mat, tri_group, tris, name_index=NOLINK):
+        self.mat, self.tri_group, self.tris = mat, tri_group, list(tris)
+        self.name_index = name_index
+
+
+class Mat(M):
+    def __init__(self, name_index, prim, shade=0x12, tex=(), mat_type=0,
+                 color_types=(0x4, NOLINK, 0x40000, NOLINK), user=(0,) * 8,
+                 local_light=NOLINK):
+        self.name_index, self.prim, self.shade = name_index, f32t(prim), shade
+        self.tex, self.mat_type = list(tex), mat_type
+        self.color_types, self.user = tuple(color_types), tuple(user)
+        self.local_light = local_light
+
+
+class Tex(M):
+    def __init__(self, name_index, fmt, w, h, img, wrap_s=0, wrap_t=0,
+                 ext=None):
+        self.name_index, self.type = name_index, TEX_TYPE.get(fmt, fmt)
+        self.w, self.h, self.img = w, h, img
+        self.wrap_s, self.wrap_t = wrap_s, wrap_t
+        self.ext = None if ext is None else tuple(ext)
+
+
+def tex2_ext(filter=1, palette=None, tlut=0):
+    """NIFF2 Tex extension: tex_filter, use_perspective_correction,
+    mipmap_level, use_color_palette, external_tex_img_num, then (palette
+    only) color_palette_index[1], tlut_palette_number[1]."""
+    if palette is None:
+        return (filter, 1, 0, 0, 0)
+    return (filter, 1, 0, 1, 0, palette, tlut)
+
+
+class TexImg(M):
+    def __init__(self, rows, ext=None):
+        """rows: pixel rows from the BOTTOM (as stored), each a list of RGBA8
+        tuples; stored as bytes."""
+        self.data = bytes(b for row in rows for px in row for b in px)
+        self.ext = None if ext is None else tuple(ext)
+
+
+class CiImg(M):
+    def __init__(self, w, h, depth, words, name_index=NOLINK):
+        self.w, self.h, self.depth, self.words = w, h, depth, list(words)
+        self.name_index = name_index
+
+
+class Palette(M):
+    def __init__(self, color_type, colors, name_index=NOLINK):
+        self.color_type, self.colors = color_type, list(colors)
+        self.name_index = name_index
+
+
+class Geo(M):
+    def __init__(self, vtx=(), tri_colors=(), vtx_colors=(), tri_nvs=(),
+                 vtx_nvs=(), sts=(), tri_groups=(), shapes=(), parts=(),
+                 mats=(), texs=(), tex_imgs=(), ci_imgs=(), palettes=()):
+        self.vtx, self.tri_colors, self.vtx_colors = list(vtx), \
+            list(tri_colors), list(vtx_colors)
+        self.tri_nvs, self.vtx_nvs, self.sts = list(tri_nvs), list(vtx_nvs), \
+            list(sts)
+        self.tri_groups, self.shapes, self.parts = list(tri_groups), \
+            list(shapes), list(parts)
+        self.mats, self.texs, self.tex_imgs = list(mats), list(texs), \
+            list(tex_imgs)
+        self.ci_imgs, self.palettes = list(ci_imgs), list(palettes)
+
+
+# --- packing ----------------------------------------------------------------------
+
+def pack_vtx_group(g, i):
+    bl = Blob()
+    bl.mark(('vtx', i))
+    bl.mark(('vtx', i, 'num'), 20)
+    n = len(g.pts)
+    bl.put(struct.pack('>6I', TAG_VTX_GROUP, i, 24, 24 + 12 * n, g.name_index,
+                       n))
+    for p in g.pts:
+        bl.put(struct.pack('>3f', *p))
+    return bl
+
+
+def pack_attr_group(kind, tag, width, g, i):
+    bl = Blob()
+    bl.mark((kind, i))
+    n = len(g.vals)
+    bl.put(struct.pack('>5I', tag, i, 20, 20 + 4 * width * n, n))
+    for v in g.vals:
+        bl.put(struct.pack('>%df' % width, *v))
+    return bl
+
+
+def pack_two_count_list(name, first, second):
+    """ColorList / VectorList: 28 + 4 (n1 + n2) header, two size arrays."""
+    n1, n2 = len(first), len(second)
+    hsize = 28 + 4 * (n1 + n2)
+    items = list(first) + list(second)
+    total = hsize + sum(len(it.b) for it in items)
+    bl = Blob()
+    bl.mark(('list', name))
+    bl.put(struct.pack('>7I', mf.LIST_TAG[name], hsize, total, n1, n2, 0, 0))
+    bl.put(struct.pack('>%dI' % (n1 + n2), *[len(it.b) for it in items]))
+    for it in items:
+        bl.add(it)
+    assert len(bl.b) == total
+    return bl
+
+
+def pack_tri_group(tg, i):
+    refs = Blob()
+    for k, r in enumerate(tg.refs):
+        refs.mark(('tri_group', i, 'ref', k))
+        if r.full is not None:
+            assert len(r.full) == tg.frame_num + 1
+            refs.put(struct.pack('>%dI' % len(r.full), *r.full))
+        elif r.keys is not None:
+            refs.put(struct.pack('>I', len(r.keys)))
+            refs.put(struct.pack('>%dI' % len(r.keys), *r.keys))
+            refs.put(struct.pack('>%dI' % len(r.idx), *r.idx))
+        else:
+            refs.put(struct.pack('>I', r.static))
+    tris = Blob()
+    for k, t in enumerate(tg.tris):
+        tris.mark(('tri_group', i, 'tri', k))
+        tris.put(struct.pack('>5I', TAG_TRI, k, 76, t.tri_nv, t.tri_color))
+        for c, corner in enumerate(t.corners):
+            tris.mark(('tri_group', i, 'tri', k, 'vtx', c))
+            tris.put(struct.pack('>4I', *corner))
+        tris.put(struct.pack('>2I', 0, 0))
+    size = 32 + len(refs.b) + len(tris.b)
+    bl = Blob()
+    bl.mark(('tri_group', i))
+    bl.put(struct.pack('>8I', TAG_TRI_GROUP, i, 32, size, tg.name_index,
+                       tg.anim_type, tg.frame_num, len(tg.tris)))
+    bl.add(refs)
+    bl.add(tris)
+    assert len(bl.b) == size
+    return bl
+
+
+def pack_shape(sh, i):
+    ext = b'' if sh.ext is None else struct.pack('>%dI' % len(sh.ext), *sh.ext)
+    size = 40 + 4 * len(sh.parts) + len(ext)
+    bl = Blob()
+    bl.mark(('shape', i))
+    bl.mark(('shape', i, 'tri_link'), 20)
+    bl.put(struct.pack('>10I', TAG_SHAPE, i, size, sh.name_index, sh.type,
+                       sh.tri_link, sh.mat_link, len(sh.parts), len(ext), 0))
+    bl.put(struct.pack('>%dI' % len(sh.parts), *sh.parts))
+    bl.put(ext)
+    assert len(bl.b) == size
+    return bl
+
+
+def pack_part(p, i):
+    size = 36 + 4 * len(p.tris)
+    bl = Blob()
+    bl.mark(('part', i))
+    bl.put(struct.pack('>9I', TAG_PART, i, size, p.name_index, p.mat,
+                       p.tri_group, len(p.tris), 0, 0))
+    bl.put(struct.pack('>%dI' % len(p.tris), *p.tris))
+    return bl
+
+
+def pack_mat(m, i):
+    size = 104 + 4 * len(m.tex)
+    bl = Blob()
+    bl.mark(('mat', i))
+    bl.put(struct.pack('>4I', TAG_MAT, i, size, m.name_index))
+    bl.put(struct.pack('>2I', m.mat_type, m.shade))
+    bl.put(struct.pack('>4I', *m.color_types))
+    bl.put(struct.pack('>4f', *m.prim))
+    bl.put(struct.pack('>8I', *m.user))
+    bl.put(struct.pack('>4I', m.local_light, len(m.tex), 0, 0))
+    assert len(bl.b) == 104
+    bl.put(struct.pack('>%dI' % len(m.tex), *m.tex))
+    return bl
+
+
+def pack_tex(t, i):
+    ext = b'' if t.ext is None else struct.pack('>%dI' % len(t.ext), *t.ext)
+    size = 52 + 28 + len(ext)
+    bl = Blob()
+    bl.mark(('tex', i))
+    bl.put(struct.pack('>13I', TAG_TEX, i, 52, size, t.name_index, t.type,
+                       t.wrap_s, t.wrap_t, 0, 28, 0, len(ext), 0))
+    bl.mark(('tex', i, 'img_w'))
+    bl.put(struct.pack('>7I', t.w, t.h, t.w, t.h, 0, 0, t.img))
+    bl.put(ext)
+    assert len(bl.b) == size
+    return bl
+
+
+def pack_tex_img(ti, i):
+    ext = b'' if ti.ext is None else struct.pack('>%dI' % len(ti.ext), *ti.ext)
+    size = 24 + len(ti.data) + len(ext)
+    bl = Blob()
+    bl.mark(('tex_img', i))
+    bl.mark(('tex_img', i, 'size'), 12)
+    bl.put(struct.pack('>6I', TAG_TEX_IMG, i, 24, size, len(ext), 0))
+    bl.put(ti.data)
+    bl.put(ext)
+    return bl
+
+
+def pack_ci_img(c, i):
+    size = 84 + 4 * len(c.words)
+    bl = Blob()
+    bl.mark(('ci_img', i))
+    bl.put(struct.pack('>7I', TAG_CI_IMG, i, size, c.name_index, c.w, c.h,
+                       c.depth))
+    bl.put(struct.pack('>12I', *([0] * 12)))
+    bl.put(struct.pack('>2I', 0, 0))
+    for j, w in enumerate(c.words):
+        bl.mark(('ci_img', i, 'word', j))
+        bl.put(struct.pack('>I', w))
+    return bl
+
+
+def pack_palette(p, i):
+    cols = list(p.colors)
+    words = [(cols[2 * j] << 16) | cols[2 * j + 1] for j in range(len(cols) // 2)]
+    size = 84 + 4 * len(words)
+    bl = Blob()
+    bl.mark(('palette', i))
+    bl.put(struct.pack('>6I', TAG_COLOR_PALETTE, i, size, p.name_index,
+                       len(cols), p.color_type))
+    bl.put(struct.pack('>13I', *([0] * 13)))
+    bl.put(struct.pack('>2I', 0, 0))
+    bl.put(struct.pack('>%dI' % len(words), *words))
+    return bl
+
+
+def geo_lists(geo, niff2):
+    L = {}
+    L['vtx'] = mf.pack_list('vtx', [pack_vtx_group(g, i)
+                                    for i, g in enumerate(geo.vtx)])
+    L['color'] = pack_two_count_list(
+        'color', [pack_attr_group('tri_color', TAG_TRI_COLOR_GROUP, 4, g, i)
+                  for i, g in enumerate(geo.tri_colors)],
+        [pack_attr_group('vtx_color', TAG_VTX_COLOR_GROUP, 4, g, i)
+         for i, g in enumerate(geo.vtx_colors)])
+    L['vector'] = pack_two_count_list(
+        'vector', [pack_attr_group('tri_nv', TAG_TRI_NV_GROUP, 3, g, i)
+                   for i, g in enumerate(geo.tri_nvs)],
+        [pack_attr_group('vtx_nv', TAG_VTX_NV_GROUP, 3, g, i)
+         for i, g in enumerate(geo.vtx_nvs)])
+    L['st'] = mf.pack_list('st', [pack_attr_group('st', TAG_ST_GROUP, 2, g, i)
+                                  for i, g in enumerate(geo.sts)])
+    L['tri'] = mf.pack_list('tri', [pack_tri_group(g, i)
+                                    for i, g in enumerate(geo.tri_groups)])
+    L['shape'] = mf.pack_list('shape', [pack_shape(g, i)
+                                        for i, g in enumerate(geo.shapes)])
+    L['part'] = mf.pack_list('part', [pack_part(g, i)
+                                      for i, g in enumerate(geo.parts)])
+    L['mat'] = mf.pack_list('mat', [pack_mat(g, i)
+                                    for i, g in enumerate(geo.mats)])
+    L['tex'] = mf.pack_list('tex', [pack_tex(g, i)
+                                    for i, g in enumerate(geo.texs)])
+    L['tex_img'] = mf.pack_list('tex_img', [pack_tex_img(g, i)
+                                            for i, g in enumerate(geo.tex_imgs)])
+    if niff2:
+        L['ci_img'] = mf.pack_list('ci_img', [pack_ci_img(g, i) for i, g in
+                                              enumerate(geo.ci_imgs)])
+        L['color_palette'] = mf.pack_list(
+            'color_palette', [pack_palette(g, i)
+                              for i, g in enumerate(geo.palettes)])
+    else:
+        assert not geo.ci_imgs and not geo.palettes
+    return L
+
+
+def pack_geo_file(sc, geo):
+    return mf.pack_file(sc, extra=geo_lists(geo, sc.niff2))
+
+
+# --- the reader -----------------------------------------------------------------------
+# Walks each geometry list by its header and item size array, reads every item
+# by its own layout and checks its counts against its size. It shares only the
+# model classes, the tags and the list offsets found by make_fixtures' Parser.
+
+class GeoReader:
+    def __init__(self, p):
+        self.p = p                        # make_fixtures.Parser (already parsed)
+        self.d = p.d
+        self.where = p.where
+
+    def u32(self, off):
+        return self.p.u32(off)
+
+    def f32(self, off):
+        return self.p.f32(off)
+
+    def note(self, off, text):
+        self.p.note(off, text)
+
+    def items(self, name):
+        if name not in self.p.lists:
+            return []
+        return self.p.items(self.p.lists[name], name)
+
+    def two_count_items(self, name):
+        off, size = self.p.lists[name]
+        hs, n1, n2 = self.u32(off + 4), self.u32(off + 12), self.u32(off + 16)
+        nx, ux = self.u32(off + 20), self.u32(off + 24)
+        if hs != 28 + 4 * (n1 + n2):
+            raise Fail(off + 4, '%s list header size %d' % (name, hs))
+        nb = [self.u32(off + 28 + 4 * k) for k in range(n1 + n2)]
+        if hs + sum(nb) + nx + ux != size:
+            raise Fail(off + 8, '%s list size %d does not add up' % (name, size))
+        out, p = [], off + hs
+        for k in range(n1 + n2):
+            out.append((p, nb[k]))
+            p += nb[k]
+        return out[:n1], out[n1:]
+
+    def head(self, off, nb, tag, i, what, size_at=8):
+        t, idx = self.u32(off), self.u32(off + 4)
+        if t != tag:
+            raise Fail(off, '%s tag 0x%08X' % (what, t))
+        if idx != i:
+            raise Fail(off + 4, '%s index %d at position %d' % (what, idx, i))
+        if self.u32(off + size_at) != nb:
+            raise Fail(off + size_at, '%s size %d != %d' % (what,
+                                                          self.u32(off + size_at),
+                                                          nb))
+
+    def read(self):
+        geo = Geo()
+        for i, (o, nb) in enumerate(self.items('vtx')):
+            geo.vtx.append(self.vtx_group(o, nb, i))
+        tri_c, vtx_c = self.two_count_items('color')
+        geo.tri_colors = [self.attr_group(o, nb, i, TAG_TRI_COLOR_GROUP, 4,
+                                          'TriColorGroup', 'tri_color')
+                          for i, (o, nb) in enumerate(tri_c)]
+        geo.vtx_colors = [self.attr_group(o, nb, i, TAG_VTX_COLOR_GROUP, 4,
+                                          'VtxColorGroup', 'vtx_color')
+                          for i, (o, nb) in enumerate(vtx_c)]
+        tri_n, vtx_n = self.two_count_items('vector')
+        geo.tri_nvs = [self.attr_group(o, nb, i, TAG_TRI_NV_GROUP, 3,
+                                       'TriNvGroup', 'tri_nv')
+                       for i, (o, nb) in enumerate(tri_n)]
+        geo.vtx_nvs = [self.attr_group(o, nb, i, TAG_VTX_NV_GROUP, 3,
+                                       'VtxNvGroup', 'vtx_nv')
+                       for i, (o, nb) in enumerate(vtx_n)]
+        geo.sts = [self.attr_group(o, nb, i, TAG_ST_GROUP, 2, 'StGroup', 'st')
+                   for i, (o, nb) in enumerate(self.items('st'))]
+        geo.tri_groups = [self.tri_group(o, nb, i) for i, (o, nb) in
+                          enumerate(self.items('tri'))]
+        geo.shapes = [self.shape(o, nb, i) for i, (o, nb) in
+                      enumerate(self.items('shape'))]
+        geo.parts = [self.part(o, nb, i) for i, (o, nb) in
+                     enumerate(self.items('part'))]
+        geo.mats = [self.mat(o, nb, i) for i, (o, nb) in
+                    enumerate(self.items('mat'))]
+        geo.texs = [self.tex(o, nb, i) for i, (o, nb) in
+                    enumerate(self.items('tex'))]
+        geo.tex_imgs = [self.tex_img(o, nb, i) for i, (o, nb) in
+                        enumerate(self.items('tex_img'))]
+        geo.ci_imgs = [self.ci_img(o, nb, i) for i, (o, nb) in
+                       enumerate(self.items('ci_img'))]
+        geo.palettes = [self.palette(o, nb, i) for i, (o, nb) in
+                        enumerate(self.items('color_palette'))]
+        self.validate(geo)
+        return geo
+
+    def vtx_group(self, off, nb, i):
+        self.head(off, nb, TAG_VTX_GROUP, i, 'VtxGroup', size_at=12)
+        hs, name, n = self.u32(off + 8), self.u32(off + 16), self.u32(off + 20)
+        self.where[('vtx', i)] = off
+        self.where[('vtx', i, 'num')] = off + 20
+        if hs != 24:
+            raise Fail(off + 8, 'VtxGroup header size %d' % hs)
+        if 24 + 12 * n != nb:
+            raise Fail(off + 20, 'vtx_num %d does not fit in %d bytes' % (n, nb))
+        pts = [tuple(self.f32(off + 24 + 12 * k + 4 * c) for c in range(3))
+               for k in range(n)]
+        self.note(off, 'VtxGroup %d: tag 0x%08X header 24 size %d name_index %s '
+                  'vtx_num %d' % (i, TAG_VTX_GROUP, nb, mf.idx_str(name), n))
+        self.note(off + 24, '  xyz %s' % ' '.join(mf.fmt_list(p) for p in pts))
+        return VtxGroup(pts, name)
+
+    def attr_group(self, off, nb, i, tag, width, label, kind):
+        self.head(off, nb, tag, i, label, size_at=12)
+        hs, n = self.u32(off + 8), self.u32(off + 16)
+        self.where[(kind, i)] = off
+        if hs != 20:
+            raise Fail(off + 8, '%s header size %d' % (label, hs))
+        if 20 + 4 * width * n != nb:
+            raise Fail(off + 16, '%s count %d does not fit in %d bytes'
+                       % (label, n, nb))
+        vals = [tuple(self.f32(off + 20 + 4 * (width * k + c))
+                      for c in range(width)) for k in range(n)]
+        self.note(off, '%s %d: tag 0x%08X header 20 size %d num %d'
+                  % (label, i, tag, nb, n))
+        if n:
+            self.note(off + 20, '  %s' % ' '.join(mf.fmt_list(v) for v in vals))
+        return AttrGroup(vals)
+
+    def tri_group(self, off, nb, i):
+        self.head(off, nb, TAG_TRI_GROUP, i, 'TriGroup', size_at=12)
+        hs = self.u32(off + 8)
+        name, atype, frames, ntri = [self.u32(off + 16 + 4 * k)
+                                     for k in range(4)]
+        self.where[('tri_group', i)] = off
+        if hs != 32:
+            raise Fail(off + 8, 'tri_group_header_size %d' % hs)
+        self.note(off, 'TriGroup %d: tag 0x%08X header 32 size %d name_index %s '
+                  'tri_anim_type 0x%X tri_anim_frame_num %d tri_num %d'
+                  % (i, TAG_TRI_GROUP, nb, mf.idx_str(name), atype, frames, ntri))
+        p = off + 32
+        end = off + nb
+        refs, texts = [], []
+        for k, (kind, fbit, kbit) in enumerate(REF_KINDS):
+            self.where[('tri_group', i, 'ref', k)] = p
+            if atype & fbit:
+                n = frames + 1
+                if p + 4 * n > end:
+                    raise Fail(off + 24, 'tri_anim_frame_num %d does not fit'
+                               % frames)
+                r = Ref(full=[self.u32(p + 4 * j) for j in range(n)])
+                texts.append('%s FULL %s' % (kind, r.full))
+                p += 4 * n
+            elif atype & kbit:
+                n = self.u32(p)
+                if p + 4 + 8 * n > end:
+                    raise Fail(p, '%s key_num %d does not fit' % (kind, n))
+                r = Ref(keys=[self.u32(p + 4 + 4 * j) for j in range(n)],
+                        idx=[self.u32(p + 4 + 4 * n + 4 * j) for j in range(n)])
+                texts.append('%s KEY keys %s groups %s' % (kind, r.keys, r.idx))
+                p += 4 + 8 * n
+            else:
+                r = Ref(static=self.u32(p))
+                texts.append('%s %s' % (kind, mf.idx_str(r.static)))
+                p += 4
+            refs.append(r)
+        self.note(off + 32, '  references: ' + ', '.join(texts))
+        tris = []
+        for k in range(ntri):
+            if p + 76 > end:
+                raise Fail(off + 28, 'tri_num %d does not fit' % ntri)
+            tag, idx, size, tnv, tcol = [self.u32(p + 4 * j) for j in range(5)]
+            if tag != TAG_TRI:
+                raise Fail(p, 'Tri tag 0x%08X' % tag)
+            nx, ux = self.u32(p + 68), self.u32(p + 72)
+            if size != 76 + nx + ux or p + size > end:
+                raise Fail(p + 8, 'tri_size %d' % size)
+            self.where[('tri_group', i, 'tri', k)] = p
+            corners = []
+            for c in range(3):
+                q = p + 20 + 16 * c
+                self.where[('tri_group', i, 'tri', k, 'vtx', c)] = q
+                corners.append(tuple(self.u32(q + 4 * j) for j in range(4)))
+            tris.append(Tri(corners, tnv, tcol))
+            self.note(p, '  Tri %d: tri_nv %s tri_color %s corners (vtx, st, nv, '
+                      'color) %s' % (k, mf.idx_str(tnv), mf.idx_str(tcol),
+                                     ' '.join('(%s)' % ', '.join(
+                                         mf.idx_str(v) for v in c)
+                                         for c in corners)))
+            p += size
+        if p != end:
+            raise Fail(off + 12, 'tri_group_size %d does not add up' % nb)
+        return TriGroup(refs, tris, frames, name)
+
+    def shape(self, off, nb, i):
+        self.head(off, nb, TAG_SHAPE, i, 'Shape')
+        name, typ, tri, mat, npart, nx, ux = [self.u32(off + 12 + 4 * k)
+                                              for k in range(7)]
+        self.where[('shape', i)] = off
+        self.where[('shape', i, 'tri_link')] = off + 20
+        if 40 + 4 * npart + nx + ux != nb:
+            raise Fail(off + 28, 'shape_part_num %d does not fit' % npart)
+        parts = [self.u32(off + 40 + 4 * k) for k in range(npart)]
+        ext = None
+        if nx:
+            ext = [self.u32(off + 40 + 4 * npart + 4 * k) for k in range(nx // 4)]
+        self.note(off, 'Shape %d: tag 0x%08X size %d name_index %s shape_type '
+                  '0x%X (%s) shape_tri_link %s shape_mat_link %s'
+                  % (i, TAG_SHAPE, nb, mf.idx_str(name), typ,
+                     'CULL_BACK' if typ & CULL_BACK else 'no CULL_BACK',
+                     mf.idx_str(tri), mf.idx_str(mat)))
+        self.note(off + 28, '  shape_part_num %d shape_part_link %s, ext %d/%d%s'
+                  % (npart, parts, nx, ux, '' if ext is None else
+                     ' Nintendo ext %s' % mf.words_str(ext)))
+        return Shape(name, typ, tri, mat, parts, ext)
+
+    def part(self, off, nb, i):
+        self.head(off, nb, TAG_PART, i, 'Part')
+        self.where[('part', i)] = off
+        name, mat, tg, n, nx, ux = [self.u32(off + 12 + 4 * k) for k in range(6)]
+        if 36 + 4 * n + nx + ux != nb:
+            raise Fail(off + 24, 'part_tri_num %d does not fit' % n)
+        tris = [self.u32(off + 36 + 4 * k) for k in range(n)]
+        self.note(off, 'Part %d: tag 0x%08X size %d mat_index %s tri_group_index '
+                  '%s tri_index %s' % (i, TAG_PART, nb,
+                                       'USE_SHAPE_MAT' if mat == USE_SHAPE_MAT
+                                       else mf.idx_str(mat), mf.idx_str(tg), tris))
+        return Part(mat, tg, tris, name)
+
+    def mat(self, off, nb, i):
+        self.head(off, nb, TAG_MAT, i, 'Mat')
+        self.where[('mat', i)] = off
+        w = [self.u32(off + 12 + 4 * k) for k in range(7)]
+        name, mtype, shade = w[0], w[1], w[2]
+        ctypes = tuple(w[3:7])
+        prim = [self.f32(off + 40 + 4 * k) for k in range(4)]
+        user = tuple(self.u32(off + 56 + 4 * k) for k in range(8))
+        light, ntex, nx, ux = [self.u32(off + 88 + 4 * k) for k in range(4)]
+        if 104 + 4 * ntex + nx + ux != nb:
+            raise Fail(off + 92, 'tex_num %d does not fit' % ntex)
+        tex = [self.u32(off + 104 + 4 * k) for k in range(ntex)]
+        self.note(off, 'Mat %d: tag 0x%08X size %d name_index %s mat_type 0x%X '
+                  'mat_shade_type 0x%X' % (i, TAG_MAT, nb, mf.idx_str(name),
+                                           mtype, shade))
+        self.note(off + 40, '  prim RGBA %s, tex_num %d tex_index %s'
+                  % (mf.fmt_list(prim), ntex, tex))
+        return Mat(name, prim, shade, tex, mtype, ctypes, user, light)
+
+    def tex(self, off, nb, i):
+        self.head(off, nb, TAG_TEX, i, 'Tex', size_at=12)
+        self.where[('tex', i)] = off
+        w = [self.u32(off + 8 + 4 * k) for k in range(11)]
+        hs, name, typ, ws, wt, anim, dsize, rate, nx, ux = \
+            w[0], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9], w[10]
+        if hs != 52 or anim != 0 or dsize != 28 or 52 + 28 + nx + ux != nb:
+            raise Fail(off + 36, 'Tex %d: only still textures with a 28-byte '
+                       'TexDataArea here' % i)
+        img_w, img_h, tw, th, ox, oy, img = [self.u32(off + 52 + 4 * k)
+                                             for k in range(7)]
+        self.where[('tex', i, 'img_w')] = off + 52
+        ext = None
+        if nx:
+            ext = [self.u32(off + 80 + 4 * k) for k in range(nx // 4)]
+        self.note(off, 'Tex %d: tag 0x%08X header 52 size %d name_index %s '
+                  'tex_type 0x%03X (%s) wrap_s %d wrap_t 0x%X tex_anim 0'
+                  % (i, TAG_TEX, nb, mf.idx_str(name), typ, tex_format_name(typ),
+                     ws, wt))
+        self.note(off + 52, '  TexDataArea: img %dx%d tile %dx%d offset (%d, %d) '
+                  'tex_img_index %d' % (img_w, img_h, tw, th, ox, oy, img))
+        if ext is not None:
+            self.note(off + 80, '  Nintendo ext %s (tex_filter %s, '
+                      'use_color_palette %d)' % (mf.words_str(ext),
+                                                 TEX_FILTER.get(ext[0], '?'),
+                                                 ext[3]))
+        assert (tw, th, ox, oy) == (img_w, img_h, 0, 0)
+        return Tex(name, typ, img_w, img_h, img, ws, wt, ext)
+
+    def tex_img(self, off, nb, i):
+        self.head(off, nb, TAG_TEX_IMG, i, 'TexImg', size_at=12)
+        self.where[('tex_img', i)] = off
+        hs, nx, ux = self.u32(off + 8), self.u32(off + 16), self.u32(off + 20)
+        self.where[('tex_img', i, 'size')] = off + 12
+        if hs != 24 or 24 + nx + ux > nb:
+            raise Fail(off + 8, 'TexImg header')
+        n = nb - 24 - nx - ux
+        data = bytes(self.d[off + 24:off + 24 + n])
+        ext = None
+        if nx:
+            ext = [self.u32(off + 24 + n + 4 * k) for k in range(nx // 4)]
+        self.note(off, 'TexImg %d: tag 0x%08X header 24 size %d: %d pixel bytes '
+                  '(RGBA8, rows from the bottom-left)%s'
+                  % (i, TAG_TEX_IMG, nb, n, '' if ext is None else
+                     ', Nintendo ext %s' % mf.words_str(ext)))
+        for r in range(0, n, 32):
+            self.note(off + 24 + r, '  ' + ' '.join(
+                '%02X%02X%02X%02X' % tuple(data[q:q + 4])
+                for q in range(r, min(n, r + 32), 4)))
+        ti = TexImg([], ext)
+        ti.data = data
+        return ti
+
+    def ci_img(self, off, nb, i):
+        self.head(off, nb, TAG_CI_IMG, i, 'CiImg')
+        self.where[('ci_img', i)] = off
+        name, w, h, depth = [self.u32(off + 12 + 4 * k) for k in range(4)]
+        nx, ux = self.u32(off + 76), self.u32(off + 80)
+        nwords = (nb - 84 - nx - ux) // 4
+        if depth not in (4, 8) or nb < 84 + nx + ux:
+            raise Fail(off + 24, 'ci_img_pixel_depth %d' % depth)
+        per = 32 // depth
+        if nwords < -(-w * h // per):
+            raise Fail(off + 8, 'CiImg %d: %d words for %dx%d pixels'
+                       % (i, nwords, w, h))
+        words = []
+        for j in range(nwords):
+            self.where[('ci_img', i, 'word', j)] = off + 84 + 4 * j
+            words.append(self.u32(off + 84 + 4 * j))
+        self.note(off, 'CiImg %d: tag 0x%08X size %d name_index %s %dx%d '
+                  'pixel_depth %d' % (i, TAG_CI_IMG, nb, mf.idx_str(name), w, h,
+                                      depth))
+        self.note(off + 84, '  packed indices (from the bottom-left) %s'
+                  % ' '.join('%08X' % x for x in words))
+        return CiImg(w, h, depth, words, name)
+
+    def palette(self, off, nb, i):
+        self.head(off, nb, TAG_COLOR_PALETTE, i, 'ColorPalette')
+        self.where[('palette', i)] = off
+        name, num, ctype = [self.u32(off + 12 + 4 * k) for k in range(3)]
+        nx, ux = self.u32(off + 76), self.u32(off + 80)
+        if num not in (16, 256) or 84 + 2 * num + nx + ux != nb:
+            raise Fail(off + 16, 'color_num %d' % num)
+        cols = []
+        for j in range(num // 2):
+            wd = self.u32(off + 84 + 4 * j)
+            cols += [wd >> 16, wd & 0xFFFF]
+        self.note(off, 'ColorPalette %d: tag 0x%08X size %d name_index %s '
+                  'color_num %d color_type %d (%s)'
+                  % (i, TAG_COLOR_PALETTE, nb, mf.idx_str(name), num, ctype,
+                     PAL_TYPE.get(ctype, '?')))
+        for j in range(0, num, 16):
+            self.note(off + 84 + 2 * j, '  colours %d-%d: %s' % (
+                j, j + 15, ' '.join('%04X' % c for c in cols[j:j + 16])))
+        return Palette(ctype, cols, name)
+
+    def validate(self, geo):
+        """The links RULES names as refusing the file."""
+        for i, sh in enumerate(geo.shapes):
+            if sh.tri_link >= len(geo.tri_groups):
+                raise Fail(self.where[('shape', i, 'tri_link')],
+                           'shape_tri_link %d >= %d TriGroups'
+                           % (sh.tri_link, len(geo.tri_groups)))
+
+
+def parse_geo_bytes(data):
+    p = mf.Parser(data, foreign_items=True)
+    sc = p.parse()
+    geo = GeoReader(p).read()
+    return sc, geo, p
+
+
+# --- N64 texel rules (RULES "Textures") ----------------------------------------------
+
+def expand(v, bits):
+    """The RDP's bit replication: an n-bit value to 8 bits."""
+    if bits == 1:
+        return 255 if v else 0
+    if bits == 3:
+        return (v << 5) | (v << 2) | (v >> 1)
+    if bits == 4:
+        return (v << 4) | v
+    if bits == 5:
+        return (v << 3) | (v >> 2)
+    assert bits == 8
+    return v
+
+
+def reduce_(x, bits):
+    """8 bits -> n bits. The fixtures only use values where truncation
+    (x >> (8 - n)) and both roundings agree (checked by agree())."""
+    return x >> (8 - bits)
+
+
+def agree(x, bits):
+    """True when truncation, rounding in the 8-bit domain and rounding of
+    x * (2^n - 1) / 255 all give the same n-bit value."""
+    if bits == 8:
+        return True
+    top = (1 << bits) - 1
+    a = x >> (8 - bits)
+    b = min(top, (x + (1 << (7 - bits))) >> (8 - bits))
+    c = int(x * top / 255.0 + 0.5)
+    return a == b == c
+
+
+def intensity(r, g, b):
+    """round(0.299 R + 0.587 G + 0.114 B); the fixtures keep away from .5."""
+    v = 0.299 * r + 0.587 * g + 0.114 * b
+    frac = v - int(v)
+    assert abs(frac - 0.5) > 0.02, (r, g, b, v)
+    return int(v + 0.5)
+
+
+def texel(fmt, px):
+    """One stored RGBA8 pixel as the game shows it in this N64 format."""
+    r, g, b, a = px
+    if fmt == 'RGBA32' or fmt in ('CI4', 'CI8'):
+        return (r, g, b, a)
+    if fmt == 'RGBA16':
+        for v in (r, g, b):
+            assert agree(v, 5), (fmt, px)
+        return (expand(reduce_(r, 5), 5), expand(reduce_(g, 5), 5),
+                expand(reduce_(b, 5), 5), expand(reduce_(a, 1), 1))
+    i = intensity(r, g, b)
+    if fmt == 'IA16':
+        return (i, i, i, a)
+    if fmt == 'IA8':
+        assert agree(i, 4) and agree(a, 4), (fmt, px)
+        iv = expand(reduce_(i, 4), 4)
+        return (iv, iv, iv, expand(reduce_(a, 4), 4))
+    if fmt == 'IA4':
+        assert agree(i, 3), (fmt, px)
+        iv = expand(reduce_(i, 3), 3)
+        return (iv, iv, iv, expand(reduce_(a, 1), 1))
+    if fmt == 'I8':
+        return (i, i, i, i)
+    if fmt == 'I4':
+        assert agree(i, 4), (fmt, px)
+        iv = expand(reduce_(i, 4), 4)
+        return (iv, iv, iv, iv)
+    raise ValueError(fmt)
+
+
+def check_expand():
+    """Cross-check of the shifts in expand(): bit replication is the n-bit
+    pattern written again and again until 8 bits are filled."""
+    for bits in (1, 3, 4, 5):
+        for v in range(1 << bits):
+            pattern = format(v, '0%db' % bits)
+            assert expand(v, bits) == int((pattern * 8)[:8], 2), (bits, v)
+
+
+def tlut_entry(c, color_type):
+    """A 16-bit palette entry: RGBA16 5551 or IA16 (8-bit I, 8-bit A)."""
+    if color_type == 1:
+        i, a = c >> 8, c & 0xFF
+        return (i, i, i, a)
+    return (expand((c >> 11) & 31, 5), expand((c >> 6) & 31, 5),
+            expand((c >> 1) & 31, 5), expand(c & 1, 1))
+
+
+def ci_indices(ci):
+    """The pixel indices of a CiImg in stored order (from the bottom-left),
+    with the word each sits in."""
+    per = 32 // ci.depth
+    out = []
+    for k in range(ci.w * ci.h):
+        word = ci.words[k // per]
+        shift = 32 - ci.depth * (k % per + 1)
+        out.append(((word >> shift) & ((1 << ci.depth) - 1), k // per))
+    return out
+
+
+# --- the scene's geometry (RULES "Geometry") -------------------------------------------
+
+class Mesh:
+    def __init__(self, name, node, mat_key, uv, nrm, col):
+        self.name, self.node, self.mat_key = name, node, mat_key
+        self.uv, self.nrm, self.col = uv, nrm, col
+        self.verts = []                   # corner tuples (keys)
+        self.values = []                  # (p, uv, n, c)
+        self.tris = []                    # 3 vertex indices each
+        self.file_tris = []               # the triangle's index in its TriGroup
+
+
+def normalized(v):
+    n = mf.v_len(v)
+    if n < 1e-12:
+        return None
+    return tuple(x / n for x in v)
+
+
+def geometry_of(sc, geo, where=None):
+    """meshes, materials, textures per RULES "Geometry". where: the reader's
+    offsets (None for the description: offsets then read as 0)."""
+    W = where or {}
+    nodes = mf.build_nodes(sc, '')
+    meshes, used_names = [], set()
+    for ni, n in enumerate(nodes):
+        if n.obj is None:
+            continue
+        ob = sc.objs[n.obj]
+        if ob.state != mf.STATE_ACTIVE or ob.shape == NOLINK:
+            continue
+        si = ob.shape
+        sh = geo.shapes[si]
+        ds = not (sh.type & CULL_BACK)
+        tgi = sh.tri_link
+        tg = geo.tri_groups[tgi]
+        vg, tcg, vcg, tng, vng, stg = [r.rest() for r in tg.refs]
+
+        def grp(lst, k):
+            return lst[k].vals if k is not None and k < len(lst) else []
+        vtx = geo.vtx[vg].pts if vg < len(geo.vtx) else []
+        tri_cols, vtx_cols = grp(geo.tri_colors, tcg), grp(geo.vtx_colors, vcg)
+        tri_nvs, vtx_nvs = grp(geo.tri_nvs, tng), grp(geo.vtx_nvs, vng)
+        sts = grp(geo.sts, stg)
+        base = sc.names[sh.name_index] if sh.name_index != NOLINK \
+            else 'shape%d' % si
+        groups = {}
+        order = []
+        for k, t in enumerate(tg.tris):
+            # material: first Part in shape_part_link order listing k
+            mat = None
+            for pi in sh.parts:
+                p = geo.parts[pi]
+                if k in p.tris and p.mat not in (USE_SHAPE_MAT, NOLINK):
+                    mat = p.mat
+                    break
+            if mat is None and sh.mat_link != NOLINK:
+                mat = sh.mat_link
+            if mat is None and ob.mat != NOLINK:
+                mat = ob.mat
+            corners = []
+            for c, (vi, st, vn, vc) in enumerate(t.corners):
+                if vi >= len(vtx):
+                    raise Fail(W.get(('tri_group', tgi, 'tri', k, 'vtx', c), 0),
+                               'vtx_index %d >= %d vertices' % (vi, len(vtx)))
+                uv = (sts[st][0], 1.0 - sts[st][1]) if st < len(sts) else None
+                if vn < len(vtx_nvs):
+                    nsrc, nv = ('vtx', vn), normalized(vtx_nvs[vn])
+                elif t.tri_nv < len(tri_nvs):
+                    nsrc, nv = ('tri', t.tri_nv), normalized(tri_nvs[t.tri_nv])
+                else:
+                    nsrc, nv = None, None
+                if nv is None:
+                    nsrc = None
+                if vc < len(vtx_cols):
+                    csrc, cv = ('vtx', vc), vtx_cols[vc]
+                elif t.tri_color < len(tri_cols):
+                    csrc, cv = ('tri', t.tri_color), tri_cols[t.tri_color]
+                else:
+                    csrc, cv = None, None
+                corners.append((vi, st, uv, nsrc, nv, csrc, cv))
+            has_uv = all(c[2] is not None for c in corners)
+            has_n = all(c[4] is not None for c in corners)
+            has_c = all(c[6] is not None for c in corners)
+            key = (mat, has_uv, has_n, has_c)
+            if key not in groups:
+                groups[key] = Mesh(None, ni, None if mat is None else (mat, ds),
+                                   has_uv, has_n, has_c)
+                order.append(key)
+            m = groups[key]
+            tri = []
+            for (vi, st, uv, nsrc, nv, csrc, cv) in corners:
+                vkey = (vi, st if has_uv else None, nsrc if has_n else None,
+                        csrc if has_c else None)
+                if vkey not in m.verts:
+                    m.verts.append(vkey)
+                    m.values.append((vtx[vi], uv if has_uv else None,
+                                     nv if has_n else None,
+                                     cv if has_c else None))
+                tri.append(m.verts.index(vkey))
+            m.tris.append(tri)
+            m.file_tris.append(k)
+        for key in order:
+            m = groups[key]
+            name, j = base, 2
+            while name in used_names:
+                name = '%s#%d' % (base, j)
+                j += 1
+            used_names.add(name)
+            m.name = name
+            meshes.append(m)
+    # materials: one per used (Mat, double-sided)
+    used = []
+    for m in meshes:
+        if m.mat_key is not None and m.mat_key not in used:
+            used.append(m.mat_key)
+    textures = {}
+    for (mi, ds) in used:
+        mat = geo.mats[mi]
+        if mat.tex and mat.tex[0] not in textures:
+            textures[mat.tex[0]] = texture_of(sc, geo, mat.tex[0], W)
+    mats = {}
+    for (mi, ds) in used:
+        mat = geo.mats[mi]
+        name = sc.names[mat.name_index] if mat.name_index != NOLINK \
+            else 'mat%d' % mi
+        if ds and (mi, False) in used:
+            name += '#2'
+        tex = textures[mat.tex[0]] if mat.tex else None
+        alphas = [v[3][3] for m in meshes if m.mat_key == (mi, ds) and m.col
+                  for v in m.values]
+        tex_alpha = set(px[3] for row in tex['rows'] for px in row) \
+            if tex else set()
+        if mat.prim[3] < 1 or any(a < 1 for a in alphas) or \
+                tex_alpha - {0, 255}:
+            mode = 'BLEND'
+        elif 0 in tex_alpha:
+            mode = 'MASK'
+        else:
+            mode = 'OPAQUE'
+        mats[(mi, ds)] = dict(name=name, color=mat.prim, mode=mode,
+                              ds=ds, unlit=(mat.shade & 0xF) == 0,
+                              tex=None if tex is None else tex['name'])
+    return nodes, meshes, mats, textures
+
+
+def texture_of(sc, geo, ti, W):
+    t = geo.texs[ti]
+    fmt = tex_format_name(t.type)
+    name = sc.names[t.name_index] if t.name_index != NOLINK else 'tex%d' % ti
+    palette = t.ext is not None and len(t.ext) >= 5 and t.ext[3] == 1
+    if palette:
+        ci = geo.ci_imgs[t.img]
+        assert (ci.w, ci.h) == (t.w, t.h)
+        pal = geo.palettes[t.ext[5]]
+        bank = t.ext[6] if ci.depth == 4 and len(pal.colors) == 256 else 0
+        stored = []
+        for idx, word in ci_indices(ci):
+            k = bank * 16 + idx if ci.depth == 4 else idx
+            if k >= len(pal.colors):
+                raise Fail(W.get(('ci_img', t.img, 'word', word), 0),
+                           'colour index %d past the %d-colour palette'
+                           % (k, len(pal.colors)))
+            stored.append(tlut_entry(pal.colors[k], pal.color_type))
+        source = 'CiImg %d, ColorPalette %d (%s, %d colours%s)' % (
+            t.img, t.ext[5], PAL_TYPE[pal.color_type], len(pal.colors),
+            ', bank %d' % bank if bank else '')
+    else:
+        img = geo.tex_imgs[t.img]
+        need = t.w * t.h * 4
+        if len(img.data) < need:
+            raise Fail(W.get(('tex_img', t.img, 'size'), 0),
+                       'TexImg %d holds %d pixel bytes, %dx%dx4 = %d needed'
+                       % (t.img, len(img.data), t.w, t.h, need))
+        stored = [tuple(img.data[4 * k:4 * k + 4]) for k in range(t.w * t.h)]
+        stored = [texel(fmt, px) for px in stored]
+        source = 'TexImg %d' % t.img
+    rows_bottom = [stored[r * t.w:(r + 1) * t.w] for r in range(t.h)]
+    rows = rows_bottom[::-1]                      # rows from the top
+    nearest = t.ext is not None and t.ext[0] == 0
+    return dict(name=name, w=t.w, h=t.h, fmt=fmt, rows=rows,
+                wrap=(WRAP_S[t.wrap_s], WRAP_T[t.wrap_t]), nearest=nearest,
+                source=source)
+
+
+def fl(vals):
+    return ','.join(g9(v) for v in vals)
+
+
+def geometry_lines(sc, geo, where=None):
+    nodes, meshes, mats, texs = geometry_of(sc, geo, where)
+    out = ['expect-meshes %d' % len(meshes),
+           'expect-materials %d' % len(mats),
+           'expect-textures %d' % len(texs)]
+    for m in meshes:
+        mat = '-' if m.mat_key is None else mats[m.mat_key]['name']
+        out.append('expect-mesh name=%s node=%s vertices=%d triangles=%d '
+                   'material=%s uv=%d normals=%d colors=%d'
+                   % (m.name, nodes[m.node].name, len(m.verts), len(m.tris), mat,
+                      m.uv, m.nrm, m.col))
+    for m in meshes:
+        for k, tri in enumerate(m.tris):
+            vals = [m.values[v] for v in tri]
+            line = 'expect-triangle mesh=%s index=%d p=%s' % (
+                m.name, k, ';'.join(fl(v[0]) for v in vals))
+            if m.uv:
+                line += ' uv=' + ';'.join(fl(v[1]) for v in vals)
+            if m.nrm:
+                line += ' n=' + ';'.join(fl(v[2]) for v in vals)
+            if m.col:
+                line += ' c=' + ';'.join(fl(v[3]) for v in vals)
+            out.append(line)
+    for key in sorted(mats, key=lambda k: mats[k]['name']):
+        d = mats[key]
+        out.append('expect-material name=%s color=%s texture=%s alpha=%s '
+                   'double_sided=%d unlit=%d'
+                   % (d['name'], fl(d['color']), d['tex'] or '-', d['mode'],
+                      d['ds'], d['unlit']))
+    for ti in sorted(texs):
+        t = texs[ti]
+        out.append('expect-texture name=%s size=%dx%d format=%s wrap=%s,%s '
+                   'nearest=%d' % (t['name'], t['w'], t['h'], t['fmt'],
+                                   t['wrap'][0], t['wrap'][1], t['nearest']))
+    for ti in sorted(texs):
+        t = texs[ti]
+        for y, row in enumerate(t['rows']):
+            for x, px in enumerate(row):
+                out.append('expect-texel texture=%s x=%d y=%d rgba=%d,%d,%d,%d'
+                           % ((t['name'], x, y) + tuple(px)))
+    return out
+
+
+def expect_lines(sc, geo, fname, where=None):
+    lines = mf.expect_lines(sc, mf.stem_of(fname), POSES.get(fname, []))
+    return lines + geometry_lines(sc, geo, where)
+
+
+# --- the fixtures ------------------------------------------------------------------------
+
+NONE = NOLINK
+
+
+def corner(v, st=NONE, nv=NONE, col=NONE):
+    return (v, st, nv, col)
+
+
+GEOMETRY_NAMES = ['spinner', 'cube', 'plane', 'morph', 'hidden', 'loose',
+                  'cube_shape', 'plane_shape', 'morph_shape', 'bare_shape',
+                  'red', 'glass', 'unlit', 'spare', 'Scene_geometry']
+
+
+def geometry():
+    """NIFF 1: a cube-ish shape using all six attribute kinds, parts, a
+    double-sided plane, a FULL/KEY-referenced shape, CLEAR and unreached
+    objects with shapes."""
+    n = {s: i for i, s in enumerate(GEOMETRY_NAMES)}
+    groups = [
+        mf.key_group([0, 10, 20], [mf.I_LINEAR] * 3,             # 0 spinner
+                     [(0, 0, 0), (0, 1, 0), (0, 0, 0)],
+                     [(0, 0, 0), (0, 1.5, 0), (0, 3.0, 0)], [(1, 1, 1)] * 3),
+        mf.static_group((1, 0, 0)),                              # 1 cube
+        mf.static_group((-1.5, 0, 0), (0.3, 0, 0)),              # 2 plane
+        mf.static_group((0, 2, 0), (0, 0, 0), (2, 2, 2)),        # 3 morph
+        mf.static_group((0, -3, 0)),                             # 4 loose
+    ]
+    objs = [Obj(n['spinner'], 0, children=(1, 2, 3, 4), type=mf.OBJ_NULL),
+            Obj(n['cube'], 1, parent=0, shape=0),
+            Obj(n['plane'], 2, parent=0, shape=1),
+            Obj(n['morph'], 3, parent=0, shape=2, mat=4),
+            Obj(n['hidden'], NOLINK, parent=0, shape=3,
+                state=mf.STATE_CLEAR),
+            Obj(n['loose'], 4, shape=3)]
+    sc = Scene(mf.VERSION_NIFF1, objs, groups, GEOMETRY_NAMES, roots=(0,),
+               scene_name=n['Scene_geometry'])
+    cube_v = [(-1, -1, 1), (1, -1, 1), (1, 1, 1), (-1, 1, 1),
+              (-1, -1, -1), (1, -1, -1), (1, 1, -1), (-1, 1, -1)]
+    plane_v = [(-1, 0, -1), (1, 0, -1), (1, 0, 1), (-1, 0, 1)]
+    morph0 = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
+    morph1 = [(0, 0, 1), (1, 0, 1), (0, 1, 1)]
+    bare_v = [(0, 0, 0), (0, 1, 0), (0, 0, 1)]
+    C = corner
+    cube_tris = [
+        # T0, T1 front: uv, vertex normals, vertex colours (corner indices
+        # differ from the vertex index)
+        Tri([C(0, 0, 0, 0), C(1, 1, 0, 1), C(2, 2, 0, 2)]),
+        Tri([C(0, 0, 0, 0), C(2, 2, 0, 2), C(3, 3, 0, 3)]),
+        # T2 right: uv, the triangle's normal and colour
+        Tri([C(1, 1), C(5, 0), C(6, 3)], tri_nv=1, tri_color=1),
+        # T3: one corner without st (uv dropped), no normal, vertex colours
+        Tri([C(1, 1, NONE, 1), C(6, NONE, NONE, 3), C(2, 2, NONE, 2)]),
+        # T4 top: no st, vertex normals, no colour
+        Tri([C(3, NONE, 3), C(2, NONE, 3), C(6, NONE, 3)]),
+        # T5: uv, normals, a colour at two corners only (dropped)
+        Tri([C(3, 4, 3, 0), C(6, 4, 1), C(7, 4, 3, 1)]),
+        # T6 back: normals and colours from vertex and triangle mixed
+        Tri([C(4, NONE, NONE, 3), C(6, NONE, 2), C(5)], tri_nv=0,
+            tri_color=0),
+        # T7: uv only
+        Tri([C(4, 0), C(7, 1), C(6, 2)]),
+        # T8: like T4, shares two of its corners
+        Tri([C(7, NONE, 3), C(3, NONE, 3), C(6, NONE, 3)]),
+    ]
+    tgs = [
+        TriGroup([R(0), R(1), R(0), R(0), R(1), R(0)], cube_tris),
+        TriGroup([R(1), R(0), R(0), R(0), R(0), R(1)],
+                 [Tri([C(0, 0, 0), C(1, 1, 0), C(2, 2, 0)]),
+                  Tri([C(0, 0, 0), C(2, 2, 0), C(3, 3, 0)])]),
+        # morph: Vtx FULL over frames 0..1 (groups 2, 3), St KEY (keys 0, 5:
+        # groups 2, 1): the mesh uses VtxGroup 2 and StGroup 2
+        TriGroup([Ref(full=[2, 3]), R(0), R(1), R(0), R(0),
+                  Ref(keys=[0, 5], idx=[2, 1])],
+                 [Tri([C(0, 0, NONE, 0), C(1, 1, NONE, 1), C(2, 2, NONE, 2)])],
+                 frame_num=1),
+        TriGroup([R(4), R(0), R(0), R(0), R(0), R(0)], [Tri([C(0), C(1), C(2)])]),
+    ]
+    geo = Geo(
+        vtx=[VtxGroup(cube_v), VtxGroup(plane_v), VtxGroup(morph0),
+             VtxGroup(morph1), VtxGroup(bare_v)],
+        tri_colors=[AttrGroup([(0.5, 0.5, 0.5, 1)]),
+                    AttrGroup([(0.1, 0.1, 0.1, 1), (0.25, 0.75, 1, 1)])],
+        vtx_colors=[AttrGroup([(1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 1, 1),
+                               (1, 1, 0, 1)]),
+                    AttrGroup([(1, 1, 1, 0.25), (1, 0.5, 0, 0.25),
+                               (0, 0.5, 1, 0.25)])],
+        tri_nvs=[AttrGroup([(0, 0, -5), (3, 0, 0)])],
+        vtx_nvs=[AttrGroup([(0, 3, 0)]),
+                 AttrGroup([(0, 0, 2), (1, 1, 1), (0, 0, -1), (0, 0.5, 0)])],
+        sts=[AttrGroup([(0, 0), (1, 0), (1, 1), (0, 1), (0.5, 0.25)]),
+             AttrGroup([(0, 0), (2, 0), (2, 2), (0, 2)]),
+             AttrGroup([(0.1, 0.2), (0.9, 0.2), (0.1, 0.8)])],
+        tri_groups=tgs,
+        shapes=[Shape(n['cube_shape'], 0x15, 0, mat_link=0, parts=[1, 2, 0, 3]),
+                Shape(n['plane_shape'], 0x05, 1, mat_link=0),
+                Shape(n['morph_shape'], 0x15, 2),
+                Shape(n['bare_shape'], 0x15, 3)],
+        parts=[Part(1, 0, [2, 3]), Part(USE_SHAPE_MAT, 0, [4, 6]),
+               Part(2, 0, [3, 6, 7]), Part(NOLINK, 0, [5])],
+        mats=[Mat(n['red'], (1, 0, 0, 1), shade=0x12),
+              Mat(n['glass'], (0.2, 0.6, 1, 0.5), shade=0x11),
+              Mat(n['unlit'], (1, 1, 0.5, 1), shade=0x110),
+              Mat(n['spare'], (0, 0, 0, 1)),
+              Mat(NOLINK, (0.8, 0.8, 0.8, 1), shade=0x02)])
+    return sc, geo
+
+
+# Texture images, rows from the BOTTOM (as stored). Every colour channel is
+# picked so that truncation and rounding reduce it alike (agree()).
+TEX_SPECS = [
+    # name, format, w, h, wrap_s, wrap_t, rows from the bottom
+    ('t_rgba16', 'RGBA16', 4, 2, 0, 0x000,
+     [[(255, 0, 0, 255), (0, 255, 0, 255), (0, 0, 255, 0), (99, 130, 66, 200)],
+      [(16, 33, 49, 255), (202, 96, 8, 0), (255, 255, 255, 255), (0, 0, 0, 100)]]),
+    ('t_rgba32', 'RGBA32', 2, 2, 1, 0x100,
+     [[(1, 2, 3, 255), (250, 128, 64, 128)],
+      [(77, 88, 99, 0), (12, 200, 180, 255)]]),
+    ('t_ia4', 'IA4', 4, 2, 2, 0x200,
+     [[(255, 255, 255, 255), (0, 0, 0, 255), (200, 54, 40, 0), (40, 200, 40, 130)],
+      [(128, 128, 128, 255), (96, 96, 96, 20), (10, 20, 230, 255), (66, 66, 66, 255)]]),
+    (None, 'IA8', 5, 3, 0, 0x100,
+     [[(255, 255, 255, 255), (0, 0, 0, 0), (136, 135, 136, 135), (17, 17, 17, 34),
+       (250, 8, 5, 199)],
+      [(5, 250, 5, 100), (5, 5, 250, 70), (120, 119, 120, 247), (60, 67, 60, 64),
+       (180, 90, 45, 150)],
+      [(34, 34, 34, 255), (68, 68, 68, 17), (100, 116, 120, 215), (222, 210, 222, 0),
+       (30, 60, 90, 255)]]),
+    ('t_ia16', 'IA16', 2, 2, 1, 0x200,
+     [[(255, 0, 0, 255), (0, 255, 0, 255)],
+      [(0, 0, 255, 255), (123, 45, 67, 255)]]),
+    ('t_i4', 'I4', 4, 2, 2, 0x000,
+     [[(255, 255, 255, 255), (0, 0, 0, 255), (100, 157, 200, 255), (17, 36, 51, 0)],
+      [(136, 135, 136, 255), (200, 106, 50, 255), (68, 68, 68, 68), (240, 252, 240, 255)]]),
+    ('t_i8', 'I8', 3, 2, 0, 0x000,
+     [[(10, 20, 30, 255), (255, 255, 255, 255), (90, 180, 45, 0)],
+      [(0, 0, 0, 255), (201, 101, 51, 255), (77, 77, 77, 255)]]),
+    ('t_ci8', 'CI8', 2, 2, 0, 0x000,
+     [[(255, 128, 0, 255), (0, 128, 255, 255)],
+      [(12, 34, 56, 255), (210, 220, 230, 255)]]),
+]
+
+TEXTURE_NAMES = [s[0] for s in TEX_SPECS if s[0]] + \
+    ['m_' + s[1].lower() for s in TEX_SPECS] + \
+    ['board', 'quads', 'spare_tex', 'Scene_textures']
+
+
+def quad(i):
+    x = 2.0 * i
+    return [(x, 0, 0), (x + 1.5, 0, 0), (x + 1.5, 1.5, 0), (x, 1.5, 0)]
+
+
+def textures(short_img=None):
+    """NIFF 1: one Tex per N64 format on its own quad. short_img: make that
+    TexImg one row short (bad_teximg_size)."""
+    names = TEXTURE_NAMES
+    n = {s: i for i, s in enumerate(names)}
+    texs, imgs, mats = [], [], []
+    for i, (tn, fmt, w, h, ws, wt, rows) in enumerate(TEX_SPECS):
+        assert len(rows) == h and all(len(r) == w for r in rows)
+        if short_img == i:
+            rows = rows[:-1]
+        texs.append(Tex(n[tn] if tn else NOLINK, fmt, w, h, i, ws, wt))
+        imgs.append(TexImg(rows))
+        mats.append(Mat(n['m_' + fmt.lower()], (1, 1, 1, 1), shade=0x12,
+                        tex=[i]))
+    # an unused Tex (no Mat links it): not in the scene
+    texs.append(Tex(n['spare_tex'], 'RGBA32', 1, 1, len(imgs)))
+    imgs.append(TexImg([[(1, 2, 3, 4)]]))
+    nq = len(TEX_SPECS)
+    pts = [p for i in range(nq) for p in quad(i)]
+    tris = []
+    for i in range(nq):
+        b = 4 * i
+        tris.append(Tri([corner(b, 0), corner(b + 1, 1), corner(b + 2, 2)]))
+        tris.append(Tri([corner(b, 0), corner(b + 2, 2), corner(b + 3, 3)]))
+    geo = Geo(vtx=[VtxGroup(pts)], tri_colors=[AttrGroup([])],
+              vtx_colors=[AttrGroup([])], tri_nvs=[AttrGroup([])],
+              vtx_nvs=[AttrGroup([])],
+              sts=[AttrGroup([(0, 0), (1, 0), (1, 1), (0, 1)])],
+              tri_groups=[TriGroup([R(0)] * 6, tris)],
+              shapes=[Shape(n['quads'], 0x15, 0, parts=list(range(nq)))],
+              parts=[Part(i, 0, [2 * i, 2 * i + 1]) for i in range(nq)],
+              mats=mats, texs=texs, tex_imgs=imgs)
+    objs = [Obj(n['board'], 0, shape=0)]
+    groups = [mf.static_group((0, 0, -3))]
+    sc = Scene(mf.VERSION_NIFF1, objs, groups, names, roots=(0,),
+               scene_name=n['Scene_textures'])
+    return sc, geo
+
+
+def rgba16(r5, g5, b5, a1):
+    return (r5 << 11) | (g5 << 6) | (b5 << 1) | a1
+
+
+def pack_ci(indices, depth):
+    """Indices (from the bottom-left) into big-endian words, 8 or 4 per u32,
+    the last word zero-padded."""
+    per = 32 // depth
+    words = []
+    for j in range(0, len(indices), per):
+        chunk = list(indices[j:j + per]) + [0] * (per - len(indices[j:j + per]))
+        w = 0
+        for v in chunk:
+            assert 0 <= v < (1 << depth)
+            w = (w << depth) | v
+        words.append(w)
+    return words
+
+
+PAL0 = [rgba16(31, 0, 0, 1), rgba16(0, 31, 0, 1), rgba16(0, 0, 31, 1),
+        rgba16(31, 31, 31, 1), rgba16(0, 0, 0, 0), rgba16(16, 8, 4, 1),
+        rgba16(1, 2, 3, 1), rgba16(30, 20, 10, 0), rgba16(5, 10, 15, 1),
+        rgba16(20, 25, 30, 1), rgba16(7, 7, 7, 1), rgba16(24, 0, 24, 1),
+        rgba16(0, 24, 24, 1), rgba16(24, 24, 0, 1), rgba16(11, 22, 3, 1),
+        rgba16(2, 4, 8, 1)]
+PAL1 = [(i * 17 << 8) | (255 - 16 * i) for i in range(16)]          # IA16
+PAL2 = [rgba16(k & 31, (k * 7) & 31, (k >> 3) & 31, (k >> 2) & 1)
+        for k in range(256)]                                         # 256
+CI0 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15]           # CI4 5x3
+CI1 = [0, 3, 7, 15, 9, 12]                                          # CI8 3x2
+CI2 = [0, 1, 2, 3, 12, 13, 14, 15]                                  # CI4 4x2
+CI3 = [200, 255, 37, 0]                                             # CI8 4x1
+
+CI_NAMES = ['panel', 'panel_quads', 't_ci4', 't_ci8_ia', 't_ci4_bank2',
+            't_ci8_256', 't_rgba32_v2', 'm_ci4', 'm_ci8_ia', 'm_ci4_bank2',
+            'm_ci8_256', 'm_rgba32_v2', 'Scene_ci_palette']
+
+
+def ci_palette():
+    """NIFF 2: colour-indexed textures from CiImg + ColorPalette."""
+    names = CI_NAMES
+    n = {s: i for i, s in enumerate(names)}
+    ci_imgs = [CiImg(5, 3, 4, pack_ci(CI0, 4)), CiImg(3, 2, 8, pack_ci(CI1, 8)),
+               CiImg(4, 2, 4, pack_ci(CI2, 4)), CiImg(4, 1, 8, pack_ci(CI3, 8))]
+    palettes = [Palette(0, PAL0), Palette(1, PAL1), Palette(0, PAL2)]
+    texs = [Tex(n['t_ci4'], 'CI4', 5, 3, 0, 0, 0x100,
+                ext=tex2_ext(0, palette=0, tlut=0)),
+            Tex(n['t_ci8_ia'], 'CI8', 3, 2, 1, 1, 0x000,
+                ext=tex2_ext(1, palette=1, tlut=0)),
+            Tex(n['t_ci4_bank2'], 'CI4', 4, 2, 2, 2, 0x200,
+                ext=tex2_ext(0, palette=2, tlut=2)),
+            Tex(n['t_ci8_256'], 'CI8', 4, 1, 3, 0, 0x000,
+                ext=tex2_ext(2, palette=2, tlut=0)),
+            Tex(n['t_rgba32_v2'], 'RGBA32', 2, 1, 0, 1, 0x100,
+                ext=tex2_ext(1))]
+    imgs = [TexImg([[(10, 20, 30, 255), (40, 50, 60, 128)]], ext=(0,))]
+    mat_names = ['m_ci4', 'm_ci8_ia', 'm_ci4_bank2', 'm_ci8_256', 'm_rgba32_v2']
+    mats = [Mat(n[m], (1, 1, 1, 1), tex=[i]) for i, m in enumerate(mat_names)]
+    nq = len(texs)
+    pts = [p for i in range(nq) for p in quad(i)]
+    tris = []
+    for i in range(nq):
+        b = 4 * i
+        tris.append(Tri([corner(b, 0), corner(b + 1, 1), corner(b + 2, 2)]))
+        tris.append(Tri([corner(b, 0), corner(b + 2, 2), corner(b + 3, 3)]))
+    geo = Geo(vtx=[VtxGroup(pts)], tri_colors=[AttrGroup([])],
+              vtx_colors=[AttrGroup([])], tri_nvs=[AttrGroup([])],
+              vtx_nvs=[AttrGroup([])],
+              sts=[AttrGroup([(0, 0), (1, 0), (1, 1), (0, 1)])],
+              tri_groups=[TriGroup([R(0)] * 6, tris)],
+              shapes=[Shape(n['panel_quads'], 0x15, 0, parts=list(range(nq)),
+                            ext=(KIND_TRI_GROUP, NOLINK, NOLINK))],
+              parts=[Part(i, 0, [2 * i, 2 * i + 1]) for i in range(nq)],
+              mats=mats, texs=texs, tex_imgs=imgs, ci_imgs=ci_imgs,
+              palettes=palettes)
+    objs = [Obj(n['panel'], 0, shape=0, ext=mf.obj2_ext())]
+    groups = [mf.static_group((0, 1, -4))]
+    sc = Scene(mf.VERSION_NIFF2, objs, groups, names, roots=(0,),
+               scene_name=n['Scene_ci_palette'], scene_ext=(0, 0, 0, 0, 0))
+    return sc, geo
+
+
+# --- requests, broken files ------------------------------------------------------------
+
+POSES = {
+    'geometry.niff': [(f, n) for n in ('spinner', 'cube', 'plane', 'morph',
+                                       'loose', 'hidden')
+                      for f in (0, 5, 12.5)],
+    'textures.niff': [(0, 'board')],
+    'ci_palette.niff': [(0, 'panel')],
+}
+
+GOOD = [('geometry.niff', geometry), ('textures.niff', textures),
+        ('ci_palette.niff', ci_palette)]
+
+# (file, base, what, mark, relative offset, new value): one u32 changed
+BROKEN = [
+    ('bad_tri_vertex.niff', geometry, 'vtx_index of corner 2 of Tri 1 of '
+     'TriGroup 0 (cube_shape; VtxGroup 0 has 8 vertices)',
+     ('tri_group', 0, 'tri', 1, 'vtx', 2), 0, 8),
+    ('bad_shape_link.niff', geometry, 'shape_tri_link of Shape 0 (cube_shape; '
+     'the TriList has 4 TriGroups)', ('shape', 0, 'tri_link'), 0, 4),
+    ('bad_vtx_count.niff', geometry, 'vtx_num of VtxGroup 0 (8 vertices, '
+     '24 + 96 = 120 bytes)', ('vtx', 0, 'num'), 0, 9),
+    ('bad_ci_index.niff', ci_palette, 'packed word 0 of CiImg 1 (CI8 3x2, '
+     'palette: 16 IA16 colours): the first index becomes 0x10 = 16',
+     ('ci_img', 1, 'word', 0), 0, None),
+]
+# made from a changed description (not a one-u32 patch)
+SHORT_IMG = 3                        # TexImg 3 (the IA8 5x3 image) loses a row
+
+
+def build():
+    F = {}
+    for fname, fn in GOOD:
+        sc, geo = fn()
+        data, marks = pack_geo_file(sc, geo)
+        F[fname] = dict(data=data, kind='ok', sc=sc, geo=geo, marks=marks,
+                        base=fn.__name__)
+    for fname, fn, what, mark, rel, value in BROKEN:
+        data, marks = pack_geo_file(*fn())
+        off = marks[mark] + rel
+        old = struct.unpack_from('>I', data, off)[0]
+        if value is None:                 # bad_ci_index: the first byte -> 0x10
+            value = (old & 0x00FFFFFF) | 0x10000000
+        F[fname] = dict(data=mf.patch_u32(data, off, value), kind='bad',
+                        offset=off, base=fn.__name__, what=what, old=old,
+                        new=value)
+    sc, geo = textures(short_img=SHORT_IMG)
+    data, marks = pack_geo_file(sc, geo)
+    F['bad_teximg_size.niff'] = dict(
+        data=data, kind='bad', offset=marks[('tex_img', SHORT_IMG, 'size')],
+        base='textures', what=None)
+    return F
+
+
+def expectations_from_bytes(fname, data):
+    """expect.py: the expect lines of a file on disk."""
+    try:
+        sc, geo, p = parse_geo_bytes(data)
+        return expect_lines(sc, geo, fname, p.where)
+    except Fail as e:
+        return ['expect-error-offset %d' % e.offset]
+
+
+FILES = {'geometry.niff': 'ok', 'textures.niff': 'ok', 'ci_palette.niff': 'ok',
+         'bad_tri_vertex.niff': 'bad', 'bad_teximg_size.niff': 'bad',
+         'bad_ci_index.niff': 'bad', 'bad_shape_link.niff': 'bad',
+         'bad_vtx_count.niff': 'bad'}
+
+
+# --- hand work quoted in the .txt files ---------------------------------------------------
+# HAND: (file, line prefix, expected rest) checked against the expect lines.
+
+HAND = []
+
+
+def bits_str(v, n):
+    return format(v, '0%db' % n)
+
+
+def replicate_str(v, n):
+    """Bit replication written out: the n-bit pattern repeated to 8 bits."""
+    pat = bits_str(v, n)
+    full = (pat * 8)[:8]
+    return '%s -> %s = %d' % (pat, full, int(full, 2))
+
+
+def hand_texel(fmt, px):
+    """Texel derivation written out step by step (strings, not texel())."""
+    r, g, b, a = px
+    if fmt in ('RGBA32', 'CI8', 'CI4'):
+        return ['%s: kept as stored' % fmt], px
+    if fmt == 'RGBA16':
+        out, L = [], []
+        for name, v in (('R', r), ('G', g), ('B', b)):
+            q = v >> 3
+            full = int((bits_str(q, 5) * 2)[:8], 2)
+            out.append(full)
+            L.append('%s %d >> 3 = %d, %s' % (name, v, q, replicate_str(q, 5)))
+        al = 255 if a >= 128 else 0
+        L.append('A %d -> 1 bit %d -> %d' % (a, a >> 7, al))
+        return L, tuple(out + [al])
+    exact = 0.299 * r + 0.587 * g + 0.114 * b
+    i = int(exact + 0.5)
+    L = ['I = 0.299*%d + 0.587*%d + 0.114*%d = %.3f -> %d' % (r, g, b, exact, i)]
+    if fmt in ('IA16', 'I8'):
+        al = a if fmt == 'IA16' else i
+        L.append('%s: I kept, A %s' % (fmt, '%d' % al if fmt == 'IA16'
+                                       else '= I'))
+        return L, (i, i, i, al)
+    ibits = {'IA8': 4, 'IA4': 3, 'I4': 4}[fmt]
+    q = i >> (8 - ibits)
+    iv = int((bits_str(q, ibits) * 8)[:8], 2)
+    L.append('I >> %d = %d, %s' % (8 - ibits, q, replicate_str(q, ibits)))
+    if fmt == 'I4':
+        L.append('A = I')
+        return L, (iv, iv, iv, iv)
+    if fmt == 'IA8':
+        qa = a >> 4
+        av = int((bits_str(qa, 4) * 2), 2)
+        L.append('A %d >> 4 = %d, %s' % (a, qa, replicate_str(qa, 4)))
+        return L, (iv, iv, iv, av)
+    al = 255 if a >= 128 else 0
+    L.append('A %d -> 1 bit -> %d' % (a, al))
+    return L, (iv, iv, iv, al)
+
+
+def hand_geometry(sc, geo):
+    L = ['Hand evaluation (RULES "Geometry"):',
+         '  Group indices count within their kind: cube_shape\'s TriGroup 0 '
+         'references TriColorGroup 1',
+         '  (the 2nd tri colour group), VtxColorGroup 0 (the 1st vertex colour '
+         'group, which follows',
+         '  both tri colour groups in the ColorList), TriNvGroup 0, VtxNvGroup 1, '
+         'StGroup 0, VtxGroup 0.',
+         '  Materials of cube_shape\'s triangles (shape_part_link [1, 2, 0, 3], '
+         'shape_mat_link 0 "red"):',
+         '    T0, T1, T8: no Part lists them -> red',
+         '    T2: Part 0 (glass) -> glass',
+         '    T3: Part 2 (unlit) comes before Part 0 (glass) in shape_part_link '
+         '-> unlit',
+         '    T4: only Part 1, USE_SHAPE_MAT -> skipped -> red',
+         '    T5: only Part 3, mat_index 0xFFFFFFFF -> skipped -> red',
+         '    T6: Part 1 (USE_SHAPE_MAT, skipped), then Part 2 -> unlit',
+         '    T7: Part 2 -> unlit',
+         '  Corner attributes and meshes (material, uv, normals, colours), in '
+         'order of first triangle:',
+         '    cube_shape    red   uv n c: T0, T1; corners (vtx, st, nv, col) '
+         '(0,0,0,0) (1,1,0,1) (2,2,0,2) (3,3,0,3)',
+         '                  -> 4 vertices (T1 reuses T0\'s corners 0 and 2)',
+         '    cube_shape#2  glass uv n c: T2; n = TriNv 1 (3,0,0) -> (1,0,0), '
+         'c = TriColor 1 (0.25,0.75,1,1)',
+         '    cube_shape#3  unlit c: T3; corner 1 has st 0xFFFFFFFF: uv dropped '
+         'for the whole triangle',
+         '    cube_shape#4  red   n: T4, T8; VtxNv 3 (0,0.5,0) -> (0,1,0); 4 '
+         'vertices (v3, v2, v6, v7)',
+         '    cube_shape#5  red   uv n: T5; colour at corners 0 and 2 only -> '
+         'dropped; VtxNv 1 (1,1,1) -> 0.57735...',
+         '    cube_shape#6  unlit n c: T6; corners 0 and 2 take TriNv 0 (0,0,-5) '
+         '-> (0,0,-1) and TriColor 0',
+         '                  (0.1,0.1,0.1,1); corner 1 VtxNv 2 (0,0,-1), corner '
+         '0 VtxColor 3 (1,1,0,1)',
+         '    cube_shape#7  unlit uv: T7',
+         '  plane_shape: shape_type 0x05 has no CULL_BACK bit -> double-sided; '
+         'its material is Mat 0 "red"',
+         '    again, used single-sided by the cube too -> the double-sided '
+         'variant is "red#2".',
+         '    uv = (s, 1 - t): St (2, 2) -> (2, -1).',
+         '  morph_shape: Vtx reference FULL [2, 3] (tri_anim_frame_num 1) -> '
+         'frame 0: VtxGroup 2; St reference',
+         '    KEY keys [0, 5] groups [2, 1] -> the first key: StGroup 2; no '
+         'shape or Part material ->',
+         '    obj_mat_link 4, an unnamed Mat -> "mat4"; its vertex colours have '
+         'alpha 0.25 -> BLEND.',
+         '  bare_shape: linked by "hidden" (obj_state CLEAR: no mesh) and by '
+         '"loose" (reached by no link,',
+         '    placed under RootNode): one mesh on "loose", no material, no '
+         'attributes.',
+         '  glass: prim alpha 0.5 -> BLEND. unlit: mat_shade_type 0x110, low '
+         'nibble 0 (LIGHT_OFF) -> unlit.',
+         '  Mat 3 "spare" is used by nothing: 5 materials. 10 meshes.']
+    HAND.append(('geometry.niff', 'expect-mesh name=cube_shape#3 ',
+                 'node=cube vertices=3 triangles=1 material=unlit uv=0 '
+                 'normals=0 colors=1'))
+    HAND.append(('geometry.niff', 'expect-material name=red#2 ',
+                 'color=1,0,0,1 texture=- alpha=OPAQUE double_sided=1 unlit=0'))
+    HAND.append(('geometry.niff', 'expect-triangle mesh=cube_shape#6 index=0 ',
+                 'p=-1,-1,-1;1,1,-1;1,-1,-1 n=0,0,-1;0,0,-1;0,0,-1 '
+                 'c=1,1,0,1;0.100000001,0.100000001,0.100000001,1;'
+                 '0.100000001,0.100000001,0.100000001,1'))
+    return L
+
+
+def hand_textures(sc, geo):
+    L = ['Hand evaluation (RULES "Textures"; TexImg rows are stored from the '
+         'bottom, output rows from the',
+         '  top: output (x, y) = stored pixel x of stored row H - 1 - y):']
+    # one texel per texture: (x, stored row)
+    pick = {'RGBA16': (3, 0), 'RGBA32': (1, 0), 'IA4': (2, 0), 'IA8': (4, 0),
+            'IA16': (1, 1), 'I4': (2, 0), 'I8': (1, 1), 'CI8': (0, 1)}
+    for k, (tn, fmt, w, h, ws, wt, rows) in enumerate(TEX_SPECS):
+        name = tn or 'tex%d' % k
+        x, sr = pick[fmt]
+        px = rows[sr][x]
+        steps, out = hand_texel(fmt, px)
+        L.append('  %s (%s %dx%d, wrap_s %d wrap_t 0x%X -> %s, %s): texel '
+                 '(%d, %d) = stored row %d pixel %d %s:'
+                 % (name, fmt, w, h, ws, wt, WRAP_S[ws], WRAP_T[wt], x,
+                    h - 1 - sr, sr, x, tuple(px)))
+        for j in range(0, len(steps), 2):
+            L.append('      ' + '; '.join(steps[j:j + 2]) +
+                     (' -> rgba %s' % (tuple(out),) if j + 2 >= len(steps)
+                      else ';'))
+        HAND.append(('textures.niff', 'expect-texel texture=%s x=%d y=%d '
+                     % (name, x, h - 1 - sr), 'rgba=%d,%d,%d,%d' % out))
+    L += ['  Alpha modes: t_rgba16 keeps alpha 0 and 255 only (1 bit) -> MASK; '
+          't_rgba32 has 128 -> BLEND;',
+          '    t_ia4 1-bit alpha with 0 -> MASK; tex3 (IA8) 4-bit alpha 0x11, '
+          '0x44 ... -> BLEND; t_ia16 all',
+          '    255 -> OPAQUE; I4 and I8 take alpha = intensity -> BLEND; t_ci8 '
+          '(NIFF 1, RGBA8 kept) all 255 -> OPAQUE.',
+          '  Tex 3 has no name (name index 0xFFFFFFFF): "tex3". Tex 8 '
+          '"spare_tex" is linked by no Mat:',
+          '    8 textures. NIFF 1 has no tex_filter: nearest 0 everywhere.',
+          '  The shape "quads" has 8 Parts, one Mat each: 8 meshes "quads", '
+          '"quads#2" ... "quads#8".']
+    return L
+
+
+def hand_ci(sc, geo):
+    ci = geo.ci_imgs[0]
+    L = ['Hand evaluation (NIFF 2 CiImg + ColorPalette):',
+         '  t_ci4: CiImg 0, CI4 5x3 = 15 indices, 8 per word, high nibble first, '
+         'from the bottom-left:',
+         '    words %s: the second word holds 7 indices and a zero pad '
+         'nibble.' % ' '.join('%08X' % w for w in ci.words),
+         '    stored row 0 (bottom) = indices %s -> output row 2;' % CI0[0:5],
+         '    stored row 2 (top) = indices %s -> output row 0.' % CI0[10:15]]
+    for k in (4, 7, 15):
+        c = PAL0[k]
+        L.append('    ColorPalette 0 (RGBA16) entry %d = 0x%04X: R %s, G %s, '
+                 'B %s, A bit %d' % (k, c, replicate_str((c >> 11) & 31, 5),
+                                     replicate_str((c >> 6) & 31, 5),
+                                     replicate_str((c >> 1) & 31, 5), c & 1))
+    L += ['  t_ci8_ia: CiImg 1, CI8 3x2 = 6 indices, 4 per word: words %s '
+          '(the last one padded with two zero' % ' '.join(
+              '%08X' % w for w in geo.ci_imgs[1].words),
+          '    bytes); ColorPalette 1 is IA16: entry i = I 17 i, A 255 - 16 i '
+          '(high byte I, low byte A).',
+          '  t_ci4_bank2: CiImg 2 (CI4 4x2), ColorPalette 2 has 256 colours, '
+          'tlut_palette_number 2: index i',
+          '    reads entry 2 * 16 + i: the bottom row [0, 1, 2, 3] -> entries '
+          '32-35, the top row [12..15] -> 44-47.',
+          '    Entry k of ColorPalette 2 = RGBA16 (k & 31, 7k & 31, k >> 3, bit 2 '
+          'of k): entry 44 = (12, 20, 5, 1)',
+          '    -> rgba (99, 165, 41, 255) at output (0, 0).',
+          '  t_ci8_256: CiImg 3 (CI8 4x1) indices 200, 255, 37, 0 into the same '
+          '256-colour palette (no bank).',
+          '  t_rgba32_v2: an ordinary TexImg in a NIFF 2 file (use_color_palette '
+          '0), with a 4-byte TexImg',
+          '    Nintendo extension (mipmap_max_level 0).',
+          '  nearest: tex_filter POINT (0) for t_ci4 and t_ci4_bank2; BILERP (1) '
+          'and AVERAGE (2) are not POINT.',
+          '  Alpha: palettes 0 and 2 have entries with alpha bit 0 that the '
+          'images use -> MASK; IA16 alphas',
+          '    15 ... 255 -> BLEND; t_rgba32_v2 has alpha 128 -> BLEND.']
+    HAND.append(('ci_palette.niff', 'expect-texel texture=t_ci4_bank2 x=0 y=0 ',
+                 'rgba=99,165,41,255'))
+    HAND.append(('ci_palette.niff', 'expect-texel texture=t_ci4 x=4 y=2 ',
+                 'rgba=0,0,0,0'))
+    return L
+
+
+HANDWORK = {'geometry.niff': hand_geometry, 'textures.niff': hand_textures,
+            'ci_palette.niff': hand_ci}
+
+
+# --- prose --------------------------------------------------------------------------------
+
+COMMON = '''
+Every file is NIFF big-endian, all fields u32 or float32, 4-byte aligned.
+The lists follow the physical order of docs/formats/niff.md section 1
+(Scene, Env, Cam, Light, Obj, Shape, Vtx, Tri, Color, Vector, St, Part, Mat,
+Tex, TexImg, Anim, Coll, Switch, Name, then in NIFF 2 CiImg, ColorPalette,
+Envelope, Cluster, Weight, ChainRoot, Joint, Effector, ExternalName); empty
+lists are 24-byte headers with count 0. The Color and Vector lists carry two
+counts and two size arrays (header 28 + 4 (n1 + n2)): their Tri* groups
+first, then their Vtx* groups. Every list_size = header + items + extension
+blocks; the header size fields (in header order, Tri after St) equal the
+list sizes; file_size is the file length.'''
+
+
+PROSE = {}
+PROSE['geometry.niff'] = ('NIFF 1, meshes: all six attribute kinds, Parts, double-sided, per-corner indices', '''
+How it was made: make_geometry.py, geometry() packed by pack_geo_file()
+(make_fixtures.pack_file with the geometry lists). NIFF 1.
+ObjList:
+  0 spinner  obj_type NULL, KEY LINEAR keys 0, 10, 20: T (0,0,0), (0,1,0),
+             (0,0,0); ry 0, 1.5, 3 (P 20); children [1, 2, 3, 4]
+  1 cube     STATIC T (1,0,0); obj_shape_link 0 (cube_shape)
+  2 plane    STATIC T (-1.5,0,0) Rx 0.3; obj_shape_link 1 (plane_shape)
+  3 morph    STATIC T (0,2,0) S 2; obj_shape_link 2, obj_mat_link 4
+  4 hidden   obj_state CLEAR, obj_shape_link 3 (no mesh: CLEAR)
+  5 loose    STATIC T (0,-3,0); obj_shape_link 3; reached by no link
+Shapes (Shape: tag 0x00030100, 40 bytes + part links):
+  0 cube_shape   shape_type 0x15 (CULL_BACK), TriGroup 0, shape_mat_link 0,
+                 shape_part_link [1, 2, 0, 3]
+  1 plane_shape  shape_type 0x05 (no CULL_BACK: double-sided), TriGroup 1,
+                 shape_mat_link 0
+  2 morph_shape  0x15, TriGroup 2, no material of its own, no Parts
+  3 bare_shape   0x15, TriGroup 3, no material
+Parts: 0 glass [2, 3]; 1 USE_SHAPE_MAT [4, 6]; 2 unlit [3, 6, 7];
+  3 mat_index 0xFFFFFFFF [5].
+Mats (104 bytes + tex_index): 0 "red" prim (1,0,0,1) shade 0x12; 1 "glass"
+  (0.2,0.6,1,0.5) shade 0x11; 2 "unlit" (1,1,0.5,1) shade 0x110; 3 "spare"
+  (unused); 4 unnamed (0.8,0.8,0.8,1) shade 0x02.
+VtxList: 0 the cube's 8 corners (+-1); 1 the plane's 4 (y = 0); 2 and 3 the
+  morph frames 0 and 1; 4 bare_shape's triangle.
+ColorList: TriColorGroups [0: (0.5,0.5,0.5,1)], [1: (0.1,0.1,0.1,1),
+  (0.25,0.75,1,1)]; VtxColorGroups [0: red, green, blue, yellow], [1: three
+  colours with alpha 0.25].
+VectorList: TriNvGroups [0: (0,0,-5), (3,0,0)]; VtxNvGroups [0: (0,3,0)],
+  [1: (0,0,2), (1,1,1), (0,0,-1), (0,0.5,0)] (normals stored unnormalised).
+StList: 0 (0,0) (1,0) (1,1) (0,1) (0.5,0.25); 1 (0,0) (2,0) (2,2) (0,2);
+  2 (0.1,0.2) (0.9,0.2) (0.1,0.8).
+TriList: TriGroup 0 (cube, 9 Tris), 1 (plane, 2), 2 (morph: tri_anim_type
+  0x200001 = VTX_FULL | ST_KEY, tri_anim_frame_num 1: its Vtx reference holds
+  2 indices, its St reference key_num 2, keys, groups), 3 (bare, 1). Every
+  Tri is 76 bytes; corner indices differ from the vertex index and
+  0xFFFFFFFF marks an absent attribute.
+''' + COMMON + '''
+
+What it covers: RULES "Geometry": corner attributes from six groups chosen
+by the TriGroup's Reference areas (indices counted within their kind),
+per-corner indices, normals normalised, uv = (s, 1 - t), colours from the
+vertex group else the triangle group, an attribute missing at one corner
+dropped for the triangle, meshes split by (material, uv, normals, colours)
+in order of first triangle with vertices = distinct corner tuples, names
+"cube_shape", "cube_shape#2" ... "#7", Part / Shape / Obj material
+priority (USE_SHAPE_MAT and 0xFFFFFFFF Parts skipped), double-sided shapes
+and the "#2" material variant, unlit and BLEND materials, the rest group of
+an animated Reference area (FULL and KEY), a CLEAR object's shape (no mesh),
+an unreached object's mesh, a mesh moving with an animated parent (poses).''')
+
+PROSE['textures.niff'] = ('NIFF 1, one texture per N64 format (RGBA16 ... CI8), wrap modes, 5x3', '''
+How it was made: make_geometry.py, textures() packed by pack_geo_file().
+NIFF 1. One object "board" (STATIC T (0,0,-3)) whose shape "quads" holds 8
+quads (16 triangles, uv from one StGroup (0,0) (1,0) (1,1) (0,1)); Part i
+gives quad i the Mat i (prim white, shade 0x12, tex_num 1, tex_index [i]).
+Tex i (52-byte header, tex_anim 0, a 28-byte TexDataArea img_w, img_h,
+tile_w, tile_h, offset 0, 0, tex_img_index i) and TexImg i (24-byte header,
+img_w * img_h RGBA8 pixels, rows from the bottom-left):
+  0 t_rgba16  tex_type 0x205 RGBA16  4x2  wrap_s 0 wrap_t 0x000
+  1 t_rgba32  0x405 RGBA32           2x2  wrap_s 1 wrap_t 0x100
+  2 t_ia4     0x001 IA4              4x2  wrap_s 2 wrap_t 0x200
+  3 (unnamed) 0x101 IA8              5x3  wrap_s 0 wrap_t 0x100
+  4 t_ia16    0x201 IA16             2x2  wrap_s 1 wrap_t 0x200
+  5 t_i4      0x000 I4               4x2  wrap_s 2 wrap_t 0x000
+  6 t_i8      0x100 I8               3x2  wrap_s 0 wrap_t 0x000
+  7 t_ci8     0x102 CI8              2x2  (NIFF 1: RGBA8 pixels, kept)
+  8 spare_tex 0x405 RGBA32           1x1  linked by no Mat
+Every colour channel that a format reduces was picked so that truncation and
+rounding reduce it alike (the rules do not say which the converter uses),
+and every intensity keeps clear of .5.
+''' + COMMON + '''
+
+What it covers: RULES "Textures": the stored RGBA8 image reduced to the
+Tex's N64 format and expanded back by bit replication (RGBA16 5/5/5/1, IA4
+3+1, IA8 4+4, IA16 8+8, I4 and I8 with alpha = intensity, RGBA32 and CI8
+unchanged), intensity = round(0.299 R + 0.587 G + 0.114 B), rows flipped to
+start at the top, a non-power-of-two image (5x3), wrap_s 0/1/2 and wrap_t
+0/0x100/0x200, an unnamed Tex ("tex3"), an unused Tex (not in the scene),
+alpha modes MASK (alpha 0 and 255 only), BLEND (other alpha) and OPAQUE.
+Every texel of every texture has an expect-texel line.''')
+
+PROSE['ci_palette.niff'] = ('NIFF 2, colour-indexed textures: CiImg (CI4, CI8) + ColorPalette (RGBA16, IA16, 256 colours, TLUT bank)', '''
+How it was made: make_geometry.py, ci_palette() packed by pack_geo_file().
+NIFF 2 (0x02010200): the CiImg and ColorPalette lists are the first two
+NIFF2 lists after the NameList. One object "panel" (STATIC T (0,1,-4), NIFF2
+Obj extension) with the shape "panel_quads" (NIFF2 Shape extension:
+kind_of_node_for_geometry 0x00080100 TriGroup, external names 0xFFFFFFFF):
+5 quads, Part i -> Mat i -> Tex i.
+CiImgList (84-byte head, then the packed indices):
+  0 CI4 5x3 (2 words), 1 CI8 3x2 (2 words), 2 CI4 4x2 (1 word),
+  3 CI8 4x1 (1 word)
+ColorPaletteList (84-byte head, then two 16-bit colours per word):
+  0 16 colours RGBA16, 1 16 colours IA16, 2 256 colours RGBA16
+TexList (NIFF2 Tex extension: tex_filter, use_perspective_correction 1,
+mipmap_level 0, use_color_palette, external_tex_img_num 0, then with a
+palette color_palette_index[0] and tlut_palette_number[0]):
+  0 t_ci4        CI4 5x3, CiImg 0, palette 0, tlut 0, POINT, wrap 0/0x100
+  1 t_ci8_ia     CI8 3x2, CiImg 1, palette 1, tlut 0, BILERP, wrap 1/0
+  2 t_ci4_bank2  CI4 4x2, CiImg 2, palette 2, tlut 2, POINT, wrap 2/0x200
+  3 t_ci8_256    CI8 4x1, CiImg 3, palette 2, tlut 0, AVERAGE, wrap 0/0
+  4 t_rgba32_v2  RGBA32 2x1, TexImg 0 (use_color_palette 0), BILERP,
+                 wrap 1/0x100; the TexImg has a 4-byte Nintendo extension
+''' + COMMON + '''
+
+What it covers: RULES "Textures" with use_color_palette 1: tex_img_index
+names a CiImg; indices packed big-endian (CI4 high nibble first, 8 per word;
+CI8 4 per word) from the bottom-left, the last word zero-padded; 16-bit
+palette entries RGBA16 (5/5/5/1, bit-replicated) and IA16; a 256-colour
+palette read by a CI4 image through TLUT bank 2 (entries 32-47) and by a
+CI8 image directly; tex_filter POINT -> nearest; alpha modes from the
+decoded texels. Every texel has an expect-texel line.''')
+
+BASES = {
+    'geometry': 'geometry.niff (its .txt describes it): NIFF 1, cube_shape\'s '
+                'TriGroup 0 has 9 Tris over VtxGroup 0 (8 vertices).',
+    'textures': 'textures.niff (its .txt describes it): NIFF 1, 9 Tex with 9 '
+                'TexImg.',
+    'ci_palette': 'ci_palette.niff (its .txt describes it): NIFF 2, 4 CiImg, '
+                  '3 ColorPalettes.',
+}
+
+BROKEN_PROSE = {
+    'bad_tri_vertex.niff': 'a triangle corner whose vtx_index is past its '
+                           'VtxGroup',
+    'bad_shape_link.niff': 'a Shape whose shape_tri_link is past the TriList',
+    'bad_vtx_count.niff': 'a VtxGroup whose vtx_num does not fit its size',
+    'bad_ci_index.niff': 'a colour index past its palette',
+    'bad_teximg_size.niff': 'a TexImg shorter than img_w * img_h * 4',
+}
+
+BROKEN_WHY = {
+    'bad_tri_vertex.niff': 'Tri 1 of cube_shape (a used shape) names vertex 8 '
+                           'at its third corner; the VtxGroup its TriGroup '
+                           'references has vertices 0-7. RULES "Geometry": a '
+                           'position out of range refuses the file at that '
+                           'vtx_index field.',
+    'bad_shape_link.niff': 'cube_shape links TriGroup 4; the TriList has '
+                           'TriGroups 0-3. The file is refused at '
+                           'shape_tri_link (Shape +20).',
+    'bad_vtx_count.niff': 'VtxGroup 0 is 120 bytes (24 + 8 * 12) and says 9 '
+                          'vertices (24 + 9 * 12 = 132): refused at vtx_num '
+                          '(VtxGroup +20).',
+    'bad_ci_index.niff': 't_ci8_ia reads CiImg 1 with ColorPalette 1, which '
+                         'has 16 colours; the first index (high byte of the '
+                         'first packed word) is now 16. Refused at that word '
+                         '(CiImg +84).',
+    'bad_teximg_size.niff': 'Tex 3 (IA8, 5x3) needs 5 * 3 * 4 = 60 pixel '
+                            'bytes; TexImg 3 was written with its bottom two '
+                            'rows only (40 bytes; every size field agrees with '
+                            'that). The file is refused at that TexImg\'s '
+                            'tex_img_size field (TexImg +12), the size too '
+                            'small for the Tex that uses it.',
+}
+
+
+def txt_body(fname, e, lines):
+    data = e['data']
+    if e['kind'] == 'ok':
+        title, prose = PROSE[fname]
+        body = ['%s -- %s (%d bytes)' % (fname, title, len(data)), '']
+        body += prose.strip('\n').split('\n')
+        body += ['', 'Decoded fields (offset decimal, hex; read back from the '
+                 'written bytes by make_fixtures\' Parser and make_geometry\'s '
+                 'GeoReader):']
+        body += mf.decoded(e['parser'])
+        body += [''] + e['hand']
+    else:
+        body = ['%s -- broken: %s (%d bytes)' % (fname, BROKEN_PROSE[fname],
+                                                 len(data)), '']
+        if e['what']:
+            body += textwrap.wrap(
+                'How it was made: make_geometry.py writes the base file below '
+                'and changes one u32: %s, at offset %d (0x%X), from %d '
+                '(0x%08X) to %d (0x%08X).' % (e['what'], e['offset'],
+                                              e['offset'], e['old'], e['old'],
+                                              e['new'], e['new']), 78)
+        else:
+            body += textwrap.wrap(
+                'How it was made: make_geometry.py, textures(short_img=%d): the '
+                'base file below with TexImg %d one row short.' % (SHORT_IMG,
+                                                                   SHORT_IMG), 78)
+        body += [''] + textwrap.wrap('The base file: ' + BASES[e['base']], 78)
+        body += ['', 'What it must decode to: nothing; the file is refused at '
+                 'offset %d.' % e['offset']]
+        body += textwrap.wrap(BROKEN_WHY[fname], 78)
+        v = struct.unpack_from('>I', data, e['offset'])[0]
+        body += [''] + textwrap.wrap(
+            'Read back: u32 at %d (0x%X) = %d (0x%08X); file length %d. '
+            'Reader: %s.' % (e['offset'], e['offset'], v, v, len(data),
+                             e['reason']), 78)
+    body += [''] + lines[fname]
+    return '\n'.join(body) + '\n'
+
+
+# --- checks --------------------------------------------------------------------------------
+
+def continuity(fname, sc):
+    ev = mf.Evaluator(sc, mf.stem_of(fname))
+    for frame, node in POSES.get(fname, []):
+        f = float(mf.t_string(frame)) * mf.FPS
+        M = ev.pose(f, node)
+        for g in (f + 1e-5, f - 1e-5):
+            if g >= 0:
+                assert mf.max_diff(M, ev.pose(g, node)) < 1e-3, (fname, frame)
+
+
+def self_check(F):
+    check_expand()
+    lines = {}
+    for fname, e in F.items():
+        data = e['data']
+        if e['kind'] == 'ok':
+            sc, geo, p = parse_geo_bytes(data)
+            assert sc == e['sc'], fname + ': parsed scene != description'
+            assert geo == e['geo'], fname + ': parsed geometry != description'
+            for k, v in e['marks'].items():
+                assert p.where.get(k) == v, (fname, k, v, p.where.get(k))
+            L = expect_lines(sc, geo, fname, p.where)
+            assert L == expect_lines(e['sc'], e['geo'], fname), fname
+            assert L == expectations_from_bytes(fname, data), fname
+            continuity(fname, sc)
+            e['parser'] = p
+            lines[fname] = L
+            e['hand'] = HANDWORK[fname](sc, geo)
+        else:
+            try:
+                parse_geo_bytes(data)
+                sc, geo, p = parse_geo_bytes(data)
+                expect_lines(sc, geo, fname, p.where)
+            except Fail as x:
+                assert x.offset == e['offset'], (fname, x.offset, e['offset'],
+                                                 x.msg)
+                e['reason'] = x.msg
+            else:
+                raise AssertionError(fname + ' parsed but should fail')
+            lines[fname] = ['expect-error-offset %d' % e['offset']]
+            base = F[e['base'] + '.niff']['data']
+            if e['what']:                         # one u32 differs
+                diff = [i for i in range(len(base)) if base[i] != data[i]]
+                assert len(base) == len(data) and diff and \
+                    diff[0] >= e['offset'] and diff[-1] < e['offset'] + 4, fname
+            else:                                 # 20 bytes of one TexImg less
+                assert len(base) - len(data) == 20, fname
+    for fname, prefix, rest in HAND:
+        want = prefix + rest
+        assert want in lines[fname], ('hand line not among the expect lines',
+                                      want)
+    return lines
+
+
+def main():
+    F = build()
+    lines = self_check(F)
+    for fname, e in F.items():
+        with open(os.path.join(HERE, fname), 'wb') as fh:
+            fh.write(e['data'])
+        with open(os.path.join(HERE, mf.stem_of(fname) + '.txt'), 'w') as fh:
+            fh.write(txt_body(fname, e, lines))
+        print('%-22s %5d bytes   %-20s %3d expect lines'
+              % (fname, len(e['data']), mf.stem_of(fname) + '.txt',
+                 len(lines[fname])))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
