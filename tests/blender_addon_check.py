@@ -16,12 +16,29 @@
 # times; every
 # animation has one action on each object it moves, in an NLA track named after
 # it; the scene's frame range covers the longest animation.
+#
+# Geometry (files with meshes; ground truth: the library's `dump` JSON — what
+# `retroanim dump` prints — and the fixture's .txt expect-mesh,
+# expect-material, expect-texture and expect-texel lines; the pixels, which
+# the dump leaves out, from the bundled package's textures): every
+# mesh is one MESH object with its vertex and triangle counts, triangles,
+# UVs (v flipped), colours and custom normals, parented to its node's object
+# (or bone) with an identity parent inverse; every vertex's world position
+# equals the node's world matrix of the pose applied to the mesh's position
+# at the times the nodes are compared; every material has the blend mode of
+# its alpha mode (CLIP with the cutoff for MASK), backface culling unless
+# double-sided, an Emission shader when unlit, a colour attribute node when
+# the mesh has colours and its texture's image; every texture is one packed
+# image of the right size, sampling and pixels (Blender's rows from the
+# bottom), and the expect-texel lines hold.  A file without meshes makes no
+# MESH object.
 import json
 import math
+import os
 import sys
 
 import bpy
-from mathutils import Matrix
+from mathutils import Matrix, Vector
 
 args = sys.argv[sys.argv.index("--") + 1:]
 ZIP, JOBS, OUT = args[0], args[1], args[2]
@@ -66,8 +83,218 @@ def check_file(job):
         fail("import failed: " + op_error)
         return res
     with doc:
-        check_scene(doc, res, fail)
+        geo = doc.dump()  # `retroanim dump`: its meshes, materials and textures
+        check_scene(doc, geo, res, fail)
+        check_geometry(doc, geo, job["file"], res, fail)
     return res
+
+
+def expect_lines(path, kind):
+    """`expect-KIND k=v ...` lines of the fixture's .txt as dicts (a bare value under "")."""
+    txt = os.path.splitext(path)[0] + ".txt"
+    if not os.path.exists(txt):
+        return []
+    out = []
+    for line in open(txt):
+        w = line.split()
+        if w and w[0] == "expect-" + kind:
+            out.append(dict(x.split("=", 1) if "=" in x else ("", x) for x in w[1:]))
+    return out
+
+
+def mesh_objects(name):
+    return [o for o in bpy.data.objects if o.get("retroanim_mesh") == name]
+
+
+def node_object(doc, i):
+    """(object, bone name or None) that carries node i"""
+    name = doc.nodes[i].name
+    for obj in bpy.data.objects:
+        if obj.get("retroanim_node") == name:
+            return obj, None
+        if obj.type == "ARMATURE":
+            for pb in obj.pose.bones:
+                if pb.get("retroanim_node") == name:
+                    return obj, pb.name
+    return None, None
+
+
+BLEND = {"OPAQUE": "OPAQUE", "MASK": "CLIP", "BLEND": "BLEND"}
+
+
+def close(a, b, tol=1e-5):
+    return len(a) == len(b) and all(abs(x - y) <= tol for x, y in zip(a, b))
+
+
+class DumpedMesh:
+    """A mesh of the dump (absent attributes None)."""
+
+    def __init__(self, d):
+        self.name, self.node, self.material = d["name"], d["node"], d["material"]
+        self.vertex_count, self.triangle_count = d["vertex_count"], d["triangle_count"]
+        self.positions, self.indices = d["positions"], d["triangles"]
+        self.normals, self.colors, self.uvs = d.get("normals"), d.get("colors"), d.get("uvs")
+        self.skin = d.get("skin", -1)
+
+
+class DumpedMaterial:
+    def __init__(self, d):
+        self.name, self.texture, self.alpha_cutoff = d["name"], d["texture"], d["alpha_cutoff"]
+        self.alpha_mode, self.double_sided, self.unlit = d["alpha_mode"].upper(), d["double_sided"], d["unlit"]
+
+
+def check_geometry(doc, geo, path, res, fail):
+    """Meshes, materials and images against the dump, the package's pixels and the .txt."""
+    check = lambda ok, msg: (res.__setitem__("checks", res["checks"] + 1), ok or fail(msg))  # noqa: E731
+    all_meshes = [o for o in bpy.data.objects if o.type == "MESH"]
+    meshes = [DumpedMesh(d) for d in geo.get("meshes", [])]
+    check([m.name for m in meshes] == [m.name for m in doc.meshes], "the package's meshes are not the dump's")
+    if not meshes:
+        check(not all_meshes, "no meshes in the file, but %d MESH object(s)" % len(all_meshes))
+        return
+    index = {n.name: k for k, n in enumerate(doc.nodes)}
+    stated = expect_lines(path, "meshes")
+    if stated:
+        check(len(meshes) == int(stated[0][""]) == len(all_meshes),
+              "%s meshes stated, %d in the dump, %d MESH objects" % (stated[0][""], len(meshes), len(all_meshes)))
+    expected = {e["name"]: e for e in expect_lines(path, "mesh")}
+    materials = {d["name"]: DumpedMaterial(d) for d in geo.get("materials", [])}
+    for m in meshes:
+        res["meshes"] = res.get("meshes", 0) + 1
+        objs = mesh_objects(m.name)
+        if len(objs) != 1 or objs[0].type != "MESH":
+            check(False, "mesh %r: %d MESH object(s)" % (m.name, len(objs)))
+            continue
+        obj, me = objs[0], objs[0].data
+        e = expected.get(m.name)
+        if e is not None:
+            check((len(me.vertices), len(me.polygons), m.node) == (int(e["vertices"]), int(e["triangles"]), e["node"]),
+                  "mesh %r: %d vertices, %d faces on %r (the .txt: %s, %s on %s)" %
+                  (m.name, len(me.vertices), len(me.polygons), m.node, e["vertices"], e["triangles"], e["node"]))
+        check(len(me.vertices) == m.vertex_count and len(me.polygons) == m.triangle_count and
+              all(p.loop_total == 3 for p in me.polygons),
+              "mesh %r: %d vertices, %d faces (want %d, %d triangles)" %
+              (m.name, len(me.vertices), len(me.polygons), m.vertex_count, m.triangle_count))
+        check(all(close(v.co, p) for v, p in zip(me.vertices, m.positions)), "mesh %r: vertex positions" % m.name)
+        corners = [v for t in m.indices for v in t]
+        check([lp.vertex_index for lp in me.loops] == corners, "mesh %r: triangles differ" % m.name)
+        # UVs (v flipped to Blender's bottom-left origin), colours, custom normals
+        uv = me.uv_layers.get("UVMap")
+        if m.uvs is None:
+            check(uv is None, "mesh %r: a UV layer without UVs" % m.name)
+        else:
+            check(uv is not None and all(close(d.uv, (m.uvs[v][0], 1 - m.uvs[v][1]))
+                                         for d, v in zip(uv.data, corners)), "mesh %r: UVs differ" % m.name)
+        ca = me.color_attributes.get("Color")
+        if m.colors is None:
+            check(ca is None, "mesh %r: a colour attribute without colours" % m.name)
+        else:
+            check(ca is not None and ca.domain == "POINT" and ca.data_type == "FLOAT_COLOR" and
+                  all(close(d.color, c) for d, c in zip(ca.data, m.colors)), "mesh %r: colours differ" % m.name)
+        if m.normals is None:
+            check(not me.has_custom_normals, "mesh %r: custom normals without normals" % m.name)
+        else:
+            me.calc_normals_split()
+            check(me.has_custom_normals and all(close(lp.normal, m.normals[lp.vertex_index], 1e-3)
+                                                for lp in me.loops), "mesh %r: normals differ" % m.name)
+        # on its node, in its space
+        node, bone = node_object(doc, index[m.node])
+        if m.skin >= 0:  # not deformed yet: at rest under the root (the add-on warns)
+            check(obj.parent == node_object(doc, 0)[0], "skinned mesh %r: not under the root" % m.name)
+        elif bone is None:
+            check(obj.parent == node and obj.parent_type == "OBJECT" and
+                  close([x for r in obj.matrix_parent_inverse for x in r], m16(Matrix.Identity(4)), 1e-9),
+                  "mesh %r: parent %r (want %r with an identity parent inverse)" %
+                  (m.name, obj.parent and obj.parent.name, node and node.name))
+        else:
+            check(obj.parent == node and obj.parent_type == "BONE" and obj.parent_bone == bone,
+                  "mesh %r: not on bone %r" % (m.name, bone))
+        # its material
+        mat = me.materials[0] if len(me.materials) else None
+        if m.material is None:
+            check(mat is None or mat.get("retroanim_material") == "", "mesh %r: a material of its own" % m.name)
+            continue
+        ram = materials[m.material]
+        if mat is None or mat.get("retroanim_material") != m.material:
+            check(False, "mesh %r: material %r (want %r)" % (m.name, mat and mat.name, m.material))
+            continue
+        res["materials"] = res.get("materials", 0) + 1
+        kinds = {n.bl_idname for n in mat.node_tree.nodes}
+        check(mat.blend_method == BLEND[ram.alpha_mode] and
+              (ram.alpha_mode != "MASK" or abs(mat.alpha_threshold - ram.alpha_cutoff) < 1e-6),
+              "material %r: blend %s, threshold %g (alpha %s, cutoff %g)" %
+              (mat.name, mat.blend_method, mat.alpha_threshold, ram.alpha_mode, ram.alpha_cutoff))
+        check(mat.use_backface_culling == (not ram.double_sided), "material %r: backface culling" % mat.name)
+        check(("ShaderNodeEmission" in kinds) == ram.unlit and ("ShaderNodeBsdfPrincipled" in kinds) != ram.unlit,
+              "material %r: unlit %s, nodes %s" % (mat.name, ram.unlit, sorted(kinds)))
+        check(("ShaderNodeVertexColor" in kinds) == (m.colors is not None),
+              "material %r: a colour attribute node exactly when the mesh has colours" % mat.name)
+        images = [n.image for n in mat.node_tree.nodes if n.bl_idname == "ShaderNodeTexImage"]
+        check([i.get("retroanim_texture") for i in images] == ([ram.texture] if ram.texture else []),
+              "material %r: images %s (texture %r)" % (mat.name, [i.name for i in images], ram.texture))
+    for e in expect_lines(path, "material"):
+        mats = [x for x in bpy.data.materials if x.get("retroanim_material") == e["name"]]
+        check(mats and all(x.blend_method == BLEND[e["alpha"]] and x.use_backface_culling != (e["double_sided"] == "1")
+                           for x in mats), "material %r: %s (the .txt: alpha %s double_sided %s)" %
+              (e["name"], [(x.blend_method, x.use_backface_culling) for x in mats], e["alpha"], e["double_sided"]))
+    # textures: one packed image each, its size, sampling and pixels (Blender's rows from the bottom)
+    check([(t.name, t.width, t.height, t.nearest) for t in doc.textures] ==
+          [(d["name"], d["width"], d["height"], d["nearest"]) for d in geo.get("textures", [])],
+          "the package's textures are not the dump's")
+    imgs = {}
+    for t in doc.textures:
+        found = [i for i in bpy.data.images if i.get("retroanim_texture") == t.name]
+        if len(found) != 1:
+            check(False, "texture %r: %d images" % (t.name, len(found)))
+            continue
+        img = imgs[t.name] = found[0]
+        px = [round(x * 255) for x in img.pixels[:]]
+        row = 4 * t.width
+        want = [b for r in range(t.height) for b in t.rgba[(t.height - 1 - r) * row:(t.height - r) * row]]
+        check(tuple(img.size) == (t.width, t.height) and img.packed_file is not None and px == want,
+              "texture %r: image %dx%d packed %s, pixels %s" % (t.name, img.size[0], img.size[1],
+                                                                img.packed_file is not None, px == want))
+        nodes = [n for m in bpy.data.materials if m.node_tree for n in m.node_tree.nodes
+                 if n.bl_idname == "ShaderNodeTexImage" and n.image == img]
+        check(nodes and all(n.interpolation == ("Closest" if t.nearest else "Linear") for n in nodes),
+              "texture %r: interpolation %s (nearest %s)" % (t.name, [n.interpolation for n in nodes], t.nearest))
+    for e in expect_lines(path, "texture"):
+        img = imgs.get(e["name"])
+        check(img is not None and "%dx%d" % tuple(img.size) == e["size"],
+              "texture %r: %s (the .txt: %s)" % (e["name"], img and tuple(img.size), e["size"]))
+    for e in expect_lines(path, "texel"):
+        img = imgs.get(e["texture"])
+        if img is None:
+            check(False, "texel of %r: no image" % e["texture"])
+            continue
+        w, h = img.size
+        x, y = int(e["x"]), int(e["y"])
+        k = 4 * ((h - 1 - y) * w + x)
+        got = [round(v * 255) for v in img.pixels[k:k + 4]]
+        res["texels"] = res.get("texels", 0) + 1
+        check(got == [int(v) for v in e["rgba"].split(",")],
+              "texel (%d, %d) of %r: %s (the .txt: %s)" % (x, y, e["texture"], got, e["rgba"]))
+
+
+def mesh_world_difference(doc, geo, pose):
+    """The worst difference between a mesh vertex's world position in Blender
+    and the pose's node world matrix applied to the dumped mesh's position."""
+    worst, where = 0.0, ""
+    index = {n.name: k for k, n in enumerate(doc.nodes)}
+    for m in (DumpedMesh(d) for d in geo.get("meshes", [])):
+        objs = mesh_objects(m.name)
+        if len(objs) != 1 or objs[0].hide_viewport or m.skin >= 0:
+            continue
+        obj = objs[0]
+        p = pose[index[m.node]]
+        node_world = Y_UP_TO_Z_UP @ Matrix((p[0:4], p[4:8], p[8:12], p[12:16]))
+        for v, pos in zip(obj.data.vertices, m.positions):
+            got = obj.matrix_world @ v.co
+            want = node_world @ Vector(pos)
+            d = max(abs(g - x) / max(1.0, abs(x)) for g, x in zip(got, want))
+            if d > worst:
+                worst, where = d, m.name
+    return worst, where
 
 
 def node_worlds(doc):
@@ -103,7 +330,7 @@ def set_animation(name):
                 ad.action = tr.strips[0].action
 
 
-def check_scene(doc, res, fail):
+def check_scene(doc, geo, res, fail):
     scene = bpy.context.scene
     fps = scene.render.fps / scene.render.fps_base
     worlds = node_worlds(doc)
@@ -187,6 +414,14 @@ def check_scene(doc, res, fail):
             res["worst"] = max(res["worst"], worst)
             if not worst <= tol:
                 fail("animation %d at %g s: node %r differs by %.3g (tolerance %g)" % (ai, t, where, worst, tol))
+            if geo.get("meshes"):  # every mesh vertex: its node's world matrix applied to the mesh's position
+                worst, where = mesh_world_difference(doc, geo, pose)
+                res["checks"] += 1
+                res["mesh_poses"] = res.get("mesh_poses", 0) + 1
+                res["worst"] = max(res["worst"], worst)
+                if not worst <= tol:
+                    fail("animation %d at %g s: a vertex of mesh %r differs by %.3g (tolerance %g)" %
+                         (ai, t, where, worst, tol))
 
 
 def main():

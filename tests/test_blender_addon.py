@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The Blender add-on, headless, as a user installs it: every fixture of
 every format and archive imports through File > Import (broken ones are
-refused with the library's message), and matches the game's pose
-(tests/blender_addon_check.py says what is checked).
+refused with the library's message), and matches the game's pose; the
+NIFF fixtures with geometry become meshes, materials and images that match
+their .txt (tests/blender_addon_check.py says what is checked).
 
 usage: test_blender_addon.py ADDON_ZIP FIXTURES_DIR [--require]
 Exit 77 (skipped) without blender, unless --require."""
@@ -63,10 +64,14 @@ with tempfile.TemporaryDirectory() as tmp:
 
 checks = failed = 0
 worst = 0.0
-refused = ortho = vis = 0
+refused = ortho = vis = meshes = materials = texels = mesh_poses = 0
 for res in out["results"]:
     ortho += res.get("orthographic", 0)
     vis += res.get("visibility", 0)
+    meshes += res.get("meshes", 0)
+    materials += res.get("materials", 0)
+    texels += res.get("texels", 0)
+    mesh_poses += res.get("mesh_poses", 0)
     checks += res["checks"]
     worst = max(worst, res.get("worst", 0.0))
     refused += "error" in res
@@ -76,5 +81,8 @@ for res in out["results"]:
 print("Blender %s: %d imports (%d refused as the library refuses them), %d checks, worst pose difference %.3g, "
       "%d orthographic camera(s), %d visibility checks" % (out["blender"], len(out["results"]), refused, checks, worst,
                                                           ortho, vis))
+print("geometry: %d meshes, %d mesh materials, %d texels, %d posed mesh comparisons" %
+      (meshes, materials, texels, mesh_poses))
 print("%d passed, %d failed" % (checks - failed, failed))
-sys.exit(1 if failed or len(out["results"]) < 60 or not ortho or not vis else 0)
+sys.exit(1 if failed or len(out["results"]) < 60 or not ortho or not vis or not meshes or not texels or not mesh_poses
+         else 0)

@@ -7,17 +7,20 @@ own rules.  Pure Python over the shared library libretroanim.so.0 (ctypes).
         print(doc.format, [n.name for n in doc.nodes], doc.animations[0].duration)
         world = doc.pose(0.5)          # every node's world matrix at 0.5 s
         doc.save_gltf("walk.glb")
+
+Files with geometry (today NIFF) also give doc.meshes, doc.materials and
+doc.textures.
 """
 import ctypes
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _native as _n
 
-__all__ = ["Error", "Document", "Node", "Animation", "Channel", "Camera", "load", "formats", "list_archive",
-           "__version__"]
+__all__ = ["Error", "Document", "Node", "Animation", "Channel", "Camera", "Skin", "Mesh", "Material", "Texture", "load",
+           "formats", "list_archive", "__version__"]
 
 __version__ = _n.lib.ra_version_string().decode()
 
@@ -124,7 +127,72 @@ class Camera:
     ortho_ymag: float = 0.0
 
 
+@dataclass
+class Skin:
+    """A skeleton: the nodes that are its joints (a glTF skin, an armature).
+    Its inverse bind matrices are the inverses of the joints' rest world
+    transforms."""
+    name: str  # may be empty
+    skeleton: Optional[str]  # the common root joint's node name, or None
+    joints: List[str]  # node names; Mesh.joints index into this list
+
+
+@dataclass
+class Texture:
+    name: str
+    width: int
+    height: int
+    rgba: bytes  # width * height * 4 bytes, 8-bit RGBA, rows from the TOP
+    wrap_s: str  # "REPEAT", "CLAMP" or "MIRROR"
+    wrap_t: str
+    nearest: bool  # point sampling (else linear)
+    source_format: Optional[str] = None  # the game's pixel format ("RGBA16", "CI4", ...)
+
+    def texel(self, x: int, y: int) -> Tuple[int, int, int, int]:
+        """The RGBA bytes at column x, row y (row 0 at the top)."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise IndexError(f"texel ({x}, {y}) outside {self.width}x{self.height}")
+        k = 4 * (y * self.width + x)
+        return tuple(self.rgba[k:k + 4])
+
+
+@dataclass
+class Material:
+    name: str
+    base_color: Tuple[float, float, float, float]  # RGBA factor: multiplies the texture and the vertex colours
+    texture: Optional[str]  # the base colour texture's name (Document.textures), or None
+    alpha_mode: str  # "OPAQUE", "MASK" (alpha below alpha_cutoff cut out, the rest opaque) or "BLEND"
+    alpha_cutoff: float
+    double_sided: bool
+    unlit: bool  # shown without lighting
+    metadata: Dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Mesh:
+    """A triangle list with one material.  Every attribute is per vertex.
+    It moves with its node: positions and normals are in that node's space
+    (a skinned mesh, skin >= 0, holds its vertices in the scene's frame at
+    rest, and each vertex follows up to four of the skin's joints)."""
+    name: str
+    node: str  # the node it moves with (skinned: the node it hangs on)
+    material: Optional[str]  # the material's name (Document.materials), or None
+    vertex_count: int
+    triangle_count: int
+    positions: List[Tuple[float, float, float]]
+    normals: Optional[List[Tuple[float, float, float]]]  # unit length, or None
+    colors: Optional[List[Tuple[float, float, float, float]]]  # RGBA in [0, 1], or None
+    uvs: Optional[List[Tuple[float, float]]]  # u right, v DOWN from the image's top (glTF's convention), or None
+    indices: List[Tuple[int, int, int]]  # vertex indices, counter-clockwise seen from the front
+    skin: int = -1  # index into Document.skins, -1: not skinned
+    joints: Optional[List[Tuple[int, int, int, int]]] = None  # skinned: positions in the skin's joints
+    weights: Optional[List[Tuple[float, float, float, float]]] = None  # skinned: summing to 1
+    metadata: Dict[str, Any] = field(default_factory=dict)
+
+
 _STATES = ("default", "constant", "linear", "repeat")
+_WRAPS = ("REPEAT", "CLAMP", "MIRROR")
+_ALPHA_MODES = ("OPAQUE", "MASK", "BLEND")
 
 
 def _text(b):
@@ -137,6 +205,48 @@ def _keys(ptr, n, width):
         return []
     flat = list((ctypes.c_double * (width * n)).from_address(ptr))
     return [flat[i:i + width] for i in range(0, width * n, width)]
+
+
+def _array(ctype, addr, n, width):
+    """n tuples of width values of ctype from the library's array at addr, or None when addr is NULL"""
+    if not addr:
+        return None
+    flat = (ctype * (width * n)).from_address(addr) if n else ()
+    it = iter(list(flat))
+    return list(zip(*[it] * width))
+
+
+def _enum(names, v):
+    return names[v] if 0 <= v < len(names) else str(v)
+
+
+def _skin(sk, names):
+    joints = [names[sk.joints[k]] for k in range(sk.joint_count)]
+    return Skin(_text(sk.name), names[sk.skeleton] if 0 <= sk.skeleton < len(names) else None, joints)
+
+
+def _texture(t):
+    size = 4 * t.width * t.height
+    return Texture(_text(t.name), t.width, t.height, ctypes.string_at(t.rgba, size) if t.rgba and size else b"",
+                   _enum(_WRAPS, t.wrap_s), _enum(_WRAPS, t.wrap_t), bool(t.nearest),
+                   t.source_format.decode("utf-8", "replace") if t.source_format else None)
+
+
+def _material(m, textures):
+    return Material(_text(m.name), tuple(m.base_color), textures[m.texture] if m.texture >= 0 else None,
+                    _enum(_ALPHA_MODES, m.alpha_mode), m.alpha_cutoff, bool(m.double_sided), bool(m.unlit),
+                    _meta(m.meta))
+
+
+def _mesh(m, names, materials):
+    nv, nt = m.vertex_count, m.triangle_count
+    f, u32, u16 = ctypes.c_float, ctypes.c_uint32, ctypes.c_uint16
+    skinned = m.skin >= 0
+    return Mesh(_text(m.name), names[m.node], materials[m.material] if m.material >= 0 else None, nv, nt,
+                _array(f, m.positions, nv, 3) or [], _array(f, m.normals, nv, 3), _array(f, m.colors, nv, 4),
+                _array(f, m.uvs, nv, 2), _array(u32, m.indices, nt, 3) or [], m.skin,
+                _array(u16, m.joints, nv, 4) if skinned else None, _array(f, m.weights, nv, 4) if skinned else None,
+                _meta(m.meta))
 
 
 def _node(n):
@@ -166,8 +276,10 @@ def _camera(c):
 
 class Document:
     """One loaded file: its scene (nodes, animations, cameras, metadata,
-    warnings) as the CLI's `dump` shows it, and the game's own pose.  Frees
-    its memory when collected, on close(), or at the end of a with block."""
+    warnings) as the CLI's `dump` shows it, its skins and geometry (meshes,
+    materials, textures; files without geometry have none), and the game's
+    own pose.  Frees its memory when collected, on close(), or at the end of
+    a with block; what was read stays readable after that."""
 
     def __init__(self, handle, name):
         self._h = handle
@@ -181,6 +293,12 @@ class Document:
         self.cameras: List[Camera] = [_camera(sc.cameras[i]) for i in range(sc.camera_count)]
         self.metadata: Dict[str, Any] = _meta(sc.meta)
         self.warnings: List[str] = [sc.warnings[i].msg.decode("utf-8", "replace") for i in range(sc.warning_count)]
+        self.skins: List[Skin] = [_skin(sc.skins[i], names) for i in range(sc.skin_count)]
+        self.textures: List[Texture] = [_texture(sc.textures[i]) for i in range(sc.texture_count)]
+        tex_names = [t.name for t in self.textures]
+        self.materials: List[Material] = [_material(sc.materials[i], tex_names) for i in range(sc.material_count)]
+        mat_names = [m.name for m in self.materials]
+        self.meshes: List[Mesh] = [_mesh(sc.meshes[i], names, mat_names) for i in range(sc.mesh_count)]
 
     # -- lifetime
     def close(self):
@@ -206,8 +324,9 @@ class Document:
         return self._h
 
     def __repr__(self):
+        geo = f", {len(self.meshes)} mesh(es)" if self.meshes else ""
         return f"<retroanim.Document {self.name!r} {self.format}: {len(self.nodes)} nodes, " \
-               f"{len(self.animations)} animation(s), {len(self.cameras)} camera(s)>"
+               f"{len(self.animations)} animation(s), {len(self.cameras)} camera(s){geo}>"
 
     # -- views
     def _dump(self, flags):

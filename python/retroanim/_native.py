@@ -90,15 +90,49 @@ class RaWarning(ctypes.Structure):
     _fields_ = [("msg", ctypes.c_char_p), ("count", ctypes.c_uint32)]
 
 
+class RaSkin(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("skeleton", ctypes.c_int32), ("joints", ctypes.POINTER(ctypes.c_uint32)),
+                ("joint_count", ctypes.c_size_t)]
+
+
+# geometry (ra_wrap and ra_alpha_mode are C enums: ints)
+RA_WRAP_REPEAT, RA_WRAP_CLAMP, RA_WRAP_MIRROR = 0, 1, 2
+RA_ALPHA_OPAQUE, RA_ALPHA_MASK, RA_ALPHA_BLEND = 0, 1, 2
+
+
+class RaTexture(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("width", ctypes.c_uint32), ("height", ctypes.c_uint32),
+                ("rgba", ctypes.c_void_p), ("wrap_s", ctypes.c_int), ("wrap_t", ctypes.c_int),
+                ("nearest", ctypes.c_bool), ("source_format", ctypes.c_char_p)]
+
+
+class RaMaterial(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("base_color", ctypes.c_double * 4), ("texture", ctypes.c_int32),
+                ("alpha_mode", ctypes.c_int), ("alpha_cutoff", ctypes.c_double), ("double_sided", ctypes.c_bool),
+                ("unlit", ctypes.c_bool), ("meta", RaMetaList)]
+
+
+class RaMesh(ctypes.Structure):
+    # the arrays as addresses (read with from_address: float32, uint32, uint16)
+    _fields_ = [("name", ctypes.c_char_p), ("node", ctypes.c_uint32), ("material", ctypes.c_int32),
+                ("vertex_count", ctypes.c_uint32), ("positions", ctypes.c_void_p), ("normals", ctypes.c_void_p),
+                ("colors", ctypes.c_void_p), ("uvs", ctypes.c_void_p), ("indices", ctypes.c_void_p),
+                ("triangle_count", ctypes.c_size_t), ("skin", ctypes.c_int32), ("joints", ctypes.c_void_p),
+                ("weights", ctypes.c_void_p), ("meta", RaMetaList)]
+
+
 class RaScene(ctypes.Structure):
     _fields_ = [("format", ctypes.c_char_p), ("arena", ctypes.c_void_p), ("nodes", ctypes.POINTER(RaNode)),
                 ("node_count", ctypes.c_size_t), ("node_cap", ctypes.c_size_t),
                 ("animations", ctypes.POINTER(RaAnimation)), ("animation_count", ctypes.c_size_t),
                 ("cameras", ctypes.POINTER(RaCamera)), ("camera_count", ctypes.c_size_t),
-                ("skins", ctypes.c_void_p), ("skin_count", ctypes.c_size_t), ("meta", RaMetaList),
+                ("skins", ctypes.POINTER(RaSkin)), ("skin_count", ctypes.c_size_t), ("meta", RaMetaList),
                 ("warnings", ctypes.POINTER(RaWarning)), ("warning_count", ctypes.c_size_t),
                 ("warning_cap", ctypes.c_size_t), ("non_skeleton", ctypes.c_void_p),
-                ("non_skeleton_count", ctypes.c_size_t)]
+                ("non_skeleton_count", ctypes.c_size_t),
+                ("meshes", ctypes.POINTER(RaMesh)), ("mesh_count", ctypes.c_size_t),
+                ("materials", ctypes.POINTER(RaMaterial)), ("material_count", ctypes.c_size_t),
+                ("textures", ctypes.POINTER(RaTexture)), ("texture_count", ctypes.c_size_t)]
 
 
 def _candidates():

@@ -16,7 +16,7 @@ import pytest
 import retroanim
 
 CLI = os.environ["RETROANIM_CLI"]
-FIX = os.environ["RETROANIM_FIXTURES"]
+FIX = os.path.abspath(os.environ["RETROANIM_FIXTURES"])  # the pip test runs elsewhere
 PYDIR = os.environ.get("RETROANIM_PYTHON_DIR")
 FORMAT_DIRS = ["lego_island", "metroid_prime", "world_of_goo", "niff", "homeworld", "archives"]
 
@@ -95,6 +95,26 @@ def test_fixture_equals_cli(path):
                       [(c["name"], c["horizontal_fov"], c["aspect"], c["near"], c["far"], c["position"],
                         c["look_at"], c["up"]) for c in want["cameras"]])
         assert approx(doc.metadata, want["metadata"]) and doc.warnings == want.get("warnings", [])
+        # geometry (the dump has it only when there is some; it leaves the pixels out)
+        lists = lambda rows: None if rows is None else [list(r) for r in rows]  # noqa: E731
+        assert [(m.name, m.node, m.material, m.vertex_count, m.triangle_count, lists(m.indices), m.skin,
+                 lists(m.joints)) for m in doc.meshes] == \
+            [(m["name"], m["node"], m["material"], m["vertex_count"], m["triangle_count"], m["triangles"],
+              m.get("skin", -1), None if "joints" not in m else [m["joints"][k:k + 4]
+                                                                 for k in range(0, len(m["joints"]), 4)])
+             for m in want.get("meshes", [])]
+        for m, w in zip(doc.meshes, want.get("meshes", [])):
+            for key in ("positions", "normals", "colors", "uvs", "weights"):
+                assert approx(lists(getattr(m, key)), w.get(key)), (m.name, key)
+            assert approx(m.metadata, w["metadata"])
+        assert approx([(m.name, list(m.base_color), m.texture, m.alpha_mode.lower(), m.alpha_cutoff, m.double_sided,
+                        m.unlit, m.metadata) for m in doc.materials],
+                      [(m["name"], m["base_color"], m["texture"], m["alpha_mode"], m["alpha_cutoff"],
+                        m["double_sided"], m["unlit"], m["metadata"]) for m in want.get("materials", [])])
+        assert [(t.name, t.width, t.height, t.wrap_s.lower(), t.wrap_t.lower(), t.nearest, t.source_format)
+                for t in doc.textures] == \
+            [(t["name"], t["width"], t["height"], t["wrap_s"], t["wrap_t"], t["nearest"], t["source_format"])
+             for t in want.get("textures", [])]
         # the game's pose at a few times of every animation, as `retroanim pose` prints it
         for ai, a in enumerate(doc.animations or [None]):
             dur = a.duration if a else 0
@@ -242,3 +262,142 @@ def test_visibility_steps():
         assert doc.animations[0].visibility == {"SUB": [[1.0, False], [1.5, True]]}
     with retroanim.load(os.path.join(FIX, "lego_island", "camera.ani")) as doc:
         assert doc.animations[0].visibility == {}
+
+
+# ---- geometry: meshes, materials and textures against the fixtures' expect lines ----
+
+def expect_lines(txt, kind):
+    """The `expect-KIND k=v k=v ...` lines of a fixture's .txt, as dicts (a
+    bare value, as in `expect-meshes 10`, under the key "")."""
+    out = []
+    with open(txt) as f:
+        for line in f:
+            words = line.split()
+            if not words or words[0] != "expect-" + kind:
+                continue
+            out.append(dict(w.split("=", 1) if "=" in w else ("", w) for w in words[1:]))
+    return out
+
+
+def numbers(text, width):
+    """"1,0,0;0,1,0" -> [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]"""
+    out = [tuple(float(x) for x in corner.split(",")) for corner in text.split(";")]
+    assert all(len(c) == width for c in out), text
+    return out
+
+
+def flag(text):
+    return {"0": False, "1": True}[text]
+
+
+def geometry_fixtures():
+    out = []
+    for name in sorted(os.listdir(os.path.join(FIX, "niff"))):
+        txt = os.path.join(FIX, "niff", name)
+        if name.endswith(".txt") and expect_lines(txt, "mesh"):
+            stem = os.path.join(FIX, "niff", name[:-4])
+            out.append(next(stem + ext for ext in (".niff", ".nif") if os.path.exists(stem + ext)))
+    return out
+
+
+GEOMETRY = geometry_fixtures()
+
+
+def test_found_the_geometry_fixtures():
+    assert {os.path.basename(p) for p in GEOMETRY} >= {"geometry.niff", "textures.niff", "ci_palette.niff"}
+
+
+@pytest.mark.parametrize("path", GEOMETRY, ids=os.path.basename)
+def test_geometry_equals_expectations(path):
+    txt = os.path.splitext(path)[0] + ".txt"
+    with retroanim.load(path) as doc:
+        for kind, got in (("meshes", doc.meshes), ("materials", doc.materials), ("textures", doc.textures)):
+            assert [len(got)] == [int(e[""]) for e in expect_lines(txt, kind)], kind
+        meshes = {m.name: m for m in doc.meshes}
+        materials = {m.name: m for m in doc.materials}
+        textures = {t.name: t for t in doc.textures}
+        assert len(meshes) == len(doc.meshes) and len(materials) == len(doc.materials)
+        assert len(textures) == len(doc.textures)
+        for e in expect_lines(txt, "mesh"):
+            m = meshes[e["name"]]
+            assert (m.node, m.vertex_count, m.triangle_count) == (e["node"], int(e["vertices"]), int(e["triangles"]))
+            assert m.material == (None if e["material"] == "-" else e["material"])
+            assert (m.uvs is not None, m.normals is not None, m.colors is not None) == \
+                (flag(e["uv"]), flag(e["normals"]), flag(e["colors"])), m.name
+            assert len(m.positions) == m.vertex_count and len(m.indices) == m.triangle_count
+            assert m.skin == -1 and m.joints is None and m.weights is None
+        triangles = expect_lines(txt, "triangle")
+        assert triangles
+        for e in triangles:
+            m = meshes[e["mesh"]]
+            tri = m.indices[int(e["index"])]
+            for key, attr, width in (("p", m.positions, 3), ("n", m.normals, 3), ("c", m.colors, 4),
+                                     ("uv", m.uvs, 2)):
+                if key in e:
+                    assert approx([attr[v] for v in tri], numbers(e[key], width), 1e-6), (m.name, key)
+        for e in expect_lines(txt, "material"):
+            m = materials[e["name"]]
+            assert approx(m.base_color, numbers(e["color"], 4)[0], 1e-6)
+            assert isinstance(m.base_color, tuple) and len(m.base_color) == 4
+            assert m.texture == (None if e["texture"] == "-" else e["texture"])
+            assert (m.alpha_mode, m.double_sided, m.unlit) == (e["alpha"], flag(e["double_sided"]), flag(e["unlit"]))
+            assert 0 <= m.alpha_cutoff <= 1
+        for e in expect_lines(txt, "texture"):
+            t = textures[e["name"]]
+            assert "%dx%d" % (t.width, t.height) == e["size"] and len(t.rgba) == 4 * t.width * t.height
+            assert (t.source_format, "%s,%s" % (t.wrap_s, t.wrap_t), t.nearest) == \
+                (e["format"], e["wrap"], flag(e["nearest"]))
+            assert isinstance(t.rgba, bytes)
+        texels = expect_lines(txt, "texel")
+        assert len(texels) >= len(doc.textures)
+        for e in texels:
+            t = textures[e["texture"]]
+            x, y = int(e["x"]), int(e["y"])
+            want = tuple(int(v) for v in e["rgba"].split(","))
+            assert t.texel(x, y) == want, (t.name, x, y)
+            k = 4 * (y * t.width + x)  # rows from the top
+            assert tuple(t.rgba[k:k + 4]) == want
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: os.path.relpath(p, FIX))
+def test_geometry_is_consistent(path):
+    """Every fixture: meshes, materials and textures that hold together, and
+    the mesh count the .txt states."""
+    try:
+        doc = retroanim.load(path, **opts_for(path))
+    except retroanim.Error:
+        return  # a broken fixture (test_fixture_equals_cli)
+    with doc:
+        nodes = {n.name for n in doc.nodes}
+        textures = {t.name for t in doc.textures}
+        materials = {m.name for m in doc.materials}
+        txt = os.path.splitext(path)[0] + ".txt"
+        stated = expect_lines(txt, "meshes") if os.path.exists(txt) else []
+        if stated:
+            assert len(doc.meshes) == int(stated[0][""])
+        for t in doc.textures:
+            assert t.name and t.width > 0 and t.height > 0 and len(t.rgba) == 4 * t.width * t.height
+            assert t.wrap_s in ("REPEAT", "CLAMP", "MIRROR") and t.wrap_t in ("REPEAT", "CLAMP", "MIRROR")
+        for m in doc.materials:
+            assert m.name and m.texture in textures | {None} and m.alpha_mode in ("OPAQUE", "MASK", "BLEND")
+        for m in doc.meshes:
+            assert m.node in nodes and m.material in materials | {None}
+            assert len(m.positions) == m.vertex_count and len(m.indices) == m.triangle_count
+            for attr in (m.normals, m.colors, m.uvs):
+                assert attr is None or len(attr) == m.vertex_count
+            assert all(0 <= v < m.vertex_count for tri in m.indices for v in tri)
+            if m.skin >= 0:
+                sk = doc.skins[m.skin]
+                assert len(m.joints) == len(m.weights) == m.vertex_count
+                assert all(j < len(sk.joints) for js in m.joints for j in js)
+        for sk in doc.skins:
+            assert all(j in nodes for j in sk.joints) and sk.skeleton in nodes | {None}
+
+
+def test_geometry_outlives_close():
+    doc = retroanim.load(os.path.join(FIX, "niff", "ci_palette.niff"))
+    doc.close()
+    assert doc.meshes[0].positions and doc.textures[0].texel(0, 0) and doc.materials[0].texture
+    assert "5 mesh(es)" in repr(doc)
+    with pytest.raises(IndexError):
+        doc.textures[0].texel(doc.textures[0].width, 0)
