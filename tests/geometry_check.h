@@ -51,7 +51,8 @@ static inline void GeoCollect(const aiScene *sc, const aiNode *n, const aiMatrix
     for (unsigned i = 0; i < n->mNumChildren; i++) GeoCollect(sc, n->mChildren[i], w, out);
 }
 
-// (CHECK comes from the includer.)  Skinned meshes are left out.
+// (CHECK comes from the includer.)  Skinned meshes hang on the root with
+// their vertices at rest in its space, so they are compared the same way.
 static inline void CheckGeometry(const ra_scene &s, const aiScene *sc, const char *nm, bool textures)
 {
     std::vector<ra_mat4> world(s.node_count);
@@ -60,7 +61,6 @@ static inline void CheckGeometry(const ra_scene &s, const aiScene *sc, const cha
     std::vector<GeoTri> want, got;
     for (size_t i = 0; i < s.mesh_count; i++) {
         const ra_mesh &m = s.meshes[i];
-        if (m.skin >= 0) continue;
         for (size_t f = 0; f < m.triangle_count; f++) {
             GeoTri t;
             for (size_t c = 0; c < 3; c++) {

@@ -23,10 +23,6 @@ enum {
     SRC_TRI
 };
 
-typedef struct corner {
-    uint32_t vtx, st, n_src, n_idx, c_src, c_idx; /* st, n_*, c_*: only where the mesh has the attribute */
-} corner;
-
 /* One mesh under construction: a shape's triangles of one group key. */
 typedef struct pmesh {
     int32_t material;
@@ -41,12 +37,14 @@ typedef struct gbuild {
     ra_scene *s;
     ra_arena *ar;
     ra_error *err;
-    int32_t *mat_map;     /* [4 * mat_count]: (Mat, double-sided, textured) -> scene material */
-    int32_t *tex_map;     /* [tex_count] -> scene texture */
-    uint8_t *tex_alpha;   /* per scene texture: 1 = has alpha 0, 2 = has alpha strictly between 0 and 255 */
-    bool *mat_vcol_alpha; /* per scene material: a vertex colour of a mesh using it has alpha < 1 */
-    size_t mesh_cap, mat_cap, tex_cap;
-    size_t animated_shapes, deformable_shapes, animated_tex;
+    int32_t *mat_map;        /* [4 * mat_count]: (Mat, double-sided, textured) -> scene material */
+    int32_t *tex_map;        /* [tex_count] -> scene texture */
+    uint8_t *tex_alpha;      /* per scene texture: 1 = has alpha 0, 2 = has alpha strictly between 0 and 255 */
+    bool *mat_vcol_alpha;    /* per scene material: a vertex colour of a mesh using it has alpha < 1 */
+    const int32_t *obj_node; /* item (object, then chain element) -> scene node */
+    ra_mat4 *world;          /* rest world of every scene node */
+    size_t mesh_cap, mat_cap, tex_cap, skin_cap;
+    size_t animated_shapes, approximated_parts, animated_tex;
 } gbuild;
 
 static bool grow(ra_arena *ar, void **v, size_t *cap, size_t need, size_t size)
@@ -200,30 +198,178 @@ static int32_t material_of(gbuild *b, uint32_t mi, bool double_sided, bool textu
     return (int32_t)s->material_count++;
 }
 
-/* ---- one shape ------------------------------------------------------------------------------------------ */
+/* ---- corners ------------------------------------------------------------------------------------------- */
+/* One triangle corner: what identifies its vertex (key: the position's
+ * source, then st, normal and colour sources) and its values.  Positions and
+ * normals are in the mesh's space: the node's for a TriGroup, the scene
+ * root's at rest for a skinned (deformable) shape. */
+enum {
+    HAS_UV = 1,
+    HAS_NV = 2,
+    HAS_COL = 4
+};
+typedef struct cval {
+    uint32_t key[8]; /* 0-2 position, 3 st, 4-5 normal, 6-7 colour */
+    unsigned has;
+    float pos[3], nrm[3], col[4], uv[2];
+    uint16_t joint[4];
+    float weight[4];
+} cval;
+
+typedef struct source source;
+struct source {
+    gbuild *b;
+    uint32_t tri_count;
+    void (*corner)(const source *src, uint32_t tri, int c, cval *out);
+    /* TriGroup */
+    const niff_trigroup *tg;
+    const niff_vgroup *grp[NIFF_REF_COUNT];
+    /* deformable */
+    const niff_deform *d;
+    const int32_t *part_node[NIFF_PART_KINDS]; /* per part, per influencing node (at least one): scene node */
+    const size_t *part_base[NIFF_PART_KINDS];  /* per part: where its nodes start in part_node */
+    const uint16_t *node_joint;                /* scene node -> position in the skin's joints */
+    const ra_mat4 *world;                      /* rest world of every scene node */
+};
+
 static const niff_vgroup *ref_group(const niff_vgroup *g, uint32_t n, uint32_t idx) { return idx < n ? &g[idx] : NULL; }
 
-static bool vec_ok(const niff_vgroup *g, uint32_t i)
+/* A usable normal: record i of group g, not (nearly) zero. */
+static const float *normal_at(const niff_vgroup *g, uint32_t i)
 {
-    if (!g || i >= g->count) return false;
+    if (!g || i >= g->count) return NULL;
     const float *v = &g->v[3 * (size_t)i];
-    return (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] >= 1e-24;
+    return (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2] >= 1e-24 ? v : NULL;
 }
 
-/* Corner c of triangle t: which attributes it has (bits 1 uv, 2 normal, 4 colour) and their sources. */
-static unsigned corner_of(const niff_tri *t, int c, const niff_vgroup *const grp[NIFF_REF_COUNT], corner *out)
+static void set_normal(cval *out, const float *n, uint32_t src, uint32_t idx)
 {
-    unsigned has = 0;
+    double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+    for (int k = 0; k < 3; k++) out->nrm[k] = (float)(n[k] / len);
+    out->key[4] = src;
+    out->key[5] = idx;
+    out->has |= HAS_NV;
+}
+
+static void set_color(cval *out, const niff_vgroup *g, uint32_t i, uint32_t src)
+{
+    const float *c = &g->v[4 * (size_t)i];
+    for (int k = 0; k < 4; k++) out->col[k] = c[k] < 0 ? 0 : c[k] > 1 ? 1 : c[k];
+    out->key[6] = src;
+    out->key[7] = i;
+    out->has |= HAS_COL;
+}
+
+static void set_uv(cval *out, const niff_vgroup *st, uint32_t i)
+{
+    if (!st || i >= st->count) return;
+    out->uv[0] = st->v[2 * (size_t)i];
+    out->uv[1] = 1.0f - st->v[2 * (size_t)i + 1]; /* v down, from the image's top */
+    out->key[3] = i;
+    out->has |= HAS_UV;
+}
+
+/* A TriGroup corner (RULES.md "Geometry": vertex normal before triangle normal, vertex colour before triangle
+ * colour, an index out of its group = absent). */
+static void trigroup_corner(const source *src, uint32_t tri, int c, cval *out)
+{
+    const niff_tri *t = &src->tg->tris[tri];
+    const niff_vgroup *const *grp = src->grp;
     memset(out, 0, sizeof *out);
-    out->vtx = t->vtx[c];
-    const niff_vgroup *st = grp[NIFF_REF_ST];
-    if (st && t->st[c] < st->count) has |= 1, out->st = t->st[c];
-    if (vec_ok(grp[NIFF_REF_VTX_NV], t->vtx_nv[c])) has |= 2, out->n_src = SRC_VTX, out->n_idx = t->vtx_nv[c];
-    else if (vec_ok(grp[NIFF_REF_TRI_NV], t->tri_nv)) has |= 2, out->n_src = SRC_TRI, out->n_idx = t->tri_nv;
+    out->key[0] = t->vtx[c];
+    memcpy(out->pos, &grp[NIFF_REF_VTX]->v[3 * (size_t)t->vtx[c]], sizeof out->pos);
+    set_uv(out, grp[NIFF_REF_ST], t->st[c]);
+    const float *n = normal_at(grp[NIFF_REF_VTX_NV], t->vtx_nv[c]);
+    if (n) set_normal(out, n, SRC_VTX, t->vtx_nv[c]);
+    else if ((n = normal_at(grp[NIFF_REF_TRI_NV], t->tri_nv))) set_normal(out, n, SRC_TRI, t->tri_nv);
     const niff_vgroup *vc = grp[NIFF_REF_VTX_COLOR], *tc = grp[NIFF_REF_TRI_COLOR];
-    if (vc && t->vtx_color[c] < vc->count) has |= 4, out->c_src = SRC_VTX, out->c_idx = t->vtx_color[c];
-    else if (tc && t->tri_color < tc->count) has |= 4, out->c_src = SRC_TRI, out->c_idx = t->tri_color;
-    return has;
+    if (vc && t->vtx_color[c] < vc->count) set_color(out, vc, t->vtx_color[c], SRC_VTX);
+    else if (tc && t->tri_color < tc->count) set_color(out, tc, t->tri_color, SRC_TRI);
+}
+
+static int part_kind(uint32_t tag, bool cluster)
+{
+    if (cluster) return tag == NIFF_TAG_CLUSTER ? NIFF_PART_FULL : -1;
+    return tag == NIFF_TAG_FULL_WEIGHTED_PART ? NIFF_PART_FULL
+           : tag == NIFF_TAG_WEIGHTED_PART    ? NIFF_PART_WEIGHTED
+           : tag == NIFF_TAG_MORPH_PART       ? NIFF_PART_MORPH
+                                              : -1;
+}
+
+/* A deformable corner: the position each influencing node gives (in its own space) taken to the root at rest,
+ * blended by the normalised weights (docs/formats/niff.md §9); the four largest weights are kept. */
+static void deform_corner(const source *src, uint32_t tri, int c, cval *out)
+{
+    const niff_geometry *g = &src->b->f->geo;
+    const niff_envtri *t = &src->d->tris[tri];
+    const niff_envvtx *v = &t->c[c];
+    int k = part_kind(v->part_kind, src->d->cluster); /* checked by the reader */
+    const niff_envpart *p = &src->d->parts[k][v->part];
+    memset(out, 0, sizeof *out);
+    out->key[0] = (uint32_t)k;
+    out->key[1] = v->part;
+    out->key[2] = v->vtx;
+    /* the nodes and weights of this vertex */
+    /* a part moved only by other files' nodes stands on the shape's object (part_node holds it once) */
+    uint32_t n = k == NIFF_PART_WEIGHTED && p->node_count ? p->node_count : 1;
+    double w[64], sum = 0;
+    if (n > 64) n = 64;
+    for (uint32_t q = 0; q < n; q++) {
+        w[q] = 1;
+        if (k == NIFF_PART_WEIGHTED) {
+            const niff_vgroup *wg = &g->weights[p->weight[q]];
+            uint32_t wi = v->weight < wg->count ? v->weight : v->vtx;
+            w[q] = wi < wg->count && wg->v[wi] > 0 ? wg->v[wi] : 0;
+            if (!p->node_count) w[q] = 1;
+        }
+        sum += w[q];
+    }
+    if (!(sum > 0)) w[0] = sum = 1;
+    const int32_t *pn = src->part_node[k];
+    size_t base = src->part_base[k][v->part];
+    double pos[3] = {0, 0, 0}, nrm[3] = {0, 0, 0};
+    bool have_n = true;
+    for (uint32_t q = 0; q < n; q++) {
+        double wq = w[q] / sum;
+        int32_t node = pn[base + q];
+        const ra_mat4 *m = &src->world[node];
+        const float *lp = &g->vtx[p->vtx[q]].v[3 * (size_t)v->vtx];
+        ra_vec3 wp = ra_m4_apply_point(m, ra_v3(lp[0], lp[1], lp[2]));
+        pos[0] += wq * wp.x, pos[1] += wq * wp.y, pos[2] += wq * wp.z;
+        const float *ln = normal_at(ref_group(g->vtx_nv, g->vtx_nv_count, p->vtx_nv[q]), v->vtx_nv);
+        if (!ln) {
+            have_n = false;
+            continue;
+        }
+        for (int r = 0; r < 3; r++) /* the node's rotation (and scale: renormalised after) */
+            nrm[r] += wq * (m->m[r][0] * ln[0] + m->m[r][1] * ln[1] + m->m[r][2] * ln[2]);
+    }
+    for (int r = 0; r < 3; r++) out->pos[r] = (float)pos[r];
+    double nl = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+    if (have_n && nl > 1e-12) {
+        float fn[3] = {(float)(nrm[0] / nl), (float)(nrm[1] / nl), (float)(nrm[2] / nl)};
+        set_normal(out, fn, SRC_VTX, v->vtx_nv);
+    }
+    set_uv(out, ref_group(g->st, g->st_count, p->st), v->st);
+    const niff_vgroup *vc = ref_group(g->vtx_color, g->vtx_color_count, p->vtx_color[0]);
+    if (vc && v->vtx_color < vc->count) set_color(out, vc, v->vtx_color, SRC_VTX);
+    /* the four largest weights, as skin joints */
+    uint32_t order[4] = {0, 0, 0, 0}, used = 0;
+    bool taken[64] = {false};
+    for (uint32_t slot = 0; slot < 4 && slot < n; slot++) {
+        int best = -1;
+        for (uint32_t q = 0; q < n; q++)
+            if (!taken[q] && w[q] > 0 && (best < 0 || w[q] > w[best])) best = (int)q;
+        if (best < 0) break;
+        taken[best] = true;
+        order[used++] = (uint32_t)best;
+    }
+    double kept = 0;
+    for (uint32_t q = 0; q < used; q++) kept += w[order[q]];
+    for (uint32_t q = 0; q < used; q++) {
+        out->joint[q] = src->node_joint[pn[base + order[q]]];
+        out->weight[q] = (float)(w[order[q]] / kept);
+    }
 }
 
 static uint64_t mix(uint64_t h, uint32_t v)
@@ -233,15 +379,15 @@ static uint64_t mix(uint64_t h, uint32_t v)
     return h ^ (h >> 29);
 }
 
-/* The vertices of pm (distinct corner tuples in order of first use) into a new ra_mesh. */
-static ra_status emit_mesh(gbuild *b, const niff_trigroup *tg, const niff_vgroup *const grp[NIFF_REF_COUNT],
-                           const pmesh *pm, uint32_t node, const char *name, uint32_t shape_index)
+/* The vertices of pm (distinct corner keys in order of first use) into a new ra_mesh. */
+static ra_status emit_mesh(gbuild *b, const source *src, const pmesh *pm, uint32_t node, int32_t skin, const char *name,
+                           uint32_t shape_index)
 {
     ra_scene *s = b->s;
     ra_arena *ar = b->ar;
     size_t corners = 3 * (size_t)pm->count, cap = 16;
     while (cap < 2 * corners) cap *= 2;
-    corner *vert = ra_malloc(corners * sizeof *vert);
+    cval *vert = ra_malloc(corners * sizeof *vert);
     int64_t *slot = ra_malloc(cap * sizeof *slot);
     uint32_t *idx = ra_arena_array(ar, corners, sizeof *idx);
     if (!vert || !slot || !idx) {
@@ -253,17 +399,17 @@ static ra_status emit_mesh(gbuild *b, const niff_trigroup *tg, const niff_vgroup
     uint32_t nv = 0;
     for (uint32_t k = 0; k < pm->count; k++)
         for (int c = 0; c < 3; c++) {
-            corner cn;
-            corner_of(&tg->tris[pm->tris[k]], c, grp, &cn);
-            if (!pm->uv) cn.st = 0;
-            if (!pm->nv) cn.n_src = cn.n_idx = 0;
-            if (!pm->col) cn.c_src = cn.c_idx = 0;
+            cval cv;
+            src->corner(src, pm->tris[k], c, &cv);
+            if (!pm->uv) cv.key[3] = 0;
+            if (!pm->nv) cv.key[4] = cv.key[5] = 0;
+            if (!pm->col) cv.key[6] = cv.key[7] = 0;
             uint64_t h = 0xcbf29ce484222325ull;
-            h = mix(mix(mix(mix(mix(mix(h, cn.vtx), cn.st), cn.n_src), cn.n_idx), cn.c_src), cn.c_idx);
+            for (int q = 0; q < 8; q++) h = mix(h, cv.key[q]);
             size_t at = (size_t)(h & (cap - 1));
-            while (slot[at] >= 0 && memcmp(&vert[slot[at]], &cn, sizeof cn)) at = (at + 1) & (cap - 1);
+            while (slot[at] >= 0 && memcmp(vert[slot[at]].key, cv.key, sizeof cv.key)) at = (at + 1) & (cap - 1);
             if (slot[at] < 0) {
-                vert[nv] = cn;
+                vert[nv] = cv;
                 slot[at] = nv++;
             }
             idx[3 * (size_t)k + (size_t)c] = (uint32_t)slot[at];
@@ -275,33 +421,25 @@ static ra_status emit_mesh(gbuild *b, const niff_trigroup *tg, const niff_vgroup
     float *uv = pm->uv ? ra_arena_array(ar, 2 * (size_t)nv, sizeof *uv) : NULL;
     float *nrm = pm->nv ? ra_arena_array(ar, 3 * (size_t)nv, sizeof *nrm) : NULL;
     float *col = pm->col ? ra_arena_array(ar, 4 * (size_t)nv, sizeof *col) : NULL;
-    if (!pos || (pm->uv && !uv) || (pm->nv && !nrm) || (pm->col && !col)) {
+    uint16_t *joints = skin >= 0 ? ra_arena_array(ar, 4 * (size_t)nv, sizeof *joints) : NULL;
+    float *weights = skin >= 0 ? ra_arena_array(ar, 4 * (size_t)nv, sizeof *weights) : NULL;
+    if (!pos || (pm->uv && !uv) || (pm->nv && !nrm) || (pm->col && !col) || (skin >= 0 && (!joints || !weights))) {
         ra_free(vert);
         return ra_fail_nomem(b->err, FMT);
     }
     bool translucent = false;
     for (uint32_t v = 0; v < nv; v++) {
-        const corner *cn = &vert[v];
-        memcpy(&pos[3 * (size_t)v], &grp[NIFF_REF_VTX]->v[3 * (size_t)cn->vtx], 3 * sizeof(float));
-        if (uv) {
-            const float *st = &grp[NIFF_REF_ST]->v[2 * (size_t)cn->st];
-            uv[2 * (size_t)v] = st[0];
-            uv[2 * (size_t)v + 1] = 1.0f - st[1];
-        }
-        if (nrm) {
-            const niff_vgroup *g = grp[cn->n_src == SRC_VTX ? NIFF_REF_VTX_NV : NIFF_REF_TRI_NV];
-            const float *n = &g->v[3 * (size_t)cn->n_idx];
-            double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
-            for (int k = 0; k < 3; k++) nrm[3 * (size_t)v + (size_t)k] = (float)(n[k] / len);
-        }
+        const cval *cv = &vert[v];
+        memcpy(&pos[3 * (size_t)v], cv->pos, sizeof cv->pos);
+        if (uv) memcpy(&uv[2 * (size_t)v], cv->uv, sizeof cv->uv);
+        if (nrm) memcpy(&nrm[3 * (size_t)v], cv->nrm, sizeof cv->nrm);
         if (col) {
-            const niff_vgroup *g = grp[cn->c_src == SRC_VTX ? NIFF_REF_VTX_COLOR : NIFF_REF_TRI_COLOR];
-            const float *c = &g->v[4 * (size_t)cn->c_idx];
-            for (int k = 0; k < 4; k++) {
-                float x = c[k] < 0 ? 0 : c[k] > 1 ? 1 : c[k];
-                col[4 * (size_t)v + (size_t)k] = x;
-            }
-            translucent = translucent || col[4 * (size_t)v + 3] < 1;
+            memcpy(&col[4 * (size_t)v], cv->col, sizeof cv->col);
+            translucent = translucent || cv->col[3] < 1;
+        }
+        if (joints) {
+            memcpy(&joints[4 * (size_t)v], cv->joint, sizeof cv->joint);
+            memcpy(&weights[4 * (size_t)v], cv->weight, sizeof cv->weight);
         }
     }
     ra_free(vert);
@@ -316,68 +454,58 @@ static ra_status emit_mesh(gbuild *b, const niff_trigroup *tg, const niff_vgroup
     m->uvs = uv;
     m->indices = idx;
     m->triangle_count = pm->count;
-    m->skin = -1;
+    m->skin = skin;
+    m->joints = joints;
+    m->weights = weights;
     if (!ra_meta_set_int(ar, &m->meta, "niff.shape_index", shape_index)) return ra_fail_nomem(b->err, FMT);
     s->mesh_count++;
     return RA_OK;
 }
 
-/* Object oi's shape as meshes on node. */
-static ra_status build_shape(gbuild *b, uint32_t oi, uint32_t node)
+/* Object oi's shape (its triangles through src) as meshes on node. */
+static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_t node, int32_t skin)
 {
     const niff_file *f = b->f;
     const niff_geometry *g = &f->geo;
     const niff_obj *o = &f->objs[oi];
     const niff_shape *sh = &g->shapes[o->shape_link];
-    if (sh->geometry_kind != NIFF_TAG_TRI_GROUP) {
-        b->deformable_shapes++;
-        return RA_OK;
-    }
-    if (sh->tri_link == NIFF_NONE) return RA_OK;
-    const niff_trigroup *tg = &g->trigroups[sh->tri_link];
-    if (!tg->tri_num) return RA_OK;
-    if (tg->animated) b->animated_shapes++;
-    const niff_vgroup *grp[NIFF_REF_COUNT] = {ref_group(g->vtx, g->vtx_count, tg->ref[NIFF_REF_VTX]),
-                                              ref_group(g->tri_color, g->tri_color_count, tg->ref[NIFF_REF_TRI_COLOR]),
-                                              ref_group(g->vtx_color, g->vtx_color_count, tg->ref[NIFF_REF_VTX_COLOR]),
-                                              ref_group(g->tri_nv, g->tri_nv_count, tg->ref[NIFF_REF_TRI_NV]),
-                                              ref_group(g->vtx_nv, g->vtx_nv_count, tg->ref[NIFF_REF_VTX_NV]),
-                                              ref_group(g->st, g->st_count, tg->ref[NIFF_REF_ST])};
+    uint32_t ntri = src->tri_count;
     bool double_sided = !(sh->type & 0x10u);
     /* the Mat of every triangle: first Part that lists it, else the Shape's, else the Obj's */
-    uint32_t *tri_mat = ra_malloc((size_t)tg->tri_num * sizeof *tri_mat);
-    uint32_t *order = ra_malloc((size_t)tg->tri_num * sizeof *order);
+    uint32_t *tri_mat = ra_malloc((size_t)ntri * sizeof *tri_mat);
+    uint32_t *order = ra_malloc((size_t)ntri * sizeof *order);
     pmesh *pms = NULL;
     size_t npm = 0, pm_cap = 0;
     ra_status rs = tri_mat && order ? RA_OK : ra_fail_nomem(b->err, FMT);
-    for (uint32_t t = 0; rs == RA_OK && t < tg->tri_num; t++) tri_mat[t] = NIFF_USE_SHAPE_MAT;
+    for (uint32_t t = 0; rs == RA_OK && t < ntri; t++) tri_mat[t] = NIFF_USE_SHAPE_MAT;
     for (uint32_t k = 0; rs == RA_OK && k < sh->part.n; k++) {
         const niff_part *p = &g->parts[sh->part.v[k]];
         for (uint32_t j = 0; rs == RA_OK && j < p->tri.n; j++) {
             uint32_t t = p->tri.v[j];
-            if (t >= tg->tri_num)
+            if (t >= ntri)
                 rs = ra_fail(b->err, RA_ERR_BAD_VALUE, FMT, p->offset + 36 + 4ull * j, "tri_index",
-                             "triangle %u, but the shape's TriGroup has %u", t, tg->tri_num);
+                             "triangle %u, but the shape has %u", t, ntri);
             else if (tri_mat[t] == NIFF_USE_SHAPE_MAT && p->mat_index != NIFF_USE_SHAPE_MAT) tri_mat[t] = p->mat_index;
         }
     }
-    /* group the triangles by (material, attributes) */
-    for (uint32_t t = 0; rs == RA_OK && t < tg->tri_num; t++) {
+    /* group the triangles by (material, attributes all three corners have) */
+    for (uint32_t t = 0; rs == RA_OK && t < ntri; t++) {
         uint32_t mi = tri_mat[t];
         if (mi == NIFF_USE_SHAPE_MAT || mi == NIFF_NONE) mi = sh->mat_link != NIFF_NONE ? sh->mat_link : o->mat_link;
-        unsigned has = 7;
+        unsigned has = HAS_UV | HAS_NV | HAS_COL;
         for (int c = 0; c < 3; c++) {
-            corner cn;
-            has &= corner_of(&tg->tris[t], c, grp, &cn);
+            cval cv;
+            src->corner(src, t, c, &cv);
+            has &= cv.has;
         }
         int32_t mat = -1;
-        if (mi != NIFF_NONE && (mat = material_of(b, mi, double_sided, has & 1)) < -1) {
+        if (mi != NIFF_NONE && (mat = material_of(b, mi, double_sided, has & HAS_UV)) < -1) {
             rs = b->err->code;
             break;
         }
         size_t k = 0;
-        while (k < npm && !(pms[k].material == mat && pms[k].uv == !!(has & 1) && pms[k].nv == !!(has & 2) &&
-                            pms[k].col == !!(has & 4)))
+        while (k < npm && !(pms[k].material == mat && pms[k].uv == !!(has & HAS_UV) && pms[k].nv == !!(has & HAS_NV) &&
+                            pms[k].col == !!(has & HAS_COL)))
             k++;
         if (k == npm) {
             if (npm == pm_cap) {
@@ -388,13 +516,13 @@ static ra_status build_shape(gbuild *b, uint32_t oi, uint32_t node)
                 }
                 pms = np;
             }
-            pms[npm++] = (pmesh){mat, !!(has & 1), !!(has & 2), !!(has & 4), NULL, 0};
+            pms[npm++] = (pmesh){mat, !!(has & HAS_UV), !!(has & HAS_NV), !!(has & HAS_COL), NULL, 0};
         }
         order[t] = (uint32_t)k;
         pms[k].count++;
     }
     /* each group's triangles in file order */
-    uint32_t *all = rs == RA_OK ? ra_malloc((size_t)tg->tri_num * sizeof *all) : NULL;
+    uint32_t *all = rs == RA_OK ? ra_malloc((size_t)ntri * sizeof *all) : NULL;
     if (rs == RA_OK && !all) rs = ra_fail_nomem(b->err, FMT);
     if (rs == RA_OK) {
         uint32_t at = 0;
@@ -403,18 +531,130 @@ static ra_status build_shape(gbuild *b, uint32_t oi, uint32_t node)
             at += pms[k].count;
             pms[k].count = 0;
         }
-        for (uint32_t t = 0; t < tg->tri_num; t++) pms[order[t]].tris[pms[order[t]].count++] = t;
+        for (uint32_t t = 0; t < ntri; t++) pms[order[t]].tris[pms[order[t]].count++] = t;
     }
     ra_scene *s = b->s;
     if (rs == RA_OK && !grow(b->ar, (void **)&s->meshes, &b->mesh_cap, s->mesh_count + npm, sizeof *s->meshes))
         rs = ra_fail_nomem(b->err, FMT);
     const char *name = rs == RA_OK ? name_or(f, sh->name_index, b->ar, "shape", o->shape_link) : NULL;
     if (rs == RA_OK && !name) rs = ra_fail_nomem(b->err, FMT);
-    for (size_t k = 0; rs == RA_OK && k < npm; k++) rs = emit_mesh(b, tg, grp, &pms[k], node, name, o->shape_link);
+    for (size_t k = 0; rs == RA_OK && k < npm; k++) rs = emit_mesh(b, src, &pms[k], node, skin, name, o->shape_link);
     ra_free(all);
     ra_free(pms);
     ra_free(order);
     ra_free(tri_mat);
+    return rs;
+}
+
+static ra_status build_trigroup(gbuild *b, uint32_t oi, uint32_t node)
+{
+    const niff_geometry *g = &b->f->geo;
+    const niff_shape *sh = &g->shapes[b->f->objs[oi].shape_link];
+    if (sh->tri_link == NIFF_NONE) return RA_OK;
+    const niff_trigroup *tg = &g->trigroups[sh->tri_link];
+    if (!tg->tri_num) return RA_OK;
+    if (tg->animated) b->animated_shapes++;
+    source src = {.b = b, .tri_count = tg->tri_num, .corner = trigroup_corner, .tg = tg};
+    src.grp[NIFF_REF_VTX] = ref_group(g->vtx, g->vtx_count, tg->ref[NIFF_REF_VTX]);
+    src.grp[NIFF_REF_TRI_COLOR] = ref_group(g->tri_color, g->tri_color_count, tg->ref[NIFF_REF_TRI_COLOR]);
+    src.grp[NIFF_REF_VTX_COLOR] = ref_group(g->vtx_color, g->vtx_color_count, tg->ref[NIFF_REF_VTX_COLOR]);
+    src.grp[NIFF_REF_TRI_NV] = ref_group(g->tri_nv, g->tri_nv_count, tg->ref[NIFF_REF_TRI_NV]);
+    src.grp[NIFF_REF_VTX_NV] = ref_group(g->vtx_nv, g->vtx_nv_count, tg->ref[NIFF_REF_VTX_NV]);
+    src.grp[NIFF_REF_ST] = ref_group(g->st, g->st_count, tg->ref[NIFF_REF_ST]);
+    return build_meshes(b, oi, &src, node, -1);
+}
+
+/* The scene node of an influencing node (kind: a list tag), or -1 (another file's). */
+static int32_t influence_node(const gbuild *b, uint32_t kind, uint32_t index)
+{
+    const niff_file *f = b->f;
+    if (kind == NIFF_NONE || index == NIFF_NONE) return -1;
+    uint32_t item = index;
+    if (kind != NIFF_TAG_OBJ_LIST) {
+        item += f->obj_count;
+        uint32_t k = kind == NIFF_TAG_CHAIN_ROOT_LIST ? NIFF_CHAIN_ROOT
+                     : kind == NIFF_TAG_JOINT_LIST    ? NIFF_CHAIN_JOINT
+                                                      : NIFF_CHAIN_EFFECTOR;
+        for (uint32_t j = 0; j < k; j++) item += f->chain_count[j];
+    }
+    return b->obj_node[item];
+}
+
+/* An Envelope or ClusterShape: a skin whose joints are the nodes that move its vertices, and skinned meshes on the
+ * root (their vertices at rest in the root's space). */
+static ra_status build_deform(gbuild *b, uint32_t oi, uint32_t node)
+{
+    const niff_file *f = b->f;
+    const niff_geometry *g = &f->geo;
+    const niff_shape *sh = &g->shapes[f->objs[oi].shape_link];
+    if (sh->tri_link == NIFF_NONE) return RA_OK;
+    bool cluster = sh->geometry_kind == NIFF_TAG_CLUSTER_SHAPE;
+    const niff_deform *d = cluster ? &g->clusters[sh->tri_link] : &g->envelopes[sh->tri_link];
+    if (!d->tri_count) return RA_OK;
+    ra_scene *s = b->s;
+    size_t nodes = s->node_count;
+    source src = {.b = b, .tri_count = d->tri_count, .corner = deform_corner, .d = d, .world = b->world};
+    int32_t *pn[NIFF_PART_KINDS] = {NULL, NULL, NULL};
+    size_t *pb[NIFF_PART_KINDS] = {NULL, NULL, NULL};
+    uint16_t *node_joint = ra_malloc(nodes * sizeof *node_joint);
+    uint32_t *joints = ra_malloc(nodes * sizeof *joints);
+    ra_status rs = node_joint && joints ? RA_OK : ra_fail_nomem(b->err, FMT);
+    size_t njoints = 0;
+    for (size_t n = 0; rs == RA_OK && n < nodes; n++) node_joint[n] = UINT16_MAX;
+    for (uint32_t k = 0; rs == RA_OK && k < NIFF_PART_KINDS; k++) {
+        size_t total = 0;
+        for (uint32_t i = 0; i < d->part_count[k]; i++) total += d->parts[k][i].node_count + 1u;
+        pn[k] = ra_malloc(total * sizeof *pn[k] + 1);
+        pb[k] = ra_malloc((d->part_count[k] + 1u) * sizeof *pb[k]);
+        if (!pn[k] || !pb[k]) {
+            rs = ra_fail_nomem(b->err, FMT);
+            break;
+        }
+        size_t at = 0;
+        for (uint32_t i = 0; i < d->part_count[k] && rs == RA_OK; i++) {
+            const niff_envpart *p = &d->parts[k][i];
+            if (p->external || k == NIFF_PART_MORPH) b->approximated_parts++;
+            pb[k][i] = at;
+            uint32_t count = p->node_count ? p->node_count : 1;
+            for (uint32_t q = 0; q < count; q++) {
+                int32_t nd = q < p->node_count ? influence_node(b, p->node_kind[q], p->node_index[q]) : -1;
+                if (nd < 0) nd = (int32_t)node, b->approximated_parts++; /* another file's node: the shape's */
+                if (node_joint[nd] == UINT16_MAX) {
+                    if (njoints == UINT16_MAX) {
+                        rs = ra_fail(b->err, RA_ERR_LIMIT, FMT, p->offset, "transform_node_index",
+                                     "a deformable shape moved by more than %u nodes", UINT16_MAX - 1);
+                        break;
+                    }
+                    node_joint[nd] = (uint16_t)njoints;
+                    joints[njoints++] = (uint32_t)nd;
+                }
+                pn[k][at++] = nd;
+            }
+        }
+        src.part_node[k] = pn[k];
+        src.part_base[k] = pb[k];
+    }
+    src.node_joint = node_joint;
+    int32_t skin = -1;
+    if (rs == RA_OK) {
+        uint32_t *jv = ra_arena_array(b->ar, njoints ? njoints : 1, sizeof *jv);
+        if (!jv || !grow(b->ar, (void **)&s->skins, &b->skin_cap, s->skin_count + 1, sizeof *s->skins)) {
+            rs = ra_fail_nomem(b->err, FMT);
+        } else {
+            memcpy(jv, joints, njoints * sizeof *jv);
+            ra_skin *sk = &s->skins[s->skin_count];
+            sk->name = name_or(f, sh->name_index, b->ar, "shape", f->objs[oi].shape_link);
+            sk->skeleton = -1;
+            sk->joints = jv;
+            sk->joint_count = njoints;
+            skin = (int32_t)s->skin_count++;
+            if (!sk->name) rs = ra_fail_nomem(b->err, FMT);
+        }
+    }
+    if (rs == RA_OK) rs = build_meshes(b, oi, &src, 0, skin);
+    for (uint32_t k = 0; k < NIFF_PART_KINDS; k++) ra_free(pn[k]), ra_free(pb[k]);
+    ra_free(node_joint);
+    ra_free(joints);
     return rs;
 }
 
@@ -445,22 +685,29 @@ static bool unique_names(ra_arena *ar, void *items, size_t n, size_t stride, siz
 ra_status niff_build_geometry(ra_document *doc, const niff_file *f, const int32_t *obj_node, ra_error *err)
 {
     const niff_geometry *g = &f->geo;
-    gbuild b = {.doc = doc, .f = f, .s = &doc->scene, .ar = doc->arena, .err = err};
+    gbuild b = {.doc = doc, .f = f, .s = &doc->scene, .ar = doc->arena, .err = err, .obj_node = obj_node};
     size_t nm = 4 * (size_t)g->mat_count, nt = g->tex_count;
     b.mat_map = ra_malloc((nm ? nm : 1) * sizeof *b.mat_map);
     b.tex_map = ra_malloc((nt ? nt : 1) * sizeof *b.tex_map);
     b.tex_alpha = ra_calloc(nt ? nt : 1, 1);
     b.mat_vcol_alpha = ra_calloc(nm ? nm : 1, sizeof *b.mat_vcol_alpha);
-    ra_status rs = b.mat_map && b.tex_map && b.tex_alpha && b.mat_vcol_alpha ? RA_OK : ra_fail_nomem(err, FMT);
+    ra_scene *s = b.s;
+    b.world = ra_malloc((s->node_count ? s->node_count : 1) * sizeof *b.world);
+    b.skin_cap = s->skin_count;
+    ra_status rs =
+        b.mat_map && b.tex_map && b.tex_alpha && b.mat_vcol_alpha && b.world ? RA_OK : ra_fail_nomem(err, FMT);
+    for (size_t n = 0; rs == RA_OK && n < s->node_count; n++)
+        b.world[n] = n ? ra_m4_mul(&b.world[s->nodes[n].parent], &s->nodes[n].transform) : s->nodes[0].transform;
     for (size_t i = 0; rs == RA_OK && i < nm; i++) b.mat_map[i] = -1;
     for (size_t i = 0; rs == RA_OK && i < nt; i++) b.tex_map[i] = -1;
     for (uint32_t i = 0; rs == RA_OK && i < f->obj_count; i++) {
         const niff_obj *o = &f->objs[i];
         if (o->state == NIFF_OBJ_CLEAR || o->shape_link == NIFF_NONE || obj_node[i] < 0) continue;
-        rs = build_shape(&b, i, (uint32_t)obj_node[i]);
+        uint32_t kind = f->geo.shapes[o->shape_link].geometry_kind;
+        rs = kind == NIFF_TAG_TRI_GROUP ? build_trigroup(&b, i, (uint32_t)obj_node[i])
+                                        : build_deform(&b, i, (uint32_t)obj_node[i]);
     }
     if (rs == RA_OK) alpha_modes(&b);
-    ra_scene *s = b.s;
     if (rs == RA_OK &&
         (!unique_names(b.ar, s->meshes, s->mesh_count, sizeof *s->meshes, offsetof(ra_mesh, name)) ||
          !unique_names(b.ar, s->materials, s->material_count, sizeof *s->materials, offsetof(ra_material, name)) ||
@@ -470,13 +717,16 @@ ra_status niff_build_geometry(ra_document *doc, const niff_file *f, const int32_
     ra_free(b.tex_map);
     ra_free(b.tex_alpha);
     ra_free(b.mat_vcol_alpha);
+    ra_free(b.world);
     if (rs != RA_OK) return rs;
     if (b.animated_shapes)
         ra_scene_warn(s, "%zu shape(s) change vertices over time (vertex animation): their first frame is exported",
                       b.animated_shapes);
-    if (b.deformable_shapes)
-        ra_scene_warn(s, "%zu NIFF 2 envelope or cluster shape(s) are not exported (deformable geometry)",
-                      b.deformable_shapes);
+    if (b.approximated_parts)
+        ra_scene_warn(s,
+                      "%zu deformable part(s) approximated: morph parts use their first table, nodes of other files "
+                      "the shape's object",
+                      b.approximated_parts);
     if (b.animated_tex) ra_scene_warn(s, "%zu animated texture(s): their first image is exported", b.animated_tex);
     return RA_OK;
 }

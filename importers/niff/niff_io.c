@@ -833,6 +833,193 @@ static bool read_palette(rd *r, const item_span *it, niff_palette *p)
     return !failed(r);
 }
 
+/* ---- NIFF 2 deformable geometry ------------------------------------------------------------------------ */
+static uint32_t *arr_alloc(rd *r, uint32_t n, uint64_t off)
+{
+    uint32_t *v = ra_arena_array(r->ar, n ? n : 1, sizeof *v);
+    if (!v) ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, off, "parts", "out of memory");
+    return v;
+}
+
+/* A part's per-node group arrays: `groups` entries each, stored as consecutive arrays from off. */
+static bool part_groups(rd *r, niff_envpart *p, uint64_t off, uint32_t groups, uint64_t end, bool weights)
+{
+    uint32_t **dst[6] = {&p->weight, &p->vtx, &p->vtx_nv, &p->tri_nv, &p->vtx_color, &p->tri_color};
+    static const char *const names[6] = {"weight_group_index", "vtx_group_index",       "vtx_nv_group_index",
+                                         "tri_nv_group_index", "vtx_color_group_index", "tri_color_group_index"};
+    p->group_count = groups;
+    for (int k = weights ? 0 : 1; k < 6; k++) {
+        if (!(*dst[k] = u32_array(r, off, groups, end, names[k])) && groups) return false;
+        off += 4ull * groups;
+    }
+    return true;
+}
+
+static bool read_envpart(rd *r, uint64_t b, uint64_t end, uint32_t kind, niff_envpart *p)
+{
+    static const uint32_t tags[3] = {NIFF_TAG_FULL_WEIGHTED_PART, NIFF_TAG_WEIGHTED_PART, NIFF_TAG_MORPH_PART};
+    static const uint32_t heads[3] = {64, 36, 64};
+    uint32_t tag = u32(r, b, end, "part_tag"), size = u32(r, b + 8, end, "part_size");
+    if (failed(r)) return false;
+    if (tag != tags[kind])
+        return bad(r, b, "part_tag", "expected the tag 0x%08llx (parts come full, weighted, morph), found 0x%08llx",
+                   tags[kind], tag);
+    if (size < heads[kind] || size % 4 || size > end - b)
+        return bad(r, b + 8, "part_size", "part size %llu is not a multiple of 4 in [%llu, the bytes left]", size,
+                   heads[kind]);
+    uint64_t e = b + size;
+    p->kind = kind;
+    p->offset = b;
+    if (kind == NIFF_PART_FULL) {
+        p->node_count = 1;
+        if (!(p->node_kind = arr_alloc(r, 1, b)) || !(p->node_index = arr_alloc(r, 1, b))) return false;
+        p->node_kind[0] = u32(r, b + 16, e, "kind_of_transform_node");
+        p->node_index[0] = u32(r, b + 20, e, "transform_node_index");
+        if (!part_groups(r, p, b + 32, 1, e, false)) return false;
+        p->st = u32(r, b + 52, e, "st_group_index");
+        return view_ext(r, b + 56, b + 64, e);
+    }
+    if (kind == NIFF_PART_WEIGHTED) {
+        uint32_t a = u32(r, b + 16, e, "affected_node_num"), x = u32(r, b + 24, e, "external_affected_obj_num");
+        p->st = u32(r, b + 20, e, "weight_st_group_index");
+        if (failed(r)) return false;
+        if (a > (size - 36) / 32 || x > (size - 36) / 32 - a || a + x == 0)
+            return bad(r, b + 16, "affected_node_num",
+                       "%llu nodes (and %llu external): at least one, and they must fit the part", a, x);
+        p->node_count = a;
+        p->external = x;
+        if (!(p->node_kind = u32_array(r, b + 36, a, e, "kind_of_affected_node")) && a) return false;
+        if (!(p->node_index = u32_array(r, b + 36 + 4ull * a, a, e, "affected_node_index")) && a) return false;
+        uint64_t g = b + 36 + 8ull * a + 8ull * x;
+        if (!part_groups(r, p, g, a + x, e, true)) return false;
+        return view_ext(r, b + 28, g + 24ull * (a + x), e);
+    }
+    /* MorphPart: two nodes, one table of groups per angle step (node 0's space) */
+    uint32_t t = u32(r, b + 52, e, "table_num");
+    if (failed(r)) return false;
+    if (t == 0 || t > (size - 64) / 20)
+        return bad(r, b + 52, "table_num", "%llu tables: at least one, and they must fit the %llu-byte part", t, size);
+    p->node_count = 2;
+    if (!(p->node_kind = arr_alloc(r, 2, b)) || !(p->node_index = arr_alloc(r, 2, b))) return false;
+    p->node_kind[0] = u32(r, b + 16, e, "kind_of_node0");
+    p->node_index[0] = u32(r, b + 20, e, "node_index0");
+    p->node_kind[1] = u32(r, b + 32, e, "kind_of_node1");
+    p->node_index[1] = u32(r, b + 36, e, "node_index1");
+    p->st = u32(r, b + 48, e, "morph_st_group_index");
+    if (!part_groups(r, p, b + 64, t, e, false)) return false;
+    return view_ext(r, b + 56, b + 64 + 20ull * t, e);
+}
+
+/* EnvelopeTri (116 bytes) or ClusterTri (100 bytes): the triangle's part and three corners. */
+static bool read_envtri(rd *r, uint64_t b, uint64_t end, bool cluster, niff_envtri *t)
+{
+    uint32_t want = cluster ? NIFF_TAG_CLUSTER_TRI : NIFF_TAG_ENVELOPE_TRI, need = cluster ? 100 : 116;
+    uint32_t tag = u32(r, b, end, "tri_tag"), size = u32(r, b + 8, end, "tri_size");
+    if (failed(r)) return false;
+    if (tag != want) return bad(r, b, "tri_tag", "expected the tag 0x%08llx, found 0x%08llx", want, tag);
+    if (size < need || size % 4 || size > end - b)
+        return bad(r, b + 8, "tri_size", "tri_size %llu is not a multiple of 4 in [%llu, the bytes left]", size, need);
+    t->offset = b;
+    t->part_kind = u32(r, b + 12, end, "kind_for_tri");
+    t->part = u32(r, b + 16, end, "part_index_for_tri");
+    t->tri_nv = u32(r, b + 20, end, "tri_nv_index");
+    t->tri_color = u32(r, b + 24, end, "tri_color_index");
+    uint64_t c0 = b + (cluster ? 28 : 32), stride = cluster ? 24 : 28;
+    for (uint32_t c = 0; c < 3; c++) {
+        uint64_t q = c0 + stride * c;
+        niff_envvtx *v = &t->c[c];
+        v->part_kind = u32(r, q, end, "kind_of_part");
+        v->part = u32(r, q + 4, end, "part_index");
+        v->vtx = u32(r, q + 8, end, "vtx_index");
+        v->st = u32(r, q + 12, end, "st_index");
+        v->vtx_nv = u32(r, q + 16, end, "vtx_nv_index");
+        v->vtx_color = u32(r, q + 20, end, "vtx_color_index");
+        v->weight = cluster ? NIFF_NONE : u32(r, q + 24, end, "weight_index");
+    }
+    return !failed(r);
+}
+
+/* An Envelope (parts: full, weighted, morph; then triangles) or a ClusterShape (clusters, then triangles). */
+static bool read_deform(rd *r, const item_span *it, bool cluster, niff_deform *d)
+{
+    uint64_t b = it->off, end = b + it->size, head = cluster ? 36 : 44;
+    if (!view_head(r, it, cluster ? NIFF_TAG_CLUSTER_SHAPE : NIFF_TAG_ENVELOPE, 2, (uint32_t)head,
+                   cluster ? "cluster_shape_size" : "envelope_size"))
+        return false;
+    d->offset = b;
+    d->cluster = cluster;
+    d->name_index = u32(r, b + 12, end, "name_index");
+    uint32_t n[NIFF_PART_KINDS] = {0, 0, 0};
+    if (cluster) {
+        n[NIFF_PART_FULL] = u32(r, b + 20, end, "cluster_num");
+    } else {
+        for (uint32_t k = 0; k < NIFF_PART_KINDS; k++) n[k] = u32(r, b + 20 + 4ull * k, end, "part_num");
+    }
+    d->tri_count = u32(r, b + (cluster ? 24 : 32), end, "tri_num");
+    if (failed(r)) return false;
+    uint64_t pos = b + head;
+    for (uint32_t k = 0; k < NIFF_PART_KINDS; k++) {
+        if (n[k] > (end - pos) / 36)
+            return bad(r, b + 20 + 4ull * k, cluster ? "cluster_num" : "part_num",
+                       "%llu parts cannot fit the %llu bytes left", n[k], end - pos);
+        d->part_count[k] = n[k];
+        d->parts[k] = ra_arena_array(r->ar, n[k] ? n[k] : 1, sizeof *d->parts[k]);
+        if (!d->parts[k]) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, pos, "parts", "out of memory") == RA_OK;
+        for (uint32_t i = 0; i < n[k]; i++) {
+            niff_envpart *p = &d->parts[k][i];
+            if (cluster) { /* 56 bytes, no extension blocks: one Obj moves the cluster's vertices */
+                uint32_t tag = u32(r, pos, end, "cluster_tag"), size = u32(r, pos + 8, end, "cluster_size");
+                if (failed(r)) return false;
+                if (tag != NIFF_TAG_CLUSTER)
+                    return bad(r, pos, "cluster_tag", "expected the tag 0x%08llx, found 0x%08llx", NIFF_TAG_CLUSTER,
+                               tag);
+                if (size < 56 || size % 4 || size > end - pos)
+                    return bad(r, pos + 8, "cluster_size", "cluster size %llu is not a multiple of 4 in [%llu, ..]",
+                               size, 56);
+                p->kind = NIFF_PART_FULL;
+                p->offset = pos;
+                p->node_count = 1;
+                if (!(p->node_kind = arr_alloc(r, 1, pos)) || !(p->node_index = arr_alloc(r, 1, pos))) return false;
+                p->node_kind[0] = u32(r, pos + 16, end, "kind_of_transform_node");
+                p->node_index[0] = u32(r, pos + 20, end, "transform_node_index");
+                if (!part_groups(r, p, pos + 32, 1, pos + size, false)) return false;
+                p->st = u32(r, pos + 52, end, "cluster_st_group_index");
+                pos += size;
+            } else {
+                if (!read_envpart(r, pos, end, k, p)) return false;
+                pos += u32(r, pos + 8, end, "part_size");
+            }
+        }
+    }
+    uint32_t tsize = cluster ? 100 : 116;
+    if (d->tri_count > (end - pos) / tsize)
+        return bad(r, b + (cluster ? 24 : 32), "tri_num", "%llu triangles cannot fit the %llu bytes left", d->tri_count,
+                   end - pos);
+    d->tris = ra_arena_array(r->ar, d->tri_count ? d->tri_count : 1, sizeof *d->tris);
+    if (!d->tris) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, pos, "tris", "out of memory") == RA_OK;
+    for (uint32_t i = 0; i < d->tri_count; i++) {
+        if (!read_envtri(r, pos, end, cluster, &d->tris[i])) return false;
+        pos += u32(r, pos + 8, end, "tri_size");
+    }
+    return view_ext(r, b + head - 8, pos, end);
+}
+
+static bool read_weight_group(rd *r, const item_span *it, niff_vgroup *g)
+{
+    uint64_t b = it->off, end = b + it->size;
+    if (!view_head(r, it, NIFF_TAG_WEIGHT_GROUP, 2, 28, "weight_group_size")) return false;
+    uint32_t n = u32(r, b + 16, end, "weight_num");
+    if (failed(r)) return false;
+    if (n > (it->size - 28) / 4) return bad(r, b + 16, "weight_num", "%llu weights cannot fit %llu bytes", n, it->size);
+    g->count = n;
+    g->comps = 1;
+    g->offset = b;
+    g->v = ra_arena_array(r->ar, n ? n : 1, sizeof *g->v);
+    if (!g->v) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "weights", "out of memory") == RA_OK;
+    for (uint32_t k = 0; k < n; k++) g->v[k] = ffin(r, b + 28 + 4ull * k, end, "weight");
+    return !failed(r) && view_ext(r, b + 20, b + 28 + 4ull * n, end);
+}
+
 /* A generic list of one item kind: the items' views into *out. */
 #define READ_VIEW_LIST(TYPE, OUT, COUNT, MIN, CALL)                                                                    \
     do {                                                                                                               \
@@ -886,6 +1073,15 @@ static bool read_view(rd *r, niff_file *f, uint32_t tag, uint64_t off, uint64_t 
     case NIFF_TAG_PALETTE_LIST:
         READ_VIEW_LIST(niff_palette, g->palettes, g->palette_count, 84, read_palette(r, span, item));
         break;
+    case NIFF_TAG_ENVELOPE_LIST:
+        READ_VIEW_LIST(niff_deform, g->envelopes, g->envelope_count, 44, read_deform(r, span, false, item));
+        break;
+    case NIFF_TAG_CLUSTER_LIST:
+        READ_VIEW_LIST(niff_deform, g->clusters, g->cluster_count, 36, read_deform(r, span, true, item));
+        break;
+    case NIFF_TAG_WEIGHT_LIST:
+        READ_VIEW_LIST(niff_vgroup, g->weights, g->weight_count, 28, read_weight_group(r, span, item));
+        break;
     case NIFF_TAG_CHAIN_ROOT_LIST:
     case NIFF_TAG_JOINT_LIST:
     case NIFF_TAG_EFFECTOR_LIST: {
@@ -916,6 +1112,79 @@ static bool read_obj_chains(rd *r, niff_obj *o, uint64_t ext_off)
     if (!o->chain_root.v && n)
         return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, ext_off, "obj_chain_root_link", "out of memory") == RA_OK;
     for (uint32_t k = 0; k < n; k++) o->chain_root.v[k] = ra_load_u32be(x->data + 28 + 4 * k);
+    return true;
+}
+
+/* The part kind of a corner's kind_of_part tag, or -1. */
+static int part_kind_of(uint32_t tag, bool cluster)
+{
+    if (cluster) return tag == NIFF_TAG_CLUSTER ? NIFF_PART_FULL : -1;
+    return tag == NIFF_TAG_FULL_WEIGHTED_PART ? NIFF_PART_FULL
+           : tag == NIFF_TAG_WEIGHTED_PART    ? NIFF_PART_WEIGHTED
+           : tag == NIFF_TAG_MORPH_PART       ? NIFF_PART_MORPH
+                                              : -1;
+}
+
+static bool check_deform(rd *r, const niff_file *f, const niff_deform *d)
+{
+    const niff_geometry *g = &f->geo;
+    for (uint32_t k = 0; k < NIFF_PART_KINDS; k++)
+        for (uint32_t i = 0; i < d->part_count[k]; i++) {
+            const niff_envpart *p = &d->parts[k][i];
+            for (uint32_t n = 0; n < p->node_count; n++) {
+                uint32_t kind = p->node_kind[n], idx = p->node_index[n], count = 0;
+                if (kind == NIFF_NONE || idx == NIFF_NONE) continue; /* a node of another file */
+                if (kind == NIFF_TAG_OBJ_LIST) count = f->obj_count;
+                else if (kind == NIFF_TAG_CHAIN_ROOT_LIST) count = f->chain_count[NIFF_CHAIN_ROOT];
+                else if (kind == NIFF_TAG_JOINT_LIST) count = f->chain_count[NIFF_CHAIN_JOINT];
+                else if (kind == NIFF_TAG_EFFECTOR_LIST) count = f->chain_count[NIFF_CHAIN_EFFECTOR];
+                else
+                    return ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, p->offset + 16, "kind_of_transform_node",
+                                   "node kind 0x%08x: expected the Obj, ChainRoot, Joint or Effector list's tag",
+                                   kind) == RA_OK;
+                if (idx >= count)
+                    return bad(r, p->offset + 20, "transform_node_index", "node %llu, but its list has %llu", idx,
+                               count);
+            }
+            for (uint32_t q = 0; q < p->group_count; q++) {
+                if (p->vtx[q] >= g->vtx_count)
+                    return bad(r, p->offset, "vtx_group_index", "vertex group %llu, but the VtxList has %llu",
+                               p->vtx[q], g->vtx_count);
+                if (p->weight && p->weight[q] >= g->weight_count)
+                    return bad(r, p->offset, "weight_group_index", "weight group %llu, but the WeightList has %llu",
+                               p->weight[q], g->weight_count);
+                if (!index_ok(r, p->vtx_nv[q], g->vtx_nv_count, p->offset, "vtx_nv_group_index", "VectorList") ||
+                    !index_ok(r, p->tri_nv[q], g->tri_nv_count, p->offset, "tri_nv_group_index", "VectorList") ||
+                    !index_ok(r, p->vtx_color[q], g->vtx_color_count, p->offset, "vtx_color_group_index",
+                              "ColorList") ||
+                    !index_ok(r, p->tri_color[q], g->tri_color_count, p->offset, "tri_color_group_index", "ColorList"))
+                    return false;
+            }
+            if (!index_ok(r, p->st, g->st_count, p->offset, "st_group_index", "StList")) return false;
+        }
+    for (uint32_t i = 0; i < d->tri_count; i++) {
+        const niff_envtri *t = &d->tris[i];
+        for (uint32_t c = 0; c < 3; c++) {
+            const niff_envvtx *v = &t->c[c];
+            uint64_t at = t->offset + (d->cluster ? 28u : 32u) + (d->cluster ? 24u : 28u) * c;
+            int k = part_kind_of(v->part_kind, d->cluster);
+            if (k < 0)
+                return ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, at, "kind_of_part",
+                               "part kind 0x%08x is not one of this shape's", v->part_kind) == RA_OK;
+            if (v->part >= d->part_count[k])
+                return bad(r, at + 4, "part_index", "part %llu, but the shape has %llu of its kind", v->part,
+                           d->part_count[k]);
+            const niff_envpart *p = &d->parts[k][v->part];
+            for (uint32_t q = 0; q < p->group_count; q++)
+                if (v->vtx >= g->vtx[p->vtx[q]].count)
+                    return bad(r, at + 8, "vtx_index", "vertex %llu, but the part's vertex group has %llu", v->vtx,
+                               g->vtx[p->vtx[q]].count);
+        }
+        int k = part_kind_of(t->part_kind, d->cluster);
+        if (k >= 0 && t->part >= d->part_count[k])
+            return bad(r, t->offset + 16, "part_index_for_tri", "part %llu, but the shape has %llu of its kind",
+                       t->part, d->part_count[k]);
+    }
     return true;
 }
 
@@ -954,9 +1223,20 @@ static bool check_views(rd *r, const niff_file *f)
         }
     for (uint32_t i = 0; i < g->shape_count; i++) {
         const niff_shape *sh = &g->shapes[i];
-        uint32_t n = sh->geometry_kind == NIFF_TAG_TRI_GROUP ? g->trigroup_count : UINT32_MAX - 1;
+        uint32_t n = sh->geometry_kind == NIFF_TAG_TRI_GROUP       ? g->trigroup_count
+                     : sh->geometry_kind == NIFF_TAG_ENVELOPE      ? g->envelope_count
+                     : sh->geometry_kind == NIFF_TAG_CLUSTER_SHAPE ? g->cluster_count
+                                                                   : 0;
+        const char *list = sh->geometry_kind == NIFF_TAG_TRI_GROUP  ? "TriList"
+                           : sh->geometry_kind == NIFF_TAG_ENVELOPE ? "EnvelopeList"
+                                                                    : "ClusterList";
+        if (n == 0 && sh->geometry_kind != NIFF_TAG_TRI_GROUP && sh->geometry_kind != NIFF_TAG_ENVELOPE &&
+            sh->geometry_kind != NIFF_TAG_CLUSTER_SHAPE)
+            return ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, sh->offset, "kind_of_node_for_geometry",
+                           "geometry kind 0x%08x: expected TriGroup, Envelope or ClusterShape",
+                           sh->geometry_kind) == RA_OK;
         if (!index_ok(r, sh->name_index, f->name_count, sh->offset + 12, "shape_name_index", "NameList") ||
-            !index_ok(r, sh->tri_link, n, sh->offset + 20, "shape_tri_link", "TriList") ||
+            !index_ok(r, sh->tri_link, n, sh->offset + 20, "shape_tri_link", list) ||
             !index_ok(r, sh->mat_link, g->mat_count, sh->offset + 24, "shape_mat_link", "MatList"))
             return false;
         for (uint32_t k = 0; k < sh->part.n; k++)
@@ -1019,6 +1299,10 @@ static bool check_views(rd *r, const niff_file *f)
             return bad(r, im->offset + 12, "tex_img_size", "%llu bytes of pixels, the Tex needs %llu (RGBA8)", im->size,
                        4ull * t->img_w * t->img_h);
     }
+    for (uint32_t i = 0; i < g->envelope_count; i++)
+        if (!check_deform(r, f, &g->envelopes[i])) return false;
+    for (uint32_t i = 0; i < g->cluster_count; i++)
+        if (!check_deform(r, f, &g->clusters[i])) return false;
     for (uint32_t i = 0; i < g->ciimg_count; i++) {
         const niff_ciimg *c = &g->ciimgs[i];
         uint64_t px = (uint64_t)c->width * c->height, per = c->depth == 4 ? 8 : 4;

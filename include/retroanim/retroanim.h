@@ -202,10 +202,12 @@ typedef struct ra_skin {
  * Meshes are triangle lists with one material each (a model made of several
  * materials is several meshes on one node).  Every attribute is per vertex;
  * a mesh moves with its node: positions and normals are in that node's
- * space.  A skinned mesh (skin >= 0) instead holds its vertices in the scene
- * root's space at rest, and each vertex follows up to four of the skin's
- * joints by weight (a joint's rest world transform maps to its inverse bind
- * matrix). */
+ * space.  A skinned mesh (skin >= 0) hangs on nodes[0] and instead holds its
+ * vertices at rest in the scene's world frame (the frame world matrices are
+ * in, nodes[0]'s transform included); each vertex follows up to four of the
+ * skin's joints by weight: world(t) = sum of weight * jointWorld(t) *
+ * inverse(jointRestWorld) * position.  Colours are the file's values (no
+ * colour-space conversion). */
 typedef enum ra_wrap {
     RA_WRAP_REPEAT = 0,
     RA_WRAP_CLAMP = 1,

@@ -63,8 +63,18 @@ enum {
     NIFF_TAG_CI_IMG = 0x00200100,
     NIFF_TAG_PALETTE_LIST = 0x00210000,
     NIFF_TAG_PALETTE = 0x00210100,
+    NIFF_TAG_ENVELOPE_LIST = 0x00220000,
     NIFF_TAG_ENVELOPE = 0x00220100,
+    NIFF_TAG_FULL_WEIGHTED_PART = 0x00220110,
+    NIFF_TAG_WEIGHTED_PART = 0x00220120,
+    NIFF_TAG_MORPH_PART = 0x00220130,
+    NIFF_TAG_ENVELOPE_TRI = 0x00220180,
+    NIFF_TAG_WEIGHT_LIST = 0x00230000,
+    NIFF_TAG_WEIGHT_GROUP = 0x00230100,
+    NIFF_TAG_CLUSTER_LIST = 0x00280000,
     NIFF_TAG_CLUSTER_SHAPE = 0x00280100,
+    NIFF_TAG_CLUSTER = 0x00280110,
+    NIFF_TAG_CLUSTER_TRI = 0x00280180,
     /* IK chains (§3) */
     NIFF_TAG_CHAIN_ROOT_LIST = 0x00240000,
     NIFF_TAG_CHAIN_ROOT = 0x00240100,
@@ -324,6 +334,46 @@ typedef struct niff_palette {
     uint64_t offset;
 } niff_palette;
 
+/* NIFF 2 deformable geometry (docs/formats/niff.md §9): an Envelope's
+ * FullWeightedPart, WeightedPart and MorphPart, or a ClusterShape's Cluster
+ * (read as a FullWeightedPart of an Obj).  Per influencing node: its kind
+ * (a list tag: Obj, ChainRoot, Joint, Effector) and index, and the groups
+ * holding its vertices (in that node's space) and their attributes. */
+enum {
+    NIFF_PART_FULL,
+    NIFF_PART_WEIGHTED,
+    NIFF_PART_MORPH,
+    NIFF_PART_KINDS
+};
+typedef struct niff_envpart {
+    uint32_t kind;       /* NIFF_PART_* */
+    uint32_t node_count; /* influencing nodes in the file (WeightedPart: a; MorphPart: 2; else 1) */
+    uint32_t *node_kind, *node_index;
+    /* per node (MorphPart: per table, for node 0) */
+    uint32_t *vtx, *vtx_nv, *tri_nv, *vtx_color, *tri_color, *weight;
+    uint32_t group_count; /* entries of those arrays */
+    uint32_t st;
+    uint32_t external; /* nodes named in other files (not followed) */
+    uint64_t offset;
+} niff_envpart;
+typedef struct niff_envvtx {
+    uint32_t part_kind, part, vtx, st, vtx_nv, vtx_color, weight;
+} niff_envvtx;
+typedef struct niff_envtri {
+    uint32_t part_kind, part, tri_nv, tri_color;
+    niff_envvtx c[3];
+    uint64_t offset;
+} niff_envtri;
+typedef struct niff_deform {
+    uint32_t name_index;
+    niff_envpart *parts[NIFF_PART_KINDS];
+    uint32_t part_count[NIFF_PART_KINDS];
+    niff_envtri *tris;
+    uint32_t tri_count;
+    bool cluster; /* a ClusterShape */
+    uint64_t offset;
+} niff_deform;
+
 typedef struct niff_geometry {
     niff_shape *shapes;
     uint32_t shape_count;
@@ -343,7 +393,10 @@ typedef struct niff_geometry {
     uint32_t ciimg_count;
     niff_palette *palettes;
     uint32_t palette_count;
-    uint32_t envelope_count, cluster_count; /* NIFF 2 deformable shapes (not decoded) */
+    niff_deform *envelopes, *clusters;
+    uint32_t envelope_count, cluster_count;
+    niff_vgroup *weights; /* WeightGroups: one weight (percent) per vertex of a part */
+    uint32_t weight_count;
 } niff_geometry;
 
 typedef struct niff_file {

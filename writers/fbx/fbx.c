@@ -42,7 +42,9 @@ enum {
     ID_GEOMETRY,
     ID_MATERIAL,
     ID_TEXTURE,
-    ID_VIDEO
+    ID_VIDEO,
+    ID_SKIN,
+    ID_CLUSTER /* index: mesh << 16 | joint */
 };
 static int64_t obj_id(int kind, uint64_t index) { return (int64_t)(((uint64_t)kind << 40) | index); }
 
@@ -881,6 +883,87 @@ static void write_meshes(fw *w)
     }
 }
 
+/* How many vertices joint j of mesh m's skin weights (0: no Cluster for it). */
+static size_t cluster_size(const ra_mesh *m, size_t j)
+{
+    size_t n = 0;
+    for (size_t v = 0; v < 4 * (size_t)m->vertex_count; v++) n += m->joints[v] == j && m->weights[v] > 0;
+    return n;
+}
+
+/* A 4x4 matrix as FBX holds it: 16 doubles, column by column. */
+static void r_matrix(fw *w, const char *name, const ra_mat4 *m)
+{
+    rec_begin(w, name);
+    p_array_head(w, 'd', 16, 8);
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            double x = m->m[r][c];
+            uint64_t u;
+            memcpy(&u, &x, 8);
+            put_u64(w, u);
+        }
+    rec_end(w);
+}
+
+/* Skinned meshes: a Skin deformer on the geometry and a Cluster per joint that weights a vertex (Transform: the
+ * mesh at bind time, which hangs on the scene root; TransformLink: the joint's rest world matrix). */
+static void write_skins(fw *w)
+{
+    const ra_scene *s = w->s;
+    ra_mat4 *world = NULL;
+    for (size_t i = 0; i < s->mesh_count && !w->nomem; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        if (m->skin < 0) continue;
+        if (!world) {
+            world = ra_malloc(s->node_count * sizeof *world);
+            if (!world) {
+                w->nomem = true;
+                return;
+            }
+            for (size_t n = 0; n < s->node_count; n++)
+                world[n] =
+                    n ? ra_m4_mul(&world[(size_t)s->nodes[n].parent], &s->nodes[n].transform) : s->nodes[0].transform;
+        }
+        const ra_skin *sk = &s->skins[m->skin];
+        rec_begin(w, "Deformer");
+        p_i64(w, obj_id(ID_SKIN, i));
+        p_name(w, m->name, "Deformer");
+        p_str(w, "Skin");
+        r_i32(w, "Version", 101);
+        r_f64(w, "Link_DeformAcuracy", 50);
+        rec_end(w);
+        for (size_t j = 0; j < sk->joint_count && j < 0x10000; j++) {
+            size_t n = cluster_size(m, j);
+            if (!n) continue;
+            rec_begin(w, "Deformer");
+            p_i64(w, obj_id(ID_CLUSTER, (uint64_t)i << 16 | j));
+            p_name(w, s->nodes[sk->joints[j]].name, "SubDeformer");
+            p_str(w, "Cluster");
+            r_i32(w, "Version", 100);
+            rec_begin(w, "Indexes");
+            p_array_head(w, 'i', n, 4);
+            for (size_t v = 0; v < 4 * (size_t)m->vertex_count; v++)
+                if (m->joints[v] == j && m->weights[v] > 0) put_u32(w, (uint32_t)(v / 4));
+            rec_end(w);
+            rec_begin(w, "Weights");
+            p_array_head(w, 'd', n, 8);
+            for (size_t v = 0; v < 4 * (size_t)m->vertex_count; v++)
+                if (m->joints[v] == j && m->weights[v] > 0) {
+                    double x = m->weights[v];
+                    uint64_t u;
+                    memcpy(&u, &x, 8);
+                    put_u64(w, u);
+                }
+            rec_end(w);
+            r_matrix(w, "Transform", &world[m->node]);
+            r_matrix(w, "TransformLink", &world[sk->joints[j]]);
+            rec_end(w);
+        }
+    }
+    ra_free(world);
+}
+
 static void connect_meshes(fw *w);
 
 static const char *const curve_node_names[3] = {"T", "R", "S"};
@@ -1202,6 +1285,17 @@ static void connect_meshes(fw *w)
             conn(w, "OP", obj_id(ID_TEXTURE, (uint64_t)s->materials[i].texture), obj_id(ID_MATERIAL, i),
                  "DiffuseColor");
     for (size_t t = 0; t < s->texture_count; t++) conn(w, "OO", obj_id(ID_VIDEO, t), obj_id(ID_TEXTURE, t), NULL);
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        if (m->skin < 0) continue;
+        const ra_skin *sk = &s->skins[m->skin];
+        conn(w, "OO", obj_id(ID_SKIN, i), obj_id(ID_GEOMETRY, i), NULL);
+        for (size_t j = 0; j < sk->joint_count && j < 0x10000; j++) {
+            if (!cluster_size(m, j)) continue;
+            conn(w, "OO", obj_id(ID_CLUSTER, (uint64_t)i << 16 | j), obj_id(ID_SKIN, i), NULL);
+            conn(w, "OO", obj_id(ID_MODEL, sk->joints[j]), obj_id(ID_CLUSTER, (uint64_t)i << 16 | j), NULL);
+        }
+    }
 }
 
 /* The frame rate declared: the first animation's when it is a whole number
@@ -1283,8 +1377,16 @@ static void write_header_sections(fw *w)
     rec_begin(w, "References");
     rec_end(w);
 
-    size_t limbs = 0;
+    size_t limbs = 0, deformers = 0;
     for (size_t i = 0; i < s->node_count; i++) limbs += w->limb[i];
+    for (size_t i = 0; i < s->mesh_count; i++) {
+        const ra_mesh *m = &s->meshes[i];
+        if (m->skin < 0) continue;
+        deformers++;
+        for (size_t j = 0; j < s->skins[m->skin].joint_count && j < 0x10000; j++) {
+            deformers += cluster_size(m, j) > 0;
+        }
+    }
     uint64_t curve_nodes = w->curve_nodes;
     struct {
         const char *type;
@@ -1296,6 +1398,7 @@ static void write_header_sections(fw *w)
         {"Material", s->material_count},
         {"Texture", s->texture_count},
         {"Video", s->texture_count},
+        {"Deformer", deformers},
         {"NodeAttribute", limbs + s->camera_count},
         {"AnimationStack", s->animation_count},
         {"AnimationLayer", s->animation_count},
@@ -1384,6 +1487,7 @@ static ra_status write_file(fw *w, const char *path)
     rec_begin(w, "Objects");
     write_models(w);
     write_meshes(w);
+    write_skins(w);
     bool ok = !w->nomem && write_animations(w);
     rec_end(w);
     if (ok && !w->nomem && !w->overflow && w->curves != 3 * w->curve_nodes) { /* Definitions announced another count */

@@ -242,8 +242,11 @@ static ra_status plan_geometry(writer *w)
         if (i && m->node == s->meshes[w->mesh_order[i - 1]].node && m->skin == s->meshes[w->mesh_order[i - 1]].skin)
             continue;
         w->group_start[w->group_count] = i;
-        w->group_node[w->group_count++] = m->node == last_node ? (uint32_t)w->node_total++ : m->node;
-        last_node = m->node;
+        /* a skinned mesh follows its joints, not its node: it goes on a node of its own at the scene's top (glTF
+         * ignores a skinned mesh node's transform; the validator warns when it has a parent) */
+        bool own = m->node == last_node || m->skin >= 0;
+        w->group_node[w->group_count++] = own ? (uint32_t)w->node_total++ : m->node;
+        if (m->skin < 0) last_node = m->node;
     }
     w->group_start[w->group_count] = n;
     for (size_t i = 0; i < n; i++) {
@@ -356,7 +359,7 @@ static void json_nodes(writer *w, ra_json *j)
             const ra_mesh *m = &s->meshes[w->mesh_order[w->group_start[g]]];
             if (m->node != i) continue;
             if (w->group_node[g] != i) {
-                extra++;
+                extra += m->skin < 0;
                 continue;
             }
             ra_json_key(j, "mesh");
@@ -373,7 +376,8 @@ static void json_nodes(writer *w, ra_json *j)
             for (size_t c = 0; c < s->camera_count; c++)
                 if (s->cameras[c].node == i && w->view_node[c] != i) ra_json_uint(j, w->view_node[c]);
             for (size_t g = 0; g < w->group_count; g++)
-                if (s->meshes[w->mesh_order[w->group_start[g]]].node == i && w->group_node[g] != i)
+                if (s->meshes[w->mesh_order[w->group_start[g]]].node == i && w->group_node[g] != i &&
+                    s->meshes[w->mesh_order[w->group_start[g]]].skin < 0)
                     ra_json_uint(j, w->group_node[g]);
             ra_json_end_array(j);
         }
@@ -413,7 +417,8 @@ static void json_nodes(writer *w, ra_json *j)
         ra_json_begin_object(j);
         ra_json_key(j, "name");
         char name[RA_NAME_MAX + 32];
-        snprintf(name, sizeof name, "%s.mesh%zu", s->nodes[m->node].name, g);
+        if (m->skin >= 0) snprintf(name, sizeof name, "%s.skinned", m->name);
+        else snprintf(name, sizeof name, "%s.mesh%zu", s->nodes[m->node].name, g);
         ra_json_string(j, name);
         ra_json_key(j, "mesh");
         ra_json_uint(j, g);
@@ -938,6 +943,8 @@ static void json_document(writer *w, ra_json *j, const ra_gltf_options *o, uint6
     ra_json_key(j, "nodes");
     ra_json_begin_array(j);
     ra_json_uint(j, 0);
+    for (size_t g = 0; g < w->group_count; g++)
+        if (s->meshes[w->mesh_order[w->group_start[g]]].skin >= 0) ra_json_uint(j, w->group_node[g]);
     ra_json_end_array(j);
     ra_json_key(j, "extras");
     ra_json_begin_object(j);
