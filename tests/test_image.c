@@ -286,7 +286,7 @@ static unsigned long filter_cost(const uint8_t *rgba, uint32_t w, uint32_t y, un
     unsigned long s = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t a = i >= 4 ? row[i - 4] : 0, b = up ? up[i] : 0, c = up && i >= 4 ? up[i - 4] : 0;
-        uint8_t pred = t == 0 ? 0 : t == 1 ? a : t == 2 ? b : t_paeth(a, b, c);
+        uint8_t pred = t == 0 ? 0 : t == 1 ? a : t == 2 ? b : t == 3 ? (uint8_t)((a + b) / 2) : t_paeth(a, b, c);
         int v = (int8_t)(uint8_t)(row[i] - pred);
         s += (unsigned long)abs(v);
     }
@@ -347,8 +347,9 @@ static void check_png(const uint8_t *png, size_t size, const uint8_t *rgba, uint
         free(pix);
         return;
     }
-    /* undo the filters: Recon(x) = Filt(x) + 0 / a / b / Paeth(a, b, c) for None / Sub / Up / Paeth,
-     * a the byte 4 to the left, b the one above, c the one above a */
+    /* undo the filters as the PNG specification numbers them: Recon(x) = Filt(x) + 0 / a / b / floor((a + b) / 2) /
+     * Paeth(a, b, c) for 0 None / 1 Sub / 2 Up / 3 Average / 4 Paeth, a the byte 4 to the left, b the one above, c
+     * the one above a */
     for (uint32_t y = 0; y < h; y++) {
         const uint8_t *f = raw + y * (stride + 1);
         uint8_t t = f[0];
@@ -363,15 +364,18 @@ static void check_png(const uint8_t *png, size_t size, const uint8_t *rgba, uint
             case 0: row[i] = x; break;
             case 1: row[i] = (uint8_t)(x + a); break;
             case 2: row[i] = (uint8_t)(x + b); break;
-            case 3: row[i] = (uint8_t)(x + t_paeth(a, b, c)); break;
-            default: row[i] = (uint8_t)(x + (a + b) / 2); break; /* Average: the encoder does not use it */
+            case 3: row[i] = (uint8_t)(x + (a + b) / 2); break; /* Average: the encoder does not use it */
+            default: row[i] = (uint8_t)(x + t_paeth(a, b, c)); break;
             }
         }
         /* the chosen filter has the smallest cost of the four */
-        if (t < 4) {
+        /* the chosen filter is one the encoder uses (not Average) and the cheapest of them */
+        CHECK(t != 3, "%s: row %u uses Average, which the encoder never picks", what, y);
+        if (t <= 4 && t != 3) {
+            static const unsigned candidates[4] = {0, 1, 2, 4};
             unsigned long mine = filter_cost(rgba, w, y, t), best = mine;
             for (unsigned k = 0; k < 4; k++) {
-                unsigned long c = filter_cost(rgba, w, y, k);
+                unsigned long c = filter_cost(rgba, w, y, candidates[k]);
                 if (c < best) best = c;
             }
             CHECK(mine == best, "%s: row %u filter %u costs %lu, the best %lu", what, y, t, mine, best);
@@ -427,7 +431,7 @@ static void test_png(void)
     ra_free(png);
     CHECK(ra_heap_get().live_blocks == 0, "no block left: %lld", (long long)ra_heap_get().live_blocks);
     CHECK(used[1] >= 1 && used[2] >= 2, "filters used: none %u sub %u up %u paeth %u", used[0], used[1], used[2],
-          used[3]);
+          used[4]);
 
     /* the filter bytes themselves: row 0 Sub, row 1 Up, row 3 Up */
     {
@@ -467,6 +471,20 @@ static void test_png(void)
     CHECK(st == RA_OK, "37x29: %d", st);
     memset(used, 0, sizeof used);
     if (st == RA_OK) check_png(png, size, big, BW, BH, "37x29", used);
+    ra_free(png);
+
+    /* a plane (value = 3x + 5y per channel): Paeth predicts a + b - c exactly, so every row after the first is
+     * Paeth-filtered to zeros and must carry the PNG filter type 4 (3 would be Average, which decodes otherwise) */
+    uint8_t plane[8 * 8 * 4];
+    for (unsigned y = 0; y < 8; y++)
+        for (unsigned x = 0; x < 8; x++)
+            for (unsigned c = 0; c < 4; c++) plane[4 * (y * 8 + x) + c] = (uint8_t)(3 * x + 5 * y + 40 * c);
+    ra_error_clear(&e);
+    st = ra_png_encode(plane, 8, 8, &png, &size, &e);
+    memset(used, 0, sizeof used);
+    if (st == RA_OK) check_png(png, size, plane, 8, 8, "8x8 plane", used);
+    CHECK(st == RA_OK && used[4] == 7 && used[3] == 0, "8x8 plane: rows 1-7 Paeth (4): paeth %u average %u", used[4],
+          used[3]);
     ra_free(png);
 
     /* refused sizes: RA_ERR_LIMIT, *out NULL */

@@ -183,14 +183,14 @@ static uint8_t paeth(uint8_t a, uint8_t b, uint8_t c)
     return pb <= pc ? b : c;
 }
 
-/* The filtered byte for filter type t (0 None, 1 Sub, 2 Up, 3 Paeth): x is the byte, a the one 4 bytes to its left,
- * b the one above, c the one above a (0 outside the image). */
+/* The filtered byte for PNG filter type t (0 None, 1 Sub, 2 Up, 4 Paeth; 3, Average, is not used): x is the byte,
+ * a the one 4 bytes to its left, b the one above, c the one above a (0 outside the image). */
 static uint8_t filter_byte(unsigned t, uint8_t x, uint8_t a, uint8_t b, uint8_t c)
 {
     switch (t) {
     case 1: return (uint8_t)(x - a);
     case 2: return (uint8_t)(x - b);
-    case 3: return (uint8_t)(x - paeth(a, b, c));
+    case 4: return (uint8_t)(x - paeth(a, b, c));
     default: return x;
     }
 }
@@ -199,17 +199,19 @@ static uint8_t filter_byte(unsigned t, uint8_t x, uint8_t a, uint8_t b, uint8_t 
  * bytes of the filter whose output has the smallest sum of |signed byte| (the lowest type on a tie). */
 static void filter_row(const uint8_t *row, const uint8_t *prev, size_t n, uint8_t *dst)
 {
+    static const unsigned types[4] = {0, 1, 2, 4};
     uint64_t sum[4] = {0, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         uint8_t a = i >= 4 ? row[i - 4] : 0, b = prev ? prev[i] : 0, c = prev && i >= 4 ? prev[i - 4] : 0;
-        for (unsigned t = 0; t < 4; t++) {
-            uint8_t f = filter_byte(t, row[i], a, b, c);
-            sum[t] += f < 128 ? f : 256u - f;
+        for (unsigned k = 0; k < 4; k++) {
+            uint8_t f = filter_byte(types[k], row[i], a, b, c);
+            sum[k] += f < 128 ? f : 256u - f;
         }
     }
     unsigned best = 0;
-    for (unsigned t = 1; t < 4; t++)
-        if (sum[t] < sum[best]) best = t;
+    for (unsigned k = 1; k < 4; k++)
+        if (sum[k] < sum[best]) best = k;
+    best = types[best];
     dst[0] = (uint8_t)best;
     for (size_t i = 0; i < n; i++) {
         uint8_t a = i >= 4 ? row[i - 4] : 0, b = prev ? prev[i] : 0, c = prev && i >= 4 ? prev[i - 4] : 0;

@@ -815,7 +815,7 @@ static void write_meshes(fw *w)
         p_name(w, m->name, "Material");
         p_str(w, "");
         r_i32(w, "Version", 102);
-        r_str(w, "ShadingModel", m->unlit ? "unlit" : "lambert");
+        r_str(w, "ShadingModel", "lambert"); /* unlit: emissive colour (FBX has no unlit model) */
         r_i32(w, "MultiLayer", 0);
         rec_begin(w, "Properties70");
         ra_vec3 c = ra_v3(m->base_color[0], m->base_color[1], m->base_color[2]);
