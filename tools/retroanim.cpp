@@ -50,7 +50,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"formats", "formats", "list the formats, their extensions and how each is detected", "", ""},
-    {"info", "info FILE", "summary: format, nodes, animations, durations, key counts, warnings", "", ""},
+    {"info", "info FILE", "summary: format, nodes, meshes, animations, durations, key counts, warnings", "", ""},
     {"dump", "dump [--source] FILE [-o OUT]", "JSON of the scene as Assimp consumers receive it",
      "--source\tthe file's own fields as stored, instead of the scene\n"
      "-o, --output OUT\twrite the JSON to OUT, whole or not at all (- or no -o: standard output)",

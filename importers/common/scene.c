@@ -733,6 +733,19 @@ static void dump_geometry(const ra_scene *s, ra_json *j)
         ra_json_end_object(j);
     }
     ra_json_end_array(j);
+    ra_json_key(j, "skins"); /* what a skinned mesh's skin and joints refer to */
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < s->skin_count; i++) {
+        const ra_skin *sk = &s->skins[i];
+        ra_json_begin_object(j);
+        json_name_or_null(j, "name", sk->name);
+        ra_json_key(j, "joints");
+        ra_json_begin_array(j);
+        for (size_t k = 0; k < sk->joint_count; k++) ra_json_string(j, s->nodes[sk->joints[k]].name);
+        ra_json_end_array(j);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
     ra_json_key(j, "textures");
     ra_json_begin_array(j);
     for (size_t i = 0; i < s->texture_count; i++) {

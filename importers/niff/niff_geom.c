@@ -485,7 +485,9 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
             if (t >= ntri)
                 rs = ra_fail(b->err, RA_ERR_BAD_VALUE, FMT, p->offset + 36 + 4ull * j, "tri_index",
                              "triangle %u, but the shape has %u", t, ntri);
-            else if (tri_mat[t] == NIFF_USE_SHAPE_MAT && p->mat_index != NIFF_USE_SHAPE_MAT) tri_mat[t] = p->mat_index;
+            else if (tri_mat[t] == NIFF_USE_SHAPE_MAT && p->mat_index != NIFF_USE_SHAPE_MAT &&
+                     p->mat_index != NIFF_NONE)
+                tri_mat[t] = p->mat_index;
         }
     }
     /* group the triangles by (material, attributes all three corners have) */
@@ -615,7 +617,8 @@ static ra_status build_deform(gbuild *b, uint32_t oi, uint32_t node)
             const niff_envpart *p = &d->parts[k][i];
             if (p->external || k == NIFF_PART_MORPH) b->approximated_parts++;
             pb[k][i] = at;
-            uint32_t count = p->node_count ? p->node_count : 1;
+            /* the nodes that move the part's vertices: a morph part's node 0 only (table 0 is in its space) */
+            uint32_t count = k == NIFF_PART_MORPH || !p->node_count ? 1 : p->node_count;
             for (uint32_t q = 0; q < count; q++) {
                 int32_t nd = q < p->node_count ? influence_node(b, p->node_kind[q], p->node_index[q]) : -1;
                 if (nd < 0) nd = (int32_t)node, b->approximated_parts++; /* another file's node: the shape's */
@@ -710,6 +713,7 @@ ra_status niff_build_geometry(ra_document *doc, const niff_file *f, const int32_
     if (rs == RA_OK) alpha_modes(&b);
     if (rs == RA_OK &&
         (!unique_names(b.ar, s->meshes, s->mesh_count, sizeof *s->meshes, offsetof(ra_mesh, name)) ||
+         !unique_names(b.ar, s->skins, s->skin_count, sizeof *s->skins, offsetof(ra_skin, name)) ||
          !unique_names(b.ar, s->materials, s->material_count, sizeof *s->materials, offsetof(ra_material, name)) ||
          !unique_names(b.ar, s->textures, s->texture_count, sizeof *s->textures, offsetof(ra_texture, name))))
         rs = ra_fail_nomem(err, FMT);

@@ -596,9 +596,10 @@ static bool read_two_count(rd *r, uint64_t off, uint64_t end, uint32_t tri_tag, 
 
 /* One Reference area of a TriGroup: its rest group index, and the area's size. */
 static bool read_ref(rd *r, uint64_t *pos, uint64_t end, uint32_t bits, uint32_t frame_num, uint32_t *rest,
-                     bool *animated)
+                     uint64_t *rest_off, bool *animated)
 {
     uint64_t p = *pos;
+    *rest_off = bits & 2u ? p + 4 + 4ull * u32(r, p, end, "key_num") : p;
     if (bits & 1u) { /* FULL: frame 0 .. frame_num */
         if (frame_num >= (end - p) / 4)
             return bad(r, p, "tri_anim_frame_num", "%llu frames of group indices cannot fit the %llu bytes left",
@@ -638,7 +639,8 @@ static bool read_trigroup(rd *r, const item_span *it, niff_trigroup *g)
                    it->size);
     uint64_t pos = b + hs;
     for (uint32_t a = 0; a < NIFF_REF_COUNT; a++)
-        if (!read_ref(r, &pos, end, (g->anim_type >> (4 * a)) & 3u, g->frame_num, &g->ref[a], &g->animated))
+        if (!read_ref(r, &pos, end, (g->anim_type >> (4 * a)) & 3u, g->frame_num, &g->ref[a], &g->ref_offset[a],
+                      &g->animated))
             return false;
     if (pos > end || g->tri_num > (end - pos) / 76)
         return bad(r, b + 28, "tri_num", "%llu triangles cannot fit the %llu bytes left", g->tri_num,
@@ -683,7 +685,8 @@ static bool read_shape(rd *r, const item_span *it, bool v2, niff_shape *s)
     uint64_t body = b + 40 + 4ull * n;
     if (!view_ext(r, b + 32, body, end)) return false;
     s->geometry_kind = NIFF_TAG_TRI_GROUP;
-    if (v2 && nx >= 4) s->geometry_kind = u32(r, body, end, "kind_of_node_for_geometry");
+    s->kind_offset = b;
+    if (v2 && nx >= 4) s->geometry_kind = u32(r, s->kind_offset = body, end, "kind_of_node_for_geometry");
     return !failed(r);
 }
 
@@ -870,7 +873,12 @@ static bool read_envpart(rd *r, uint64_t b, uint64_t end, uint32_t kind, niff_en
     uint64_t e = b + size;
     p->kind = kind;
     p->offset = b;
+    p->kind_off = b + 16;
+    p->index_off = b + 20;
+    p->node_stride = 16;
     if (kind == NIFF_PART_FULL) {
+        for (uint32_t k = 1; k < 6; k++) p->group_off[k] = b + 28 + 4ull * k;
+        p->st_off = b + 52;
         p->node_count = 1;
         if (!(p->node_kind = arr_alloc(r, 1, b)) || !(p->node_index = arr_alloc(r, 1, b))) return false;
         p->node_kind[0] = u32(r, b + 16, e, "kind_of_transform_node");
@@ -888,6 +896,11 @@ static bool read_envpart(rd *r, uint64_t b, uint64_t end, uint32_t kind, niff_en
                        "%llu nodes (and %llu external): at least one, and they must fit the part", a, x);
         p->node_count = a;
         p->external = x;
+        p->kind_off = b + 36;
+        p->index_off = b + 36 + 4ull * a;
+        p->node_stride = 4;
+        p->st_off = b + 20;
+        for (uint32_t k = 0; k < 6; k++) p->group_off[k] = b + 36 + 8ull * a + 8ull * x + 4ull * k * (a + x);
         if (!(p->node_kind = u32_array(r, b + 36, a, e, "kind_of_affected_node")) && a) return false;
         if (!(p->node_index = u32_array(r, b + 36 + 4ull * a, a, e, "affected_node_index")) && a) return false;
         uint64_t g = b + 36 + 8ull * a + 8ull * x;
@@ -900,6 +913,8 @@ static bool read_envpart(rd *r, uint64_t b, uint64_t end, uint32_t kind, niff_en
     if (t == 0 || t > (size - 64) / 20)
         return bad(r, b + 52, "table_num", "%llu tables: at least one, and they must fit the %llu-byte part", t, size);
     p->node_count = 2;
+    p->st_off = b + 48;
+    for (uint32_t k = 1; k < 6; k++) p->group_off[k] = b + 64 + 4ull * (k - 1) * t;
     if (!(p->node_kind = arr_alloc(r, 2, b)) || !(p->node_index = arr_alloc(r, 2, b))) return false;
     p->node_kind[0] = u32(r, b + 16, e, "kind_of_node0");
     p->node_index[0] = u32(r, b + 20, e, "node_index0");
@@ -979,6 +994,11 @@ static bool read_deform(rd *r, const item_span *it, bool cluster, niff_deform *d
                 p->kind = NIFF_PART_FULL;
                 p->offset = pos;
                 p->node_count = 1;
+                p->kind_off = pos + 16;
+                p->index_off = pos + 20;
+                p->node_stride = 16;
+                for (uint32_t q = 1; q < 6; q++) p->group_off[q] = pos + 28 + 4ull * q;
+                p->st_off = pos + 52;
                 if (!(p->node_kind = arr_alloc(r, 1, pos)) || !(p->node_index = arr_alloc(r, 1, pos))) return false;
                 p->node_kind[0] = u32(r, pos + 16, end, "kind_of_transform_node");
                 p->node_index[0] = u32(r, pos + 20, end, "transform_node_index");
@@ -1139,28 +1159,33 @@ static bool check_deform(rd *r, const niff_file *f, const niff_deform *d)
                 else if (kind == NIFF_TAG_JOINT_LIST) count = f->chain_count[NIFF_CHAIN_JOINT];
                 else if (kind == NIFF_TAG_EFFECTOR_LIST) count = f->chain_count[NIFF_CHAIN_EFFECTOR];
                 else
-                    return ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, p->offset + 16, "kind_of_transform_node",
+                    return ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, p->kind_off + p->node_stride * n,
+                                   "kind_of_transform_node",
                                    "node kind 0x%08x: expected the Obj, ChainRoot, Joint or Effector list's tag",
                                    kind) == RA_OK;
                 if (idx >= count)
-                    return bad(r, p->offset + 20, "transform_node_index", "node %llu, but its list has %llu", idx,
-                               count);
+                    return bad(r, p->index_off + p->node_stride * n, "transform_node_index",
+                               "node %llu, but its list has %llu", idx, count);
             }
             for (uint32_t q = 0; q < p->group_count; q++) {
+                uint64_t at = 4ull * q;
                 if (p->vtx[q] >= g->vtx_count)
-                    return bad(r, p->offset, "vtx_group_index", "vertex group %llu, but the VtxList has %llu",
-                               p->vtx[q], g->vtx_count);
+                    return bad(r, p->group_off[1] + at, "vtx_group_index",
+                               "vertex group %llu, but the VtxList has %llu", p->vtx[q], g->vtx_count);
                 if (p->weight && p->weight[q] >= g->weight_count)
-                    return bad(r, p->offset, "weight_group_index", "weight group %llu, but the WeightList has %llu",
-                               p->weight[q], g->weight_count);
-                if (!index_ok(r, p->vtx_nv[q], g->vtx_nv_count, p->offset, "vtx_nv_group_index", "VectorList") ||
-                    !index_ok(r, p->tri_nv[q], g->tri_nv_count, p->offset, "tri_nv_group_index", "VectorList") ||
-                    !index_ok(r, p->vtx_color[q], g->vtx_color_count, p->offset, "vtx_color_group_index",
+                    return bad(r, p->group_off[0] + at, "weight_group_index",
+                               "weight group %llu, but the WeightList has %llu", p->weight[q], g->weight_count);
+                if (!index_ok(r, p->vtx_nv[q], g->vtx_nv_count, p->group_off[2] + at, "vtx_nv_group_index",
+                              "VectorList") ||
+                    !index_ok(r, p->tri_nv[q], g->tri_nv_count, p->group_off[3] + at, "tri_nv_group_index",
+                              "VectorList") ||
+                    !index_ok(r, p->vtx_color[q], g->vtx_color_count, p->group_off[4] + at, "vtx_color_group_index",
                               "ColorList") ||
-                    !index_ok(r, p->tri_color[q], g->tri_color_count, p->offset, "tri_color_group_index", "ColorList"))
+                    !index_ok(r, p->tri_color[q], g->tri_color_count, p->group_off[5] + at, "tri_color_group_index",
+                              "ColorList"))
                     return false;
             }
-            if (!index_ok(r, p->st, g->st_count, p->offset, "st_group_index", "StList")) return false;
+            if (!index_ok(r, p->st, g->st_count, p->st_off, "st_group_index", "StList")) return false;
         }
     for (uint32_t i = 0; i < d->tri_count; i++) {
         const niff_envtri *t = &d->tris[i];
@@ -1199,7 +1224,7 @@ static bool check_views(rd *r, const niff_file *f)
             !index_ok(r, o->mat_link, g->mat_count, o->offset + 68, "obj_mat_link", "MatList"))
             return false;
         for (uint32_t k = 0; k < o->chain_root.n; k++)
-            if (o->chain_root.v[k] >= f->chain_count[NIFF_CHAIN_ROOT])
+            if (o->chain_root.v[k] != NIFF_NONE && o->chain_root.v[k] >= f->chain_count[NIFF_CHAIN_ROOT])
                 return bad(r, o->chain_root_offset + 4ull * k, "obj_chain_root_link",
                            "chain root %llu, but the ChainRootList has %llu", o->chain_root.v[k],
                            f->chain_count[NIFF_CHAIN_ROOT]);
@@ -1217,7 +1242,7 @@ static bool check_views(rd *r, const niff_file *f)
                           chain_lists[NIFF_CHAIN_EFFECTOR]))
                 return false;
             for (uint32_t j = 0; j < c->obj.n; j++)
-                if (c->obj.v[j] >= f->obj_count)
+                if (c->obj.v[j] != NIFF_NONE && c->obj.v[j] >= f->obj_count)
                     return bad(r, objs + 4ull * j, "obj_index", "object %llu, but the ObjList has %llu", c->obj.v[j],
                                f->obj_count);
         }
@@ -1232,7 +1257,7 @@ static bool check_views(rd *r, const niff_file *f)
                                                                     : "ClusterList";
         if (n == 0 && sh->geometry_kind != NIFF_TAG_TRI_GROUP && sh->geometry_kind != NIFF_TAG_ENVELOPE &&
             sh->geometry_kind != NIFF_TAG_CLUSTER_SHAPE)
-            return ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, sh->offset, "kind_of_node_for_geometry",
+            return ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, sh->kind_offset, "kind_of_node_for_geometry",
                            "geometry kind 0x%08x: expected TriGroup, Envelope or ClusterShape",
                            sh->geometry_kind) == RA_OK;
         if (!index_ok(r, sh->name_index, f->name_count, sh->offset + 12, "shape_name_index", "NameList") ||
@@ -1259,10 +1284,10 @@ static bool check_views(rd *r, const niff_file *f)
     for (uint32_t i = 0; i < g->trigroup_count; i++) {
         const niff_trigroup *t = &g->trigroups[i];
         for (uint32_t a = 0; a < NIFF_REF_COUNT; a++)
-            if (!index_ok(r, t->ref[a], ref_n[a], t->offset + 32, "group_index", ref_list[a])) return false;
+            if (!index_ok(r, t->ref[a], ref_n[a], t->ref_offset[a], "group_index", ref_list[a])) return false;
         if (t->tri_num && t->ref[NIFF_REF_VTX] == NIFF_NONE)
-            return bad(r, t->offset + 32, "group_index", "%llu triangles but no vertex group (of %llu)", t->tri_num,
-                       g->vtx_count);
+            return bad(r, t->ref_offset[NIFF_REF_VTX], "group_index", "%llu triangles but no vertex group (of %llu)",
+                       t->tri_num, g->vtx_count);
         const niff_vgroup *v = t->tri_num ? &g->vtx[t->ref[NIFF_REF_VTX]] : NULL;
         for (uint32_t k = 0; k < t->tri_num; k++)
             for (uint32_t c = 0; c < 3; c++)

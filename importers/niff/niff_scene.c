@@ -792,7 +792,7 @@ static uint32_t link_count(const niff_file *f, uint32_t i)
     return o->state == NIFF_OBJ_CLEAR ? 0 : o->child.n + o->lod_num + o->chain_root.n;
 }
 
-/* Link k of item i as an item number, its field and the field's offset. */
+/* Link k of item i as an item number (UINT32_MAX for a link to none), its field and the field's offset. */
 static uint32_t link_at(const niff_file *f, uint32_t i, uint32_t k, uint64_t *off, const char **field)
 {
     const niff_chain *c = item_chain(f, i);
@@ -801,7 +801,7 @@ static uint32_t link_at(const niff_file *f, uint32_t i, uint32_t k, uint64_t *of
         if (k < c->obj.n) {
             *field = "obj_index";
             *off += (c->kind == NIFF_CHAIN_JOINT ? 64u : c->kind == NIFF_CHAIN_ROOT ? 44u : 40u) + 4ull * k;
-            return c->obj.v[k];
+            return c->obj.v[k] == NIFF_NONE ? UINT32_MAX : c->obj.v[k];
         }
         if (k == c->obj.n && c->joint_index != NIFF_NONE) {
             *field = "joint_index";
@@ -826,7 +826,8 @@ static uint32_t link_at(const niff_file *f, uint32_t i, uint32_t k, uint64_t *of
     }
     *field = "obj_chain_root_link";
     *off = o->chain_root_offset + 4ull * (k - o->lod_num);
-    return chain_item(f, NIFF_CHAIN_ROOT, o->chain_root.v[k - o->lod_num]);
+    uint32_t link = o->chain_root.v[k - o->lod_num];
+    return link == NIFF_NONE ? UINT32_MAX : chain_item(f, NIFF_CHAIN_ROOT, link);
 }
 
 /* Places item `root` and its subtree under the scene root, depth first. */
@@ -852,6 +853,7 @@ static ra_status place_tree(ra_document *doc, nstate *st, const char **names, ui
         uint64_t off = 0;
         const char *field = "";
         uint32_t c = link_at(f, fr->item, fr->next++, &off, &field);
+        if (c == UINT32_MAX) continue;
         bool chain = c >= f->obj_count;
         if (on_path[c] && !chain)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, off, field, "object %u links to its own ancestor %u (a cycle)",

@@ -41,7 +41,7 @@ extern "C" {
 #define RETROANIM_VERSION_MINOR 3
 #define RETROANIM_VERSION_PATCH 0
 #define RETROANIM_VERSION (RETROANIM_VERSION_MAJOR * 1000000 + RETROANIM_VERSION_MINOR * 1000 + RETROANIM_VERSION_PATCH)
-/* The library's version as RETROANIM_VERSION computes it, and as "0.2.0". */
+/* The library's version as RETROANIM_VERSION computes it, and as "0.3.0". */
 RA_API uint32_t ra_version(void);
 RA_API const char *ra_version_string(void);
 

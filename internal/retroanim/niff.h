@@ -275,8 +275,9 @@ typedef struct niff_tri {
 } niff_tri;
 typedef struct niff_trigroup {
     uint32_t name_index, anim_type, frame_num;
-    uint32_t ref[NIFF_REF_COUNT]; /* the rest group of each area (frame 0 / first key) */
-    bool animated;                /* some area changes group over time */
+    uint32_t ref[NIFF_REF_COUNT];        /* the rest group of each area (frame 0 / first key) */
+    uint64_t ref_offset[NIFF_REF_COUNT]; /* where each of those indices is stored */
+    bool animated;                       /* some area changes group over time */
     niff_tri *tris;
     uint32_t tri_num;
     uint64_t offset;
@@ -285,6 +286,7 @@ typedef struct niff_trigroup {
 typedef struct niff_shape {
     uint32_t name_index, type, tri_link, mat_link;
     uint32_t geometry_kind; /* NIFF_TAG_TRI_GROUP, NIFF_TAG_ENVELOPE or NIFF_TAG_CLUSTER_SHAPE */
+    uint64_t kind_offset;   /* of kind_of_node_for_geometry (the Shape's offset without one) */
     niff_links part;
     uint64_t offset;
 } niff_shape;
@@ -355,6 +357,9 @@ typedef struct niff_envpart {
     uint32_t st;
     uint32_t external; /* nodes named in other files (not followed) */
     uint64_t offset;
+    /* file offsets for messages: node q's kind and index at kind_off/index_off + node_stride * q; group array k
+     * (weight, vtx, vtx_nv, tri_nv, vtx_color, tri_color) entry q at group_off[k] + 4 * q; the st group index */
+    uint64_t kind_off, index_off, node_stride, group_off[6], st_off;
 } niff_envpart;
 typedef struct niff_envvtx {
     uint32_t part_kind, part, vtx, st, vtx_nv, vtx_color, weight;

@@ -906,8 +906,7 @@ static void r_matrix(fw *w, const char *name, const ra_mat4 *m)
     rec_end(w);
 }
 
-/* Skinned meshes: a Skin deformer on the geometry and a Cluster per joint that weights a vertex (Transform: the
- * mesh at bind time, which hangs on the scene root; TransformLink: the joint's rest world matrix). */
+/* Skinned meshes: a Skin deformer on the geometry and a Cluster per joint that weights a vertex. */
 static void write_skins(fw *w)
 {
     const ra_scene *s = w->s;
@@ -956,7 +955,12 @@ static void write_skins(fw *w)
                     put_u64(w, u);
                 }
             rec_end(w);
-            r_matrix(w, "Transform", &world[m->node]);
+            /* Transform maps the geometry into the bone's space at bind time (inverse bone world x mesh world),
+             * TransformLink is the bone's world at bind time (ufbx: geometry_to_bone, bind_to_world) */
+            ra_mat4 inv, g2b;
+            if (!ra_m4_invert_affine(&world[sk->joints[j]], &inv)) inv = ra_m4_identity();
+            g2b = ra_m4_mul(&inv, &world[m->node]);
+            r_matrix(w, "Transform", &g2b);
             r_matrix(w, "TransformLink", &world[sk->joints[j]]);
             rec_end(w);
         }
