@@ -4,7 +4,9 @@
  *
  * Per fixture: every expect-* line of its description (hand-computed poses
  * and camera fields within 1e-4, node count, duration, error offsets; meshes,
- * triangle corners within 1e-5, materials, textures and exact texels), pose
+ * triangle corners within 1e-5, materials, textures and exact texels; skins
+ * and the world positions of skinned (deformable) mesh corners, played as a
+ * consumer skins them, within 1e-4), pose
  * against consumer playback of the baked keys at every frame and half frame
  * (1/60 s), the mesh/material/texture invariants, and a byte-identical
  * write(read(file)). */
@@ -302,6 +304,103 @@ static void check_texel_line(const ra_scene *s, const char *line, const char *wh
           "%s: texture %s texel (%ld, %ld) is %u,%u,%u,%u, expected %s", what, name, x, y, p[0], p[1], p[2], p[3], v);
 }
 
+/* ---- skinned (deformable) meshes: expect-skin, expect-skinned ---------------------------------------------- */
+/* A skinned mesh's skin, or NULL (checked: the mesh has one and hangs on the root). */
+static const ra_skin *skin_of(const ra_scene *s, const ra_mesh *m, const char *what)
+{
+    bool ok = m->skin >= 0 && (size_t)m->skin < s->skin_count && m->joints && m->weights;
+    CHECK(ok, "%s: mesh %s is not skinned (skin %d of %zu)", what, m->name, m->skin, s->skin_count);
+    CHECK(m->node == 0, "%s: skinned mesh %s hangs on node %u, not on the root", what, m->name, m->node);
+    return ok ? &s->skins[m->skin] : NULL;
+}
+
+/* expect-skin mesh=<mesh> skin=<skin name> joints=<node>,<node>,... (the skin's joints in order) */
+static void check_skin_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", skin[256] = "", joints[2048] = "";
+    if (!fx_field(line, "mesh", name, sizeof name) || !fx_field(line, "skin", skin, sizeof skin) ||
+        !fx_field(line, "joints", joints, sizeof joints)) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return;
+    }
+    const ra_mesh *m = find_mesh(s, name);
+    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    const ra_skin *sk = m ? skin_of(s, m, what) : NULL;
+    if (!sk) return;
+    CHECK(sk->name && !strcmp(sk->name, skin), "%s: mesh %s has skin %s, expected %s", what, name,
+          sk->name ? sk->name : "(unnamed)", skin);
+    char have[2048] = "";
+    size_t len = 0;
+    for (size_t j = 0; j < sk->joint_count && len < sizeof have; j++)
+        len += (size_t)snprintf(have + len, sizeof have - len, "%s%s", j ? "," : "",
+                                sk->joints[j] < s->node_count ? s->nodes[sk->joints[j]].name : "?");
+    CHECK(!strcmp(have, joints), "%s: skin %s has %zu joints %s, expected %s", what, skin, sk->joint_count, have,
+          joints);
+}
+
+/* The rest world of every node: the nodes' transforms chained through their parents (parents come first). */
+static void rest_worlds(const ra_scene *s, ra_mat4 *out)
+{
+    for (size_t n = 0; n < s->node_count; n++) {
+        int32_t p = s->nodes[n].parent;
+        out[n] = p < 0 ? s->nodes[n].transform : ra_m4_mul(&out[p], &s->nodes[n].transform);
+    }
+}
+
+/* expect-skinned mesh=<mesh> tri=<k> corner=<c> t=<seconds> p=x,y,z: the corner's vertex v skinned as a consumer
+ * does it, sum_i weights[4v+i] * W_j(t) * inverse(RestWorld_j) * positions[v] with j = skin joints[joints[4v+i]],
+ * W from playback of the baked keys. */
+static void check_skinned_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", v[256] = "";
+    long k = field_long(line, "tri"), c = field_long(line, "corner");
+    double want[3], t = 0;
+    bool ok =
+        fx_field(line, "mesh", name, sizeof name) && k >= 0 && c >= 0 && c < 3 && fx_field(line, "t", v, sizeof v);
+    if (ok) t = atof(v);
+    if (!ok || !fx_field(line, "p", v, sizeof v) || parse_numbers(v, want, 3) != 3) {
+        CHECK(0, "%s: malformed line %s", what, line);
+        return;
+    }
+    const ra_mesh *m = find_mesh(s, name);
+    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    const ra_skin *sk = m ? skin_of(s, m, what) : NULL;
+    if (!sk) return;
+    CHECK((size_t)k < m->triangle_count && m->indices, "%s: mesh %s has no triangle %ld", what, name, k);
+    if ((size_t)k >= m->triangle_count || !m->indices) return;
+    uint32_t vi = m->indices[3 * (size_t)k + (size_t)c];
+    CHECK(vi < m->vertex_count, "%s: mesh %s: index %u >= %u vertices", what, name, vi, m->vertex_count);
+    if (vi >= m->vertex_count) return;
+    ra_mat4 *rest = malloc(s->node_count * sizeof *rest), *now = malloc(s->node_count * sizeof *now);
+    rest_worlds(s, rest);
+    if (s->animation_count) ra_scene_sample_world(s, 0, t, now);
+    else memcpy(now, rest, s->node_count * sizeof *now);
+    const float *pos = &m->positions[3 * (size_t)vi];
+    double p[3] = {0, 0, 0}, wsum = 0;
+    for (int i = 0; i < 4; i++) {
+        double w = m->weights[4 * (size_t)vi + (size_t)i];
+        if (w == 0) continue;
+        uint16_t j = m->joints[4 * (size_t)vi + (size_t)i];
+        CHECK(j < sk->joint_count && sk->joints[j] < s->node_count, "%s: mesh %s vertex %u: joint %u of %zu", what,
+              name, vi, j, sk->joint_count);
+        if (j >= sk->joint_count || sk->joints[j] >= s->node_count) continue;
+        uint32_t node = sk->joints[j];
+        ra_mat4 inv, mv;
+        CHECK(ra_m4_invert_affine(&rest[node], &inv), "%s: joint %s has a singular rest world", what,
+              s->nodes[node].name);
+        mv = ra_m4_mul(&now[node], &inv);
+        ra_vec3 q = ra_m4_apply_point(&mv, ra_v3(pos[0], pos[1], pos[2]));
+        p[0] += w * q.x, p[1] += w * q.y, p[2] += w * q.z;
+        wsum += w;
+    }
+    CHECK(fabs(wsum - 1) <= 1e-5, "%s: mesh %s vertex %u: weights sum to %g", what, name, vi, wsum);
+    double d = fmax(fabs(p[0] - want[0]), fmax(fabs(p[1] - want[1]), fabs(p[2] - want[2])));
+    CHECK(d <= TOL, "%s: mesh %s triangle %ld corner %ld at %g s: skinned to %.7g,%.7g,%.7g, expected %s (off by %g)",
+          what, name, k, c, t, p[0], p[1], p[2], v, d);
+    free(rest);
+    free(now);
+}
+
 /* The count of an "expect-meshes N" / "expect-materials N" / "expect-textures N" line (text after the key). */
 static void check_count(const char *text, size_t have, const char *what, const char *name)
 {
@@ -326,7 +425,28 @@ static void check_geometry_invariants(const ra_scene *s, const char *what)
         for (size_t k = 0; m->indices && k < 3 * m->triangle_count; k++)
             if (m->indices[k] >= m->vertex_count) bad++;
         CHECK(bad == 0, "%s: mesh %s: %zu indices >= %u vertices", what, mn, bad, m->vertex_count);
+        if (m->skin < 0) continue;
+        /* skinned: on the root, four joints and weights per vertex, weights >= 0 summing to 1 */
+        const ra_skin *sk = skin_of(s, m, what);
+        if (!sk) continue;
+        size_t bad_w = 0, bad_j = 0;
+        for (uint32_t v = 0; v < m->vertex_count; v++) {
+            double sum = 0;
+            for (size_t q = 0; q < 4; q++) {
+                float w = m->weights[4 * (size_t)v + q];
+                if (!(w >= 0)) bad_w++;
+                if (w > 0 && m->joints[4 * (size_t)v + q] >= sk->joint_count) bad_j++;
+                sum += w;
+            }
+            if (!(fabs(sum - 1) <= 1e-5)) bad_w++;
+        }
+        CHECK(bad_w == 0, "%s: mesh %s: %zu vertices whose weights are negative or do not sum to 1", what, mn, bad_w);
+        CHECK(bad_j == 0, "%s: mesh %s: %zu weights on joints past the skin's %zu", what, mn, bad_j, sk->joint_count);
     }
+    for (size_t i = 0; i < s->skin_count; i++)
+        for (size_t j = 0; j < s->skins[i].joint_count; j++)
+            CHECK(s->skins[i].joints[j] < s->node_count, "%s: skin %zu joint %zu is node %u of %zu", what, i, j,
+                  s->skins[i].joints[j], s->node_count);
     for (size_t i = 0; i < s->material_count; i++) {
         const ra_material *m = &s->materials[i];
         CHECK(m->name && m->name[0], "%s: material %zu has no name", what, i);
@@ -399,6 +519,10 @@ static void run_fixture(const char *name)
             check_texture_line(s, line, name);
         } else if (!strncmp(line, "expect-texel ", 13)) {
             check_texel_line(s, line, name);
+        } else if (!strncmp(line, "expect-skin ", 12)) {
+            check_skin_line(s, line, name);
+        } else if (!strncmp(line, "expect-skinned ", 15)) {
+            check_skinned_line(s, line, name);
         } else {
             continue;
         }
@@ -842,7 +966,7 @@ int main(int argc, char **argv)
     }
     g_dir = argv[1];
     int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
-    CHECK(fixtures >= 29, "only %d fixtures", fixtures);
+    CHECK(fixtures >= 34, "only %d fixtures", fixtures);
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;

@@ -62,6 +62,42 @@ the area):
   ColorPalette  0 tag 0x00210100 | 4 | 8 size | 12 name | 16 color_num 16/256 |
                 20 color_type (RGBA16 0, IA16 1) | 24 reserved[13] | 76 nx |
                 80 ux | 84 colours, 16 bits each, two per u32, big-endian
+NIFF 2 deformable geometry (RULES "Deformable geometry"; a Shape whose
+kind_of_node_for_geometry is 0x00220100 / 0x00280100 links an Envelope /
+ClusterShape by shape_tri_link):
+  Envelope      0 tag 0x00220100 | 4 index | 8 size | 12 name | 16 type |
+                20 full_num F | 24 weighted_num W | 28 morph_num M |
+                32 tri_num | 36 nx | 40 ux | F FullWeightedParts, W
+                WeightedParts, M MorphParts, tri_num EnvelopeTris
+  FullWeightedPart 0 tag 0x00220110 | 4 index (within its kind) | 8 size 64 |
+                12 (unused, written 0) | 16 node kind | 20 node index |
+                24, 28 external file / name | 32 vtx group | 36 vtx_nv |
+                40 tri_nv | 44 vtx_color | 48 tri_color | 52 st group |
+                56 nx | 60 ux
+  WeightedPart  0 tag 0x00220120 | 4 | 8 size | 12 (0) | 16 a | 20 st group |
+                24 e | 28 nx | 32 ux | 36 kind[a] | index[a] | external
+                file[e] | external name[e] | weight_group[a+e] |
+                vtx_group[a+e] | vtx_nv[a+e] | tri_nv[a+e] | vtx_color[a+e] |
+                tri_color[a+e]
+  MorphPart     0 tag 0x00220130 | 4 | 8 size | 12 (0) | 16 kind0 | 20 index0 |
+                24, 28 external | 32 kind1 | 36 index1 | 40, 44 external |
+                48 st group | 52 table_num t | 56 nx | 60 ux | vtx_group[t] |
+                vtx_nv[t] | tri_nv[t] | vtx_color[t] | tri_color[t]
+  EnvelopeTri   0 tag 0x00220180 | 4 index | 8 size 116 | 12 part kind |
+                16 part index | 20 tri_nv | 24 tri_color | 28 weight_index_tri |
+                32 3 x {part kind, part index, vtx, st, vtx_nv, vtx_color,
+                weight_index} (28 bytes each)
+  ClusterShape  0 tag 0x00280100 | 4 index | 8 size | 12 name | 16 type |
+                20 cluster_num | 24 tri_num | 28 nx | 32 ux | Clusters |
+                ClusterTris
+  Cluster       0 tag 0x00280110 | 4 index | 8 size 56 | 12 (0) | 16 node kind |
+                20 node index | 24, 28 external | 32 vtx group | 36 vtx_nv |
+                40 tri_nv | 44 vtx_color | 48 tri_color | 52 st group
+  ClusterTri    0 tag 0x00280180 | 4 index | 8 size 100 | 12 kind 0x00280110 |
+                16 cluster | 20 tri_nv | 24 tri_color | 28 3 x {kind, cluster,
+                vtx, st, vtx_nv, vtx_color} (24 bytes each)
+  WeightGroup   0 tag 0x00230100 | 4 index | 8 size | 12 name | 16 weight_num |
+                20 nx | 24 ux | 28 weight[weight_num] (float, percent)
 
 This script uses make_fixtures.py only for the animation side (file header,
 SceneList, ObjList, AnimList, NameList packers, its Parser and evaluator for
@@ -89,6 +125,15 @@ Expect lines (after make_fixtures' format/version/nodes/duration/pose lines):
       I8|CI4|CI8> wrap=<REPEAT|CLAMP|MIRROR>,<...> nearest=0|1
   expect-texel texture=<t> x=<x> y=<y> rgba=r,g,b,a   (y from the image's top;
       exact integers; every texel of every texture is listed)
+  expect-skin mesh=<mesh> skin=<skin name> joints=<node>,<node>,...
+      a skinned (deformable) mesh: its skin and the skin's joints in order
+  expect-skinned mesh=<mesh> tri=<k> corner=<c> t=<seconds> p=x,y,z
+      the WORLD position at time t of corner c of the mesh's k-th triangle:
+      sum over the vertex's four largest (renormalised) weights w'_k of
+      w'_k * World(node_k, t) * RestWorld(node_k)^-1 * rest position, with
+      rest position = sum_k w_k * RestWorld(node_k) * p_k over all its
+      normalised weights (RULES "Deformable geometry"); World from
+      make_fixtures' reference evaluator, RestWorld = World at frame 0
   expect-error-offset N   (broken files)
 
 Usage:  python3 make_geometry.py     (writes its files into this folder;
@@ -142,6 +187,30 @@ WRAP_T = {0: 'REPEAT', 0x100: 'CLAMP', 0x200: 'MIRROR'}
 TEX_FILTER = {0: 'POINT', 1: 'BILERP', 2: 'AVERAGE'}
 PAL_TYPE = {0: 'RGBA16', 1: 'IA16'}
 KIND_TRI_GROUP = 0x00080100
+
+# NIFF 2 deformable geometry (RULES "Deformable geometry")
+TAG_ENVELOPE = 0x00220100
+TAG_FULL_PART = 0x00220110
+TAG_WEIGHTED_PART = 0x00220120
+TAG_MORPH_PART = 0x00220130
+TAG_ENVELOPE_TRI = 0x00220180
+TAG_WEIGHT_GROUP = 0x00230100
+TAG_CLUSTER_SHAPE = 0x00280100
+TAG_CLUSTER = 0x00280110
+TAG_CLUSTER_TRI = 0x00280180
+KIND_ENVELOPE = TAG_ENVELOPE              # kind_of_node_for_geometry values
+KIND_CLUSTER = TAG_CLUSTER_SHAPE
+ENV_PART_TAGS = (TAG_FULL_PART, TAG_WEIGHTED_PART, TAG_MORPH_PART)
+PART_NAME = {TAG_FULL_PART: 'full', TAG_WEIGHTED_PART: 'weighted',
+             TAG_MORPH_PART: 'morph', TAG_CLUSTER: 'cluster'}
+# node kinds: the tag of the list the node index counts in
+NODE_OBJ = 0x00020000
+NODE_CHAIN_ROOT = 0x00240000
+NODE_JOINT = 0x00250000
+NODE_EFFECTOR = 0x00260000
+NODE_KIND = {NODE_OBJ: 'obj', NODE_CHAIN_ROOT: 'chain_root',
+             NODE_JOINT: 'joint', NODE_EFFECTOR: 'effector'}
+GROUP_FIELDS = ('vtx', 'vtx_nv', 'tri_nv', 'vtx_color', 'tri_color')
 
 
 def tex_format_name(tex_type):
@@ -271,10 +340,98 @@ class Palette(M):
         self.name_index = name_index
 
 
+class EnvPart(M):
+    """A FullWeightedPart, WeightedPart, MorphPart or Cluster (tag).
+    nodes: (node kind, node index) per internal node (full / cluster: 1,
+    weighted: a, morph: 2); ext_names: the external (file, name) pairs
+    (full / cluster / morph: one per node slot; weighted: the e external
+    nodes); groups: {field: [group index per node (weighted: a + e) or per
+    table (morph)]} for GROUP_FIELDS, plus 'weight' (weighted only)."""
+
+    def __init__(self, tag, nodes, st, groups, ext_names=None, word12=0):
+        self.tag, self.nodes, self.st = tag, [tuple(n) for n in nodes], st
+        self.groups = {k: list(v) for k, v in groups.items()}
+        if ext_names is None:
+            ext_names = [] if tag == TAG_WEIGHTED_PART else \
+                [(NOLINK, NOLINK)] * len(self.nodes)
+        self.ext_names = [tuple(e) for e in ext_names]
+        self.word12 = word12
+
+    def slots(self):
+        """Entries of each group array."""
+        return len(self.groups['vtx'])
+
+
+def full_part(node, vtx, st=NOLINK, vtx_nv=NOLINK, tri_nv=NOLINK,
+              vtx_color=NOLINK, tri_color=NOLINK, tag=TAG_FULL_PART):
+    return EnvPart(tag, [node], st, dict(
+        vtx=[vtx], vtx_nv=[vtx_nv], tri_nv=[tri_nv], vtx_color=[vtx_color],
+        tri_color=[tri_color]))
+
+
+def weighted_part(nodes, weight, vtx, st=NOLINK, vtx_nv=None, tri_nv=None,
+                  vtx_color=None, tri_color=None):
+    n = len(nodes)
+    none = [NOLINK] * n
+    return EnvPart(TAG_WEIGHTED_PART, nodes, st, dict(
+        weight=weight, vtx=vtx, vtx_nv=vtx_nv or none, tri_nv=tri_nv or none,
+        vtx_color=vtx_color or none, tri_color=tri_color or none))
+
+
+def morph_part(node0, node1, vtx, st=NOLINK, vtx_nv=None, tri_nv=None,
+               vtx_color=None, tri_color=None):
+    t = len(vtx)
+    none = [NOLINK] * t
+    return EnvPart(TAG_MORPH_PART, [node0, node1], st, dict(
+        vtx=vtx, vtx_nv=vtx_nv or none, tri_nv=tri_nv or none,
+        vtx_color=vtx_color or none, tri_color=tri_color or none))
+
+
+class EnvTri(M):
+    """EnvelopeTri (corners: 7-tuples part kind, part index, vtx, st, vtx_nv,
+    vtx_color, weight_index) or ClusterTri (6-tuples, no weight_index)."""
+
+    def __init__(self, part, corners, tri_nv=NOLINK, tri_color=NOLINK,
+                 weight_tri=NOLINK):
+        self.part = tuple(part)
+        self.corners = [tuple(c) for c in corners]
+        self.tri_nv, self.tri_color, self.weight_tri = tri_nv, tri_color, \
+            weight_tri
+
+
+class Envelope(M):
+    def __init__(self, name_index, full, weighted, morph, tris, type=0):
+        self.name_index, self.type = name_index, type
+        self.full, self.weighted, self.morph = list(full), list(weighted), \
+            list(morph)
+        self.tris = list(tris)
+
+    def kinds(self):
+        """(corner part kind tag, parts) in file order."""
+        return [(TAG_FULL_PART, self.full), (TAG_WEIGHTED_PART, self.weighted),
+                (TAG_MORPH_PART, self.morph)]
+
+
+class ClusterShape(M):
+    def __init__(self, name_index, clusters, tris, type=0):
+        self.name_index, self.type = name_index, type
+        self.clusters, self.tris = list(clusters), list(tris)
+
+    def kinds(self):
+        return [(TAG_CLUSTER, self.clusters)]
+
+
+class WeightGroup(M):
+    def __init__(self, weights, name_index=NOLINK):
+        self.weights = f32t(weights)
+        self.name_index = name_index
+
+
 class Geo(M):
     def __init__(self, vtx=(), tri_colors=(), vtx_colors=(), tri_nvs=(),
                  vtx_nvs=(), sts=(), tri_groups=(), shapes=(), parts=(),
-                 mats=(), texs=(), tex_imgs=(), ci_imgs=(), palettes=()):
+                 mats=(), texs=(), tex_imgs=(), ci_imgs=(), palettes=(),
+                 envelopes=(), clusters=(), weights=()):
         self.vtx, self.tri_colors, self.vtx_colors = list(vtx), \
             list(tri_colors), list(vtx_colors)
         self.tri_nvs, self.vtx_nvs, self.sts = list(tri_nvs), list(vtx_nvs), \
@@ -284,6 +441,8 @@ class Geo(M):
         self.mats, self.texs, self.tex_imgs = list(mats), list(texs), \
             list(tex_imgs)
         self.ci_imgs, self.palettes = list(ci_imgs), list(palettes)
+        self.envelopes, self.clusters = list(envelopes), list(clusters)
+        self.weights = list(weights)
 
 
 # --- packing ----------------------------------------------------------------------
@@ -451,6 +610,130 @@ def pack_palette(p, i):
     return bl
 
 
+def pack_env_part(p, ei, j, what='env'):
+    """One FullWeightedPart / WeightedPart / MorphPart / Cluster. ei: the
+    Envelope (ClusterShape) index, j: the part's index within its kind."""
+    kind = PART_NAME[p.tag]
+    key = (what, ei, kind, j)
+    G = p.groups
+    bl = Blob()
+    bl.mark(key)
+    if p.tag in (TAG_FULL_PART, TAG_CLUSTER):
+        assert len(p.nodes) == 1 and p.slots() == 1
+        size = 64 if p.tag == TAG_FULL_PART else 56
+        bl.put(struct.pack('>4I', p.tag, j, size, p.word12))
+        bl.mark(key + ('node_kind', 0))
+        bl.mark(key + ('node', 0), 4)
+        bl.put(struct.pack('>2I', *p.nodes[0]))
+        bl.put(struct.pack('>2I', *p.ext_names[0]))
+        for f in GROUP_FIELDS:
+            bl.mark(key + ('group', f, 0))
+            bl.put(struct.pack('>I', G[f][0]))
+        bl.put(struct.pack('>I', p.st))
+        if p.tag == TAG_FULL_PART:
+            bl.put(struct.pack('>2I', 0, 0))        # nx, ux
+    elif p.tag == TAG_WEIGHTED_PART:
+        a, e = len(p.nodes), len(p.ext_names)
+        assert p.slots() == a + e
+        size = 36 + 8 * a + 8 * e + 24 * (a + e)
+        bl.put(struct.pack('>4I', p.tag, j, size, p.word12))
+        bl.put(struct.pack('>3I', a, p.st, e))
+        bl.put(struct.pack('>2I', 0, 0))            # nx, ux
+        for q, (nk, ni) in enumerate(p.nodes):
+            bl.mark(key + ('node_kind', q), 4 * q)
+            bl.mark(key + ('node', q), 4 * a + 4 * q)
+        bl.put(struct.pack('>%dI' % a, *[n[0] for n in p.nodes]))
+        bl.put(struct.pack('>%dI' % a, *[n[1] for n in p.nodes]))
+        bl.put(struct.pack('>%dI' % e, *[x[0] for x in p.ext_names]))
+        bl.put(struct.pack('>%dI' % e, *[x[1] for x in p.ext_names]))
+        for f in ('weight',) + GROUP_FIELDS:
+            for q in range(a + e):
+                bl.mark(key + ('group', f, q), 4 * q)
+            bl.put(struct.pack('>%dI' % (a + e), *G[f]))
+    else:
+        t = p.slots()
+        assert len(p.nodes) == 2 and t >= 1
+        size = 64 + 20 * t
+        bl.put(struct.pack('>4I', p.tag, j, size, p.word12))
+        for q in range(2):
+            bl.mark(key + ('node_kind', q))
+            bl.mark(key + ('node', q), 4)
+            bl.put(struct.pack('>2I', *p.nodes[q]))
+            bl.put(struct.pack('>2I', *p.ext_names[q]))
+        bl.put(struct.pack('>2I', p.st, t))
+        bl.put(struct.pack('>2I', 0, 0))            # nx, ux
+        for f in GROUP_FIELDS:
+            for q in range(t):
+                bl.mark(key + ('group', f, q), 4 * q)
+            bl.put(struct.pack('>%dI' % t, *G[f]))
+    assert len(bl.b) == size, (kind, len(bl.b), size)
+    return bl
+
+
+def pack_env_tri(t, ei, k, what):
+    cluster = what == 'cluster'
+    bl = Blob()
+    bl.mark((what, ei, 'tri', k))
+    if cluster:
+        bl.put(struct.pack('>7I', TAG_CLUSTER_TRI, k, 100, t.part[0], t.part[1],
+                           t.tri_nv, t.tri_color))
+    else:
+        bl.put(struct.pack('>8I', TAG_ENVELOPE_TRI, k, 116, t.part[0],
+                           t.part[1], t.tri_nv, t.tri_color, t.weight_tri))
+    for c, corner in enumerate(t.corners):
+        assert len(corner) == (6 if cluster else 7)
+        bl.mark((what, ei, 'tri', k, 'corner', c))
+        bl.put(struct.pack('>%dI' % len(corner), *corner))
+    assert len(bl.b) == (100 if cluster else 116)
+    return bl
+
+
+def pack_envelope(env, i):
+    body = Blob()
+    for tag, parts in env.kinds():
+        for j, p in enumerate(parts):
+            assert p.tag == tag
+            body.add(pack_env_part(p, i, j))
+    for k, t in enumerate(env.tris):
+        body.add(pack_env_tri(t, i, k, 'env'))
+    size = 44 + len(body.b)
+    bl = Blob()
+    bl.mark(('env', i))
+    bl.put(struct.pack('>11I', TAG_ENVELOPE, i, size, env.name_index, env.type,
+                       len(env.full), len(env.weighted), len(env.morph),
+                       len(env.tris), 0, 0))
+    bl.add(body)
+    assert len(bl.b) == size
+    return bl
+
+
+def pack_cluster_shape(cs, i):
+    body = Blob()
+    for j, p in enumerate(cs.clusters):
+        assert p.tag == TAG_CLUSTER
+        body.add(pack_env_part(p, i, j, 'cluster'))
+    for k, t in enumerate(cs.tris):
+        body.add(pack_env_tri(t, i, k, 'cluster'))
+    size = 36 + len(body.b)
+    bl = Blob()
+    bl.mark(('cluster', i))
+    bl.put(struct.pack('>9I', TAG_CLUSTER_SHAPE, i, size, cs.name_index,
+                       cs.type, len(cs.clusters), len(cs.tris), 0, 0))
+    bl.add(body)
+    assert len(bl.b) == size
+    return bl
+
+
+def pack_weight_group(wg, i):
+    n = len(wg.weights)
+    bl = Blob()
+    bl.mark(('weight', i))
+    bl.put(struct.pack('>7I', TAG_WEIGHT_GROUP, i, 28 + 4 * n, wg.name_index, n,
+                       0, 0))
+    bl.put(struct.pack('>%df' % n, *wg.weights))
+    return bl
+
+
 def geo_lists(geo, niff2):
     L = {}
     L['vtx'] = mf.pack_list('vtx', [pack_vtx_group(g, i)
@@ -485,8 +768,20 @@ def geo_lists(geo, niff2):
         L['color_palette'] = mf.pack_list(
             'color_palette', [pack_palette(g, i)
                               for i, g in enumerate(geo.palettes)])
+        # the deformable lists only when used (an empty list is what
+        # make_fixtures.pack_file writes anyway)
+        if geo.envelopes:
+            L['envelope'] = mf.pack_list('envelope', [
+                pack_envelope(g, i) for i, g in enumerate(geo.envelopes)])
+        if geo.clusters:
+            L['cluster'] = mf.pack_list('cluster', [
+                pack_cluster_shape(g, i) for i, g in enumerate(geo.clusters)])
+        if geo.weights:
+            L['weight'] = mf.pack_list('weight', [
+                pack_weight_group(g, i) for i, g in enumerate(geo.weights)])
     else:
         assert not geo.ci_imgs and not geo.palettes
+        assert not geo.envelopes and not geo.clusters and not geo.weights
     return L
 
 
@@ -500,8 +795,9 @@ def pack_geo_file(sc, geo):
 # model classes, the tags and the list offsets found by make_fixtures' Parser.
 
 class GeoReader:
-    def __init__(self, p):
+    def __init__(self, p, sc=None):
         self.p = p                        # make_fixtures.Parser (already parsed)
+        self.sc = sc                      # its scene (node lists for the checks)
         self.d = p.d
         self.where = p.where
 
@@ -581,6 +877,12 @@ class GeoReader:
                        enumerate(self.items('ci_img'))]
         geo.palettes = [self.palette(o, nb, i) for i, (o, nb) in
                         enumerate(self.items('color_palette'))]
+        geo.envelopes = [self.envelope(o, nb, i) for i, (o, nb) in
+                         enumerate(self.items('envelope'))]
+        geo.clusters = [self.cluster_shape(o, nb, i) for i, (o, nb) in
+                        enumerate(self.items('cluster'))]
+        geo.weights = [self.weight_group(o, nb, i) for i, (o, nb) in
+                       enumerate(self.items('weight'))]
         self.validate(geo)
         return geo
 
@@ -832,19 +1134,283 @@ class GeoReader:
                 j, j + 15, ' '.join('%04X' % c for c in cols[j:j + 16])))
         return Palette(ctype, cols, name)
 
+    # -- NIFF 2 deformable geometry --
+
+    def env_part(self, off, end, what, ei, tag, j):
+        """One part (or Cluster) at off; returns (EnvPart, size)."""
+        kind = PART_NAME[tag]
+        key = (what, ei, kind, j)
+        label = {'full': 'FullWeightedPart', 'weighted': 'WeightedPart',
+                 'morph': 'MorphPart', 'cluster': 'Cluster'}[kind]
+        if off + 12 > end:
+            raise Fail(off, '%s %d does not fit' % (label, j))
+        t, idx, size = self.u32(off), self.u32(off + 4), self.u32(off + 8)
+        if t != tag:
+            raise Fail(off, '%s tag 0x%08X, expected 0x%08X' % (label, t, tag))
+        if idx != j:
+            raise Fail(off + 4, '%s index %d at position %d' % (label, idx, j))
+        if size % 4 or off + size > end:
+            raise Fail(off + 8, '%s size %d does not fit' % (label, size))
+        self.where[key] = off
+        w12 = self.u32(off + 12)
+        groups, texts = {}, []
+        if tag in (TAG_FULL_PART, TAG_CLUSTER):
+            fixed = 64 if tag == TAG_FULL_PART else 56
+            if size < fixed:
+                raise Fail(off + 8, '%s size %d < %d' % (label, size, fixed))
+            nodes = [(self.u32(off + 16), self.u32(off + 20))]
+            self.where[key + ('node_kind', 0)] = off + 16
+            self.where[key + ('node', 0)] = off + 20
+            ext = [(self.u32(off + 24), self.u32(off + 28))]
+            for k, f in enumerate(GROUP_FIELDS):
+                self.where[key + ('group', f, 0)] = off + 32 + 4 * k
+                groups[f] = [self.u32(off + 32 + 4 * k)]
+            st = self.u32(off + 52)
+            nx, ux = (self.u32(off + 56), self.u32(off + 60)) \
+                if tag == TAG_FULL_PART else (0, 0)
+            if fixed + nx + ux != size:
+                raise Fail(off + 8, '%s size %d != %d + extension blocks'
+                           % (label, size, fixed))
+            p = EnvPart(tag, nodes, st, groups, ext, w12)
+        elif tag == TAG_WEIGHTED_PART:
+            a, st, e, nx, ux = [self.u32(off + 16 + 4 * k) for k in range(5)]
+            need = 36 + 8 * a + 8 * e + 24 * (a + e)
+            if a + e == 0 or need + nx + ux != size:
+                raise Fail(off + 16, 'affected_node_num %d (external %d) does '
+                           'not fit the %d-byte WeightedPart' % (a, e, size))
+            q0 = off + 36
+            nodes = []
+            for q in range(a):
+                self.where[key + ('node_kind', q)] = q0 + 4 * q
+                self.where[key + ('node', q)] = q0 + 4 * a + 4 * q
+                nodes.append((self.u32(q0 + 4 * q), self.u32(q0 + 4 * a + 4 * q)))
+            q0 += 8 * a
+            ext = [(self.u32(q0 + 4 * q), self.u32(q0 + 4 * e + 4 * q))
+                   for q in range(e)]
+            q0 += 8 * e
+            for f in ('weight',) + GROUP_FIELDS:
+                groups[f] = []
+                for q in range(a + e):
+                    self.where[key + ('group', f, q)] = q0 + 4 * q
+                    groups[f].append(self.u32(q0 + 4 * q))
+                q0 += 4 * (a + e)
+            p = EnvPart(tag, nodes, st, groups, ext, w12)
+        else:
+            if size < 64:
+                raise Fail(off + 8, 'MorphPart size %d < 64' % size)
+            nodes, ext = [], []
+            for q in range(2):
+                b = off + 16 + 16 * q
+                self.where[key + ('node_kind', q)] = b
+                self.where[key + ('node', q)] = b + 4
+                nodes.append((self.u32(b), self.u32(b + 4)))
+                ext.append((self.u32(b + 8), self.u32(b + 12)))
+            st, t, nx, ux = [self.u32(off + 48 + 4 * k) for k in range(4)]
+            if t == 0 or 64 + 20 * t + nx + ux != size:
+                raise Fail(off + 52, 'table_num %d does not fit the %d-byte '
+                           'MorphPart' % (t, size))
+            q0 = off + 64
+            for f in GROUP_FIELDS:
+                groups[f] = []
+                for q in range(t):
+                    self.where[key + ('group', f, q)] = q0 + 4 * q
+                    groups[f].append(self.u32(q0 + 4 * q))
+                q0 += 4 * t
+            p = EnvPart(tag, nodes, st, groups, ext, w12)
+        for f in ('weight',) + GROUP_FIELDS:
+            if f in groups:
+                texts.append('%s %s' % (f, '[' + ', '.join(
+                    mf.idx_str(v) for v in groups[f]) + ']'))
+        self.note(off, '  %s %d: tag 0x%08X size %d nodes %s st group %s'
+                  % (label, j, tag, size, ', '.join(
+                      '(%s %s)' % (NODE_KIND.get(k, '0x%08X' % k),
+                                   mf.idx_str(n)) for k, n in p.nodes),
+                     mf.idx_str(p.st)))
+        self.note(off + 16, '    groups: ' + '; '.join(texts))
+        return p, size
+
+    def env_tri(self, off, end, what, ei, k):
+        cluster = what == 'cluster'
+        need, stride, c0 = (100, 24, 28) if cluster else (116, 28, 32)
+        tag = TAG_CLUSTER_TRI if cluster else TAG_ENVELOPE_TRI
+        label = 'ClusterTri' if cluster else 'EnvelopeTri'
+        if off + need > end:
+            raise Fail(off, '%s %d does not fit' % (label, k))
+        if self.u32(off) != tag:
+            raise Fail(off, '%s tag 0x%08X' % (label, self.u32(off)))
+        if self.u32(off + 4) != k:
+            raise Fail(off + 4, '%s index %d at position %d'
+                       % (label, self.u32(off + 4), k))
+        if self.u32(off + 8) != need:
+            raise Fail(off + 8, '%s size %d' % (label, self.u32(off + 8)))
+        self.where[(what, ei, 'tri', k)] = off
+        part = (self.u32(off + 12), self.u32(off + 16))
+        tnv, tcol = self.u32(off + 20), self.u32(off + 24)
+        wtri = NOLINK if cluster else self.u32(off + 28)
+        corners = []
+        for c in range(3):
+            q = off + c0 + stride * c
+            self.where[(what, ei, 'tri', k, 'corner', c)] = q
+            corners.append(tuple(self.u32(q + 4 * j)
+                                 for j in range(stride // 4)))
+        self.note(off, '  %s %d: part (%s %s) tri_nv %s tri_color %s%s corners '
+                  '(part, index, vtx, st, vtx_nv, vtx_color%s) %s'
+                  % (label, k, PART_NAME.get(part[0], '0x%08X' % part[0]),
+                     mf.idx_str(part[1]), mf.idx_str(tnv), mf.idx_str(tcol),
+                     '' if cluster else ' weight_index_tri %s'
+                     % mf.idx_str(wtri), '' if cluster else ', weight_index',
+                     ' '.join('(%s)' % ', '.join(
+                         [PART_NAME.get(cn[0], '0x%08X' % cn[0])] +
+                         [mf.idx_str(v) for v in cn[1:]]) for cn in corners)))
+        if cluster:
+            return EnvTri(part, corners, tnv, tcol), need
+        return EnvTri(part, corners, tnv, tcol, wtri), need
+
+    def envelope(self, off, nb, i):
+        self.head(off, nb, TAG_ENVELOPE, i, 'Envelope')
+        name, typ, nf, nw, nm, ntri, nx, ux = [self.u32(off + 12 + 4 * k)
+                                               for k in range(8)]
+        self.where[('env', i)] = off
+        end = off + nb - nx - ux
+        self.note(off, 'Envelope %d: tag 0x%08X size %d name_index %s type %d '
+                  'full %d weighted %d morph %d tri_num %d ext %d/%d'
+                  % (i, TAG_ENVELOPE, nb, mf.idx_str(name), typ, nf, nw, nm,
+                     ntri, nx, ux))
+        p = off + 44
+        lists = []
+        for tag, n in zip(ENV_PART_TAGS, (nf, nw, nm)):
+            parts = []
+            for j in range(n):
+                part, size = self.env_part(p, end, 'env', i, tag, j)
+                parts.append(part)
+                p += size
+            lists.append(parts)
+        tris = []
+        for k in range(ntri):
+            t, size = self.env_tri(p, end, 'env', i, k)
+            tris.append(t)
+            p += size
+        if p != end:
+            raise Fail(off + 8, 'envelope size %d does not add up' % nb)
+        return Envelope(name, lists[0], lists[1], lists[2], tris, typ)
+
+    def cluster_shape(self, off, nb, i):
+        self.head(off, nb, TAG_CLUSTER_SHAPE, i, 'ClusterShape')
+        name, typ, ncl, ntri, nx, ux = [self.u32(off + 12 + 4 * k)
+                                        for k in range(6)]
+        self.where[('cluster', i)] = off
+        end = off + nb - nx - ux
+        self.note(off, 'ClusterShape %d: tag 0x%08X size %d name_index %s type '
+                  '%d cluster_num %d tri_num %d ext %d/%d'
+                  % (i, TAG_CLUSTER_SHAPE, nb, mf.idx_str(name), typ, ncl, ntri,
+                     nx, ux))
+        p = off + 36
+        clusters, tris = [], []
+        for j in range(ncl):
+            part, size = self.env_part(p, end, 'cluster', i, TAG_CLUSTER, j)
+            clusters.append(part)
+            p += size
+        for k in range(ntri):
+            t, size = self.env_tri(p, end, 'cluster', i, k)
+            tris.append(t)
+            p += size
+        if p != end:
+            raise Fail(off + 8, 'cluster shape size %d does not add up' % nb)
+        return ClusterShape(name, clusters, tris, typ)
+
+    def weight_group(self, off, nb, i):
+        self.head(off, nb, TAG_WEIGHT_GROUP, i, 'WeightGroup')
+        name, n, nx, ux = [self.u32(off + 12 + 4 * k) for k in range(4)]
+        self.where[('weight', i)] = off
+        if 28 + 4 * n + nx + ux != nb:
+            raise Fail(off + 16, 'weight_num %d does not fit %d bytes' % (n, nb))
+        w = [self.f32(off + 28 + 4 * k) for k in range(n)]
+        self.note(off, 'WeightGroup %d: tag 0x%08X size %d name_index %s '
+                  'weight_num %d: %s' % (i, TAG_WEIGHT_GROUP, nb,
+                                         mf.idx_str(name), n, mf.fmt_list(w)))
+        return WeightGroup(w, name)
+
     def validate(self, geo):
         """The links RULES names as refusing the file."""
         for i, sh in enumerate(geo.shapes):
-            if sh.tri_link >= len(geo.tri_groups):
+            kind = shape_kind(sh)
+            n = {KIND_ENVELOPE: len(geo.envelopes),
+                 KIND_CLUSTER: len(geo.clusters)}.get(kind, len(geo.tri_groups))
+            if sh.tri_link >= n:
                 raise Fail(self.where[('shape', i, 'tri_link')],
-                           'shape_tri_link %d >= %d TriGroups'
-                           % (sh.tri_link, len(geo.tri_groups)))
+                           'shape_tri_link %d >= %d %s'
+                           % (sh.tri_link, n, {
+                               KIND_ENVELOPE: 'Envelopes',
+                               KIND_CLUSTER: 'ClusterShapes'}.get(kind,
+                                                                  'TriGroups')))
+        for i, d in enumerate(geo.envelopes):
+            self.check_deform(geo, 'env', i, d)
+        for i, d in enumerate(geo.clusters):
+            self.check_deform(geo, 'cluster', i, d)
+
+    def check_deform(self, geo, what, i, d):
+        """RULES "Deformable geometry": node kinds, node indices, group
+        indices, corner part kinds, part indices and vtx indices, each refused
+        at its own field."""
+        sc, W = self.sc, self.where
+        counts = {NODE_OBJ: len(sc.objs), NODE_CHAIN_ROOT: len(sc.chain_roots),
+                  NODE_JOINT: len(sc.joints), NODE_EFFECTOR: len(sc.effectors)}
+        lists = {'weight': geo.weights, 'vtx': geo.vtx, 'vtx_nv': geo.vtx_nvs,
+                 'tri_nv': geo.tri_nvs, 'vtx_color': geo.vtx_colors,
+                 'tri_color': geo.tri_colors}
+        for tag, parts in d.kinds():
+            for j, p in enumerate(parts):
+                key = (what, i, PART_NAME[tag], j)
+                for q, (nk, ni) in enumerate(p.nodes):
+                    if nk == NOLINK or ni == NOLINK:
+                        continue                  # another file's node
+                    if nk not in counts:
+                        raise Fail(W[key + ('node_kind', q)],
+                                   'node kind 0x%08X' % nk)
+                    if ni >= counts[nk]:
+                        raise Fail(W[key + ('node', q)],
+                                   '%s node index %d >= %d' % (
+                                       NODE_KIND[nk], ni, counts[nk]))
+                for f, vals in p.groups.items():
+                    for q, g in enumerate(vals):
+                        # vertex and weight groups are required; the others
+                        # may be 0xFFFFFFFF (none)
+                        if g >= len(lists[f]) and (
+                                g != NOLINK or f in ('vtx', 'weight')):
+                            raise Fail(W[key + ('group', f, q)],
+                                       '%s group %s past its list (%d)'
+                                       % (f, mf.idx_str(g), len(lists[f])))
+                if p.st != NOLINK and p.st >= len(geo.sts):
+                    raise Fail(W[key], 'st group %d' % p.st)
+        kinds = dict(d.kinds())
+        for k, t in enumerate(d.tris):
+            for c, cn in enumerate(t.corners):
+                at = W[(what, i, 'tri', k, 'corner', c)]
+                if cn[0] not in kinds:
+                    raise Fail(at, 'part kind 0x%08X is not one of the shape\'s'
+                               % cn[0])
+                if cn[1] >= len(kinds[cn[0]]):
+                    raise Fail(at + 4, 'part index %d >= %d %s parts'
+                               % (cn[1], len(kinds[cn[0]]), PART_NAME[cn[0]]))
+                p = kinds[cn[0]][cn[1]]
+                for g in p.groups['vtx']:
+                    if cn[2] >= len(geo.vtx[g].pts):
+                        raise Fail(at + 8, 'vtx_index %d >= %d vertices of '
+                                   'VtxGroup %d' % (cn[2], len(geo.vtx[g].pts),
+                                                    g))
+            if t.part[0] in kinds and t.part[1] >= len(kinds[t.part[0]]):
+                raise Fail(W[(what, i, 'tri', k)] + 16, 'triangle part index')
+
+
+def shape_kind(sh):
+    """kind_of_node_for_geometry (NIFF 1 shapes: TriGroup)."""
+    return sh.ext[0] if sh.ext else KIND_TRI_GROUP
 
 
 def parse_geo_bytes(data):
     p = mf.Parser(data, foreign_items=True)
     sc = p.parse()
-    geo = GeoReader(p).read()
+    geo = GeoReader(p, sc).read()
     return sc, geo, p
 
 
@@ -960,6 +1526,8 @@ class Mesh:
         self.values = []                  # (p, uv, n, c)
         self.tris = []                    # 3 vertex indices each
         self.file_tris = []               # the triangle's index in its TriGroup
+        self.skin = None                  # deformable: dict(name, joints)
+        self.vinfo = None                 # deformable: per vertex (deform_vertex)
 
 
 def normalized(v):
@@ -984,6 +1552,9 @@ def geometry_of(sc, geo, where=None):
         si = ob.shape
         sh = geo.shapes[si]
         ds = not (sh.type & CULL_BACK)
+        if shape_kind(sh) in (KIND_ENVELOPE, KIND_CLUSTER):
+            deform_meshes(sc, geo, nodes, ni, si, sh, meshes, used_names)
+            continue
         tgi = sh.tri_link
         tg = geo.tri_groups[tgi]
         vg, tcg, vcg, tng, vng, stg = [r.rest() for r in tg.refs]
@@ -1096,6 +1667,189 @@ def geometry_of(sc, geo, where=None):
     return nodes, meshes, mats, textures
 
 
+def m_apply(M, p):
+    return tuple(sum(M[r][c] * p[c] for c in range(3)) + M[r][3]
+                 for r in range(3))
+
+
+def m_linear(M, v):
+    return tuple(sum(M[r][c] * v[c] for c in range(3)) for r in range(3))
+
+
+def is_rigid(M):
+    cols = [tuple(M[r][c] for r in range(3)) for c in range(3)]
+    return all(abs(mf.v_dot(cols[a], cols[b]) - (a == b)) < 1e-9
+               for a in range(3) for b in range(3))
+
+
+def node_of(sc, nodes, kind, index, shape_node):
+    """The scene node of a part's (node kind, node index); another file's
+    node (0xFFFFFFFF): the shape's own object (RULES)."""
+    if kind == NOLINK or index == NOLINK:
+        return shape_node
+    for i, n in enumerate(nodes):
+        if kind == NODE_OBJ and n.obj == index:
+            return i
+        if kind != NODE_OBJ and n.chain == (NODE_KIND[kind], index):
+            return i
+    raise AssertionError('node %s %d is not placed' % (NODE_KIND[kind], index))
+
+
+def part_influences(p):
+    """(node slot, group slot) pairs of the nodes that move a part's
+    vertices (RULES: FullWeighted / Cluster: its node; Weighted: the a
+    internal nodes; Morph: node 0 with table 0)."""
+    if p.tag == TAG_WEIGHTED_PART:
+        return [(q, q) for q in range(len(p.nodes))]
+    return [(0, 0)]
+
+
+def deform_vertex(sc, geo, nodes, rest, shape_node, p, corner):
+    """One vertex of a deformable shape (RULES "Deformable geometry"): its
+    rest position, uv, normal, colour (None when absent), all its nodes with
+    their normalised weights and positions, and the (node, weight) pairs of
+    its skin (the four largest weights, renormalised)."""
+    vtx, st, nv, col = corner[2], corner[3], corner[4], corner[5]
+    wi = corner[6] if len(corner) > 6 else NOLINK
+    infl = []
+    for q, g in part_influences(p):
+        node = node_of(sc, nodes, p.nodes[q][0], p.nodes[q][1], shape_node)
+        if p.tag == TAG_WEIGHTED_PART:
+            wg = geo.weights[p.groups['weight'][g]].weights
+            idx = wi if wi < len(wg) else vtx
+            assert idx < len(wg), 'no weight for vertex %d' % vtx
+            w = max(wg[idx], 0.0)                 # negative counts as 0
+        else:
+            w = 1.0
+        local = geo.vtx[p.groups['vtx'][g]].pts[vtx]
+        infl.append([node, w, local, g])
+    total = sum(x[1] for x in infl)
+    if total == 0:                                # all 0: the first node alone
+        for k, x in enumerate(infl):
+            x[1] = 1.0 if k == 0 else 0.0
+        total = 1.0
+    for x in infl:
+        x[1] /= total
+    pos = [0.0, 0.0, 0.0]
+    for node, w, local, g in infl:
+        wp = m_apply(rest[node], local)
+        for r in range(3):
+            pos[r] += w * wp[r]
+    # normal: the same blend of the nodes' rotated vertex normals
+    nrm, have_n = [0.0, 0.0, 0.0], True
+    for node, w, local, g in infl:
+        gi = p.groups['vtx_nv'][g]
+        vals = geo.vtx_nvs[gi].vals if gi < len(geo.vtx_nvs) else []
+        if nv >= len(vals) or mf.v_len(vals[nv]) < 1e-12:
+            have_n = False
+            break
+        # the fixtures keep away from the readings RULES leaves open: nodes
+        # with normals are rigid at rest (rotation = linear part), and a
+        # blend of several nodes uses unit normals (normalising before or
+        # after the blend agree)
+        assert is_rigid(rest[node]), 'a scaled node with normals'
+        assert len(infl) == 1 or abs(mf.v_len(vals[nv]) - 1) < 1e-6
+        rn = m_linear(rest[node], vals[nv])
+        for r in range(3):
+            nrm[r] += w * rn[r]
+    n = normalized(nrm) if have_n else None
+    sts = geo.sts[p.st].vals if p.st < len(geo.sts) else []
+    uv = (sts[st][0], 1.0 - sts[st][1]) if st < len(sts) else None
+    cg = p.groups['vtx_color'][0]
+    cols = geo.vtx_colors[cg].vals if cg < len(geo.vtx_colors) else []
+    c = cols[col] if col < len(cols) else None
+    # the skin: the four largest weights (ties at the cut are avoided)
+    ranked = sorted((x for x in infl if x[1] > 0), key=lambda x: -x[1])
+    if len(ranked) > 4:
+        assert ranked[3][1] > ranked[4][1], 'a tie at the fourth weight'
+    kept = ranked[:4]
+    ksum = sum(x[1] for x in kept)
+    skin = [(x[0], x[1] / ksum) for x in kept]
+    return dict(pos=tuple(pos), uv=uv, n=n, c=c, infl=infl, skin=skin)
+
+
+def skin_joints(sc, nodes, d, shape_node):
+    """The skin's joints: the influencing nodes in order of first appearance
+    (parts in file order, nodes in part order)."""
+    joints = []
+    for tag, parts in d.kinds():
+        for p in parts:
+            for q, g in part_influences(p):
+                node = node_of(sc, nodes, p.nodes[q][0], p.nodes[q][1],
+                               shape_node)
+                if node not in joints:
+                    joints.append(node)
+    return joints
+
+
+def deform_meshes(sc, geo, nodes, shape_node, si, sh, meshes, used_names):
+    """An Envelope or ClusterShape: skinned meshes on the scene root, grouped
+    and named as for TriGroups; vertices at rest in the root's space."""
+    ev = mf.Evaluator(sc, '')
+    assert [n.name for n in ev.nodes] == [n.name for n in nodes]
+    rest = ev.worlds(0.0)
+    ob = sc.objs[nodes[shape_node].obj]
+    ds = not (sh.type & CULL_BACK)
+    d = geo.envelopes[sh.tri_link] if shape_kind(sh) == KIND_ENVELOPE \
+        else geo.clusters[sh.tri_link]
+    kinds = dict(d.kinds())
+    base = sc.names[sh.name_index] if sh.name_index != NOLINK \
+        else 'shape%d' % si
+    skin = dict(name=base, joints=skin_joints(sc, nodes, d, shape_node))
+    groups, order = {}, []
+    for k, t in enumerate(d.tris):
+        mat = None                                # Parts count these triangles
+        for pi in sh.parts:
+            p = geo.parts[pi]
+            if k in p.tris and p.mat not in (USE_SHAPE_MAT, NOLINK):
+                mat = p.mat
+                break
+        if mat is None and sh.mat_link != NOLINK:
+            mat = sh.mat_link
+        if mat is None and ob.mat != NOLINK:
+            mat = ob.mat
+        corners = [(cn, deform_vertex(sc, geo, nodes, rest, shape_node,
+                                      kinds[cn[0]][cn[1]], cn))
+                   for cn in t.corners]
+        has_uv = all(v['uv'] is not None for cn, v in corners)
+        has_n = all(v['n'] is not None for cn, v in corners)
+        has_c = all(v['c'] is not None for cn, v in corners)
+        key = (mat, has_uv, has_n, has_c)
+        if key not in groups:
+            m = Mesh(None, 0, None if mat is None else (mat, ds), has_uv,
+                     has_n, has_c)
+            m.skin, m.vinfo = skin, []
+            groups[key] = m
+            order.append(key)
+        m = groups[key]
+        tri = []
+        for cn, v in corners:
+            # a vertex: (part kind, part index, vtx) and its attribute sources
+            vkey = (cn[0], cn[1], cn[2], cn[3] if has_uv else None,
+                    ('vtx', cn[4]) if has_n else None,
+                    ('vtx', cn[5]) if has_c else None)
+            if vkey not in m.verts:
+                m.verts.append(vkey)
+                m.values.append((v['pos'], v['uv'] if has_uv else None,
+                                 v['n'] if has_n else None,
+                                 v['c'] if has_c else None))
+                m.vinfo.append(v)
+            else:                                 # one vertex, one weighting
+                assert m.vinfo[m.verts.index(vkey)]['skin'] == v['skin'], vkey
+            tri.append(m.verts.index(vkey))
+        m.tris.append(tri)
+        m.file_tris.append(k)
+    for key in order:
+        m = groups[key]
+        name, j = base, 2
+        while name in used_names:
+            name = '%s#%d' % (base, j)
+            j += 1
+        used_names.add(name)
+        m.name = name
+        meshes.append(m)
+
+
 def texture_of(sc, geo, ti, W):
     t = geo.texs[ti]
     fmt = tex_format_name(t.type)
@@ -1139,7 +1893,42 @@ def fl(vals):
     return ','.join(g9(v) for v in vals)
 
 
-def geometry_lines(sc, geo, where=None):
+def skinned_position(v, worlds, rest):
+    """RULES: sum over the skin's (node, w') of w' * World(node, t) *
+    RestWorld(node)^-1 * rest position."""
+    out = [0.0, 0.0, 0.0]
+    for node, w in v['skin']:
+        M = mf.mul(worlds[node], mf.inverse_affine(rest[node]))
+        p = m_apply(M, v['pos'])
+        for r in range(3):
+            out[r] += w * p[r]
+    return tuple(out)
+
+
+def skin_lines(sc, meshes, nodes, frames):
+    out = []
+    skinned = [m for m in meshes if m.skin is not None]
+    if not skinned:
+        return out
+    ev = mf.Evaluator(sc, '')
+    rest = ev.worlds(0.0)
+    for m in skinned:
+        out.append('expect-skin mesh=%s skin=%s joints=%s'
+                   % (m.name, m.skin['name'],
+                      ','.join(nodes[j].name for j in m.skin['joints'])))
+    for frame in frames:
+        t = mf.t_string(frame)
+        worlds = ev.worlds(float(t) * mf.FPS)
+        for m in skinned:
+            for k, tri in enumerate(m.tris):
+                for c, vi in enumerate(tri):
+                    p = skinned_position(m.vinfo[vi], worlds, rest)
+                    out.append('expect-skinned mesh=%s tri=%d corner=%d t=%s '
+                               'p=%s' % (m.name, k, c, t, fl(p)))
+    return out
+
+
+def geometry_lines(sc, geo, where=None, fname=None):
     nodes, meshes, mats, texs = geometry_of(sc, geo, where)
     out = ['expect-meshes %d' % len(meshes),
            'expect-materials %d' % len(mats),
@@ -1162,6 +1951,7 @@ def geometry_lines(sc, geo, where=None):
             if m.col:
                 line += ' c=' + ';'.join(fl(v[3]) for v in vals)
             out.append(line)
+    out += skin_lines(sc, meshes, nodes, SKIN_FRAMES.get(fname, []))
     for key in sorted(mats, key=lambda k: mats[k]['name']):
         d = mats[key]
         out.append('expect-material name=%s color=%s texture=%s alpha=%s '
@@ -1184,7 +1974,7 @@ def geometry_lines(sc, geo, where=None):
 
 def expect_lines(sc, geo, fname, where=None):
     lines = mf.expect_lines(sc, mf.stem_of(fname), POSES.get(fname, []))
-    return lines + geometry_lines(sc, geo, where)
+    return lines + geometry_lines(sc, geo, where, fname)
 
 
 # --- the fixtures ------------------------------------------------------------------------
@@ -1460,6 +2250,202 @@ def ci_palette():
     return sc, geo
 
 
+# --- NIFF 2 deformable geometry ------------------------------------------------------------
+
+ENVELOPE_NAMES = ['body', 'arm', 'skin_obj', 'tip', 'shoulder', 'elbow',
+                  'body_skin', 'skin_mat', 'Scene_envelope']
+# WeightedPart 0 (nodes body, arm, elbow): rest points (root space), their
+# weights (percent, per node; index = vertex) and, for vertex 3 only, a
+# different offset per node (the nodes' copies disagree at rest)
+W0_REST = [(0.9, 1.0, 0.1), (1.4, 0.8, -0.2), (1.8, 0.3, 0.3), (1.2, 1.4, 0.0),
+           (0.6, 0.5, 0.5), (1.0, -0.3, 0.2), (0.4, 0.9, -0.4), (1.6, 1.1, 0.3)]
+W0_WEIGHTS = [[20, 50, 10, 40, 5, 60, 0, 90],          # body
+              [30, 25, 0, 40, 15, -20, 0, 5],          # arm
+              [10, 25, 70, 20, 30, 40, 0, 5]]          # elbow
+W0_DISAGREE = {3: [(0.2, 0, 0), (0, -0.3, 0), (0, 0, 0.4)]}
+# WeightedPart 1 (nodes body, arm, shoulder, elbow, tip): 5 weights each
+W1_REST = [(0.2, 1.6, 0.2), (0.7, 1.8, -0.1), (0.4, 2.1, 0.4)]
+W1_WEIGHTS = [[10, 35, 22], [20, 5, 18], [30, 20, 12], [25, 25, 8],
+              [15, 15, 40]]
+UNITS = [(0, 0, 1), (0, 1, 0), (1, 0, 0), (0.6, 0.8, 0), (0, 0.6, 0.8),
+         (0.8, 0, 0.6)]
+ENV_FRAMES = [0, 6, 12, 24]
+
+
+def envelope_scene():
+    n = {s: i for i, s in enumerate(ENVELOPE_NAMES)}
+    L = mf.I_LINEAR
+    groups = [
+        mf.key_group([0, 12, 24], [L] * 3,                       # 0 body
+                     [(0, 0, 0), (0, 0.4, 0), (0.2, 0, 0)],
+                     [(0, 0.3, 0), (0, 1.0, 0), (0, 0.6, 0)], [(1, 1, 1)] * 3,
+                     loop=1),
+        mf.key_group([0, 12, 24], [L] * 3,                       # 1 arm
+                     [(1, 0, 0), (1.3, 0.2, 0), (1, 0, 0.2)],
+                     [(0, 0, 0.4), (0, 0, 0.9), (0, 0, 0.2)], [(1, 1, 1)] * 3,
+                     loop=1),
+        mf.static_group((0, 0, -7), (0.3, 0, 0), (2, 2, 2)),     # 2 skin_obj
+        mf.static_group((0, 1.2, 0), (0, 0, 0.25)),              # 3 tip
+        mf.static_group((0.5, 0, 0), (0, 0, 0.2)),               # 4 shoulder
+        mf.key_group([0, 12, 24], [L] * 3, [(0.6, 0, 0)] * 3,    # 5 elbow
+                     [(0.1, 0, 0), (0.8, 0, 0), (0.3, 0, 0.2)],
+                     [(1, 1, 1)] * 3, loop=1),
+    ]
+    objs = [Obj(n['body'], 0, children=(1, 3), ext=mf.obj2_ext()),
+            Obj(n['arm'], 1, parent=0, ext=mf.obj2_ext([0])),
+            Obj(n['skin_obj'], 2, shape=0, ext=mf.obj2_ext()),
+            Obj(n['tip'], 3, parent=0, ext=mf.obj2_ext())]
+    return Scene(mf.VERSION_NIFF2, objs, groups, ENVELOPE_NAMES, roots=(0, 2),
+                 scene_name=n['Scene_envelope'], scene_ext=(0, 0, 0, 0, 0),
+                 chain_roots=[mf.ChainRoot(n['shoulder'], 4, 0)],
+                 joints=[mf.Joint(n['elbow'], 5, NOLINK, NOLINK, length=0.6)])
+
+
+def local_copies(sc, nodes_spec, points, offsets=None):
+    """Per node: the VtxGroup that puts each point at its rest position
+    (point + that node's offset) = inverse rest world x point."""
+    ev = mf.Evaluator(sc, '')
+    rest = ev.worlds(0.0)
+    out = []
+    for k, (kind, idx) in enumerate(nodes_spec):
+        inv = mf.inverse_affine(rest[node_of(sc, ev.nodes, kind, idx, None)])
+        pts = []
+        for v, P in enumerate(points):
+            off = (offsets or {}).get(v, [(0, 0, 0)] * len(nodes_spec))[k]
+            pts.append(m_apply(inv, mf.v_add(P, off)))
+        out.append(VtxGroup(pts))
+    return out
+
+
+def envelope():
+    """NIFF 2: an Envelope on an animated hierarchy with an IK chain: a
+    FullWeightedPart, two WeightedParts (3 and 5 nodes), a MorphPart,
+    stitched EnvelopeTris, a Part material."""
+    sc = envelope_scene()
+    n = {s: i for i, s in enumerate(ENVELOPE_NAMES)}
+    body, arm, tip = (NODE_OBJ, 0), (NODE_OBJ, 1), (NODE_OBJ, 3)
+    skin_obj = (NODE_OBJ, 2)
+    shoulder, elbow = (NODE_CHAIN_ROOT, 0), (NODE_JOINT, 0)
+    w0_nodes = [body, arm, elbow]
+    w1_nodes = [body, arm, shoulder, elbow, tip]
+    vtx = [VtxGroup([(0.3, 0.2, 0.1), (0.8, -0.1, 0.0), (0.5, 0.6, -0.2),
+                     (0.1, -0.4, 0.3)])]                         # 0 full
+    vtx += local_copies(sc, w0_nodes, W0_REST, W0_DISAGREE)     # 1-3
+    vtx += local_copies(sc, w1_nodes, W1_REST)                   # 4-8
+    vtx += [VtxGroup([(0.2, 0.3, 0.0), (0.4, -0.2, 0.1), (-0.1, 0.5, 0.2)]),
+            VtxGroup([(5, 5, 5), (6, 6, 6), (7, 7, 7)])]         # 9, 10 morph
+    vtx_nvs = [AttrGroup([(0, 0, 2), (0, 3, 0), (1, 1, 0), (0, 0, -0.5)])]
+    vtx_nvs += [AttrGroup([UNITS[(k + v) % 6] for v in range(3)])
+                for k in range(5)]                               # 1-5
+    weights = [WeightGroup(w) for w in W0_WEIGHTS + W1_WEIGHTS]  # 0-2, 3-7
+    F, Wt, Mo = TAG_FULL_PART, TAG_WEIGHTED_PART, TAG_MORPH_PART
+
+    def C(kind, part, v, st, nv=NONE, col=NONE, wi=None):
+        return (kind, part, v, st, nv, col, v if wi is None else wi)
+    tris = [
+        EnvTri((F, 0), [C(F, 0, 0, 0, 0, 0), C(F, 0, 1, 1, 1, 1),
+                        C(F, 0, 2, 2, 2, 2)]),
+        EnvTri((Wt, 0), [C(F, 0, 2, 2, 2, 2), C(Wt, 0, 0, 0), C(Wt, 0, 1, 1)]),
+        EnvTri((Wt, 0), [C(Wt, 0, 1, 1), C(Wt, 0, 2, 2), C(Wt, 0, 3, 3)]),
+        EnvTri((Mo, 0), [C(Wt, 0, 3, 3), C(Mo, 0, 0, 0), C(Mo, 0, 1, 1)]),
+        EnvTri((Mo, 0), [C(Mo, 0, 1, 1), C(Mo, 0, 2, 2), C(F, 0, 3, 3, 3, 3)]),
+        EnvTri((Wt, 0), [C(Wt, 0, 4, 0, wi=NONE), C(Wt, 0, 5, 1),
+                         C(Wt, 0, 6, 2)]),
+        EnvTri((Wt, 0), [C(Wt, 0, 7, 3, wi=0), C(Wt, 0, 0, 0),
+                         C(F, 0, 0, 0, 0, 0)]),
+        EnvTri((Wt, 1), [C(Wt, 1, 0, 0, 0), C(Wt, 1, 1, 1, 1),
+                         C(Wt, 1, 2, 2, 2)]),
+        EnvTri((F, 0), [C(F, 0, 1, 1, 1, 1), C(F, 0, 3, 3, 3, 3),
+                        C(F, 0, 0, 0, 0, 0)]),
+    ]
+    env = Envelope(NONE, [
+        full_part(arm, 0, st=0, vtx_nv=0, vtx_color=0)], [
+        weighted_part(w0_nodes, [0, 1, 2], [1, 2, 3], st=1),
+        weighted_part(w1_nodes, [3, 4, 5, 6, 7], [4, 5, 6, 7, 8], st=0,
+                      vtx_nv=[1, 2, 3, 4, 5])], [
+        morph_part(shoulder, skin_obj, [9] + [10] * 8, st=1)], tris)
+    geo = Geo(
+        vtx=vtx, tri_colors=[],
+        vtx_colors=[AttrGroup([(1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 1, 1),
+                               (1, 1, 0, 1)])],
+        tri_nvs=[], vtx_nvs=vtx_nvs,
+        sts=[AttrGroup([(0, 0), (1, 0), (1, 1), (0, 1)]),
+             AttrGroup([(0.25, 0.5), (0.75, 0.5), (0.5, 1), (0, 0.25)])],
+        shapes=[Shape(n['body_skin'], 0x15, 0, parts=[0],
+                      ext=(KIND_ENVELOPE, NOLINK, NOLINK))],
+        parts=[Part(0, 0, [1, 3])],
+        mats=[Mat(n['skin_mat'], (0.8, 0.6, 0.4, 1), shade=0x12)],
+        envelopes=[env], weights=weights)
+    return sc, geo
+
+
+CLUSTER_NAMES = ['hip', 'thigh', 'foot', 'bird_shape', 'feather',
+                 'Scene_cluster']
+CLUSTER_FRAMES = [0, 5, 10, 20]
+
+
+def cluster():
+    """NIFF 2: a ClusterShape with one Cluster on each Obj of a 3-level
+    animated hierarchy (like the SDK's ClusterBird), ClusterTris stitching
+    the clusters."""
+    n = {s: i for i, s in enumerate(CLUSTER_NAMES)}
+    L = mf.I_LINEAR
+    groups = [
+        mf.key_group([0, 10, 20], [L] * 3,                       # 0 hip
+                     [(0, 0, 0), (0.5, 0.3, 0), (0, 0.6, 0)],
+                     [(0, 0.2, 0), (0.3, 0.9, 0), (0, 0.4, 0.1)],
+                     [(1, 1, 1)] * 3, loop=1),
+        mf.key_group([0, 10, 20], [L] * 3, [(0, -1, 0)] * 3,     # 1 thigh
+                     [(0.3, 0, 0), (-0.4, 0, 0), (0.2, 0, 0.3)],
+                     [(1, 1, 1)] * 3, loop=1),
+        mf.key_group([0, 10, 20], [L] * 3, [(0, -0.8, 0.2)] * 3,  # 2 foot
+                     [(0, 0, 0.1), (0, 0, 0.7), (0.2, 0, 0)],
+                     [(1, 1, 1)] * 3, loop=1),
+    ]
+    objs = [Obj(n['hip'], 0, children=(1,), shape=0, ext=mf.obj2_ext()),
+            Obj(n['thigh'], 1, children=(2,), parent=0, ext=mf.obj2_ext()),
+            Obj(n['foot'], 2, parent=1, ext=mf.obj2_ext())]
+    sc = Scene(mf.VERSION_NIFF2, objs, groups, CLUSTER_NAMES, roots=(0,),
+               scene_name=n['Scene_cluster'], scene_ext=(0, 0, 0, 0, 0))
+    CL = TAG_CLUSTER
+
+    def C(cl, v, st, nv, col=NONE):
+        return (CL, cl, v, st, nv, col)
+    tris = [
+        EnvTri((CL, 0), [C(0, 0, 0, 0, 0), C(0, 1, 1, 1, 1), C(0, 2, 2, 2, 2)]),
+        EnvTri((CL, 0), [C(0, 2, 2, 2, 2), C(0, 3, 3, 3, 3), C(1, 0, 0, 0)]),
+        EnvTri((CL, 1), [C(1, 0, 0, 0), C(1, 1, 1, 1), C(1, 2, 2, 2)]),
+        EnvTri((CL, 1), [C(1, 2, 2, 2), C(1, 3, 3, 3), C(2, 0, 0, 0)]),
+        EnvTri((CL, 2), [C(2, 0, 0, 0), C(2, 1, 1, 1), C(2, 2, 2, 2)]),
+        EnvTri((CL, 2), [C(2, 2, 2, 2), C(0, 0, 0, 0, 0), C(1, 3, 3, 3)]),
+    ]
+    cs = ClusterShape(NONE, [
+        full_part((NODE_OBJ, 0), 0, st=0, vtx_nv=0, vtx_color=0, tag=CL),
+        full_part((NODE_OBJ, 1), 1, st=0, vtx_nv=1, tag=CL),
+        full_part((NODE_OBJ, 2), 2, st=1, vtx_nv=2, tag=CL)], tris)
+    geo = Geo(
+        vtx=[VtxGroup([(0.3, 0.2, 0.1), (-0.3, 0.2, 0.1), (0, 0.5, -0.2),
+                       (0, -0.2, 0.3)]),
+             VtxGroup([(0.2, -0.3, 0), (-0.2, -0.3, 0), (0, -0.7, 0.1),
+                       (0.1, 0.1, 0.1)]),
+             VtxGroup([(0, -0.2, 0.3), (0.2, -0.3, 0), (-0.2, -0.3, 0)])],
+        tri_colors=[],
+        vtx_colors=[AttrGroup([(1, 0.5, 0, 1), (0, 0.5, 1, 1), (0.5, 1, 0, 1),
+                               (1, 1, 1, 1)])],
+        tri_nvs=[],
+        vtx_nvs=[AttrGroup([(0, 1, 0), (0, 0, 2), (1, 1, 1), (0, -1, 0)]),
+                 AttrGroup([(1, 0, 0), (-1, 0, 0), (0, 0, 1), (0, 1, 1)]),
+                 AttrGroup([(0, -1, 0), (0, 0, 1), (0.5, 0, 0.5)])],
+        sts=[AttrGroup([(0, 0), (1, 0), (1, 1), (0, 1)]),
+             AttrGroup([(0.1, 0.2), (0.9, 0.2), (0.5, 0.9)])],
+        shapes=[Shape(n['bird_shape'], 0x15, 0, parts=[0],
+                      ext=(KIND_CLUSTER, NOLINK, NOLINK))],
+        parts=[Part(0, 0, [2])],
+        mats=[Mat(n['feather'], (0.3, 0.7, 0.2, 1), shade=0x12)],
+        clusters=[cs])
+    return sc, geo
+
+
 # --- requests, broken files ------------------------------------------------------------
 
 POSES = {
@@ -1468,10 +2454,18 @@ POSES = {
                       for f in (0, 5, 12.5)],
     'textures.niff': [(0, 'board')],
     'ci_palette.niff': [(0, 'panel')],
+    'envelope.niff': [(f, nd) for nd in ('body', 'arm', 'shoulder', 'elbow',
+                                         'tip', 'skin_obj')
+                      for f in ENV_FRAMES],
+    'cluster.niff': [(f, nd) for nd in ('hip', 'thigh', 'foot')
+                     for f in CLUSTER_FRAMES],
 }
+# the frames of the expect-skinned lines
+SKIN_FRAMES = {'envelope.niff': ENV_FRAMES, 'cluster.niff': CLUSTER_FRAMES}
 
 GOOD = [('geometry.niff', geometry), ('textures.niff', textures),
-        ('ci_palette.niff', ci_palette)]
+        ('ci_palette.niff', ci_palette), ('envelope.niff', envelope),
+        ('cluster.niff', cluster)]
 
 # (file, base, what, mark, relative offset, new value): one u32 changed
 BROKEN = [
@@ -1485,6 +2479,15 @@ BROKEN = [
     ('bad_ci_index.niff', ci_palette, 'packed word 0 of CiImg 1 (CI8 3x2, '
      'palette: 16 IA16 colours): the first index becomes 0x10 = 16',
      ('ci_img', 1, 'word', 0), 0, None),
+    ('bad_envelope_node.niff', envelope, 'affected_node_index[1] of '
+     'WeightedPart 0 (the Obj "arm", index 1; the ObjList has 4 objects)',
+     ('env', 0, 'weighted', 0, 'node', 1), 0, 7),
+    ('bad_envelope_part.niff', envelope, 'part_index of corner 1 of '
+     'EnvelopeTri 2 (a WeightedPart corner; the Envelope has 2 '
+     'WeightedParts)', ('env', 0, 'tri', 2, 'corner', 1), 4, 2),
+    ('bad_cluster_vertex.niff', cluster, 'vtx_index of corner 2 of ClusterTri '
+     '3 (Cluster 2, whose VtxGroup 2 has 3 vertices)',
+     ('cluster', 0, 'tri', 3, 'corner', 2), 8, 3),
 ]
 # made from a changed description (not a one-u32 patch)
 SHORT_IMG = 3                        # TexImg 3 (the IA8 5x3 image) loses a row
@@ -1526,7 +2529,9 @@ def expectations_from_bytes(fname, data):
 FILES = {'geometry.niff': 'ok', 'textures.niff': 'ok', 'ci_palette.niff': 'ok',
          'bad_tri_vertex.niff': 'bad', 'bad_teximg_size.niff': 'bad',
          'bad_ci_index.niff': 'bad', 'bad_shape_link.niff': 'bad',
-         'bad_vtx_count.niff': 'bad'}
+         'bad_vtx_count.niff': 'bad', 'envelope.niff': 'ok',
+         'cluster.niff': 'ok', 'bad_envelope_node.niff': 'bad',
+         'bad_envelope_part.niff': 'bad', 'bad_cluster_vertex.niff': 'bad'}
 
 
 # --- hand work quoted in the .txt files ---------------------------------------------------
@@ -1732,8 +2737,137 @@ def hand_ci(sc, geo):
     return L
 
 
+# HAND_NUM: (file, line prefix, field, corner or None, numbers): numbers
+# worked out by hand with closed-form rotations (make_fixtures' rx3 / ry3 /
+# rz3, not the evaluator's matrices), compared within 1e-6 with the field of
+# the expect line that starts with the prefix.
+HAND_NUM = []
+
+
+def hand_envelope(sc, geo):
+    rest3 = tuple(W0_REST[3][r] + sum(W0_WEIGHTS[k][3] / 100.0 *
+                                     W0_DISAGREE[3][k][r] for k in range(3))
+                  for r in range(3))
+    a = 1.0 - 0.3                                 # body ry at frame 12 minus rest
+    P6 = W0_REST[6]
+    v6 = mf.v_add(mf.mv3(mf.ry3(a), P6), (0, 0.4, 0))
+    n0 = mf.mv3(mf.mm3(mf.ry3(0.3), mf.rz3(0.4)), (0, 0, 1))
+    HAND_NUM.append(('envelope.niff', 'expect-triangle mesh=body_skin#3 '
+                     'index=0 ', 'p', 2, rest3))
+    HAND_NUM.append(('envelope.niff', 'expect-skinned mesh=body_skin#3 tri=2 '
+                     'corner=2 t=0.4 ', 'p', None, v6))
+    HAND_NUM.append(('envelope.niff', 'expect-triangle mesh=body_skin index=0 ',
+                     'n', 0, n0))
+    w = lambda v: [W0_WEIGHTS[k][v] for k in range(3)]  # noqa: E731
+    return [
+        'Hand evaluation (RULES "Deformable geometry"):',
+        '  Scene nodes: RootNode, body, arm, shoulder (ChainRoot 0, linked from '
+        'arm\'s NIFF2 extension),',
+        '    elbow (Joint 0, the ChainRoot\'s joint_index), tip (body\'s 2nd '
+        'child), skin_obj (2nd scene root).',
+        '  The Shape "body_skin" sits on skin_obj (T (0,0,-7), Rx 0.3, S 2), '
+        'but its meshes hang on RootNode',
+        '    with their vertices in the root\'s space: skin_obj\'s transform '
+        'moves nothing.',
+        '  Weights of WeightedPart 0 (nodes body, arm, elbow; WeightGroups 0, '
+        '1, 2, percent):',
+        '    vertex 0: %s -> /60 = 1/3, 1/2, 1/6 (the sum is not 100)' % w(0),
+        '    vertex 3: %s; the nodes\' copies disagree: each is inverse '
+        'rest world x (P + offset),' % w(3),
+        '      P = %s, offsets (0.2,0,0), (0,-0.3,0), (0,0,0.4):' % (
+            mf.fmt_list(W0_REST[3]),),
+        '      rest position = sum w_k RestWorld_k p_k = P + 0.4 (0.2,0,0) + '
+        '0.4 (0,-0.3,0) + 0.2 (0,0,0.4)',
+        '      = %s (mesh body_skin#3, triangle 0, corner 2)'
+        % mf.fmt_list(rest3),
+        '    vertex 4 (weight_index 0xFFFFFFFF -> its vtx, 4): %s -> 0.1, '
+        '0.3, 0.6' % w(4),
+        '    vertex 5: %s: -20 counts as 0 -> 0.6, 0, 0.4' % w(5),
+        '    vertex 6: %s: all 0 -> body alone; at frame 12 (t 0.4) body has '
+        'T (0,0.4,0), ry 1.0' % w(6),
+        '      against ry 0.3 at rest: World(t) RestWorld^-1 = T(0,0.4,0) '
+        'Ry(0.7), so P %s goes to' % mf.fmt_list(P6),
+        '      Ry(0.7) P + (0,0.4,0) = %s' % mf.fmt_list(v6),
+        '    vertex 7 (weight_index 0): the weights of index 0, %s, not its '
+        'own %s' % (w(0), w(7)),
+        '  WeightedPart 1 (body, arm, shoulder, elbow, tip): five weights per '
+        'vertex, e.g. vertex 0',
+        '    %s: the rest position blends all five (they agree there); the '
+        'skin keeps the four' % [W1_WEIGHTS[k][0] for k in range(5)],
+        '    largest (arm, shoulder, elbow, tip) renormalised: 20/90, 30/90, '
+        '25/90, 15/90.',
+        '    Its vertex normals (unit, one VtxNvGroup per node) blend with the '
+        'weights, rotated by the',
+        '    nodes\' rest worlds, then normalised.',
+        '  FullWeightedPart 0 (arm): the rest normal of vertex 0, stored '
+        '(0,0,2), is arm\'s rest',
+        '    rotation Ry(0.3) Rz(0.4) applied to (0,0,1) = %s.' % mf.fmt_list(n0),
+        '  MorphPart 0 (node 0 shoulder, node 1 skin_obj, table_num 9): only '
+        'table 0 (VtxGroup 9) on',
+        '    node 0 moves its vertices (VtxGroup 10 of tables 1-8 is far away '
+        'on purpose).',
+        '  Skin "body_skin": the influencing nodes in order of first '
+        'appearance: arm (full part),',
+        '    body, elbow (weighted part 0), shoulder, tip (weighted part 1); '
+        'the morph part adds nothing',
+        '    (its node 0 is shoulder, its node 1 does not influence).',
+        '  Meshes (material, uv, normals, colours) in order of first '
+        'EnvelopeTri:',
+        '    body_skin    -  uv n c: Tris 0, 8 (full part only)',
+        '    body_skin#2  skin_mat uv: Tris 1, 3 (Part 0 lists EnvelopeTris 1 '
+        'and 3); the full part\'s',
+        '                 corner of Tri 1 has a normal and a colour, the '
+        'weighted ones do not: dropped',
+        '    body_skin#3  -  uv: Tris 2, 4, 5, 6',
+        '    body_skin#4  -  uv n: Tri 7 (weighted part 1, blended normals)']
+
+
+def hand_cluster(sc, geo):
+    v = mf.v_add(mf.mv3(mf.mm3(mf.ry3(0.9), mf.rx3(0.3)), (0.3, 0.2, 0.1)),
+                 (0.5, 0.3, 0))
+    n1 = mf.mv3(mf.ry3(0.2), (0, 0, 1))
+    HAND_NUM.append(('cluster.niff', 'expect-skinned mesh=bird_shape tri=0 '
+                     'corner=0 t=0.333333333 ', 'p', None, v))
+    HAND_NUM.append(('cluster.niff', 'expect-triangle mesh=bird_shape index=0 ',
+                     'n', 1, n1))
+    return [
+        'Hand evaluation (RULES "Deformable geometry"; a Cluster reads as a '
+        'FullWeightedPart):',
+        '  Cluster 0 moves with hip, 1 with thigh, 2 with foot (one node each, '
+        'weight 1).',
+        '  Vertex 0 of Cluster 0, (0.3,0.2,0.1) in hip\'s space, at frame 10 '
+        '(t 0.333333333): hip has',
+        '    T (0.5,0.3,0), rx 0.3, ry 0.9 (order XYZ: R = Ry Rx); World(t) '
+        'RestWorld^-1 x rest position',
+        '    = World(t) x (0.3,0.2,0.1) = Ry(0.9) Rx(0.3) (0.3,0.2,0.1) + '
+        '(0.5,0.3,0) = %s.' % mf.fmt_list(v),
+        '  Rest normal of vertex 1 of Cluster 0, stored (0,0,2): hip\'s rest '
+        'rotation Ry(0.2) applied',
+        '    to (0,0,1) = %s.' % mf.fmt_list(n1),
+        '  ClusterTris 1, 3 and 5 stitch clusters (0-1, 1-2, 2-0-1); the '
+        'skin\'s joints are hip, thigh,',
+        '    foot. Only Cluster 0 has vertex colours: Tri 0 keeps them, the '
+        'stitching Tris drop them.',
+        '  Meshes: bird_shape (Tri 0: uv n c), bird_shape#2 (Tris 1, 3, 4, 5: '
+        'uv n), bird_shape#3',
+        '    (Tri 2, Part 0 -> "feather").']
+
+
+def check_hand_num(lines):
+    for fname, prefix, field, corner, want in HAND_NUM:
+        hits = [l for l in lines[fname] if l.startswith(prefix)]
+        assert len(hits) == 1, (fname, prefix)
+        val = [f.split('=', 1)[1] for f in hits[0].split() if
+               f.startswith(field + '=')][0]
+        groups = [[float(x) for x in g.split(',')] for g in val.split(';')]
+        have = groups[corner if corner is not None else 0]
+        assert max(abs(a - b) for a, b in zip(have, want)) < 1e-6, \
+            (fname, prefix, have, want)
+
+
 HANDWORK = {'geometry.niff': hand_geometry, 'textures.niff': hand_textures,
-            'ci_palette.niff': hand_ci}
+            'ci_palette.niff': hand_ci, 'envelope.niff': hand_envelope,
+            'cluster.niff': hand_cluster}
 
 
 # --- prose --------------------------------------------------------------------------------
@@ -1865,7 +2999,91 @@ palette read by a CI4 image through TLUT bank 2 (entries 32-47) and by a
 CI8 image directly; tex_filter POINT -> nearest; alpha modes from the
 decoded texels. Every texel has an expect-texel line.''')
 
+PROSE['envelope.niff'] = ('NIFF 2, deformable geometry: an Envelope (full, weighted, morph parts) skinned to objects and IK chain nodes', '''
+How it was made: make_geometry.py, envelope() packed by pack_geo_file().
+NIFF 2 (0x02010200); NIFF2 Obj extensions; arm's links ChainRoot 0.
+ObjList (all KEY LINEAR keys 0, 12, 24, anim_loop 1: played once, then held):
+  0 body      T (0,0,0) (0,0.4,0) (0.2,0,0), ry 0.3 1.0 0.6; children [1, 3]
+  1 arm       T (1,0,0) (1.3,0.2,0) (1,0,0.2), rz 0.4 0.9 0.2;
+              obj_chain_root_link [0]
+  2 skin_obj  STATIC T (0,0,-7) Rx 0.3 S 2; obj_shape_link 0 (body_skin)
+  3 tip       STATIC T (0,1.2,0) Rz 0.25
+ChainRootList: 0 shoulder (STATIC T (0.5,0,0) Rz 0.2), joint_index 0.
+JointList: 0 elbow (T (0.6,0,0), rx 0.1 0.8 0.3, rz 0 0 0.2 at keys 0 12 24).
+Shape 0 body_skin: shape_type 0x15, NIFF2 extension kind_of_node_for_geometry
+  0x00220100 (Envelope), shape_tri_link 0, shape_part_link [0].
+Part 0: mat_index 0 (skin_mat), tri_index [1, 3] (EnvelopeTris).
+EnvelopeList, Envelope 0 (44-byte head, 1 full, 2 weighted, 1 morph part,
+  9 EnvelopeTris of 116 bytes):
+  FullWeightedPart 0: node Obj 1 (arm); VtxGroup 0, VtxNvGroup 0 (normals
+    stored unnormalised), VtxColorGroup 0, StGroup 0.
+  WeightedPart 0: nodes Obj 0 (body), Obj 1 (arm), Joint 0 (elbow);
+    WeightGroups 0-2, VtxGroups 1-3 (each node's copy: inverse rest world x
+    the rest point; vertex 3's copies disagree), no normals, StGroup 1.
+  WeightedPart 1: nodes Obj 0, Obj 1, ChainRoot 0, Joint 0, Obj 3 (five);
+    WeightGroups 3-7, VtxGroups 4-8, VtxNvGroups 1-5 (unit), StGroup 0.
+  MorphPart 0: node 0 ChainRoot 0 (shoulder), node 1 Obj 2; table_num 9:
+    VtxGroup 9, then VtxGroup 10 eight times; StGroup 1.
+  EnvelopeTris (corners: part, index, vtx, st, vtx_nv, vtx_color,
+    weight_index):
+    0 full 0,1,2            1 full 2 + weighted0 0,1   2 weighted0 1,2,3
+    3 weighted0 3 + morph 0,1   4 morph 1,2 + full 3   5 weighted0 4
+    (weight_index 0xFFFFFFFF), 5, 6   6 weighted0 7 (weight_index 0), 0 +
+    full 0   7 weighted1 0,1,2   8 full 1,3,0
+WeightList: 8 WeightGroups (percent, index = vertex), WeightedPart 0:
+  body  %s
+  arm   %s
+  elbow %s
+  WeightedPart 1 (body, arm, shoulder, elbow, tip; 3 vertices):
+  %s
+''' % (W0_WEIGHTS[0], W0_WEIGHTS[1], W0_WEIGHTS[2], W1_WEIGHTS) + COMMON + '''
+
+What it covers: RULES "Deformable geometry": a Shape naming an Envelope;
+FullWeightedPart, WeightedPart and MorphPart vertices (node kinds Obj,
+ChainRoot, Joint); weights in percent not summing to 100 (normalised), a
+negative weight (0), all weights 0 (the first node alone), weight_index out
+of range (falls back to vtx) and in range but not vtx; a vertex whose nodes'
+copies disagree at rest (the blend decides its rest position); five
+weights (the skin keeps the four largest); a MorphPart with 9 tables (table
+0 on node 0); triangles stitching parts; vertex normals (one node, and a
+blend of five), colours and uv from the parts' groups; a Part material by
+EnvelopeTri index; skinned meshes on RootNode with one skin (joints in order
+of first appearance); world positions of every corner at frames 0, 6, 12,
+24 (expect-skinned).''')
+
+PROSE['cluster.niff'] = ('NIFF 2, deformable geometry: a ClusterShape with a cluster on each object of a 3-level hierarchy', '''
+How it was made: make_geometry.py, cluster() packed by pack_geo_file().
+NIFF 2 (0x02010200). ObjList (KEY LINEAR keys 0, 10, 20, anim_loop 1):
+  0 hip    T (0,0,0) (0.5,0.3,0) (0,0.6,0), rx 0 0.3 0, ry 0.2 0.9 0.4,
+           rz 0 0 0.1; children [1]; obj_shape_link 0 (bird_shape)
+  1 thigh  T (0,-1,0), rx 0.3 -0.4 0.2, rz 0 0 0.3; children [2]
+  2 foot   T (0,-0.8,0.2), rx 0 0 0.2, rz 0.1 0.7 0
+Shape 0 bird_shape: NIFF2 extension kind 0x00280100 (ClusterShape),
+  shape_tri_link 0, shape_part_link [0]; Part 0: Mat 0 (feather), tri [2].
+ClusterList, ClusterShape 0 (36-byte head, 3 Clusters of 56 bytes, 6
+  ClusterTris of 100 bytes):
+  Cluster 0: Obj 0 (hip), VtxGroup 0 (4), VtxNvGroup 0, VtxColorGroup 0,
+             StGroup 0
+  Cluster 1: Obj 1 (thigh), VtxGroup 1 (4), VtxNvGroup 1, StGroup 0
+  Cluster 2: Obj 2 (foot), VtxGroup 2 (3), VtxNvGroup 2, StGroup 1
+  ClusterTris (kind 0x00280110, cluster, vtx, st, vtx_nv, vtx_color):
+  0 C0 0,1,2   1 C0 2,3 + C1 0   2 C1 0,1,2   3 C1 2,3 + C2 0   4 C2 0,1,2
+  5 C2 2 + C0 0 + C1 3
+''' + COMMON + '''
+
+What it covers: RULES "Deformable geometry" for a ClusterShape: each
+Cluster's vertices follow its object (weight 1), stitching triangles across
+three levels of an animated hierarchy, rest positions and normals in the
+root's space, colours from one cluster only (dropped on stitching
+triangles), a Part material by ClusterTri index, one skin (hip, thigh,
+foot), world positions of every corner at frames 0, 5, 10, 20.''')
+
 BASES = {
+    'envelope': 'envelope.niff (its .txt describes it): NIFF 2, one Envelope '
+                '(1 full, 2 weighted, 1 morph part, 9 EnvelopeTris); the '
+                'ObjList has 4 objects.',
+    'cluster': 'cluster.niff (its .txt describes it): NIFF 2, one '
+               'ClusterShape with 3 Clusters and 6 ClusterTris.',
     'geometry': 'geometry.niff (its .txt describes it): NIFF 1, cube_shape\'s '
                 'TriGroup 0 has 9 Tris over VtxGroup 0 (8 vertices).',
     'textures': 'textures.niff (its .txt describes it): NIFF 1, 9 Tex with 9 '
@@ -1881,6 +3099,11 @@ BROKEN_PROSE = {
     'bad_vtx_count.niff': 'a VtxGroup whose vtx_num does not fit its size',
     'bad_ci_index.niff': 'a colour index past its palette',
     'bad_teximg_size.niff': 'a TexImg shorter than img_w * img_h * 4',
+    'bad_envelope_node.niff': 'a WeightedPart node index past the ObjList',
+    'bad_envelope_part.niff': 'an EnvelopeTri corner whose part index is past '
+                              'its kind\'s count',
+    'bad_cluster_vertex.niff': 'a ClusterTri corner whose vtx_index is past '
+                               'its cluster\'s VtxGroup',
 }
 
 BROKEN_WHY = {
@@ -1905,6 +3128,22 @@ BROKEN_WHY = {
                             'that). The file is refused at that TexImg\'s '
                             'tex_img_size field (TexImg +12), the size too '
                             'small for the Tex that uses it.',
+    'bad_envelope_node.niff': 'WeightedPart 0 has a = 3 nodes; its '
+                              'affected_node_index array starts at part + 36 '
+                              '+ 4a = +48, so node 1\'s index sits at part + '
+                              '52. Its kind is the ObjList (0x00020000) and it '
+                              'now says 7; the ObjList has 4 objects. RULES '
+                              '"Deformable geometry": an index past its list '
+                              'is refused at that field.',
+    'bad_envelope_part.niff': 'EnvelopeTri 2\'s corner 1 (at tri + 32 + 28) '
+                              'is a WeightedPart corner (kind 0x00220120); '
+                              'its part index (corner + 4) now says 2, and the '
+                              'Envelope has WeightedParts 0 and 1. Refused at '
+                              'that part index field.',
+    'bad_cluster_vertex.niff': 'ClusterTri 3\'s corner 2 (at tri + 28 + 2 x '
+                               '24) names Cluster 2, whose VtxGroup 2 has '
+                               'vertices 0-2; its vtx_index (corner + 8) now '
+                               'says 3. Refused at that vtx_index field.',
 }
 
 
@@ -2000,6 +3239,7 @@ def self_check(F):
         want = prefix + rest
         assert want in lines[fname], ('hand line not among the expect lines',
                                       want)
+    check_hand_num(lines)
     return lines
 
 
