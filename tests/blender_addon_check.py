@@ -32,6 +32,19 @@
 # image of the right size, sampling and pixels (Blender's rows from the
 # bottom), and the expect-texel lines hold.  A file without meshes makes no
 # MESH object.
+#
+# Skinned meshes (skin >= 0: vertices at rest in the scene's world frame):
+# the mesh object sits under the root at the scene's world frame, with an
+# Armature modifier on an armature and one vertex group per bone whose pose
+# bone names its joint (retroanim_joint), holding the dump's weights; at every
+# time the nodes are compared, the evaluated (modifiers applied) world
+# position of every vertex equals sum w * jointWorld(t) * inverse(jointRestWorld)
+# * p, from the dump's positions, joints, weights and node transforms (rest
+# worlds), the skin's joint names (the package's skins: the dump has none)
+# and the pose, within 1e-4; the armature's bones carry the skin's joints;
+# the joints the .txt's expect-skin lines name have bones and are the only
+# ones weighted; its expect-skinned lines (world position of a triangle
+# corner at a time, animation 0) hold for the evaluated mesh within 1e-4.
 import json
 import math
 import os
@@ -86,6 +99,7 @@ def check_file(job):
         geo = doc.dump()  # `retroanim dump`: its meshes, materials and textures
         check_scene(doc, geo, res, fail)
         check_geometry(doc, geo, job["file"], res, fail)
+        check_skinned_expect(doc, geo, job["file"], res, fail)
     return res
 
 
@@ -135,6 +149,9 @@ class DumpedMesh:
         self.positions, self.indices = d["positions"], d["triangles"]
         self.normals, self.colors, self.uvs = d.get("normals"), d.get("colors"), d.get("uvs")
         self.skin = d.get("skin", -1)
+        flat = d.get("joints") or []
+        self.joints = [flat[4 * v:4 * v + 4] for v in range(len(flat) // 4)] if self.skin >= 0 else None
+        self.weights = d.get("weights") if self.skin >= 0 else None
 
 
 class DumpedMaterial:
@@ -199,8 +216,8 @@ def check_geometry(doc, geo, path, res, fail):
                                                 for lp in me.loops), "mesh %r: normals differ" % m.name)
         # on its node, in its space
         node, bone = node_object(doc, index[m.node])
-        if m.skin >= 0:  # not deformed yet: at rest under the root (the add-on warns)
-            check(obj.parent == node_object(doc, 0)[0], "skinned mesh %r: not under the root" % m.name)
+        if m.skin >= 0:  # under the root at the scene's world frame, deformed by an armature
+            check_skinned_mesh(doc, m, obj, path, check)
         elif bone is None:
             check(obj.parent == node and obj.parent_type == "OBJECT" and
                   close([x for r in obj.matrix_parent_inverse for x in r], m16(Matrix.Identity(4)), 1e-9),
@@ -274,6 +291,142 @@ def check_geometry(doc, geo, path, res, fail):
         res["texels"] = res.get("texels", 0) + 1
         check(got == [int(v) for v in e["rgba"].split(",")],
               "texel (%d, %d) of %r: %s (the .txt: %s)" % (x, y, e["texture"], got, e["rgba"]))
+
+
+def rest_worlds(geo):
+    """Every node's rest world matrix (scene frame) from the dump's transforms."""
+    out = []
+    for n in geo["nodes"]:
+        t = n["transform"]
+        local = Matrix((t[0:4], t[4:8], t[8:12], t[12:16]))
+        out.append(out[n["parent"]] @ local if n["parent"] >= 0 else local)
+    return out
+
+
+def check_skinned_mesh(doc, m, obj, path, check):
+    """A skinned mesh's object: under the root at the scene's world frame, an
+    Armature modifier, vertex groups holding the dump's weights by joint."""
+    root = node_object(doc, 0)[0]
+    check(obj.parent == root and obj.parent_type == "OBJECT" and close(m16(obj.matrix_world), m16(Y_UP_TO_Z_UP), 1e-5),
+          "skinned mesh %r: not under the root at the scene's world frame" % m.name)
+    mods = [md for md in obj.modifiers if md.type == "ARMATURE"]
+    arm = mods[0].object if len(mods) == 1 else None
+    check(arm is not None and arm.type == "ARMATURE" and mods[0].use_vertex_groups,
+          "skinned mesh %r: no Armature modifier on an armature" % m.name)
+    if arm is None:
+        return
+    joints = doc.skins[m.skin].joints
+    group_joint = {}  # vertex group index -> joint node name
+    for g in obj.vertex_groups:
+        pb = arm.pose.bones.get(g.name)
+        group_joint[g.index] = pb.get("retroanim_joint") if pb is not None else None
+    check(set(group_joint.values()) <= set(joints) and len(set(group_joint.values())) == len(group_joint),
+          "skinned mesh %r: vertex groups %s are not the skin's bones (joints %s)" %
+          (m.name, [g.name for g in obj.vertex_groups], joints))
+    bad = 0
+    for v, js, ws in zip(obj.data.vertices, m.joints, m.weights):
+        want = {}
+        for j, w in zip(js, ws):
+            if w > 0:
+                want[joints[j]] = want.get(joints[j], 0.0) + w
+        got = {group_joint.get(g.group): g.weight for g in v.groups if g.weight > 0}
+        if set(got) != set(want) or any(abs(got[k] - want[k]) > 1e-6 for k in want):
+            bad += 1
+    check(not bad, "skinned mesh %r: %d vertices' group weights are not the dump's" % (m.name, bad))
+    bones = [pb.get("retroanim_joint") for pb in arm.pose.bones]
+    check(sorted(bones) == sorted(joints), "skinned mesh %r: the armature's bones carry %s, the skin's joints are %s" %
+          (m.name, bones, joints))
+    # the .txt's joints (the library's own test compares the skin's list with them exactly): each has a
+    # bone, and every joint a vertex is weighted by is one of them
+    weighted = {joints[j] for js, ws in zip(m.joints, m.weights) for j, w in zip(js, ws) if w > 0}
+    for e in expect_lines(path, "skin"):
+        if e["mesh"] == m.name:
+            stated = e["joints"].split(",")
+            check(set(stated) <= set(bones) and weighted <= set(stated),
+                  "skinned mesh %r: bones %s, weighted joints %s (the .txt's skin %s: %s)" %
+                  (m.name, bones, sorted(weighted), e["skin"], e["joints"]))
+
+
+def evaluated_world_positions(obj):
+    """The world position of every vertex of obj with its modifiers applied (what the viewport draws)."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    me = ev.to_mesh()
+    try:
+        return [ev.matrix_world @ v.co for v in me.vertices]
+    finally:
+        ev.to_mesh_clear()
+
+
+def skinned_want(doc, m, pose, rest):
+    """sum w * jointWorld(t) * inverse(jointRestWorld) * p per vertex, in Blender's frame"""
+    index = {n.name: k for k, n in enumerate(doc.nodes)}
+    joints = [index[j] for j in doc.skins[m.skin].joints]
+    mats = []
+    for i in joints:
+        p = pose[i]
+        mats.append(Matrix((p[0:4], p[4:8], p[8:12], p[12:16])) @ rest[i].inverted_safe())
+    out = []
+    for pos, js, ws in zip(m.positions, m.joints, m.weights):
+        acc = Vector((0, 0, 0))
+        for j, w in zip(js, ws):
+            if w:
+                acc += w * (mats[j] @ Vector(pos))
+        out.append(Y_UP_TO_Z_UP @ acc)
+    return out
+
+
+def skinned_world_difference(doc, geo, pose):
+    """The worst difference between a skinned mesh vertex's evaluated world
+    position in Blender and the skinning formula over the pose."""
+    worst, where = 0.0, ""
+    rest = rest_worlds(geo)
+    for m in (DumpedMesh(d) for d in geo.get("meshes", [])):
+        objs = mesh_objects(m.name)
+        if len(objs) != 1 or objs[0].hide_viewport or m.skin < 0:
+            continue
+        got = evaluated_world_positions(objs[0])
+        want = skinned_want(doc, m, pose, rest)
+        if len(got) != len(want):
+            return float("inf"), m.name + " (vertex count)"
+        for g, x in zip(got, want):
+            d = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(g, x))
+            if d > worst:
+                worst, where = d, m.name
+    return worst, where
+
+
+def check_skinned_expect(doc, geo, path, res, fail):
+    """The .txt's expect-skinned lines: a triangle corner's world position at a time (animation 0)."""
+    lines = expect_lines(path, "skinned")
+    if not lines:
+        return
+    scene = bpy.context.scene
+    fps = scene.render.fps / scene.render.fps_base
+    meshes = {d["name"]: DumpedMesh(d) for d in geo.get("meshes", [])}
+    if doc.animations:
+        set_animation(doc.animations[int(lines[0].get("anim", 0))].name)
+    for e in lines:
+        res["checks"] += 1
+        res["skinned_expect"] = res.get("skinned_expect", 0) + 1
+        m, objs = meshes.get(e["mesh"]), mesh_objects(e["mesh"])
+        if m is None or len(objs) != 1:
+            fail("expect-skinned: no mesh %r" % e["mesh"])
+            continue
+        if "anim" in e and doc.animations:
+            set_animation(doc.animations[int(e["anim"])].name)
+        t = float(e["t"])
+        f = t * fps
+        scene.frame_set(int(math.floor(f)), subframe=f - math.floor(f))
+        v = m.indices[int(e["tri"])][int(e["corner"])]
+        got = evaluated_world_positions(objs[0])[v]
+        want = Y_UP_TO_Z_UP @ Vector([float(x) for x in e["p"].split(",")])
+        d = max(abs(a - b) / max(1.0, abs(b)) for a, b in zip(got, want))
+        res["worst"] = max(res.get("worst", 0.0), d)
+        if not d <= 1e-4:
+            fail("expect-skinned mesh %r tri %s corner %s at %s s: %s (Y up; the .txt: %s), differs by %.3g" %
+                 (e["mesh"], e["tri"], e["corner"], e["t"],
+                  tuple(round(x, 6) for x in Y_UP_TO_Z_UP.inverted() @ got), e["p"], d))
 
 
 def mesh_world_difference(doc, geo, pose):
@@ -421,6 +574,14 @@ def check_scene(doc, geo, res, fail):
                 res["worst"] = max(res["worst"], worst)
                 if not worst <= tol:
                     fail("animation %d at %g s: a vertex of mesh %r differs by %.3g (tolerance %g)" %
+                         (ai, t, where, worst, tol))
+            if any(d.get("skin", -1) >= 0 for d in geo.get("meshes", [])):  # skinned: evaluated, deformed
+                worst, where = skinned_world_difference(doc, geo, pose)
+                res["checks"] += 1
+                res["skinned_poses"] = res.get("skinned_poses", 0) + 1
+                res["worst"] = max(res["worst"], worst)
+                if not worst <= tol:
+                    fail("animation %d at %g s: a vertex of skinned mesh %r differs by %.3g (tolerance %g)" %
                          (ai, t, where, worst, tol))
 
 

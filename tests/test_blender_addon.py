@@ -3,7 +3,8 @@
 every format and archive imports through File > Import (broken ones are
 refused with the library's message), and matches the game's pose; the
 NIFF fixtures with geometry become meshes, materials and images that match
-their .txt (tests/blender_addon_check.py says what is checked).
+their .txt, and skinned meshes deform as the library's skinning says
+(tests/blender_addon_check.py says what is checked).
 
 usage: test_blender_addon.py ADDON_ZIP FIXTURES_DIR [--require]
 Exit 77 (skipped) without blender, unless --require."""
@@ -64,7 +65,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
 checks = failed = 0
 worst = 0.0
-refused = ortho = vis = meshes = materials = texels = mesh_poses = 0
+refused = ortho = vis = meshes = materials = texels = mesh_poses = skinned_poses = skinned_expect = 0
 for res in out["results"]:
     ortho += res.get("orthographic", 0)
     vis += res.get("visibility", 0)
@@ -72,17 +73,27 @@ for res in out["results"]:
     materials += res.get("materials", 0)
     texels += res.get("texels", 0)
     mesh_poses += res.get("mesh_poses", 0)
+    skinned_poses += res.get("skinned_poses", 0)
+    skinned_expect += res.get("skinned_expect", 0)
     checks += res["checks"]
     worst = max(worst, res.get("worst", 0.0))
     refused += "error" in res
     for f in res["failures"]:
         failed += 1
         print("FAIL %s: %s" % (os.path.relpath(res["file"], fixtures), f))
+# fixtures whose .txt states skinned positions: they must have been compared
+stated_skinned = sum(1 for j in jobs if os.path.exists(os.path.splitext(j["file"])[0] + ".txt") and
+                     any(line.startswith("expect-skinned ") for line in open(os.path.splitext(j["file"])[0] + ".txt")))
+checks += bool(stated_skinned)
+if stated_skinned and not (skinned_expect and skinned_poses):
+    print("FAIL: %d fixture(s) state skinned positions, but %d were compared (%d skinned poses)" %
+          (stated_skinned, skinned_expect, skinned_poses))
+    failed += 1
 print("Blender %s: %d imports (%d refused as the library refuses them), %d checks, worst pose difference %.3g, "
       "%d orthographic camera(s), %d visibility checks" % (out["blender"], len(out["results"]), refused, checks, worst,
                                                           ortho, vis))
-print("geometry: %d meshes, %d mesh materials, %d texels, %d posed mesh comparisons" %
-      (meshes, materials, texels, mesh_poses))
+print("geometry: %d meshes, %d mesh materials, %d texels, %d posed mesh comparisons, %d skinned pose comparisons, "
+      "%d expect-skinned positions" % (meshes, materials, texels, mesh_poses, skinned_poses, skinned_expect))
 print("%d passed, %d failed" % (checks - failed, failed))
 sys.exit(1 if failed or len(out["results"]) < 60 or not ortho or not vis or not meshes or not texels or not mesh_poses
          else 0)

@@ -325,7 +325,13 @@ def test_geometry_equals_expectations(path):
             assert (m.uvs is not None, m.normals is not None, m.colors is not None) == \
                 (flag(e["uv"]), flag(e["normals"]), flag(e["colors"])), m.name
             assert len(m.positions) == m.vertex_count and len(m.indices) == m.triangle_count
-            assert m.skin == -1 and m.joints is None and m.weights is None
+            if m.skin == -1:  # rigid: no joints; skinned (NIFF 2 envelopes, clusters): 4 joints, weights summing to 1
+                assert m.joints is None and m.weights is None
+            else:
+                assert 0 <= m.skin < len(doc.skins) and m.node == doc.nodes[0].name
+                assert len(m.joints) == len(m.weights) == m.vertex_count
+                assert all(abs(sum(w) - 1) < 1e-5 and min(w) >= 0 for w in m.weights), m.name
+                assert all(0 <= j < len(doc.skins[m.skin].joints) for js in m.joints for j in js), m.name
         triangles = expect_lines(txt, "triangle")
         assert triangles
         for e in triangles:
