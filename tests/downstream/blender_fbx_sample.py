@@ -4,9 +4,10 @@
 #
 #   blender -b --factory-startup --python blender_fbx_sample.py -- JOBS.json OUT.json
 #   JOBS: [{"file": "a.fbx", "anims": [{"index": 0, "name": "Animation", "times": [0, 0.5, ...]}]}]
-#   OUT:  [{"file", "error"?, "anims": [{"index", "clip", "duration", "cameras",
+#   OUT:  [{"file", "error"?, "anims": [{"index", "clip", "duration", "cameras", "meshes",
 #           "samples": [{"t", "nodes": {"model name": [16 numbers, row-major]},
-#                        "views": {"camera name": {"dir": [3], "up": [3]}}}]}]}]
+#                        "views": {"camera name": {"dir": [3], "up": [3]}},
+#                        "meshes"?: {"mesh name": {"corners", "vertices"}}}]}]}]
 #
 # The files are imported as a user would: File > Import > FBX with Blender's
 # default settings, which read the file's axes (Y up: the importer maps (x, y,
@@ -19,14 +20,16 @@
 # bone's pose matrix is in its armature's space, and the bone's axes are its
 # model's (Blender's default primary axis Y, secondary X: no correction).  A
 # camera object looks down its -Z with +Y up; the importer turns it from the
-# FBX camera frame (+X view).
+# FBX camera frame (+X view).  Every mesh object is reported by its name (an
+# FBX Mesh model: one scene mesh, named after it), all its polygons
+# (blender_jobs.mesh_info).
 import math
 import os
 import sys
 
 import bpy
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_jobs import run_jobs  # noqa: E402
+from blender_jobs import mesh_info, mesh_positions, mesh_times, public, run_jobs  # noqa: E402
 from mathutils import Matrix, Vector
 
 A = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))  # file (Y up) -> Blender
@@ -118,13 +121,19 @@ def play(job):
                 track = stack
                 ends.append(action.frame_range[1])
         table = node_table()
+        meshes = [(o.name, o, mesh_info(o.name, o, 0, len(o.data.polygons)))
+                  for o in bpy.data.objects if o.type == "MESH"]
+        at = mesh_times(want["times"])
         samples = []
-        for t in want["times"]:
+        for i, t in enumerate(want["times"]):
             f = 1 + t * fps  # the importer's Animation Offset: the file's time 0 is frame 1
             scene.frame_set(int(math.floor(f)), subframe=f - math.floor(f))
             bpy.context.view_layer.update()
             samples.append({"t": t, "nodes": {name: world(*v) for name, v in table.items()}, "views": views()})
+            if i in at and meshes:
+                samples[-1]["meshes"] = {name: mesh_positions(o, info) for name, o, info in meshes}
         out["anims"].append({"index": want["index"], "clip": track, "samples": samples, "cameras": cameras(),
+                             "meshes": [public(info) for _, _, info in meshes],
                              "duration": (max(ends) - 1) / fps if ends else None})
     return out
 

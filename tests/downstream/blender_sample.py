@@ -3,8 +3,9 @@
 #
 #   blender -b --factory-startup --python blender_sample.py -- JOBS.json OUT.json
 #   JOBS: [{"file": "a.glb", "anims": [{"index": 0, "times": [0, 0.5, ...]}]}]
-#   OUT:  [{"file", "error"?, "anims": [{"index", "track", "samples":
-#           [{"t", "nodes": {"glTF node name": [16 numbers, row-major]}}]}]}]
+#   OUT:  [{"file", "error"?, "anims": [{"index", "track", "meshes": [...], "samples":
+#           [{"t", "nodes": {"glTF node name": [16 numbers, row-major]},
+#             "meshes"?: {"scene mesh name": {"corners", "vertices"}}}]}]}]
 #
 # The files are imported as a user would: File > Import > glTF with Blender's
 # default settings.  The importer's own node table is read (not changed) to
@@ -14,13 +15,28 @@
 # importer's bone heuristic; that turn is fixed per bone, so it is measured at
 # the rest pose and taken off.  A camera object looks down its -Z with +Y up,
 # as a glTF camera node does.
+#
+# Meshes: the importer makes one Blender mesh per glTF mesh, its primitives'
+# triangles one after the other (prim.num_faces each, its own vertices: the
+# distinct indices it uses); a primitive is the scene mesh its extras.name
+# names.  See blender_jobs.mesh_info for what is reported.
 import math
 import os
 import sys
 
 import bpy
+import numpy
+
+# Blender 3.4's glTF importer shades the polygons of a mesh with normals using
+# numpy's np.bool (gltf2_blender_mesh.set_poly_smoothing), an alias numpy 1.24
+# removed; Blender's own builds bundle numpy 1.23, Debian's blender runs the
+# system numpy (1.24 in bookworm), where every glTF mesh with normals fails to
+# import.  The alias is put back (the same type; fixed in later importers).
+if "bool" not in vars(numpy):
+    numpy.bool = bool
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from blender_jobs import run_jobs  # noqa: E402
+from blender_jobs import mesh_info, mesh_positions, mesh_times, public, run_jobs  # noqa: E402
 from mathutils import Matrix, Quaternion, Vector
 
 from io_scene_gltf2.blender.imp import gltf2_blender_gltf as _bg  # noqa: E402
@@ -138,6 +154,27 @@ def cameras():
     return out
 
 
+def scene_meshes(gltf):
+    """[(scene mesh name, object, report)] for every primitive of every mesh object."""
+    out = []
+    for vn in gltf.vnodes.values():
+        idx = getattr(vn, "mesh_node_idx", None)
+        obj = getattr(vn, "blender_object", None)  # (a bone's vnode has none)
+        if idx is None or obj is None or obj.type != "MESH":
+            continue
+        pymesh = gltf.data.meshes[gltf.data.nodes[idx].mesh]
+        f = 0
+        for k, prim in enumerate(pymesh.primitives):
+            n = getattr(prim, "num_faces", 0)
+            name = (prim.extras or {}).get("name") if isinstance(prim.extras, dict) else None
+            info = mesh_info(name if name is not None else "%s/%d" % (pymesh.name, k), obj, f, n)
+            if f + n > len(obj.data.polygons):
+                info["error"] = "%d polygons in the mesh, the primitives have %d+" % (len(obj.data.polygons), f + n)
+            out.append((info["name"], obj, info))
+            f += n
+    return out
+
+
 def play(job):
     out = {"file": job["file"], "anims": []}
     for want in job["anims"]:
@@ -165,18 +202,23 @@ def play(job):
                 fixes[name] = world_raw(kind, obj, bone).inverted() @ rest_world[index[name]]
         if track is not None:
             BlenderAnimation.restore_animation(gltf, track)
+        meshes = scene_meshes(gltf)
+        at = mesh_times(want["times"])
         samples = []
-        for t in want["times"]:
+        for i, t in enumerate(want["times"]):
             f = t * FPS
             bpy.context.scene.frame_set(int(math.floor(f)), subframe=f - math.floor(f))
             bpy.context.view_layer.update()
             samples.append({"t": t, "nodes": {name: world(kind, obj, bone, fixes.get(name))
                                               for name, kind, obj, bone in table}})
+            if i in at and meshes:
+                samples[-1]["meshes"] = {name: mesh_positions(obj, info) for name, obj, info in meshes}
         # the animation's length as Blender holds it: the last key of its actions, in seconds
         ends = [a.frame_range[1] for a in bpy.data.actions if track is not None and
                 any(t.name == track for o in bpy.data.objects if o.animation_data
                     for t in o.animation_data.nla_tracks for st in t.strips if st.action == a)]
         out["anims"].append({"index": want["index"], "track": track, "samples": samples, "cameras": cameras(),
+                             "meshes": [public(info) for _, _, info in meshes],
                              "duration": max(ends) / FPS if ends else None})
     return out
 

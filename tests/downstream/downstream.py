@@ -10,10 +10,15 @@ CHECK is one of
   three      .glb, .gltf and .fbx (retroanim's writers; every 1/60 s) and Assimp's ASCII .fbx (at 7
              times per animation) played in three.js (GLTFLoader / FBXLoader + AnimationMixer);
              every node's world matrix agrees with `retroanim pose` (TOLERANCE); also trees at the
-             limits (1,024 levels, 5,000 nodes)
+             limits (1,024 levels, 5,000 nodes).  Meshes (MESH_CHECKS): every scene mesh, by name,
+             with its triangles and vertices, its first triangle's corners where `pose` puts them
+             at every sample time, its texture's size and top-left texel as three.js decoded the
+             PNG (through the Node image shim in three_sample.mjs); every PNG retroanim writes,
+             decoded here, has the scene's size and the fixture's expect-texel values
   blender    .glb and .fbx imported by Blender's own glTF and FBX importers (default settings),
              sampled every 1/30 s; cameras with the game's field of view, clip planes and view;
-             trees of 950 levels and 5,000 nodes
+             trees of 950 levels and 5,000 nodes; meshes as for three (polygons, vertices, every
+             vertex's and the first polygon's world position at two sample times, images)
   assimp     the stock `assimp` command line with the preload module: `info` on every fixture
              (refused ones refused with retroanim's message) and `export` to .glb, whose JSON and
              animation data equal `retroanim convert --writer assimp`'s; without the module, `info`
@@ -40,6 +45,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP = 77
@@ -354,6 +360,7 @@ def compare_jobs(ctx, jobs, results, consumer):
             continue
         tol = TOLERANCE[kind]
         worst, where_all = 0.0, None
+        mesh_lines = []
         n_anims = len(fx.dump["animations"])
         for (anim, times), got in zip(anims, res["anims"]):
             if n_anims and got.get("clip", "") is None and (kind != "blender_fbx" or
@@ -372,6 +379,9 @@ def compare_jobs(ctx, jobs, results, consumer):
                     abs(got["duration"] - fx.dump["animations"][anim]["duration"]) > 1e-6:
                 fail("%s %s (%s): animation %d lasts %r s in the consumer, %r s in the game" % (
                     consumer, fx.rel, kind, anim, got["duration"], fx.dump["animations"][anim]["duration"]))
+            summary, m_ok = compare_meshes(ctx, fx, kind, consumer, got, times, poses, anim, tol)
+            if summary is not None:
+                mesh_lines.append("%s %-6s %-44s %s %s" % (consumer, kind, fx.rel, summary, "ok" if m_ok else "FAIL"))
             for t, sample in zip(times, got["samples"]):
                 ref = poses[(fx.rel, anim, t)]
                 if "views" in sample:
@@ -399,6 +409,8 @@ def compare_jobs(ctx, jobs, results, consumer):
         wk[2] += sum(len(t) for _, t in anims)
         print("%s %-6s %-44s animations %d, %d times, worst %.2e (tolerance %g) %s" % (
             consumer, kind, fx.rel, len(fx.dump["animations"]), sum(len(t) for _, t in anims), worst, tol, status))
+        for line in mesh_lines:
+            print(line)
     for kind, (w, files, times) in sorted(worst_by_kind.items()):
         print("%s %s: %d files, %d sample times, worst difference %.3g (tolerance %g)" % (
             consumer, kind, files, times, w, TOLERANCE[kind]))
@@ -412,8 +424,10 @@ def check_visibility(fx, path):
     want = {name: json.loads(m["lego.visibility"]) for name, m in fx.dump["node_metadata"].items()
             if "lego.visibility" in m}
     if not want:
-        if "extensionsUsed" in js:
-            fail("visibility %s: extensions used without visibility keys" % fx.rel)
+        # (other extensions, KHR_materials_unlit among them, may be used)
+        vis_ext = {"KHR_node_visibility", "KHR_animation_pointer"} & set(js.get("extensionsUsed", []))
+        if vis_ext:
+            fail("visibility %s: %s used without visibility keys" % (fx.rel, ", ".join(sorted(vis_ext))))
         return
     got = {}
     views = js.get("bufferViews", [])
@@ -499,6 +513,310 @@ def check_views(fx, kind, consumer, t, ref, views):
                 fail("%s %s (%s): camera %r %s at t=%r is %s, the game's %s" % (
                     consumer, fx.rel, kind, cam["name"], what, t, [round(x, 6) for x in got],
                     [round(x, 6) for x in want]))
+
+
+# ------------------------------------------------------------------------------------------
+# Meshes and textures.
+#
+# What the consumers must hold, per scene mesh (`retroanim dump`): a mesh of that name (three.js:
+# the glTF primitive's extras.name, the FBX Mesh model's name; Blender: the glTF primitive by its
+# extras.name, the FBX mesh object by name) with the scene's triangle count; its first triangle's
+# corners at `pose`'s world matrix of the mesh's node times the scene positions; its material's
+# texture with the scene's size and the top-left texel of the PNG retroanim wrote (decoded here).
+# Vertex counts (MESH_VERTICES): a glTF primitive keeps the scene's vertices (three.js the
+# accessor, Blender the distinct indices a primitive uses); FBXLoader un-indexes every FBX mesh
+# (3 vertices a triangle); Blender's FBX importer keeps the control points (the scene's vertices).
+# Assimp's ASCII FBX exporter (fbxa) puts a node's only mesh on the node's own model, named after
+# the node (MESH_BY_NODE); a scene without meshes goes through Assimp with its placeholder
+# skeleton mesh (README, "How the scene is built"), one unnamed mesh (SKELETON_MESH).
+MESH_VERTICES = {"glb": "exact", "gltf": "exact", "glb_vis": "exact", "fbx": "3 per triangle",
+                 "fbxa": "3 per triangle", "blender": "exact", "blender_vis": "exact", "blender_fbx": "exact"}
+MESH_BY_NODE = {"fbxa"}
+SKELETON_MESH = {"fbxa"}
+
+
+def png_decode(data, what):
+    """(width, height, rows of RGBA bytes from the top) of an 8-bit RGBA, non-interlaced PNG (what
+    retroanim writes), checking every chunk's CRC; anything else raises."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise RuntimeError("%s: not a PNG" % what)
+    off, ihdr, idat, ended = 8, None, [], False
+    while off + 12 <= len(data):
+        n, kind = struct.unpack_from(">I4s", data, off)
+        body = data[off + 8: off + 8 + n]
+        if len(body) != n or off + 12 + n > len(data):
+            raise RuntimeError("%s: chunk %r runs past the end" % (what, kind))
+        if zlib.crc32(kind + body) != struct.unpack_from(">I", data, off + 8 + n)[0]:
+            raise RuntimeError("%s: bad CRC in chunk %r" % (what, kind))
+        if ihdr is None and kind != b"IHDR":
+            raise RuntimeError("%s: the first chunk is %r, not IHDR" % (what, kind))
+        if kind == b"IHDR":
+            ihdr = struct.unpack(">IIBBBBB", body)
+            if ihdr[2:] != (8, 6, 0, 0, 0) or not ihdr[0] or not ihdr[1]:
+                raise RuntimeError("%s: %dx%d, bit depth %d, colour type %d, compression %d, filter %d, interlace "
+                                   "%d: not the 8-bit RGBA non-interlaced PNG expected" % ((what,) + ihdr))
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            ended = True
+            break
+        elif not kind[0] & 0x20:
+            raise RuntimeError("%s: unexpected critical chunk %r" % (what, kind))
+        off += 12 + n
+    if not ended or not idat:
+        raise RuntimeError("%s: no IEND or no IDAT" % what)
+    w, h = ihdr[0], ihdr[1]
+    stride = 4 * w
+    raw = zlib.decompress(b"".join(idat))
+    if len(raw) != h * (stride + 1):
+        raise RuntimeError("%s: %d bytes of pixel data, %d expected" % (what, len(raw), h * (stride + 1)))
+    rows, prev = [], bytes(stride)
+    filters = []
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = raw[y * (stride + 1) + 1: (y + 1) * (stride + 1)]
+        out = bytearray(stride)
+        for i in range(stride):
+            a = out[i - 4] if i >= 4 else 0
+            b = prev[i]
+            c = prev[i - 4] if i >= 4 else 0
+            if f == 0:
+                pr = 0
+            elif f == 1:
+                pr = a
+            elif f == 2:
+                pr = b
+            elif f == 3:
+                pr = (a + b) >> 1
+            elif f == 4:
+                q = a + b - c
+                pa, pb, pc = abs(q - a), abs(q - b), abs(q - c)
+                pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+            else:
+                raise RuntimeError("%s: row %d has filter type %d (0-4 exist)" % (what, y, f))
+            out[i] = (line[i] + pr) & 255
+        rows.append(bytes(out))
+        filters.append(f)
+        prev = out
+    return w, h, rows, filters
+
+
+def glb_textures(path):
+    """{glTF texture name: (width, height, rows, filters)} of every texture in a .glb."""
+    js, binary = glb_parts(path)
+    out = {}
+    for i, tex in enumerate(js.get("textures", [])):
+        img = js["images"][tex["source"]]
+        v = js["bufferViews"][img["bufferView"]]
+        start = v.get("byteOffset", 0)
+        out[tex.get("name", "texture %d" % i)] = png_decode(binary[start:start + v["byteLength"]],
+                                                           "%s image %r" % (os.path.basename(path), img.get("name")))
+    return out
+
+
+def fixture_texels(fx):
+    """{(texture, x, y): (r, g, b, a)} from the fixture's expect-texel lines (x from the left, y
+    from the top)."""
+    out = {}
+    txt = os.path.splitext(fx.path)[0] + ".txt"
+    if os.path.exists(txt):
+        for line in open(txt, encoding="utf-8", errors="replace"):
+            if line.startswith("expect-texel "):
+                f = dict(kv.split("=", 1) for kv in line.split()[1:])
+                out[(f["texture"], int(f["x"]), int(f["y"]))] = tuple(int(v) for v in f["rgba"].split(","))
+    return out
+
+
+_mesh_truth = {}
+
+
+def mesh_truth(ctx, fx):
+    """The scene's meshes as the consumers must show them: [{name, node, vertices, triangles,
+    local (the first triangle's corners), positions (every vertex), texture: None or {name, width,
+    height, texel}}].  The first call for a fixture with textures also checks every PNG of its
+    .glb (decoded by png_decode) against the scene's size and the fixture's expect-texel lines."""
+    if fx.rel in _mesh_truth:
+        return _mesh_truth[fx.rel]
+    meshes = fx.dump.get("meshes") or []
+    textures = {t["name"]: t for t in fx.dump.get("textures") or []}
+    materials = {m["name"]: m for m in fx.dump.get("materials") or []}
+    pngs = {}
+    if textures:
+        path = ctx.convert(fx, "glb")
+        pngs = glb_textures(path)
+        want_texels = fixture_texels(fx)
+        checked, bad = 0, []
+        for name, t in textures.items():
+            if name not in pngs:
+                fail("png %s: texture %r is not in the .glb" % (fx.rel, name))
+                continue
+            w, h, rows, filters = pngs[name]
+            if (w, h) != (t["width"], t["height"]):
+                fail("png %s: texture %r is %dx%d in the .glb, %dx%d in the scene" % (fx.rel, name, w, h, t["width"],
+                                                                                   t["height"]))
+            for (tn, x, y), rgba in sorted(want_texels.items()):
+                if tn != name or x >= w or y >= h:
+                    continue
+                checked += 1
+                got = tuple(rows[y][4 * x: 4 * x + 4])
+                if got != rgba:
+                    bad.append("%s (%d,%d) is %s, the fixture says %s (row %d filter type %d)" % (
+                        name, x, y, got, rgba, y, filters[y]))
+        for b in bad[:8]:
+            fail("png %s: %s" % (fx.rel, b))
+        print("png %-44s %d textures decoded from the .glb (filter types %s), %d expect-texel values, %d differ %s" % (
+            fx.rel, len(pngs), ",".join(str(f) for f in sorted({f for p in pngs.values() for f in p[3]})), checked,
+            len(bad), "FAIL" if bad else "ok"))
+    out = []
+    for m in meshes:
+        tris = m.get("triangles") or []
+        pos = m.get("positions") or []
+        tex = None
+        mat = materials.get(m.get("material"))
+        tname = mat.get("texture") if mat else None
+        if tname is not None:
+            t = textures[tname]
+            texel, texels = None, None
+            if tname in pngs:
+                rows = pngs[tname][2]
+                texel = list(rows[0][0:4])
+                texels = [[list(r[4 * x: 4 * x + 4]) for x in range(len(r) // 4)] for r in rows]
+            tex = {"name": tname, "width": t["width"], "height": t["height"], "texel": texel, "texels": texels}
+        out.append({"name": m["name"], "node": m.get("node"), "vertices": m["vertex_count"],
+                    "triangles": m["triangle_count"], "local": [pos[i] for i in tris[0]] if tris else [],
+                    "positions": pos, "texture": tex})
+    _mesh_truth[fx.rel] = out
+    return out
+
+
+def apply_world(m, p):
+    return [sum(m[r * 4 + c] * p[c] for c in range(3)) + m[r * 4 + 3] for r in range(3)]
+
+
+def point_diff(want, got):
+    """The largest |a - b| / max(1, |b|) over two lists of points (inf when they do not pair up)."""
+    if got is None or len(want) != len(got):
+        return float("inf")
+    worst = 0.0
+    for p, q in zip(want, got):
+        if q is None or len(q) != 3:
+            return float("inf")
+        for a, b in zip(p, q):
+            d = abs(a - b) / max(1.0, abs(a)) if b is not None else float("inf")
+            if not d <= worst:
+                worst = d if d == d else float("inf")
+    return worst
+
+
+def compare_meshes(ctx, fx, kind, consumer, got, times, poses, anim, tol):
+    """The consumer's meshes of one animation against the scene's; returns (summary, ok)."""
+    want = mesh_truth(ctx, fx)
+    have_list = got.get("meshes") or []
+    where = "%s %s (%s)" % (consumer, fx.rel, kind)
+    if not want and (not have_list or (kind in SKELETON_MESH and len(have_list) == 1 and
+                                       not have_list[0]["name"])):
+        return None, True
+    ok = True
+
+    def bad(msg):
+        nonlocal ok
+        ok = False
+        fail("%s: %s" % (where, msg))
+    for e in got.get("image_errors") or []:
+        bad("image not decoded: %s" % e)
+    have = {}
+    for m in have_list:
+        if m.get("error"):
+            bad("mesh %r: %s" % (m["name"], m["error"]))
+        if m["name"] in have:
+            bad("two meshes named %r" % m["name"])
+        have[m["name"]] = m
+    per_node = {}
+    for w in want:
+        per_node.setdefault(w["node"], []).append(w)
+    names = {}
+    for w in want:
+        name = w["name"]
+        if name not in have and kind in MESH_BY_NODE and len(per_node[w["node"]]) == 1:
+            name = w["node"]
+        names[w["name"]] = name
+    extra = sorted(set(have) - set(names.values()), key=str)
+    if extra:
+        bad("meshes the scene does not have: %s" % ", ".join(map(str, extra[:8])))
+    rule = MESH_VERTICES[kind]
+    n_tex = n_texels = 0
+    for w in want:
+        g = have.get(names[w["name"]])
+        if g is None:
+            bad("mesh %r missing (the consumer has %s)" % (w["name"], sorted(have, key=str)[:12]))
+            continue
+        if g["triangles"] != w["triangles"]:
+            bad("mesh %r has %r triangles, the scene %d" % (w["name"], g["triangles"], w["triangles"]))
+        want_v = w["vertices"] if rule == "exact" else 3 * w["triangles"]
+        if g["vertices"] != want_v:
+            bad("mesh %r has %r vertices, %d expected (%s; the scene has %d)" % (
+                w["name"], g["vertices"], want_v, rule, w["vertices"]))
+        wt, gt = w["texture"], g.get("texture")
+        if wt is None:
+            if gt is not None:
+                bad("mesh %r has a texture (%r), the scene's material has none" % (w["name"], gt))
+            continue
+        n_tex += 1
+        if gt is None:
+            bad("mesh %r has no texture, the scene's has %r" % (w["name"], wt["name"]))
+            continue
+        if (gt.get("width"), gt.get("height")) != (wt["width"], wt["height"]):
+            bad("mesh %r texture %r is %sx%s, the scene's %dx%d" % (w["name"], wt["name"], gt.get("width"),
+                                                                   gt.get("height"), wt["width"], wt["height"]))
+        if gt.get("texel") != wt["texel"]:
+            bad("mesh %r texture %r texel (0,0) is %r, the PNG retroanim wrote has %r" % (
+                w["name"], wt["name"], gt.get("texel"), wt["texel"]))
+        if gt.get("texels") is not None:  # Blender (libpng): every texel, against png_decode's
+            n_texels += sum(len(r) for r in gt["texels"])
+            diff = [(x, y, c, wt["texels"][y][x]) for y, r in enumerate(gt["texels"]) for x, c in enumerate(r)
+                    if wt["texels"] is None or y >= len(wt["texels"]) or x >= len(wt["texels"][y]) or
+                    c != wt["texels"][y][x]]
+            if diff:
+                bad("mesh %r texture %r: %d texels differ from the PNG decoded here, first (%d,%d) %r here %r" % (
+                    (w["name"], wt["name"], len(diff)) + diff[0]))
+    worst, n_times, n_vert = 0.0, 0, 0
+    where_worst = None
+    for t, sample in zip(times, got["samples"]):
+        sm = sample.get("meshes")
+        if sm is None:
+            continue
+        n_times += 1
+        worlds = {}
+        for name, m in poses[(fx.rel, anim, t)]:
+            worlds.setdefault(name, m)
+        for w in want:
+            g = sm.get(names[w["name"]])
+            if g is None or w["node"] not in worlds:
+                continue
+            m = worlds[w["node"]]
+            if isinstance(g, dict):  # Blender: corners and every vertex
+                corners = g.get("corners")
+                if len(g.get("vertices") or []) == len(w["positions"]):
+                    d = point_diff([apply_world(m, p) for p in w["positions"]], g["vertices"])
+                    n_vert += len(w["positions"])
+                    if d > worst:
+                        worst, where_worst = d, (t, w["name"], "vertices")
+            else:
+                corners = g
+            d = point_diff([apply_world(m, p) for p in w["local"]], corners)
+            if d > worst:
+                worst, where_worst = d, (t, w["name"], "first triangle", [apply_world(m, p) for p in w["local"]],
+                                         corners)
+    if worst > tol:
+        bad("mesh positions differ from pose x the scene's by %.3g > %g (t=%r, mesh %r, %s)" % (
+            (worst, tol) + tuple(where_worst[:3])) + ("" if len(where_worst) < 5 else ": want %s, got %s" % (
+                where_worst[3], where_worst[4])))
+    summary = "meshes %d of %d (vertices %s, %d triangles), %d textures (size, texel (0,0)%s), positions at " \
+              "%d times%s worst %.2e" % (sum(1 for w in want if names[w["name"]] in have), len(want), rule,
+                                         sum(w["triangles"] for w in want), n_tex,
+                                         ", all %d texels" % n_texels if n_texels else "", n_times,
+                                         " (%d vertices)" % n_vert if n_vert else "", worst)
+    return summary, ok
 
 
 def check_three(ctx, fixtures):
