@@ -5,8 +5,12 @@
 #
 # Also the mesh report both give: for each scene mesh (a glTF primitive, an
 # FBX Mesh model), its polygons, vertices and texture as Blender holds them,
-# and at MESH_TIMES of the sample times the world positions of its vertices
-# and of its first polygon's corners, in the file's frame (Y up).
+# whether Blender skins it (an Armature modifier on its object), and at
+# MESH_TIMES of the sample times the world positions of its vertices and of
+# its first polygon's corners, in the file's frame (Y up).  Positions are
+# those of the evaluated mesh (the depsgraph's, modifiers applied: what
+# Blender draws and renders), so a skinned mesh is reported as its Armature
+# modifier deforms it at that frame; the modifier keeps the vertex order.
 import json
 import sys
 import traceback
@@ -75,20 +79,31 @@ def mesh_info(name, obj, first_poly, num_polys):
     if polys and me.materials and polys[0].material_index < len(me.materials):
         img = material_image(me.materials[polys[0].material_index])
         tex = image_info(img) if img is not None else None
+    skinned = any(m.type == "ARMATURE" and m.object is not None for m in obj.modifiers)
     return {"name": name, "object": obj.name, "triangles": sum(1 for p in polys if p.loop_total == 3),
-            "polygons": len(polys), "vertices": len(verts), "texture": tex,
+            "polygons": len(polys), "vertices": len(verts), "texture": tex, "skinned": skinned,
             "_verts": verts, "_first": [me.loops[li].vertex_index for li in
                                         range(polys[0].loop_start, polys[0].loop_start + polys[0].loop_total)]
             if polys else []}
 
 
 def mesh_positions(obj, info):
-    """{"corners": the first polygon's corners, "vertices": every vertex (Blender's order)}, world, file frame."""
+    """{"corners": the first polygon's corners, "vertices": every vertex (Blender's order)}, world, file frame,
+    of the evaluated mesh (modifiers applied: an Armature modifier's skinning) at the current frame."""
+    import bpy
     a = _a_inv()
-    m = a @ obj.matrix_world
-    co = obj.data.vertices
-    return {"corners": [list(m @ co[i].co) for i in info["_first"]],
-            "vertices": [list(m @ co[i].co) for i in info["_verts"]]}
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    me = ev.to_mesh()
+    try:
+        co = me.vertices
+        if len(co) != len(obj.data.vertices):
+            raise RuntimeError("%s: the evaluated mesh has %d vertices, the mesh %d" % (obj.name, len(co),
+                                                                                      len(obj.data.vertices)))
+        m = a @ ev.matrix_world
+        return {"corners": [list(m @ co[i].co) for i in info["_first"]],
+                "vertices": [list(m @ co[i].co) for i in info["_verts"]]}
+    finally:
+        ev.to_mesh_clear()
 
 
 def public(info):

@@ -14,11 +14,15 @@ CHECK is one of
              with its triangles and vertices, its first triangle's corners where `pose` puts them
              at every sample time, its texture's size and top-left texel as three.js decoded the
              PNG (through the Node image shim in three_sample.mjs); every PNG retroanim writes,
-             decoded here, has the scene's size and the fixture's expect-texel values
+             decoded here, has the scene's size and the fixture's expect-texel values.  A skinned
+             scene mesh is a SkinnedMesh, skinned on the CPU as three's shader does it, every
+             triangle's corners where linear blend skinning of `pose`'s joints puts them
+             (skinned_positions; at least one skinned comparison, at times the joints move)
   blender    .glb and .fbx imported by Blender's own glTF and FBX importers (default settings),
              sampled every 1/30 s; cameras with the game's field of view, clip planes and view;
              trees of 950 levels and 5,000 nodes; meshes as for three (polygons, vertices, every
-             vertex's and the first polygon's world position at two sample times, images)
+             vertex's and the first polygon's world position at two sample times, of the evaluated
+             mesh: a skinned mesh as its Armature modifier deforms it; images)
   assimp     the stock `assimp` command line with the preload module: `info` on every fixture
              (refused ones refused with retroanim's message) and `export` to .glb, whose JSON and
              animation data equal `retroanim convert --writer assimp`'s; without the module, `info`
@@ -684,9 +688,149 @@ def mesh_truth(ctx, fx):
             tex = {"name": tname, "width": t["width"], "height": t["height"], "texel": texel, "texels": texels}
         out.append({"name": m["name"], "node": m.get("node"), "vertices": m["vertex_count"],
                     "triangles": m["triangle_count"], "local": [pos[i] for i in tris[0]] if tris else [],
-                    "positions": pos, "texture": tex})
+                    "positions": pos, "tris": tris, "texture": tex, "skin": skin_influences(fx, m)})
     _mesh_truth[fx.rel] = out
+    if any(w["skin"] is not None for w in out):
+        check_expect_skinned(ctx, fx, out)
     return out
+
+
+# ------------------------------------------------------------------------------------------
+# Skinned meshes.  A scene mesh with a skin (`dump`: "skin", the index of one of "skins", whose
+# "joints" name the joint nodes; "joints", 4 joint indices per vertex, flat; "weights", 4 per
+# vertex) holds its positions in the scene's world frame at rest (it hangs on an unanimated
+# root).  At time t its vertex v is at
+#     sum_i w_i * World_{j_i}(t) * inverse(RestWorld_{j_i}) * p_v
+# (linear blend skinning, as glTF defines it): World from `pose` at t, RestWorld the joint's
+# rest world, the dump's rest `transform`s chained through `parent`.  The consumers skin on
+# their own: three.js on the GPU (three_sample.mjs does the same on the CPU, as three's
+# SkinnedMesh.applyBoneTransform), Blender through the importer's Armature modifier (the
+# evaluated mesh).  A fixture's expect-skinned lines (world positions worked out when the
+# fixture was made) check this expectation itself.
+
+def skin_influences(fx, m):
+    """[[(joint name, weight)] per vertex] of a skinned scene mesh, None for a rigid one."""
+    if m.get("skin") is None:
+        return None
+    skins = fx.dump.get("skins") or []
+    n = m["vertex_count"]
+    joints, weights = m.get("joints") or [], m.get("weights") or []
+    if not 0 <= m["skin"] < len(skins) or len(joints) != 4 * n or len(weights) != n:
+        fail("%s: mesh %r: skin %r of %d, %d joint indices and %d weights for %d vertices" % (
+            fx.rel, m["name"], m["skin"], len(skins), len(joints), len(weights), n))
+        return [[] for _ in range(n)]
+    names = skins[m["skin"]]["joints"]
+    out = []
+    for v in range(n):
+        infl = []
+        for k in range(4):
+            j, w = joints[4 * v + k], weights[v][k]
+            if w != 0:
+                if not 0 <= j < len(names):
+                    fail("%s: mesh %r vertex %d: joint %d of %d" % (fx.rel, m["name"], v, j, len(names)))
+                    continue
+                infl.append((names[j], w))
+        out.append(infl)
+    return out
+
+
+def mat_mul(a, b):
+    return [sum(a[r * 4 + k] * b[k * 4 + c] for k in range(4)) for r in range(4) for c in range(4)]
+
+
+def mat_inverse(m):
+    """The inverse of a 4x4 row-major matrix (Gauss-Jordan with partial pivoting)."""
+    a = [list(m[r * 4:r * 4 + 4]) + [1.0 if c == r else 0.0 for c in range(4)] for r in range(4)]
+    for c in range(4):
+        p = max(range(c, 4), key=lambda r: abs(a[r][c]))
+        if a[p][c] == 0:
+            raise RuntimeError("singular rest matrix")
+        a[c], a[p] = a[p], a[c]
+        f = a[c][c]
+        a[c] = [x / f for x in a[c]]
+        for r in range(4):
+            if r != c and a[r][c] != 0:
+                g = a[r][c]
+                a[r] = [x - g * y for x, y in zip(a[r], a[c])]
+    return [a[r][4 + c] for r in range(4) for c in range(4)]
+
+
+_rest_inverse = {}
+
+
+def rest_inverses(fx):
+    """{node name: inverse(rest world)} of a fixture (the first node of a name, as `pose` lists)."""
+    if fx.rel not in _rest_inverse:
+        nodes = fx.dump["nodes"]
+        world = {}
+        for i in range(len(nodes)):  # iterative: trees go deep
+            chain = []
+            j = i
+            while j not in world and j >= 0:
+                chain.append(j)
+                j = nodes[j]["parent"]
+            for j in reversed(chain):
+                p = nodes[j]["parent"]
+                world[j] = mat_mul(world[p], nodes[j]["transform"]) if p >= 0 else list(nodes[j]["transform"])
+        out = {}
+        for i, n in enumerate(nodes):
+            if n["name"] not in out:
+                out[n["name"]] = mat_inverse(world[i])
+        _rest_inverse[fx.rel] = out
+    return _rest_inverse[fx.rel]
+
+
+def skinned_positions(fx, w, worlds):
+    """The world positions of every vertex of skinned scene mesh w at the pose `worlds` ({node
+    name: world}); raises KeyError naming a joint the pose lacks."""
+    inv = rest_inverses(fx)
+    skin_m = {}
+    out = []
+    for p, infl in zip(w["positions"], w["skin"]):
+        q = [0.0, 0.0, 0.0]
+        for name, weight in infl:
+            if name not in skin_m:
+                skin_m[name] = mat_mul(worlds[name], inv[name])
+            r = apply_world(skin_m[name], p)
+            q = [a + weight * b for a, b in zip(q, r)]
+        out.append(q)
+    return out
+
+
+def check_expect_skinned(ctx, fx, meshes):
+    """The expectation above against the fixture's expect-skinned lines (mesh, triangle, corner,
+    time, world position; the fixture's first animation)."""
+    txt = os.path.splitext(fx.path)[0] + ".txt"
+    lines = []
+    if os.path.exists(txt):
+        for line in open(txt, encoding="utf-8", errors="replace"):
+            if line.startswith("expect-skinned "):
+                f = dict(kv.split("=", 1) for kv in line.split()[1:])
+                lines.append((f["mesh"], int(f["tri"]), int(f["corner"]), float(f["t"]),
+                              [float(x) for x in f["p"].split(",")]))
+    if not lines:
+        return
+    by_name = {w["name"]: w for w in meshes}
+    times = sorted({t for _, _, _, t, _ in lines})
+    poses = dict(zip(times, ctx.poses(fx, 0, times)))
+    worst = 0.0
+    for mesh, tri, corner, t, p in lines:
+        w = by_name.get(mesh)
+        if w is None or w["skin"] is None or tri >= len(w["tris"]):
+            fail("%s: expect-skinned names %s triangle %d, not a skinned mesh triangle of the scene" % (
+                fx.rel, mesh, tri))
+            continue
+        worlds = {}
+        for name, m in poses[t]:
+            worlds.setdefault(name, m)
+        got = skinned_positions(fx, w, worlds)[w["tris"][tri][corner]]
+        worst = max(worst, point_diff([p], [got]))
+    # (the fixture prints 9 significant digits; the dump's positions and keys are float32)
+    if worst > 1e-5:
+        fail("%s: the skinning expectation differs from the fixture's expect-skinned lines by %.3g" % (fx.rel,
+                                                                                                       worst))
+    print("skin %-44s the expectation equals %d expect-skinned positions within %.2e %s" % (
+        fx.rel, len(lines), worst, "FAIL" if worst > 1e-5 else "ok"))
 
 
 def apply_world(m, p):
@@ -752,6 +896,9 @@ def compare_meshes(ctx, fx, kind, consumer, got, times, poses, anim, tol):
             continue
         if g["triangles"] != w["triangles"]:
             bad("mesh %r has %r triangles, the scene %d" % (w["name"], g["triangles"], w["triangles"]))
+        if "skinned" in g and g["skinned"] != (w["skin"] is not None):
+            bad("mesh %r is %sskinned in the consumer, %sin the scene" % (
+                w["name"], "" if g["skinned"] else "not ", "not " if w["skin"] is None else ""))
         want_v = w["vertices"] if rule == "exact" else 3 * w["triangles"]
         if g["vertices"] != want_v:
             bad("mesh %r has %r vertices, %d expected (%s; the scene has %d)" % (
@@ -781,6 +928,10 @@ def compare_meshes(ctx, fx, kind, consumer, got, times, poses, anim, tol):
                     (w["name"], wt["name"], len(diff)) + diff[0]))
     worst, n_times, n_vert = 0.0, 0, 0
     where_worst = None
+    skinned = [w for w in want if w["skin"] is not None and names[w["name"]] in have]
+    # skinned meshes: samples compared (every vertex or every triangle corner), vertices
+    # compared, the farthest a vertex is from its rest position at the times compared
+    n_skin, n_skin_vert, moved = 0, 0, 0.0
     for t, sample in zip(times, got["samples"]):
         sm = sample.get("meshes")
         if sm is None:
@@ -791,31 +942,62 @@ def compare_meshes(ctx, fx, kind, consumer, got, times, poses, anim, tol):
             worlds.setdefault(name, m)
         for w in want:
             g = sm.get(names[w["name"]])
-            if g is None or w["node"] not in worlds:
+            if g is None:
                 continue
-            m = worlds[w["node"]]
-            if isinstance(g, dict):  # Blender: corners and every vertex
-                corners = g.get("corners")
-                if len(g.get("vertices") or []) == len(w["positions"]):
-                    d = point_diff([apply_world(m, p) for p in w["positions"]], g["vertices"])
+            if w["skin"] is not None:
+                try:
+                    exp = skinned_positions(fx, w, worlds)
+                except KeyError as e:
+                    bad("mesh %r: joint %s has no pose" % (w["name"], e))
+                    continue
+                moved = max(moved, point_diff(w["positions"], exp))
+                full = None
+                if isinstance(g, dict) and "vertices" in g:  # Blender: every vertex
+                    full = ("vertices", exp, g["vertices"])
+                elif isinstance(g, dict) and "triangles" in g:  # three.js: every triangle's corners
+                    full = ("every triangle", [exp[i] for tri in w["tris"] for i in tri], g["triangles"])
+                if full is None:
+                    bad("mesh %r is skinned in the scene; the consumer reports only its first triangle" % w["name"])
+                else:
+                    d = point_diff(full[1], full[2])
+                    n_skin += 1
+                    n_skin_vert += len(full[1])
+                    if d > worst:
+                        worst, where_worst = d, (t, w["name"], "skinned " + full[0])
+            elif w["node"] not in worlds:
+                continue
+            else:
+                m = worlds[w["node"]]
+                exp = [apply_world(m, p) for p in w["positions"]]
+                if isinstance(g, dict) and len(g.get("vertices") or []) == len(w["positions"]):
+                    d = point_diff(exp, g["vertices"])  # Blender: every vertex
                     n_vert += len(w["positions"])
                     if d > worst:
                         worst, where_worst = d, (t, w["name"], "vertices")
-            else:
-                corners = g
-            d = point_diff([apply_world(m, p) for p in w["local"]], corners)
+            corners = g.get("corners") if isinstance(g, dict) else g
+            want_c = [exp[i] for i in w["tris"][0]] if w["tris"] else []
+            d = point_diff(want_c, corners)
             if d > worst:
-                worst, where_worst = d, (t, w["name"], "first triangle", [apply_world(m, p) for p in w["local"]],
-                                         corners)
+                worst, where_worst = d, (t, w["name"], "first triangle", want_c, corners)
     if worst > tol:
         bad("mesh positions differ from pose x the scene's by %.3g > %g (t=%r, mesh %r, %s)" % (
             (worst, tol) + tuple(where_worst[:3])) + ("" if len(where_worst) < 5 else ": want %s, got %s" % (
                 where_worst[3], where_worst[4])))
+    skin_note = ""
+    if skinned:
+        # a skinned comparison happened, at a time when the joints had moved the vertices
+        # (else the check would pass on rest positions)
+        if n_skin == 0:
+            bad("%d skinned meshes, none compared" % len(skinned))
+        elif moved <= 100 * tol:
+            bad("skinned meshes compared only where the joints leave them within %.3g of rest" % moved)
+        skin_note = ", skinned: %d of %d meshes, %d mesh samples, %d points, moved up to %.3g from rest" % (
+            len(skinned), sum(1 for w in want if w["skin"] is not None), n_skin, n_skin_vert, moved)
     summary = "meshes %d of %d (vertices %s, %d triangles), %d textures (size, texel (0,0)%s), positions at " \
-              "%d times%s worst %.2e" % (sum(1 for w in want if names[w["name"]] in have), len(want), rule,
-                                         sum(w["triangles"] for w in want), n_tex,
-                                         ", all %d texels" % n_texels if n_texels else "", n_times,
-                                         " (%d vertices)" % n_vert if n_vert else "", worst)
+              "%d times%s%s worst %.2e" % (sum(1 for w in want if names[w["name"]] in have), len(want), rule,
+                                           sum(w["triangles"] for w in want), n_tex,
+                                           ", all %d texels" % n_texels if n_texels else "", n_times,
+                                           " (%d vertices)" % n_vert if n_vert else "", skin_note, worst)
     return summary, ok
 
 
@@ -1026,7 +1208,8 @@ def check_assimp(ctx, fixtures):
         r = run(["assimp", "info", path], env=base_env)
         out = r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
         fields = dict((k.strip(), v.strip()) for k, v in (l.split(":", 1) for l in out.splitlines() if ":" in l))
-        want = {"Nodes": len(fx.dump["nodes"]) + len(fx.dump["cameras"]) + 1,
+        # every node and camera view is a model; so is every mesh (a Mesh model under its node's model)
+        want = {"Nodes": len(fx.dump["nodes"]) + len(fx.dump["cameras"]) + len(fx.dump.get("meshes", [])) + 1,
                 "Animations": len(fx.dump["animations"]), "Cameras": len(fx.dump["cameras"])}
         got = {k: fields.get(k) for k in want}
         if r.returncode != 0 or any(got[k] != str(v) for k, v in want.items()):

@@ -5,11 +5,13 @@
 //   node three_sample.mjs JOBS.json > OUT.json
 //   JOBS: [{"file": "a.glb", "anims": [{"index": 0, "times": [0, 0.5, ...]}]}]
 //   OUT:  [{"file", "error"?, "anims": [{"index", "clip", "duration",
-//           "meshes": [{"name", "vertices", "triangles", "indexed",
+//           "meshes": [{"name", "vertices", "triangles", "indexed", "skinned",
 //                       "texture": null | {"width", "height", "texel": [r, g, b, a]}}],
 //           "image_errors": ["..."],
 //           "samples": [{"t", "nodes": {"name": [16 numbers, row-major]},
-//                        "meshes": {"mesh name": [[x, y, z] * 3]}}]}]}]
+//                        "meshes": {"mesh name": [[x, y, z] * 3]
+//                                   | {"skinned": true, "corners": [[x, y, z] * 3],
+//                                      "triangles": [[x, y, z] * 3 * triangles]}}}]}]}]
 // Matrices are row-major with column vectors (translation in elements 3, 7,
 // 11), as `retroanim pose` prints them.  Node names are the file's own (the
 // glTF node name, the FBX model name), not three.js's sanitised ones.
@@ -17,7 +19,9 @@
 // extras.name (GLTFLoader's geometry.userData.name), the FBX Mesh model's name
 // (userData.originalName).  Its three "corners" are the world positions of
 // its first triangle's corners (index ? index.getX(k) : k, the position
-// attribute times the mesh's matrixWorld).  "texel" is the top-left texel
+// attribute times the mesh's matrixWorld).  A SkinnedMesh ("skinned") is
+// skinned on the CPU as three's shader does it (worldVertex), and reports
+// every triangle's corners too.  "texel" is the top-left texel
 // (x 0, y 0, the PNG's first row) of its material's map, as decoded.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -287,19 +291,43 @@ function meshInfo(name, o) {
                 texel: img && img.data ? Array.from(img.data.subarray(0, 4)) : null };
   }
   return { name, vertices: pos ? pos.count : 0, triangles: (index ? index.count : pos ? pos.count : 0) / 3,
-           indexed: !!index, materials: Array.isArray(o.material) ? o.material.length : 1, texture };
+           indexed: !!index, materials: Array.isArray(o.material) ? o.material.length : 1, texture,
+           skinned: !!o.isSkinnedMesh };
 }
 
-// the world positions of the first triangle's corners
-function corners(o) {
+// The world position of vertex i as three.js draws it.  A plain mesh: the
+// position attribute times matrixWorld.  A SkinnedMesh is skinned on the GPU
+// (skinning_vertex.glsl); applyBoneTransform is three's CPU copy of that
+// shader: bindMatrixInverse x sum(weight x bone.matrixWorld x boneInverse) x
+// bindMatrix x position, which (bindMode 'attached': bindMatrixInverse is
+// matrixWorld's inverse, set by updateMatrixWorld) is in the mesh's local
+// space, and the vertex shader then applies modelMatrix = matrixWorld.
+// (Morph targets are not applied: retroanim writes none.)
+function worldVertex(o, i) {
+  const v = new THREE.Vector3().fromBufferAttribute(o.geometry.attributes.position, i);
+  if (o.isSkinnedMesh) o.applyBoneTransform(i, v);
+  return v.applyMatrix4(o.matrixWorld);
+}
+
+// the world positions of the first triangle's corners (limit 3) or of every
+// triangle's corners (limit Infinity)
+function corners(o, limit = 3) {
   const g = o.geometry, pos = g.attributes.position, index = g.index;
   const out = [];
   const n = index ? index.count : pos ? pos.count : 0;
-  for (let k = 0; k < 3 && k < n; k++) {
-    const v = new THREE.Vector3().fromBufferAttribute(pos, index ? index.getX(k) : k).applyMatrix4(o.matrixWorld);
+  for (let k = 0; k < limit && k < n; k++) {
+    const v = worldVertex(o, index ? index.getX(k) : k);
     out.push([v.x, v.y, v.z]);
   }
   return out;
+}
+
+// a mesh's report at one time: a plain mesh's first triangle's corners; a
+// skinned mesh's also every triangle's corners (3 per triangle, in order),
+// skinned as above
+function meshSample(o) {
+  if (!o.isSkinnedMesh) return corners(o);
+  return { skinned: true, corners: corners(o), triangles: corners(o, Infinity) };
 }
 
 function rowMajor(m) {
@@ -336,7 +364,7 @@ for (const job of jobs) {
         const nodes = {};
         for (const [name, o] of named) if (!(name in nodes)) nodes[name] = rowMajor(o.matrixWorld);
         const meshCorners = {};
-        for (const [name, o] of meshes) if (name !== null && !(name in meshCorners)) meshCorners[name] = corners(o);
+        for (const [name, o] of meshes) if (name !== null && !(name in meshCorners)) meshCorners[name] = meshSample(o);
         out.samples.push({ t, nodes, meshes: meshCorners });
       }
       res.anims.push(out);
