@@ -1607,6 +1607,30 @@ static void dump_views(const niff_file *f, ra_json *j)
         }
         ra_json_end_array(j);
     }
+    for (int k = 0; k < 2; k++) { /* envelopes and cluster shapes: their parts and triangles */
+        const niff_deform *d = k ? g->clusters : g->envelopes;
+        uint32_t n = k ? g->cluster_count : g->envelope_count;
+        if (!n) continue;
+        ra_json_key(j, k ? "cluster_shapes" : "envelopes");
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < n; i++) {
+            ra_json_begin_object(j);
+            ra_json_key(j, "offset");
+            ra_json_uint(j, d[i].offset);
+            dump_index(j, "name_index", d[i].name_index);
+            dump_links(j, k ? "clusters" : "full_weighted_morph_parts", d[i].part_count, k ? 1 : NIFF_PART_KINDS);
+            ra_json_key(j, "tri_count");
+            ra_json_uint(j, d[i].tri_count);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+    }
+    if (g->weight_count) {
+        ra_json_key(j, "weight_group_sizes");
+        ra_json_begin_array(j);
+        for (uint32_t i = 0; i < g->weight_count; i++) ra_json_uint(j, g->weights[i].count);
+        ra_json_end_array(j);
+    }
     if (g->teximg_count || g->ciimg_count || g->palette_count) {
         ra_json_key(j, "image_counts");
         ra_json_begin_object(j);
