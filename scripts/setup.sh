@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS=(cmake ninja-build gcc g++ clang clang-format make pkg-config python3 python3-pytest python3-venv python3-pip valgrind
-      libassimp-dev assimp-utils libdraco-dev libminizip-dev zlib1g-dev)
+      libassimp-dev assimp-utils libdraco-dev libminizip-dev zlib1g-dev liblzo2-dev)
 DOWNSTREAM=0
 [ "${1:-}" = "--downstream" ] && DOWNSTREAM=1
 if [ $DOWNSTREAM = 1 ]; then

@@ -1,47 +1,29 @@
-/* Game archives: the listing API over the SI and pak readers, and the two
- * archive formats of the registry ("lego_si", "metroid_pak"), whose
- * documents are one animation of the archive read by its own format. */
+/* Game archives: the listing API over the archive kinds (ra_archive_kinds,
+ * each reader's detect/open/payload/skeleton functions), and the archive
+ * formats of the registry ("lego_si", "metroid_pak"), whose documents are
+ * one animation of the archive read by its own format. */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "retroanim/ra_archive_internal.h"
 
-const char *ra_archive_detect(const uint8_t *data, size_t size)
+/* Every archive kind, in detection order. */
+static const ra_archive_kind *const kinds[] = {&ra_archive_si, &ra_archive_pak};
+
+static const ra_archive_kind *kind_of(const char *id)
 {
-    if (ra_si_detect(data, size)) return "lego_si";
-    if (ra_pak_detect(data, size)) return "metroid_pak";
+    for (size_t k = 0; id && k < sizeof kinds / sizeof kinds[0]; k++)
+        if (strcmp(kinds[k]->id, id) == 0) return kinds[k];
     return NULL;
 }
 
-ra_archive_item *ra_archive_add(ra_archive *ar)
+const char *ra_archive_detect(const uint8_t *data, size_t size)
 {
-    if (ar->count == ar->item_cap) {
-        size_t cap = ar->item_cap ? 2 * ar->item_cap : 8;
-        ra_archive_item *g = ra_arena_grow(ar->arena, ar->items, ar->count, cap, sizeof *g);
-        if (!g) return NULL;
-        ar->items = g;
-        ar->item_cap = cap;
-    }
-    ra_archive_item *it = &ar->items[ar->count++];
-    memset(it, 0, sizeof *it);
-    it->group = "";
-    return it;
-}
-
-bool ra_archive_warn(ra_archive *ar, const char *fmt, ...)
-{
-    char buf[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    char **g = ra_arena_grow(ar->arena, ar->warnings, ar->warning_count, ar->warning_count + 1, sizeof *g);
-    if (!g) return false;
-    ar->warnings = g;
-    return (g[ar->warning_count] = ra_arena_strndup(ar->arena, buf, strlen(buf))) != NULL && ++ar->warning_count;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (kinds[k]->detect(data, size)) return kinds[k]->id;
+    return NULL;
 }
 
 static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t size, const ra_options *opt,
@@ -61,7 +43,7 @@ static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t 
     ar->own_arena = own;
     ar->data = data;
     ar->size = size;
-    ra_status st = strcmp(f, "lego_si") == 0 ? ra_si_open(ar, opt, err) : ra_pak_open(ar, opt, err);
+    ra_status st = kind_of(f)->open(ar, opt, err);
     if (st != RA_OK) {
         if (own) ra_arena_destroy(arena);
         return st;
@@ -95,15 +77,15 @@ void ra_archive_free(ra_archive *ar)
 ra_status ra_archive_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
 {
     if (i >= ar->count) return ra_fail(err, RA_ERR_USAGE, ar->format, RA_NO_OFFSET, "", "no item %zu", i);
-    return strcmp(ar->format, "lego_si") == 0 ? ra_si_payload(ar, i, data, size, err)
-                                              : ra_pak_payload(ar, i, data, size, err);
+    return kind_of(ar->format)->payload(ar, i, data, size, err);
 }
 
 ra_status ra_archive_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
 {
-    if (i >= ar->count || !ar->items[i].has_skeleton)
+    const ra_archive_kind *k = kind_of(ar->format);
+    if (i >= ar->count || !ar->items[i].has_skeleton || !k->skeleton)
         return ra_fail(err, RA_ERR_USAGE, ar->format, RA_NO_OFFSET, "", "item %zu has no skeleton", i);
-    return ra_pak_skeleton(ar, i, data, size, err);
+    return k->skeleton(ar, i, data, size, err);
 }
 
 size_t ra_archive_find(const ra_archive *ar, const char *key)
@@ -132,8 +114,8 @@ typedef struct arch_doc {
     ra_document inner; /* the item's document: same arena and options */
 } arch_doc;
 
-static int detect_si(const uint8_t *data, size_t size) { return ra_si_detect(data, size) ? 100 : 0; }
-static int detect_pak(const uint8_t *data, size_t size) { return ra_pak_detect(data, size) ? 90 : 0; }
+static int detect_si(const uint8_t *data, size_t size) { return ra_archive_si.detect(data, size) ? 100 : 0; }
+static int detect_pak(const uint8_t *data, size_t size) { return ra_archive_pak.detect(data, size) ? 90 : 0; }
 
 static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
 {

@@ -77,7 +77,7 @@ typedef struct si_walk {
     size_t mxch, unknown;
 } si_walk;
 
-bool ra_si_detect(const uint8_t *data, size_t size)
+static bool si_detect(const uint8_t *data, size_t size)
 {
     return size >= 12 && ra_load_u32le(data) == CC_RIFF && ra_load_u32le(data + 8) == CC_OMNI;
 }
@@ -308,14 +308,14 @@ static ra_status walk(si_walk *w, uint64_t pos, uint64_t end, int depth)
     return RA_OK;
 }
 
-ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
+static ra_status si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
 {
     si_walk w;
     memset(&w, 0, sizeof w);
     w.ar = ar;
     w.err = err;
     const uint8_t *d = ar->data;
-    if (!ra_si_detect(d, ar->size))
+    if (!si_detect(d, ar->size))
         return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "RIFF", "not an SI file (no RIFF OMNI header)");
     uint32_t riff = ra_load_u32le(d + 4);
     uint64_t end = (uint64_t)riff + 8;
@@ -388,7 +388,7 @@ ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     return ok ? RA_OK : ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory (memory_limit)");
 }
 
-ra_status ra_si_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+static ra_status si_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
 {
     (void)err;
     const si_obj *o = ar->items[i].priv;
@@ -396,6 +396,8 @@ ra_status ra_si_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *
     *size = o->total;
     return RA_OK;
 }
+
+const ra_archive_kind ra_archive_si = {"lego_si", si_detect, si_open, si_payload, NULL};
 
 /* ---- writer -------------------------------------------------------------------------------------------- */
 typedef struct si_out {

@@ -1,13 +1,17 @@
-/* Metroid Prime 1 .pak archives (GameCube, big-endian): the header, the
- * named-resource and resource tables, zlib-compressed resources, the ANCS
- * character sets that name the animations and give their skeletons, and the
- * writer.  docs/formats/metroid_prime.md §11 (The .pak archive).
+/* Metroid Prime 1 and 2 .pak archives (GameCube, big-endian): the header, the
+ * named-resource and resource tables, zlib-compressed (Prime 1, the Echoes
+ * demo) and LZO-segmented (Prime 2: Echoes) resources, the ANCS character
+ * sets that name the animations and give their skeletons (both games'
+ * layouts), and the writer.  docs/formats/metroid_prime.md §11 (The .pak
+ * archive).
  *
  *   u32 version 0x00030005, u32 0
  *   u32 n, n x {fourcc type, u32 id, u32 name_length, name (no NUL)}
  *   u32 n, n x {u32 compressed, fourcc type, u32 id, u32 size, u32 offset}
  * Offsets are absolute; tables and resources are 32-aligned and padded with
- * 0xFF.  A compressed resource is a u32 inflated length and a zlib stream.
+ * 0xFF.  A compressed resource is a u32 inflated length and a zlib stream, or
+ * (Echoes) LZO1X segments of at most 0x4000 bytes each: s16 length, > 0 an
+ * LZO1X stream, < 0 that many stored bytes (liblzo2's safe decompressor).
  * The animations listed are those of the ANCS files (each primitive of each
  * animation tree; the name is the primitive's, the skeleton the CINF of the
  * set's first character, as the game's tools bind them), then every ANIM of
@@ -15,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lzo/lzo1x.h>
 #include <zlib.h>
 
 #include "retroanim/ra_archive_internal.h"
@@ -39,7 +44,7 @@ typedef struct pak_item {
     size_t anim, cinf; /* resource indices (cinf SIZE_MAX: none) */
 } pak_item;
 
-bool ra_pak_detect(const uint8_t *data, size_t size)
+static bool pak_detect(const uint8_t *data, size_t size)
 {
     return size >= 16 && ra_load_u32be(data) == PAK_VERSION && ra_load_u32be(data + 4) == 0;
 }
@@ -49,6 +54,60 @@ static size_t find_res(const pak *p, const char *type, uint32_t id)
     for (size_t i = 0; i < p->count; i++)
         if (p->res[i].id == id && memcmp(p->res[i].type, type, 4) == 0) return i;
     return SIZE_MAX;
+}
+
+#define LZO_PIECE 0x4000u /* Echoes compresses 0x4000-byte pieces of the resource, each on its own */
+
+/* Echoes' LZO segments (docs/formats/metroid_prime.md §11): from `in` (n bytes after the size word) into
+ * out[size]; each segment's length, the bytes it may read and the bytes it gives are checked before use. */
+static ra_status lzo_segments(const pak_res *r, const uint8_t *in, size_t n, uint8_t *out, uint32_t size, size_t *used,
+                              ra_error *err)
+{
+    static int init = -1;
+    if (init < 0) init = lzo_init() == LZO_E_OK; /* a pure self-test; the same answer on every call */
+    if (!init) return ra_fail(err, RA_ERR_UNSUPPORTED, FMT, r->offset, "resource", "liblzo2 failed its self-test");
+    size_t at = 0, done = 0;
+    while (done < size) {
+        uint64_t seg_off = r->offset + 4 + at;
+        if (n - at < 2)
+            return ra_fail(err, RA_ERR_TRUNCATED, FMT, seg_off, "segment.length",
+                           "%s %08X: segments end after %zu of %u bytes", r->type, r->id, done, size);
+        int16_t len = (int16_t)ra_load_u16be(in + at);
+        at += 2;
+        size_t piece = size - done < LZO_PIECE ? size - done : LZO_PIECE;
+        if (len < 0) { /* stored */
+            size_t k = (size_t)(-(int32_t)len);
+            if (k > n - at || k > size - done)
+                return ra_fail(err, RA_ERR_BAD_VALUE, FMT, seg_off, "segment.length",
+                               "%s %08X: a stored segment of %zu bytes runs past the resource or its size", r->type,
+                               r->id, k);
+            memcpy(out + done, in + at, k);
+            at += k;
+            done += k;
+            continue;
+        }
+        if (len == 0 || (size_t)len > n - at)
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, seg_off, "segment.length",
+                           "%s %08X: an LZO segment of %d bytes (%zu left in the resource)", r->type, r->id, len,
+                           n - at);
+        lzo_uint got = piece;
+        int lr = lzo1x_decompress_safe(in + at, (lzo_uint)len, out + done, &got, NULL);
+        if (lr != LZO_E_OK || got != piece)
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, seg_off + 2, "segment",
+                           "%s %08X: the LZO1X segment of %d bytes %s (liblzo2 %d; %lu of %zu bytes)", r->type, r->id,
+                           len,
+                           lr == LZO_E_OUTPUT_OVERRUN       ? "gives more than its piece"
+                           : lr == LZO_E_INPUT_OVERRUN      ? "is cut short"
+                           : lr == LZO_E_LOOKBEHIND_OVERRUN ? "refers before its start"
+                           : lr == LZO_E_INPUT_NOT_CONSUMED ? "has bytes after its end marker"
+                           : lr == LZO_E_OK                 ? "gives less than its piece"
+                                                            : "is broken",
+                           lr, (unsigned long)got, piece);
+        at += (size_t)len;
+        done += piece;
+    }
+    *used = at;
+    return RA_OK;
 }
 
 /* The bytes of resource r: as stored, or inflated into the arena. */
@@ -65,10 +124,32 @@ static ra_status res_bytes(ra_archive *ar, pak_res *r, ra_error *err)
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, r->offset, "resource", "compressed %s %08X of %u bytes", r->type,
                        r->id, r->size);
     uint32_t out = ra_load_u32be(p);
-    if (p[4] != 0x78 || ((p[4] << 8) | p[5]) % 31 != 0)
-        return ra_fail(err, RA_ERR_UNSUPPORTED, FMT, r->offset + 4, "resource",
-                       "%s %08X is not a zlib stream (Metroid Prime 2's LZO segments are not read by this build)",
-                       r->type, r->id);
+    bool zlib = (p[4] & 0x0F) == 8 && ((p[4] << 8) | p[5]) % 31 == 0; /* no segment length looks like this */
+    if (!zlib) {
+        /* LZO1X gives at most 255 bytes per input byte in a run (ext()); a segment at most LZO_PIECE */
+        uint64_t segments = ((uint64_t)out + LZO_PIECE - 1) / LZO_PIECE;
+        if (segments * 2 > r->size - 4 || (uint64_t)out > (uint64_t)(r->size - 4) * 256 + 64)
+            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.decompressed_size",
+                           "%s %08X claims %u bytes from %u of LZO segments: more than they can give", r->type, r->id,
+                           out, r->size);
+        uint8_t *lbuf = ra_arena_array_uninit(ar->arena, out ? out : 1, 1);
+        if (!lbuf)
+            return ra_fail(err, RA_ERR_NO_MEMORY, FMT, r->offset, "resource.decompressed_size",
+                           "%s %08X decompresses to %u bytes: over the memory limit (memory_limit)", r->type, r->id,
+                           out);
+        size_t lused = 0;
+        ra_status st = lzo_segments(r, p + 4, r->size - 4, lbuf, out, &lused, err);
+        if (st != RA_OK) return st;
+        for (size_t i = 4 + lused; i < r->size; i++)
+            if (p[i] != 0xFF) {
+                ra_archive_warn(ar, "%s %08X: %zu bytes after its LZO segments are not 0xFF padding", r->type, r->id,
+                                (size_t)r->size - 4 - lused);
+                break;
+            }
+        r->data = lbuf;
+        r->data_size = out;
+        return RA_OK;
+    }
     /* deflate's densest code gives 1032 bytes per input byte */
     if ((uint64_t)out > (uint64_t)(r->size - 4) * 1032 + 64)
         return ra_fail(err, RA_ERR_BAD_VALUE, FMT, r->offset, "resource.inflated_size",
@@ -120,6 +201,7 @@ typedef struct ancs_ctx {
     size_t cinf; /* of the first character, SIZE_MAX if not in the pak */
     const char *character;
     size_t added;
+    bool echoes; /* Metroid Prime 2's layout (characters of more than 6 sections) */
 } ancs_ctx;
 
 static bool skip_ids(ra_cursor *c, const char *field)
@@ -226,9 +308,12 @@ static bool character(ancs_ctx *x, bool first)
         !ra_rd_cstr(c, x->ar->arena, &name, "character.name") || !ra_rd_u32be(c, &cmdl, "character.cmdl") ||
         !ra_rd_u32be(c, &cskr, "character.cskr") || !ra_rd_u32be(c, &cinf, "character.cinf"))
         return false;
-    if (sections > 6)
-        return ra_cursor_fail(c, RA_ERR_UNSUPPORTED, c->pos - 18, "character.sections",
-                              "character with more than 6 sections (a Metroid Prime 2 ANCS?)");
+    /* Prime 1 writes up to 6 sections, Echoes 10 (docs/formats/metroid_prime.md §11, the Echoes ANCS) */
+    bool echoes = sections > 6;
+    if (first) x->echoes = echoes;
+    else if (echoes != x->echoes)
+        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 18, "character.sections",
+                              "characters of both games' layouts in one ANCS");
     if (first) {
         x->character = name;
         x->cinf = find_res(x->p, "CINF", cinf);
@@ -236,12 +321,13 @@ static bool character(ancs_ctx *x, bool first)
             ra_archive_warn(x->ar, "ANCS %08X: the skeleton CINF %08X of %s is not in this pak (look in a sibling pak)",
                             x->p->res[x->ancs].id, cinf, name);
     }
-    /* animation names: u32 index, two strings */
-    if (!ra_rd_u32be(c, &n, "character.animations") || !ra_cursor_check_count(c, n, 6, "character.animations"))
+    /* animation names: u32 index, two strings (Echoes: one) */
+    if (!ra_rd_u32be(c, &n, "character.animations") ||
+        !ra_cursor_check_count(c, n, echoes ? 5 : 6, "character.animations"))
         return false;
     for (uint32_t i = 0; i < n; i++)
         if (!ra_rd_skip(c, 4, "animation.index") || !ra_rd_cstr(c, NULL, NULL, "animation.name") ||
-            !ra_rd_cstr(c, NULL, NULL, "animation.name2"))
+            (!echoes && !ra_rd_cstr(c, NULL, NULL, "animation.name2")))
             return false;
     /* PAS database: 'PAS4', states, default, per state its parameters and infos */
     uint32_t magic = 0, states = 0;
@@ -269,10 +355,16 @@ static bool character(ancs_ctx *x, bool first)
         if (!ra_cursor_check_count(c, ni, info, "state.infos") || !ra_rd_skip(c, (size_t)ni * info, "state.infos"))
             return false;
     }
-    /* particles: PART, SWHC, unknown, ELSC (sections > 5) */
-    for (int k = 0; k < (sections > 5 ? 4 : 3); k++)
-        if (!skip_ids(c, "character.particles")) return false;
-    if (!ra_rd_skip(c, 4, "character.unknown")) return false;
+    if (echoes) { /* particles: PART, SWHC, u32, ELSC, SPSC, u32, u32 */
+        if (!skip_ids(c, "character.part") || !skip_ids(c, "character.swhc") ||
+            !ra_rd_skip(c, 4, "character.unknown") || !skip_ids(c, "character.elsc") ||
+            !skip_ids(c, "character.spsc") || !ra_rd_skip(c, 8, "character.unknown"))
+            return false;
+    } else { /* particles: PART, SWHC, unknown, ELSC (sections > 5) */
+        for (int k = 0; k < (sections > 5 ? 4 : 3); k++)
+            if (!skip_ids(c, "character.particles")) return false;
+        if (!ra_rd_skip(c, 4, "character.unknown")) return false;
+    }
     if (sections > 1) { /* animation AABBs: name, 6 floats */
         if (!ra_rd_u32be(c, &n, "character.aabbs") || !ra_cursor_check_count(c, n, 25, "character.aabbs")) return false;
         for (uint32_t i = 0; i < n; i++)
@@ -286,14 +378,24 @@ static bool character(ancs_ctx *x, bool first)
             if (!ra_rd_cstr(c, NULL, NULL, "effect.name") || !ra_rd_u32be(c, &m, "effect.components") ||
                 !ra_cursor_check_count(c, m, 22, "effect.components"))
                 return false;
-            for (uint32_t k = 0; k < m; k++)
-                if (!ra_rd_cstr(c, NULL, NULL, "component.name") || !ra_rd_skip(c, 8, "component.particle") ||
-                    !ra_rd_cstr(c, NULL, NULL, "component.locator") || !ra_rd_skip(c, 12, "component"))
+            for (uint32_t k = 0; k < m; k++) {
+                if (!ra_rd_cstr(c, NULL, NULL, "component.name") || !ra_rd_skip(c, 8, "component.particle"))
                     return false;
+                /* Echoes: a u32 bone id where Prime 1 has a locator name */
+                if (echoes ? !ra_rd_skip(c, 4, "component.bone") : !ra_rd_cstr(c, NULL, NULL, "component.locator"))
+                    return false;
+                if (!ra_rd_skip(c, 12, "component")) return false;
+            }
         }
     }
     if (sections > 3 && !ra_rd_skip(c, 8, "character.overlay")) return false;
     if (sections > 4 && !skip_ids(c, "character.animation_indices")) return false;
+    if (sections > 9) { /* Echoes: CSPP id, u8, extents {u32 animation, 6 floats} */
+        if (!ra_rd_skip(c, 5, "character.cspp") || !ra_rd_u32be(c, &n, "character.extents") ||
+            !ra_cursor_check_count(c, n, 28, "character.extents") ||
+            !ra_rd_skip(c, (size_t)n * 28, "character.extents"))
+            return false;
+    }
     return true;
 }
 
@@ -325,7 +427,8 @@ static bool animation_set(ancs_ctx *x)
         for (uint32_t i = 0; i < n; i++)
             if (!ra_rd_skip(c, 4, "half_transition") || !meta_trans(x, 0)) return false;
     }
-    if (sect > 3) { /* every ANIM of the set {ANIM id, EVNT id}: those no tree named yet */
+    if (sect > 3 && !x->echoes) { /* every ANIM of the set {ANIM id, EVNT id}: those no tree named yet (Echoes
+                                   * embeds the EVNTs here instead: nothing more to name) */
         if (!ra_rd_u32be(c, &n, "animset.resources") || !ra_cursor_check_count(c, n, 8, "animset.resources"))
             return false;
         for (uint32_t i = 0; i < n; i++) {
@@ -357,7 +460,7 @@ static ra_status read_ancs(ra_archive *ar, pak *p, size_t r, ra_error *err)
     bool ok = ra_rd_u16be(&x.c, &version, "version") && ra_rd_u16be(&x.c, &set_version, "charset.version") &&
               ra_rd_u32be(&x.c, &chars, "charset.characters");
     if (ok && (version != 1 || set_version != 1))
-        ok = ra_cursor_fail(&x.c, RA_ERR_UNSUPPORTED, 0, "version", "ANCS version is not 1 (Metroid Prime 1)");
+        ok = ra_cursor_fail(&x.c, RA_ERR_UNSUPPORTED, 0, "version", "ANCS version is not 1 (Metroid Prime 1 and 2)");
     ok = ok && ra_cursor_check_count(&x.c, chars, 22, "charset.characters");
     for (uint32_t i = 0; ok && i < chars; i++) ok = character(&x, i == 0);
     ok = ok && animation_set(&x);
@@ -375,7 +478,7 @@ static ra_status read_ancs(ra_archive *ar, pak *p, size_t r, ra_error *err)
 }
 
 /* ---- the tables -------------------------------------------------------------------------------------- */
-ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
+static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
 {
     (void)opt;
     ra_cursor c;
@@ -471,7 +574,7 @@ ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     return RA_OK;
 }
 
-ra_status ra_pak_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+static ra_status pak_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
 {
     const pak_item *pi = ar->items[i].priv;
     pak_res *r = &((pak *)ar->impl)->res[pi->anim];
@@ -482,7 +585,7 @@ ra_status ra_pak_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t 
     return RA_OK;
 }
 
-ra_status ra_pak_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+static ra_status pak_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
 {
     const pak_item *pi = ar->items[i].priv;
     if (pi->cinf == SIZE_MAX)
@@ -495,6 +598,8 @@ ra_status ra_pak_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t
     *size = r->data_size;
     return RA_OK;
 }
+
+const ra_archive_kind ra_archive_pak = {"metroid_pak", pak_detect, pak_open, pak_payload, pak_skeleton};
 
 /* ---- writer ----------------------------------------------------------------------------------------------- */
 static bool pad32(ra_writer *w)

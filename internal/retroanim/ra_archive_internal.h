@@ -14,16 +14,21 @@ bool ra_archive_warn(ra_archive *ar, const char *fmt, ...)
 #endif
     ;
 
-/* LEGO Island .SI (lego_si.c) */
-bool ra_si_detect(const uint8_t *data, size_t size);
-ra_status ra_si_open(ra_archive *ar, const ra_options *opt, ra_error *err);
-ra_status ra_si_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
+/* An archive kind: what its reader gives the listing API (archive.c walks
+ * them in detection order).  open fills ar->items (ra_archive_add) and
+ * ar->warnings (ra_archive_warn); payload gives item i's bytes (as stored, or
+ * decompressed into ar->arena); skeleton (NULL when items never have one)
+ * gives the companion file of an item with has_skeleton. */
+typedef struct ra_archive_kind {
+    const char *id; /* the registry format's id: "lego_si" */
+    bool (*detect)(const uint8_t *data, size_t size);
+    ra_status (*open)(ra_archive *ar, const ra_options *opt, ra_error *err);
+    ra_status (*payload)(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
+    ra_status (*skeleton)(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
+} ra_archive_kind;
 
-/* Metroid Prime .pak (mp_pak.c) */
-bool ra_pak_detect(const uint8_t *data, size_t size);
-ra_status ra_pak_open(ra_archive *ar, const ra_options *opt, ra_error *err);
-ra_status ra_pak_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
-ra_status ra_pak_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
+extern const ra_archive_kind ra_archive_si;  /* LEGO Island .SI (lego_si.c) */
+extern const ra_archive_kind ra_archive_pak; /* Metroid Prime 1 and 2 .pak (mp_pak.c) */
 
 /* Writers build archives from loose files (tests, modders' repacks): SI with
  * chunks split at buffer boundaries as the game's tools do, pak with zlib. */
