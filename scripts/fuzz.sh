@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (clang, ASan + UBSan) and runs them.
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]     default: 60 s each, every harness
-# HARNESS: lego metroid wog niff homeworld assimp.  Each runs on one core, with
+# HARNESS: lego metroid wog niff homeworld archives assimp.  Each runs on one core, with
 # its dictionary (fuzz/NAME.dict), seeded with the fixtures of its format (for
 # assimp: every fixture, behind the byte that picks its file name extension);
 # the corpus grows in build-fuzz/corpus/NAME.  Inputs slower than 5 s under
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
 shift || true
-ALL=(lego metroid wog niff homeworld assimp)
+ALL=(lego metroid wog niff homeworld archives assimp)
 HARNESSES=("${@:-${ALL[@]}}")
 [ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=("${ALL[@]}")
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then   # FUZZ_NO_BUILD=1: parallel runs share one build
@@ -32,6 +32,7 @@ seed_dirs() {
     wog) echo test_models/world_of_goo ;;
     niff) echo test_models/niff ;;
     homeworld) echo test_models/homeworld ;;
+    archives) echo test_models/archives ;;
   esac
 }
 
