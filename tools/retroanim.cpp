@@ -1222,7 +1222,7 @@ int CmdList(const Args &a, const Options &o)
     if (int rc = OpenArchive(a.pos[0], o.opt, arc)) return rc;
     ra_archive *ar = arc.ar;
     std::printf("%s: %s, %zu animation(s)\n", a.pos[0].c_str(), ar->format, ar->count);
-    std::printf("%-4s %-10s %-28s %-26s %9s %9s %-4s %9s  %s\n", "#", "id", "name", "kind", "size", "stored", "zlib",
+    std::printf("%-4s %-10s %-28s %-26s %9s %9s %-4s %9s  %s\n", "#", "id", "name", "kind", "size", "stored", "comp",
                 "duration", "group");
     int failed = 0;
     for (size_t i = 0; i < ar->count; i++) {

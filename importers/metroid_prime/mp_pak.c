@@ -124,7 +124,9 @@ static ra_status res_bytes(ra_archive *ar, pak_res *r, ra_error *err)
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, r->offset, "resource", "compressed %s %08X of %u bytes", r->type,
                        r->id, r->size);
     uint32_t out = ra_load_u32be(p);
-    bool zlib = (p[4] & 0x0F) == 8 && ((p[4] << 8) | p[5]) % 31 == 0; /* no segment length looks like this */
+    /* a zlib header starts 0x78 (32 KiB window, deflate): never the high byte of a segment length, which is
+     * below 0x40 (LZO) or at least 0x80 (stored) */
+    bool zlib = p[4] == 0x78 && ((p[4] << 8) | p[5]) % 31 == 0;
     if (!zlib) {
         /* LZO1X gives at most 255 bytes per input byte in a run (ext()); a segment at most LZO_PIECE */
         uint64_t segments = ((uint64_t)out + LZO_PIECE - 1) / LZO_PIECE;
@@ -304,6 +306,7 @@ static bool character(ancs_ctx *x, bool first)
     uint32_t idx = 0, cmdl = 0, cskr = 0, cinf = 0, n = 0;
     uint16_t sections = 0;
     char *name = NULL;
+    size_t sections_at = c->pos + 4;
     if (!ra_rd_u32be(c, &idx, "character.index") || !ra_rd_u16be(c, &sections, "character.sections") ||
         !ra_rd_cstr(c, x->ar->arena, &name, "character.name") || !ra_rd_u32be(c, &cmdl, "character.cmdl") ||
         !ra_rd_u32be(c, &cskr, "character.cskr") || !ra_rd_u32be(c, &cinf, "character.cinf"))
@@ -312,7 +315,7 @@ static bool character(ancs_ctx *x, bool first)
     bool echoes = sections > 6;
     if (first) x->echoes = echoes;
     else if (echoes != x->echoes)
-        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 18, "character.sections",
+        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, sections_at, "character.sections",
                               "characters of both games' layouts in one ANCS");
     if (first) {
         x->character = name;
