@@ -86,8 +86,9 @@ static ra_document *load(const uint8_t *d, size_t n, const char *name, const cha
     return doc;
 }
 
-/* each item of an archive against its loose file */
-static void compare_loose(const char *archive, const char *item, const char *dir, const char *loose, const char *cinf)
+/* each item of an archive against its loose file (and its CINF, in cinf_dir) */
+static void compare_loose_in(const char *archive, const char *item, const char *dir, const char *loose,
+                             const char *cinf_dir, const char *cinf)
 {
     size_t an = 0, ln = 0;
     uint8_t *a = slurp(g_arch, archive, &an), *l = slurp(dir, loose, &ln);
@@ -95,7 +96,7 @@ static void compare_loose(const char *archive, const char *item, const char *dir
     ra_document *da = load(a, an, archive, "animation", item, NULL, NULL, &e);
     CHECK(da != NULL, "%s[%s]: %s", archive, item, e.msg);
     char cpath[1024];
-    snprintf(cpath, sizeof cpath, "%s/%s", dir, cinf ? cinf : "");
+    snprintf(cpath, sizeof cpath, "%s/%s", cinf_dir, cinf ? cinf : "");
     /* cinf is a Metroid key: a LEGO file refuses it */
     bool metroid = strstr(loose, ".ani") == NULL || strstr(loose, ".anim") != NULL;
     ra_document *dl = metroid ? load(l, ln, loose, "cinf", cinf ? cpath : "none", NULL, NULL, &e)
@@ -114,6 +115,11 @@ static void compare_loose(const char *archive, const char *item, const char *dir
     ra_document_free(dl);
     ra_free(a);
     ra_free(l);
+}
+
+static void compare_loose(const char *archive, const char *item, const char *dir, const char *loose, const char *cinf)
+{
+    compare_loose_in(archive, item, dir, loose, dir, cinf);
 }
 
 static ra_archive *open_buf(const uint8_t *d, size_t n, const char *mem, ra_error *e)
@@ -202,6 +208,271 @@ static void fixtures(void)
     compare_loose("several.pak", "upper_idle", g_mp, "upper.ANIM", "upper.CINF");
     compare_loose("several.pak", "loose_v2", g_mp, "v2_mp1.anim", NULL);
     compare_loose("tiny.pak", "ANIM_00001001", g_mp, "v2_mp1.anim", NULL);
+}
+
+/* ---- Metroid Prime 2 (Echoes) paks: LZO1X segments, the Echoes ANCS ------------------------------------ */
+#define ANCS_SPLINTER 0x8A3F0001u
+#define ANIM_SWAY 0x8A3F1001u
+#define ANIM_LONG 0x8A3F1002u
+#define CINF_SPLINTER 0x8A3F2001u
+#define ANCS_CRAWLER 0x5C770001u
+#define ANIM_TWIST 0x5C771001u
+#define CINF_CRAWLER 0x5C772001u
+
+/* The resource table entry of `id` in a pak (0 if none): {compressed, type, id, size, offset}. */
+static size_t pak_entry(const uint8_t *d, size_t n, uint32_t id)
+{
+    if (n < 16) return 0;
+    size_t at = 12;
+    for (uint32_t i = 0, named = ra_load_u32be(d + 8); i < named && at + 12 <= n; i++)
+        at += 12 + ra_load_u32be(d + at + 8);
+    if (at + 4 > n) return 0;
+    uint32_t count = ra_load_u32be(d + at);
+    for (uint32_t i = 0; i < count && at + 4 + 20 * (i + 1) <= n; i++)
+        if (ra_load_u32be(d + at + 4 + 20 * i + 8) == id) return at + 4 + 20 * i;
+    return 0;
+}
+
+/* The segments of a compressed Echoes resource, walked from the pak's bytes: 'L' an LZO1X stream, 'S' stored. */
+static void segment_kinds(const uint8_t *d, size_t n, uint32_t id, char *kinds, size_t cap)
+{
+    size_t e = pak_entry(d, n, id), k = 0;
+    kinds[0] = 0;
+    if (!e) return;
+    uint32_t size = ra_load_u32be(d + e + 12), off = ra_load_u32be(d + e + 16);
+    if ((uint64_t)off + size > n || size < 4) return;
+    uint32_t out = ra_load_u32be(d + off), done = 0;
+    size_t at = off + 4;
+    while (done < out && at + 2 <= (size_t)off + size && k + 1 < cap) {
+        int16_t len = (int16_t)(d[at] << 8 | d[at + 1]);
+        at += 2;
+        if (len < 0) {
+            kinds[k++] = 'S';
+            done += (uint32_t)-len;
+            at += (size_t)-len;
+        } else {
+            kinds[k++] = 'L';
+            done += out - done < 0x4000 ? out - done : 0x4000;
+            at += (size_t)len;
+        }
+    }
+    kinds[k] = 0;
+}
+
+static uint32_t res_offset(const uint8_t *d, size_t n, uint32_t id)
+{
+    size_t e = pak_entry(d, n, id);
+    return e ? ra_load_u32be(d + e + 16) : 0;
+}
+
+static bool meta_int_is(const ra_meta_list *m, const char *key, int64_t v)
+{
+    const ra_meta *x = ra_meta_get(m, key);
+    return x && x->u.i == v;
+}
+
+static void skeleton_is(ra_archive *ar, size_t i, const char *file)
+{
+    size_t ln = 0, sn = 0;
+    uint8_t *l = slurp(g_mp, file, &ln);
+    const uint8_t *sk = NULL;
+    ra_error e;
+    CHECK(ra_archive_skeleton(ar, i, &sk, &sn, &e) == RA_OK && sn == ln && memcmp(sk, l, ln) == 0,
+          "item %zu: skeleton %s (%zu vs %zu bytes) %s", i, file, sn, ln, e.msg);
+    ra_free(l);
+}
+
+/* echoes.pak (make_fixtures.py): an Echoes ANCS (LZO, one segment; character "Splinter", sectionCount 10,
+ * every list filled) naming splinter_sway (v2_mp2.anim, LZO) by a primitive and splinter_long
+ * (echoes_long.anim, LZO in three segments: LZO, stored, LZO) by a blend that names splinter_sway again; its
+ * CINF v2_mp2.cinf (LZO); a stored Echoes ANCS ("Crawler") naming crawler_twist (v0_mp2.anim, stored) with the
+ * CINF v0_mp2.cinf (stored). */
+static void echoes(void)
+{
+    size_t n = 0;
+    ra_error e;
+    uint8_t *pak = slurp(g_arch, "echoes.pak", &n);
+    char kinds[16];
+    segment_kinds(pak, n, ANIM_LONG, kinds, sizeof kinds);
+    CHECK(strcmp(kinds, "LSL") == 0, "splinter_long: segments LZO, stored, LZO (%s)", kinds);
+    const uint32_t single[3] = {ANCS_SPLINTER, ANIM_SWAY, CINF_SPLINTER};
+    for (int k = 0; k < 3; k++) {
+        segment_kinds(pak, n, single[k], kinds, sizeof kinds);
+        CHECK(strcmp(kinds, "L") == 0, "%08X: one LZO segment (%s)", single[k], kinds);
+    }
+    ra_archive *ar = open_buf(pak, n, NULL, &e);
+    CHECK(ar && ar->count == 3, "echoes.pak: 3 animations (%s)", e.msg);
+    if (ar && ar->count == 3) {
+        CHECK(ar->warning_count == 0, "echoes.pak: no warnings (%s)", ar->warning_count ? ar->warnings[0] : "");
+        CHECK(meta_int_is(&ar->meta, "pak.resources", 7) && meta_int_is(&ar->meta, "pak.compressed_resources", 4) &&
+                  meta_int_is(&ar->meta, "pak.anims", 3) && meta_int_is(&ar->meta, "pak.named_resources", 1),
+              "echoes.pak: 7 resources, 4 compressed, 3 ANIMs, 1 named");
+        const ra_archive_item *it = ar->items;
+        CHECK(strcmp(it[0].name, "splinter_sway") == 0 && it[0].id == ANIM_SWAY && it[0].compressed &&
+                  it[0].size == 169 && it[0].has_skeleton && it[0].skeleton_id == CINF_SPLINTER &&
+                  strcmp(it[0].group, "Splinter") == 0 && meta_int_is(&it[0].meta, "pak.ancs", ANCS_SPLINTER),
+              "item 0: splinter_sway, LZO, 169 bytes, CINF %08X, Splinter", CINF_SPLINTER);
+        /* named by the blend; its second primitive (splinter_sway again, as splinter_sway_again) adds nothing */
+        CHECK(strcmp(it[1].name, "splinter_long") == 0 && it[1].id == ANIM_LONG && it[1].compressed &&
+                  it[1].size == 41856 && it[1].has_skeleton && it[1].skeleton_id == CINF_SPLINTER &&
+                  strcmp(it[1].group, "Splinter") == 0,
+              "item 1: splinter_long, LZO, 41856 bytes, CINF %08X", CINF_SPLINTER);
+        CHECK(strcmp(it[2].name, "crawler_twist") == 0 && it[2].id == ANIM_TWIST && !it[2].compressed &&
+                  it[2].size == 416 && it[2].has_skeleton && it[2].skeleton_id == CINF_CRAWLER &&
+                  strcmp(it[2].group, "Crawler") == 0 && meta_int_is(&it[2].meta, "pak.ancs", ANCS_CRAWLER),
+              "item 2: crawler_twist, stored, CINF %08X, Crawler", CINF_CRAWLER);
+        CHECK(ra_archive_find(ar, "splinter_sway_again") == SIZE_MAX && ra_archive_find(ar, "0x8A3F1002") == 1,
+              "the first name of an ANIM wins");
+        payload_is(ar, 0, g_mp, "v2_mp2.anim");
+        payload_is(ar, 1, g_arch, "echoes_long.anim"); /* the three segments, byte for byte */
+        payload_is(ar, 2, g_mp, "v0_mp2.anim");
+        skeleton_is(ar, 0, "v2_mp2.cinf");
+        skeleton_is(ar, 1, "v2_mp2.cinf");
+        skeleton_is(ar, 2, "v0_mp2.cinf");
+        CHECK(ar->warning_count == 0, "echoes.pak: no warnings after decoding (%s)",
+              ar->warning_count ? ar->warnings[ar->warning_count - 1] : "");
+    }
+    ra_archive_free(ar);
+    ra_free(pak);
+    compare_loose_in("echoes.pak", "splinter_sway", g_mp, "v2_mp2.anim", g_mp, "v2_mp2.cinf");
+    compare_loose_in("echoes.pak", "splinter_long", g_arch, "echoes_long.anim", g_mp, "v2_mp2.cinf");
+    compare_loose_in("echoes.pak", "crawler_twist", g_mp, "v0_mp2.anim", g_mp, "v0_mp2.cinf");
+}
+
+/* payload i fails with `code`, the field and the offset */
+static void payload_fails(ra_archive *ar, size_t i, ra_status code, const char *field, uint64_t offset, const char *msg,
+                          const char *what)
+{
+    const uint8_t *p = NULL;
+    size_t pn = 0;
+    ra_error e;
+    ra_error_clear(&e);
+    ra_status st = ra_archive_payload(ar, i, &p, &pn, &e);
+    CHECK(st == code && strcmp(e.field, field) == 0 && e.offset == offset && strstr(e.msg, msg),
+          "%s: status %d, field %s, offset %llu: %s", what, (int)st, e.field, (unsigned long long)e.offset, e.msg);
+}
+
+static void echoes_broken(void)
+{
+    size_t n = 0;
+    ra_error e;
+    /* echoes_bad_segment.pak: the ANCS (at 192) has one LZO segment whose length (at 196) says 347 bytes where
+     * 346 follow it in the 352-byte entry: the pak is refused (the ANCS is read when it opens) */
+    uint8_t *d = slurp(g_arch, "echoes_bad_segment.pak", &n);
+    CHECK(res_offset(d, n, ANCS_SPLINTER) == 192 && d[196] == 0x01 && d[197] == 0x5B, "bad_segment layout");
+    ra_archive *ar = open_buf(d, n, NULL, &e);
+    CHECK(!ar && e.code == RA_ERR_BAD_VALUE && strcmp(e.field, "segment.length") == 0 && e.offset == 196 &&
+              strstr(e.msg, "347 bytes (346 left"),
+          "bad segment: %d %s at %llu: %s", (int)e.code, e.field, (unsigned long long)e.offset, e.msg);
+    ra_archive_free(ar);
+    ra_free(d);
+
+    /* echoes_bad_lzo.pak: splinter_sway (at 544; its stream at 550) starts with 4 literals (first byte 17 + 4),
+     * then an M2 match whose high distance byte (stream byte 6) is 0xFF: it reaches back >= 2041 bytes after 4 */
+    d = slurp(g_arch, "echoes_bad_lzo.pak", &n);
+    uint32_t sway = res_offset(d, n, ANIM_SWAY);
+    CHECK(sway == 544 && d[550] == 17 + 4 && d[550 + 6] == 0xFF, "bad_lzo layout (%u)", sway);
+    ar = open_buf(d, n, NULL, &e);
+    CHECK(ar && ar->count == 3, "bad lzo: listed (%s)", e.msg);
+    if (ar && ar->count == 3) {
+        payload_fails(ar, 0, RA_ERR_BAD_VALUE, "segment", 550, "refers before its start", "bad lzo");
+        payload_is(ar, 1, g_arch, "echoes_long.anim");
+        payload_is(ar, 2, g_mp, "v0_mp2.anim");
+    }
+    ra_archive_free(ar);
+    ra_document *doc = load(d, n, "echoes_bad_lzo.pak", "animation", "splinter_sway", NULL, NULL, &e);
+    CHECK(!doc && e.code == RA_ERR_BAD_VALUE && e.offset == 550, "loading splinter_sway: %s", e.msg);
+    ra_document_free(doc);
+    doc = load(d, n, "echoes_bad_lzo.pak", "animation", "crawler_twist", NULL, NULL, &e);
+    CHECK(doc != NULL, "the other animations still load: %s", e.msg);
+    ra_document_free(doc);
+    ra_free(d);
+
+    /* echoes_bad_stored.pak: splinter_long (at 832) claims 0x7FE0 bytes; after its first piece (0x4000, LZO)
+     * its second segment (length at 832 + 4 + 2 + 7438 = 8276) stores 0x4000 bytes where 0x3FE0 are left */
+    d = slurp(g_arch, "echoes_bad_stored.pak", &n);
+    uint32_t lng = res_offset(d, n, ANIM_LONG);
+    CHECK(lng == 832 && ra_load_u32be(d + lng) == 0x7FE0 && d[8276] == 0xC0 && d[8277] == 0x00,
+          "bad_stored layout (%u)", lng);
+    ar = open_buf(d, n, NULL, &e);
+    CHECK(ar && ar->count == 3 && ar->items[1].size == 0x7FE0, "bad stored: listed (%s)", e.msg);
+    if (ar && ar->count == 3) {
+        payload_fails(ar, 1, RA_ERR_BAD_VALUE, "segment.length", 8276, "stored segment of 16384 bytes", "bad stored");
+        payload_is(ar, 0, g_mp, "v2_mp2.anim");
+    }
+    ra_archive_free(ar);
+    ra_free(d);
+
+    d = slurp(g_arch, "echoes.pak", &n);
+    uint8_t *m = malloc(n);
+    /* splinter_long's entry ends after its stored segment: the third segment's length is missing
+     * (TRUNCATED at 832 + 4 + 2 + 7438 + 2 + 16384 = 24662) */
+    memcpy(m, d, n);
+    size_t ent = pak_entry(m, n, ANIM_LONG);
+    CHECK(ent && ra_load_u32be(m + ent + 16) == 832, "splinter_long at 832");
+    const uint32_t cut = 4 + 2 + 7438 + 2 + 16384; /* 23830: the size field of its entry */
+    m[ent + 12] = 0, m[ent + 13] = 0, m[ent + 14] = (uint8_t)(cut >> 8), m[ent + 15] = (uint8_t)cut;
+    ar = open_buf(m, n, NULL, &e);
+    CHECK(ar && ar->count == 3, "cut entry: listed (%s)", e.msg);
+    if (ar && ar->count == 3)
+        payload_fails(ar, 1, RA_ERR_TRUNCATED, "segment.length", 24662, "segments end after 32768 of 41856",
+                      "cut entry");
+    ra_archive_free(ar);
+    /* not 0xFF after the ANCS's segment (352-byte entry at 192: 4 + 2 + 324 bytes, fill from 522): read, with a
+     * warning */
+    memcpy(m, d, n);
+    CHECK(m[522] == 0xFF && m[521] != 0xFF, "the ANCS's fill starts at 522");
+    m[522] = 0;
+    ar = open_buf(m, n, NULL, &e);
+    CHECK(ar && ar->count == 3, "fill: %s", e.msg);
+    if (ar && ar->count == 3) {
+        payload_is(ar, 0, g_mp, "v2_mp2.anim");
+        CHECK(ar->warning_count == 1 && strstr(ar->warnings[0], "ANCS 8A3F0001: 22 bytes after its LZO segments"),
+              "fill warning: %s", ar->warning_count ? ar->warnings[0] : "none");
+    }
+    ra_archive_free(ar);
+    free(m);
+    ra_free(d);
+}
+
+/* splinter_long (at 832) under damage: every value of each byte of its size word and of its three segment
+ * lengths (at 836, 8276, 24662), and flips across its streams.  The payload is the size the word says or an
+ * error naming the resource or a segment; never a crash (the sanitizer builds run this too). */
+static void echoes_damaged_segments(void)
+{
+    size_t n = 0;
+    uint8_t *d = slurp(g_arch, "echoes.pak", &n);
+    uint8_t *m = malloc(n);
+    const size_t bytes[] = {832, 833, 834, 835, 836, 837, 8276, 8277, 24662, 24663};
+    size_t runs = 0, ok = 0, bad = 0;
+    for (size_t k = 0; k < sizeof bytes / sizeof *bytes + 27008 / 61; k++) {
+        for (int v = 0; v < 256; v++) {
+            memcpy(m, d, n);
+            if (k < sizeof bytes / sizeof *bytes) m[bytes[k]] = (uint8_t)v;
+            else if (v == 0) m[838 + 61 * (k - sizeof bytes / sizeof *bytes)] ^= 0x5A;
+            else break;
+            ra_error e;
+            ra_archive *ar = open_buf(m, n, NULL, &e);
+            const uint8_t *p = NULL;
+            size_t pn = 0;
+            runs++;
+            if (!ar || ar->count != 3) {
+                bad++;
+                CHECK(0, "damage %zu/%d: the archive itself is refused (%s)", k, v, e.msg);
+            } else if (ra_archive_payload(ar, 1, &p, &pn, &e) == RA_OK) {
+                ok++;
+                CHECK(pn == ra_load_u32be(m + 832), "damage %zu/%d: %zu bytes, the size word says %u", k, v, pn,
+                      ra_load_u32be(m + 832));
+            } else {
+                CHECK(e.msg[0] && (strncmp(e.field, "segment", 7) == 0 || strncmp(e.field, "resource", 8) == 0),
+                      "damage %zu/%d: an error on the resource or a segment (%s: %s)", k, v, e.field, e.msg);
+            }
+            ra_archive_free(ar);
+        }
+    }
+    CHECK(runs > 2900 && ok > 0 && bad == 0, "damaged segments: %zu runs, %zu decoded", runs, ok);
+    free(m);
+    ra_free(d);
 }
 
 /* our writers, read back */
@@ -474,13 +745,20 @@ int main(int argc, char **argv)
     g_lego = argv[2];
     g_mp = argv[3];
     fixtures();
+    echoes();
     writers();
     broken();
+    echoes_broken();
+    echoes_damaged_segments();
     interrupted_split();
     ids_are_decimal_or_hex();
     sweep("tiny.si");
     sweep("several.si");
     sweep("tiny.pak");
     sweep("several.pak");
+    sweep("echoes.pak");
+    sweep("echoes_bad_segment.pak");
+    sweep("echoes_bad_lzo.pak");
+    sweep("echoes_bad_stored.pak");
     return ra_test_finish("archive");
 }
