@@ -192,7 +192,7 @@ void PrintOptions(FILE *out)
         std::fprintf(out, "\n%s:\n", who.c_str());
         PrintOptionTable(out, t, k);
     }
-    std::fprintf(out, "\n.SI and .pak archives also take the options of the format of their animations.\n");
+    std::fprintf(out, "\n.SI, .pak and .big archives also take the options of the format of their animations.\n");
 }
 
 // troff for man(1), from the same tables

@@ -1,7 +1,7 @@
 /* Game archives: the listing API over the archive kinds (ra_archive_kinds,
  * each reader's detect/open/payload/skeleton functions), and the archive
- * formats of the registry ("lego_si", "metroid_pak"), whose documents are
- * one animation of the archive read by its own format. */
+ * formats of the registry ("lego_si", "metroid_pak", "homeworld_big"), whose
+ * documents are one animation of the archive read by its own format. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 #include "retroanim/ra_archive_internal.h"
 
 /* Every archive kind, in detection order. */
-static const ra_archive_kind *const kinds[] = {&ra_archive_si, &ra_archive_pak};
+static const ra_archive_kind *const kinds[] = {&ra_archive_si, &ra_archive_pak, &ra_archive_big};
 
 static const ra_archive_kind *kind_of(const char *id)
 {
@@ -34,9 +34,11 @@ static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t 
     ra_archive *ar = f ? ra_arena_alloc(arena, sizeof *ar) : NULL;
     if (!ar) {
         if (own) ra_arena_destroy(arena);
+        const char *lookalike = f ? NULL : ra_big_lookalike(data, size);
+        if (lookalike) return ra_fail(err, RA_ERR_BAD_MAGIC, "homeworld_big", 0, "magic", "%s", lookalike);
         return f ? ra_fail(err, RA_ERR_NO_MEMORY, f, RA_NO_OFFSET, "", "out of memory")
                  : ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
-                           "not a game archive (.SI RIFF OMNI or Metroid Prime .pak)");
+                           "not a game archive (.SI RIFF OMNI, Metroid Prime .pak or Homeworld RBF1.23 .big)");
     }
     ar->format = f;
     ar->arena = arena;
@@ -76,12 +78,14 @@ void ra_archive_free(ra_archive *ar)
 
 ra_status ra_archive_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
 {
+    ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     if (i >= ar->count) return ra_fail(err, RA_ERR_USAGE, ar->format, RA_NO_OFFSET, "", "no item %zu", i);
     return kind_of(ar->format)->payload(ar, i, data, size, err);
 }
 
 ra_status ra_archive_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
 {
+    ra_error_clear(err);
     const ra_archive_kind *k = kind_of(ar->format);
     if (i >= ar->count || !ar->items[i].has_skeleton || !k->skeleton)
         return ra_fail(err, RA_ERR_USAGE, ar->format, RA_NO_OFFSET, "", "item %zu has no skeleton", i);
@@ -106,7 +110,8 @@ size_t ra_archive_find(const ra_archive *ar, const char *key)
 }
 
 /* ---- archive documents ---------------------------------------------------------------------------- */
-extern const ra_format ra_format_lego_si, ra_format_metroid_pak, ra_format_lego_ani, ra_format_metroid_anim;
+extern const ra_format ra_format_lego_si, ra_format_metroid_pak, ra_format_homeworld_big, ra_format_lego_ani,
+    ra_format_metroid_anim, ra_format_homeworld_mad;
 
 typedef struct arch_doc {
     ra_archive *ar;
@@ -116,6 +121,7 @@ typedef struct arch_doc {
 
 static int detect_si(const uint8_t *data, size_t size) { return ra_archive_si.detect(data, size) ? 100 : 0; }
 static int detect_pak(const uint8_t *data, size_t size) { return ra_archive_pak.detect(data, size) ? 90 : 0; }
+static int detect_big(const uint8_t *data, size_t size) { return ra_archive_big.detect(data, size) ? 100 : 0; }
 
 static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
 {
@@ -290,5 +296,27 @@ const ra_format ra_format_metroid_pak = {
     .options = pak_options,
     .option_count = sizeof pak_options / sizeof pak_options[0],
     .options_also = &ra_format_metroid_anim,
+    .archive = true,
+};
+
+static const ra_option_decl big_options[] = {
+    {"animation", RA_OPT_STRING, 0, 0, false, NULL, "the first",
+     "the animation to import: its path without .mad (R1/Probe) or its TOC entry number"},
+};
+
+const ra_format ra_format_homeworld_big = {
+    "homeworld_big",
+    "Homeworld archive (.big, RBF1.23): one .mad mesh animation, chosen with animation=NAME|ID",
+    "big",
+    "\"RBF1.23\" at 0 (Homeworld 2's \"_ARCHIVE\" .big is refused by name)",
+    detect_big,
+    arch_read,
+    arch_to_scene,
+    arch_pose,
+    arch_dump_source,
+    arch_write,
+    .options = big_options,
+    .option_count = sizeof big_options / sizeof big_options[0],
+    .options_also = &ra_format_homeworld_mad,
     .archive = true,
 };

@@ -1,16 +1,18 @@
 /* retroanim — the game archives that hold the animations: LEGO Island's
- * Interleaf .SI files ("RIFF" "OMNI") and Metroid Prime's .pak files.
+ * Interleaf .SI files ("RIFF" "OMNI"), Metroid Prime's .pak files and
+ * Homeworld's .big files ("RBF1.23").
  *
  * ra_archive_open lists the animations inside an archive; ra_archive_payload
- * gives the bytes of one (joined from its SI chunks, or inflated from the
- * pak), which the format's own reader takes as a loose file would be.  A
- * Metroid animation also names its skeleton (the CINF of the first character
- * of the ANCS that uses it): ra_archive_skeleton.
+ * gives the bytes of one (joined from its SI chunks, inflated from the pak,
+ * or expanded from the .big's LZSS), which the format's own reader takes as
+ * a loose file would be.  A Metroid animation also names its skeleton (the
+ * CINF of the first character of the ANCS that uses it): ra_archive_skeleton.
  *
- * The archives are formats of the registry too ("lego_si", "metroid_pak"):
- * ra_document_load on an archive loads one of its animations, chosen by the
- * option animation=NAME|ID (default the first), and records the archive's
- * other animations and the item's own fields in the scene's metadata.
+ * The archives are formats of the registry too ("lego_si", "metroid_pak",
+ * "homeworld_big"): ra_document_load on an archive loads one of its
+ * animations, chosen by the option animation=NAME|ID (default the first),
+ * and records the archive's other animations and the item's own fields in
+ * the scene's metadata.
  */
 #ifndef RETROANIM_RA_ARCHIVE_H
 #define RETROANIM_RA_ARCHIVE_H
@@ -22,8 +24,8 @@ extern "C" {
 #endif
 
 typedef struct ra_archive_item {
-    uint32_t id;           /* SI object id; pak asset id of the ANIM */
-    const char *name;      /* SI object name; the ANCS animation name (never NULL) */
+    uint32_t id;           /* SI object id; pak asset id of the ANIM; .big TOC entry number */
+    const char *name;      /* SI object name; the ANCS animation name; .big path without .mad (never NULL) */
     const char *kind;      /* SI presenter ("LegoAnimPresenter", ...); "ANIM" */
     const char *format;    /* format id of the payload: "lego_ani", "metroid_anim" */
     const char *extension; /* of the extracted file: "ani", "ANIM" */
