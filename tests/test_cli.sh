@@ -263,6 +263,16 @@ expect_rc 0 "convert pak by id" "$BIN" convert "$AR/several.pak" "$TMP/p.glb" --
 grep -q "1 animation" "$TMP/out" && ok || bad "convert pak: $(cat "$TMP/out")"
 expect_rc 2 "convert unknown animation" "$BIN" convert "$AR/several.si" "$TMP/q.glb" --option animation=nope
 grep -q "^retroanim: .*several.si: .*lego_si: no animation named or numbered 'nope'" "$TMP/err" && ok || bad "unknown animation line: $(cat "$TMP/err")"
+# Homeworld .big: list, extract byte for byte, convert by name and by id
+expect_rc 0 "list ships.big" "$BIN" list "$AR/ships.big"
+grep -q "homeworld_big, 2 animation" "$TMP/out" && grep -q "R2/Defender" "$TMP/out" && ok || bad "list big: $(cat "$TMP/out")"
+expect_rc 0 "extract ships.big" "$BIN" extract "$AR/ships.big" "$TMP/xbig"
+cmp -s "$TMP/xbig/R1_Probe.mad" "${HW_DIR:-$AR/../homeworld}/spin.mad" && cmp -s "$TMP/xbig/R2_Defender.mad" \
+  "${HW_DIR:-$AR/../homeworld}/timeline.mad" && ok || bad "extract big: $(ls "$TMP/xbig")"
+expect_rc 0 "convert big by name" "$BIN" convert "$AR/ships.big" "$TMP/b.glb" --option animation=R2/Defender
+expect_rc 0 "convert big by id" "$BIN" convert "$AR/ships.big" "$TMP/b1.glb" --option animation=1
+expect_rc 1 "convert a Homeworld 2 .big" "$BIN" convert "$AR/big_hw2.big" "$TMP/b2.glb"
+grep -qi "homeworld 2" "$TMP/err" && ok || bad "hw2 big line: $(cat "$TMP/err")"
 mkdir -p "$TMP/arcs" && cp "$AR"/*.si "$AR"/*.pak "$TMP/arcs/" && rm -f "$TMP/arcs/"*_bad_*
 expect_rc 0 "batch archives -j2" "$BIN" batch "$TMP/arcs" "$TMP/arcs_out" --format glb2 -j 2 --quiet
 n=$(find "$TMP/arcs_out" -name '*.glb' | wc -l)

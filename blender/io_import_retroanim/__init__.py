@@ -71,7 +71,7 @@ except ImportError as e:  # the shared library could not be loaded: said when th
     _IMPORT_ERROR = str(e)
 
 EXTENSIONS = ("*.ani;*.anim;*.ANIM;*.cinf;*.CINF;*.binltl;*.binltl64;*.binuni;*.binbig;*.niff;*.nif;*.mad;*.MAD;"
-              "*.si;*.SI;*.pak;*.PAK")
+              "*.si;*.SI;*.pak;*.PAK;*.big;*.BIG")
 # the scene is right-handed, Y up; Blender is Z up: (x, y, z) -> (x, -z, y)
 Y_UP_TO_Z_UP = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))
 
@@ -83,7 +83,7 @@ def _matrix(m16):
 
 
 def _is_archive(path):
-    return path.lower().endswith((".si", ".pak"))
+    return path.lower().endswith((".si", ".pak", ".big"))
 
 
 def _animation_items(self, context):
@@ -782,7 +782,7 @@ class IMPORT_SCENE_OT_retroanim(bpy.types.Operator, ImportHelper):
     bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     filter_glob: StringProperty(default=EXTENSIONS, options={"HIDDEN"})
-    animation: EnumProperty(name="Animation", description="The animation of a .SI or .pak archive",
+    animation: EnumProperty(name="Animation", description="The animation of a .SI, .pak or .big archive",
                             items=_animation_items)
     all_animations: BoolProperty(name="All animations", default=False,
                                  description="Every animation of an archive, each in its own collection")
@@ -799,7 +799,7 @@ class IMPORT_SCENE_OT_retroanim(bpy.types.Operator, ImportHelper):
         layout = self.layout
         layout.prop(self, "coords")
         box = layout.box()
-        box.label(text="Archives (.SI, .pak)")
+        box.label(text="Archives (.SI, .pak, .big)")
         box.prop(self, "animation")
         box.prop(self, "all_animations")
         layout.prop(self, "cinf")
@@ -821,7 +821,7 @@ class IMPORT_SCENE_OT_retroanim(bpy.types.Operator, ImportHelper):
 
 def _menu(self, context):
     self.layout.operator(IMPORT_SCENE_OT_retroanim.bl_idname,
-                         text="Classic game animation (.ani .anim .binltl .niff .mad .si .pak)")
+                         text="Classic game animation (.ani .anim .binltl .niff .mad .si .pak .big)")
 
 
 def register():

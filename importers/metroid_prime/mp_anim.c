@@ -562,6 +562,9 @@ ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, 
         rd r2 = {{0}, arena, out};
         ra_cursor_init(&r2.c, data, size, FMT, &e2);
         if (read_v0(&r2, true) && mp_is_padding(data + r2.c.pos, size - r2.c.pos)) return finish(&r2, err);
+        /* out of memory decides nothing about the layout: it is the answer (the Prime 1 parse would
+         * report the Prime 2 file's fields as bad values instead) */
+        if (e2.code == RA_ERR_NO_MEMORY) return ra_fail_nomem(err, FMT);
         memset(out, 0, sizeof *out);
         read_v0(&r, false);
         return finish(&r, err);
