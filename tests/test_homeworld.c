@@ -62,12 +62,19 @@ static void curve_maxima(const hw_object *o, int c, double a, double b, double *
     }
 }
 
-/* the sampling error allowed for a node of animation anim (see the top of the file) */
-static double sampling_tol(const ra_document *doc, size_t anim, size_t node)
+/* the sampling error allowed for a node's own curves in animation anim (see the top of the file) */
+static double own_tol(const ra_document *doc, size_t anim, size_t node)
 {
     const hw_mad *m = hw_document_mad(doc);
-    if (!m || node == 0 || node > (size_t)m->object_count || anim >= (size_t)m->animation_count) return 1e-6;
-    const hw_object *o = &m->objects[node - 1];
+    if (!m || node == 0 || node >= doc->scene.node_count || anim >= (size_t)m->animation_count) return 1e-6;
+    /* the node's object: node - 1 without a .geo, else the object of the node's name */
+    const hw_object *o = node <= (size_t)m->object_count ? &m->objects[node - 1] : NULL;
+    if (doc->scene.node_count != (size_t)m->object_count + 1) { /* with a .geo */
+        o = NULL;
+        for (int32_t j = 0; j < m->object_count && !o; j++)
+            if (!strcmp(m->objects[j].name, doc->scene.nodes[node].name)) o = &m->objects[j];
+        if (!o) return 1e-6;
+    }
     const hw_animation *a = &m->animations[anim];
     if (!(o->animation_bits >> anim & 1u)) return 1e-6;
     double m1[HW_CHANNELS], m2[HW_CHANNELS];
@@ -75,6 +82,37 @@ static double sampling_tol(const ra_document *doc, size_t anim, size_t node)
     double h = 1.0 / rate_of(doc), rates = m1[HW_H] + m1[HW_P] + m1[HW_B];
     double acc = m2[HW_X] + m2[HW_Y] + m2[HW_Z] + m2[HW_H] + m2[HW_P] + m2[HW_B] + rates * rates;
     return h * h / 8 * acc + 1e-6;
+}
+
+/* With a .geo an animated parent carries its children: a node also inherits
+ * each ancestor's sampling error, its rotation part scaled by the lever arm
+ * from the ancestor to the node (taken twice over, the largest seen at 33
+ * instants of the window: the arm moves when the chain between animates). */
+static double sampling_tol(const ra_document *doc, size_t anim, size_t node)
+{
+    double tol = own_tol(doc, anim, node);
+    const ra_scene *s = &doc->scene;
+    const hw_mad *m = hw_document_mad(doc);
+    if (!m || node == 0 || node >= s->node_count || anim >= s->animation_count ||
+        s->node_count == (size_t)m->object_count + 1 || s->nodes[node].parent <= 0)
+        return tol;
+    ra_mat4 *w = malloc(s->node_count * sizeof *w);
+    if (!w) return tol;
+    for (int32_t p = s->nodes[node].parent; p > 0; p = s->nodes[p].parent) {
+        double up = own_tol(doc, anim, (size_t)p) - 1e-6, lever = 0;
+        if (up <= 0) continue;
+        for (int k = 0; k <= 32; k++) {
+            ra_error e;
+            ra_error_clear(&e);
+            if (ra_document_pose(doc, anim, s->animations[anim].duration * k / 32, w, &e) != RA_OK) continue;
+            double dx = w[node].m[0][3] - w[p].m[0][3], dy = w[node].m[1][3] - w[p].m[1][3],
+                   dz = w[node].m[2][3] - w[p].m[2][3];
+            lever = fmax(lever, sqrt(dx * dx + dy * dy + dz * dz));
+        }
+        tol += up * (1 + 2 * lever);
+    }
+    free(w);
+    return tol;
 }
 
 /* every animation, pose against playback every dt up to its end (a loop
@@ -106,6 +144,34 @@ static void check_anim_line(const ra_document *doc, const char *line, const char
             CHECK(an->channels[c].pre_state == b && an->channels[c].post_state == b, "%s: animation %zu behaviour",
                   what, a);
     }
+}
+
+/* expect-mesh name=<mesh> node=<node> vertices=<N> triangles=<M> material=<name> (the .geo's meshes) */
+static void check_mesh_line(const ra_scene *s, const char *line, const char *what)
+{
+    char name[256] = "", node[256] = "", mat[256] = "", nv[32] = "", nt[32] = "";
+    bool ok = fx_field(line, "name", name, sizeof name) && fx_field(line, "node", node, sizeof node) &&
+              fx_field(line, "material", mat, sizeof mat) && fx_field(line, "vertices", nv, sizeof nv) &&
+              fx_field(line, "triangles", nt, sizeof nt);
+    CHECK(ok, "%s: malformed %s", what, line);
+    const ra_mesh *m = NULL;
+    for (size_t i = 0; ok && i < s->mesh_count; i++)
+        if (!strcmp(s->meshes[i].name, name)) m = &s->meshes[i];
+    CHECK(m != NULL, "%s: no mesh %s", what, name);
+    if (!m) return;
+    CHECK(m->node < s->node_count && !strcmp(s->nodes[m->node].name, node), "%s: mesh %s not on %s", what, name, node);
+    CHECK(m->vertex_count == (uint32_t)atol(nv) && m->triangle_count == (size_t)atol(nt),
+          "%s: mesh %s has %u vertices, %zu triangles", what, name, m->vertex_count, m->triangle_count);
+    CHECK(m->material >= 0 && (size_t)m->material < s->material_count && !strcmp(s->materials[m->material].name, mat),
+          "%s: mesh %s material", what, name);
+    CHECK(m->normals && m->uvs, "%s: mesh %s has normals and UVs", what, name);
+}
+
+static bool has_warning(const ra_scene *s, const char *text)
+{
+    for (size_t i = 0; i < s->warning_count; i++)
+        if (strstr(s->warnings[i].msg, text)) return true;
+    return false;
 }
 
 static void check_rest_line(const ra_document *doc, const char *line, const char *what)
@@ -207,8 +273,12 @@ static void run_fixture(const char *name)
             check_anim_line(doc, line, name);
         } else if (!strncmp(line, "expect-pose ", 12)) {
             fx_check_pose_line_ex(doc, line, name, TOL, sampling_tol);
+        } else if (!strncmp(line, "expect-mesh ", 12)) {
+            check_mesh_line(s, line, name);
         } else if (!strncmp(line, "expect-rest ", 12)) {
             check_rest_line(doc, line, name);
+        } else if (!strncmp(line, "expect-warning ", 15)) {
+            CHECK(has_warning(s, line + 15), "%s: no warning containing '%s'", name, line + 15);
         } else if (sscanf(line, "expect-canonical %d", &canonical) == 1) {
             const hw_mad *m = hw_document_mad(doc);
             CHECK(m && m->canonical == (canonical == 1), "%s: canonical layout %d, expected %d", name,
@@ -712,6 +782,101 @@ static void hostile(void)
     ra_arena_destroy(ar);
 }
 
+/* ---- the ship's geometry given with --option geo= ------------------------------------------------------- */
+static bool file_exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+/* Loads DIR/mad with --option geo=VALUE (value NULL: no option). */
+static ra_status load_with_geo(const char *mad, const char *value, ra_document **doc, ra_error *e)
+{
+    char path[2400];
+    snprintf(path, sizeof path, "%s/%s", g_dir, mad);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    ra_error_clear(e);
+    ra_status st = ra_read_file(path, &d, &n, e);
+    if (st != RA_OK) return st;
+    ra_options o;
+    ra_options_init(&o);
+    if (value) ra_options_add(&o, "geo", value);
+    st = load(d, n, path, &o, doc, e);
+    free(d);
+    return st;
+}
+
+/* A broken .geo (no .mad of its stem): geo_ship.mad with --option geo=<it>
+ * is refused at its expect-error-offset, naming homeworld_geo. */
+static bool is_geo_alone(const char *n)
+{
+    size_t l = strlen(n);
+    if (l < 5 || strcmp(n + l - 4, ".geo")) return false;
+    char mad[2400];
+    snprintf(mad, sizeof mad, "%s/%.*s.mad", g_dir, (int)(l - 4), n);
+    return !file_exists(mad);
+}
+
+static void run_geo_fixture(const char *name)
+{
+    fx_file fx;
+    if (!fx_open(g_dir, name, &fx)) return;
+    CHECK(fx.err_off >= 0, "%s: a .geo without a .mad is a broken one (expect-error-offset)", name);
+    ra_document *doc = NULL;
+    ra_error e;
+    ra_status st = load_with_geo("geo_ship.mad", fx.path, &doc, &e);
+    fx_check_refused(&fx, st, &e, name, "homeworld_geo");
+    g_checks++;
+    if (doc) ra_document_free(doc);
+    fx_close(&fx);
+}
+
+/* geo=PATH: a .geo under another stem gives the hierarchy (geo_sibling.mad,
+ * whose own sibling is broken, with geo_ship.geo poses as geo_ship.mad);
+ * geo=none: the flat load, as with the broken sibling but without its warning. */
+static void geo_options(void)
+{
+    char ship_geo[2400];
+    snprintf(ship_geo, sizeof ship_geo, "%s/geo_ship.geo", g_dir);
+    ra_document *ref = NULL, *other = NULL, *none = NULL, *sib = NULL;
+    ra_error e;
+    CHECK(load_with_geo("geo_ship.mad", NULL, &ref, &e) == RA_OK, "geo_ship.mad: %s", e.msg);
+    CHECK(load_with_geo("geo_sibling.mad", ship_geo, &other, &e) == RA_OK, "geo=%s: %s", ship_geo, e.msg);
+    CHECK(load_with_geo("geo_ship.mad", "none", &none, &e) == RA_OK, "geo=none: %s", e.msg);
+    CHECK(load_with_geo("geo_sibling.mad", NULL, &sib, &e) == RA_OK, "geo_sibling.mad: %s", e.msg);
+    if (ref && other && none && sib) {
+        const ra_scene *a = &ref->scene, *b = &other->scene, *c = &none->scene, *d = &sib->scene;
+        CHECK(b->node_count == a->node_count && b->mesh_count == a->mesh_count && a->mesh_count == 2,
+              "geo=PATH: %zu nodes, %zu meshes (expected %zu, %zu)", b->node_count, b->mesh_count, a->node_count,
+              a->mesh_count);
+        CHECK(!has_warning(b, "could not be read"), "geo=PATH: the broken sibling was not read");
+        CHECK(c->node_count == d->node_count && c->node_count == 4 && c->mesh_count == 0,
+              "geo=none: flat, %zu nodes, %zu meshes", c->node_count, c->mesh_count);
+        CHECK(!has_warning(c, "could not be read") && has_warning(d, "could not be read"),
+              "geo=none reads no geometry; the broken sibling warns");
+        double worst_ab = 0, worst_cd = 0;
+        for (double t = 0; t <= 1.0; t += 1.0 / 16) {
+            ra_mat4 wa[16], wb[16], wc[16], wd[16];
+            if (a->node_count > 16 || c->node_count > 16) break;
+            ra_document_pose(ref, 0, t, wa, &e), ra_document_pose(other, 0, t, wb, &e);
+            ra_document_pose(none, 0, t, wc, &e), ra_document_pose(sib, 0, t, wd, &e);
+            for (size_t n = 0; n < a->node_count && n < b->node_count; n++)
+                worst_ab = fmax(worst_ab, ra_m4_max_abs_diff(&wa[n], &wb[n]));
+            for (size_t n = 0; n < c->node_count && n < d->node_count; n++)
+                worst_cd = fmax(worst_cd, ra_m4_max_abs_diff(&wc[n], &wd[n]));
+        }
+        CHECK(worst_ab == 0 && worst_cd == 0, "geo=PATH poses as the sibling (off by %g); geo=none as flat (off by %g)",
+              worst_ab, worst_cd);
+        g_checks += 7;
+    }
+    if (ref) ra_document_free(ref);
+    if (other) ra_document_free(other);
+    if (none) ra_document_free(none);
+    if (sib) ra_document_free(sib);
+}
+
 static bool is_fixture(const char *n)
 {
     size_t l = strlen(n);
@@ -727,6 +892,10 @@ int main(int argc, char **argv)
     g_dir = argv[1];
     int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
     CHECK(fixtures >= 15, "only %d fixtures", fixtures);
+    int geos = fx_for_each_file(g_dir, is_geo_alone, run_geo_fixture);
+    CHECK(geos >= 5, "only %d broken .geo fixtures", geos);
+    geo_options();
+    printf("broken .geo fixtures: %d\n", geos);
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g, worst share of the allowed "
            "sampling error %.3g)\n",
            fixtures, g_checks, g_stats.instants, g_stats.worst, g_stats.worst_ratio);

@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <dirent.h>
+#include <sys/stat.h>
 
 #include "retroanim/homeworld.h"
 
@@ -33,6 +36,8 @@ typedef struct hw_state {
     bool native;
     double sample_rate;
     double max_key_angle; /* radians: largest rotation between two keys (at most 90 degrees) */
+    int32_t *node_obj;    /* node -> the .mad object animating it, -1 */
+    int32_t *obj_node;    /* .mad object -> the node its channels drive */
 } hw_state;
 
 const hw_mad *hw_document_mad(const ra_document *doc)
@@ -187,15 +192,18 @@ static ra_status hw_pose(const ra_document *doc, size_t anim, double t, ra_mat4 
         if ((a->flags & HW_MAD_FLAG_LOOP) && d > 0 && u > d) u = fmod(u, d);
         if (!(u >= 0 && u <= d)) play = false; /* NaN too */
     }
-    for (int32_t j = 0; j < m->object_count; j++) {
-        const hw_object *o = &m->objects[j];
-        ra_mat4 local = doc->scene.nodes[j + 1].transform;
-        if (play && takes_part(o, anim)) {
+    /* nodes are in pre-order: a bound, playing object's matrix REPLACES its
+     * rest (.geo localMatrix); W = W(parent) * M */
+    for (size_t i = 1; i < doc->scene.node_count; i++) {
+        int32_t j = st->node_obj[i];
+        ra_mat4 local = doc->scene.nodes[i].transform;
+        if (j >= 0 && play && takes_part(&m->objects[j], anim)) {
             double v[HW_CHANNELS];
-            values_at(o, (double)a->start + u, false, v, NULL);
+            values_at(&m->objects[j], (double)a->start + u, false, v, NULL);
             local = local_matrix(st, v);
         }
-        world[j + 1] = ra_m4_mul(&world[0], &local);
+        int32_t p = doc->scene.nodes[i].parent;
+        world[i] = ra_m4_mul(&world[p >= 0 ? p : 0], &local);
     }
     return RA_OK;
 }
@@ -547,8 +555,12 @@ typedef struct hw_build {
     size_t renamed, cut;
     bool meta_cut;
     double fps;
-    size_t limit, left; /* the sample budget */
-    unsigned flags;     /* HW_SPLINE_* seen while sampling */
+    size_t limit, left;       /* the sample budget */
+    hw_geo *geo;              /* the ship's geometry, or NULL */
+    const char **geo_name_of; /* node -> its .geo object's stored name (NULL: none) */
+    int32_t *geo_node;        /* .geo object -> node */
+    const char *geo_path, *geo_source;
+    unsigned flags; /* HW_SPLINE_* seen while sampling */
 } hw_build;
 
 /* The playback frame: space and coords give the basis of the keys and the root's turn. */
@@ -592,19 +604,268 @@ static ra_status hw_names(hw_build *b, ra_error *err)
     return ra_names_make_unique(b->ar, names, no, reserved, 1) ? RA_OK : ra_fail_nomem(err, FMT);
 }
 
+/* ---- the ship's geometry (.geo / .peo) ---------------------------------------------------------------------- */
+static bool add_geo_subtree(hw_build *b, const hw_geo *g, uint32_t i, int32_t parent, const char *const *names,
+                            const char *const *kids_unused)
+{
+    (void)kids_unused;
+    int32_t node = ra_scene_add_node(b->s, names[i], parent, &g->objects[i].local);
+    if (node < 0) return false;
+    b->geo_node[i] = node;
+    for (uint32_t k = 0; k < g->object_count; k++) /* children in file order (depth <= HW_GEO_MAX_DEPTH) */
+        if (g->objects[k].mother == (int32_t)i && !add_geo_subtree(b, g, k, node, names, NULL)) return false;
+    return true;
+}
+
+/* The .geo objects as nodes (pre-order, children by oMother), each at its
+ * localMatrix; the .mad paths whose name equals an object's bind to it. */
+static ra_status hw_geo_nodes(hw_build *b, ra_error *err)
+{
+    const hw_geo *g = b->geo;
+    ra_arena *ar = b->ar;
+    size_t ng = g->object_count, no = (size_t)b->m->object_count;
+    const char **names = ra_arena_array(ar, ng + no + 1, sizeof *names);
+    b->geo_node = ra_arena_array(ar, ng + 1, sizeof *b->geo_node);
+    if (!names || !b->geo_node) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < ng; i++) {
+        names[i] = g->objects[i].name && *g->objects[i].name ? g->objects[i].name : ra_arena_printf(ar, "geo%zu", i);
+        if (!names[i]) return ra_fail_nomem(err, FMT);
+    }
+    /* the .mad objects no .geo object is named after: flat under the root */
+    size_t nu = 0, unbound = 0;
+    int32_t *bind = ra_arena_array(ar, no + 1, sizeof *bind);
+    if (!bind) return ra_fail_nomem(err, FMT);
+    for (size_t j = 0; j < no; j++) {
+        bind[j] = -1;
+        for (size_t i = 0; i < ng && bind[j] < 0; i++)
+            if (g->objects[i].name && !strcmp(g->objects[i].name, b->m->objects[j].name)) bind[j] = (int32_t)i;
+        if (bind[j] < 0) names[ng + nu++] = b->names[j];
+    }
+    static const char *const reserved[1] = {"RootNode"};
+    if (!ra_names_make_unique(ar, names, ng + nu, reserved, 1)) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < ng; i++)
+        if (g->objects[i].mother < 0 && !add_geo_subtree(b, g, (uint32_t)i, 0, names, NULL))
+            return ra_fail_nomem(err, FMT);
+    b->geo_name_of = ra_arena_array(ar, b->s->node_count + no + 1, sizeof *b->geo_name_of);
+    if (!b->geo_name_of) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < ng; i++) {
+        b->geo_name_of[b->geo_node[i]] = g->objects[i].name;
+        ra_meta_list *md = &b->s->nodes[b->geo_node[i]].meta;
+        if (!ra_meta_set_int(ar, md, "homeworld.geo_object", (int64_t)i) ||
+            !ra_meta_set_int(ar, md, "homeworld.geo_flags", g->objects[i].flags))
+            return ra_fail_nomem(err, FMT);
+    }
+    for (size_t j = 0, u = 0; j < no; j++) {
+        if (bind[j] >= 0) {
+            b->st->obj_node[j] = b->geo_node[bind[j]];
+            b->names[j] = b->s->nodes[b->geo_node[bind[j]]].name;
+        } else {
+            b->names[j] = names[ng + u++];
+            unbound++;
+        }
+    }
+    if (unbound)
+        ra_scene_warn(b->s, "%zu .mad path(s) name no object of the .geo: they stand flat under the root", unbound);
+    return RA_OK;
+}
+
+static float unit8(uint32_t rgb, int shift) { return (float)((rgb >> shift) & 0xFFu) / 255.0f; }
+
+/* Materials (diffuse colour, two-sided; the .lif texture only named) and one
+ * mesh per object and material, three vertices per triangle (UVs are per corner). */
+static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
+{
+    const hw_geo *g = b->geo;
+    ra_arena *ar = b->ar;
+    ra_scene *s = b->s;
+    size_t nm = g->material_count;
+    s->materials = ra_arena_array(ar, nm ? nm : 1, sizeof *s->materials);
+    const char **mnames = ra_arena_array(ar, nm + 1, sizeof *mnames);
+    if (!s->materials || !mnames) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < nm; i++) {
+        const hw_geo_material *gm = &g->materials[i];
+        mnames[i] = gm->name && *gm->name ? gm->name : ra_arena_printf(ar, "material%zu", i);
+        if (!mnames[i]) return ra_fail_nomem(err, FMT);
+    }
+    if (!ra_names_make_unique(ar, mnames, nm, NULL, 0)) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < nm; i++) {
+        const hw_geo_material *gm = &g->materials[i];
+        ra_material *m = &s->materials[i];
+        m->name = mnames[i];
+        m->base_color[0] = unit8(gm->diffuse, 0), m->base_color[1] = unit8(gm->diffuse, 8);
+        m->base_color[2] = unit8(gm->diffuse, 16), m->base_color[3] = 1;
+        m->texture = -1;
+        m->double_sided = (gm->flags & HW_GEO_MDF_2SIDED) != 0;
+        if (!ra_meta_set_int(ar, &m->meta, "homeworld.flags", gm->flags) ||
+            (gm->texture && !ra_meta_set_string(ar, &m->meta, "homeworld.texture", gm->texture)))
+            return ra_fail_nomem(err, FMT);
+    }
+    s->material_count = nm;
+    /* count the meshes: (object, material) pairs with triangles */
+    size_t nmesh = 0;
+    uint32_t *tri = ra_arena_array(ar, nm ? nm : 1, sizeof *tri);
+    if (!tri) return ra_fail_nomem(err, FMT);
+    for (size_t pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < g->object_count; i++) {
+            const hw_geo_object *o = &g->objects[i];
+            memset(tri, 0, (nm ? nm : 1) * sizeof *tri);
+            for (int32_t k = 0; k < o->polygon_count; k++) tri[o->polygons[k].material]++;
+            for (size_t mi = 0; mi < nm; mi++) {
+                if (!tri[mi]) continue;
+                if (!pass) {
+                    nmesh++;
+                    continue;
+                }
+                ra_mesh *me = &s->meshes[s->mesh_count];
+                size_t nv = 3 * (size_t)tri[mi];
+                if (nv > UINT32_MAX)
+                    return ra_fail(err, RA_ERR_LIMIT, "homeworld_geo", o->offset, "nPolygons", "too many");
+                float *pos = ra_arena_array(ar, 3 * nv, sizeof *pos), *nrm = ra_arena_array(ar, 3 * nv, sizeof *nrm);
+                float *uv = ra_arena_array(ar, 2 * nv, sizeof *uv);
+                uint32_t *idx = ra_arena_array(ar, nv, sizeof *idx);
+                const char *nm_ = ra_arena_printf(ar, "%s.%s", s->nodes[b->geo_node[i]].name, mnames[mi]);
+                if (!pos || !nrm || !uv || !idx || !nm_) return ra_fail_nomem(err, FMT);
+                size_t c = 0;
+                for (int32_t k = 0; k < o->polygon_count; k++) {
+                    const hw_geo_polygon *q = &o->polygons[k];
+                    if (q->material != mi) continue;
+                    for (int v = 0; v < 3; v++, c++) {
+                        const hw_geo_vertex *gv = &o->vertices[q->v[v]];
+                        int32_t ni = gv->normal >= 0 ? gv->normal : q->face_normal;
+                        const float *n = o->normals[ni].n;
+                        double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+                        for (int a = 0; a < 3; a++) {
+                            pos[3 * c + (size_t)a] = gv->p[a];
+                            nrm[3 * c + (size_t)a] = len > 0 ? (float)(n[a] / len) : (a == 2 ? 1.0f : 0.0f);
+                        }
+                        uv[2 * c] = q->st[v][0], uv[2 * c + 1] = q->st[v][1]; /* v = t (see the format page) */
+                        idx[c] = (uint32_t)c;
+                    }
+                }
+                memset(me, 0, sizeof *me);
+                me->name = nm_;
+                me->node = (uint32_t)b->geo_node[i];
+                me->material = (int32_t)mi;
+                me->vertex_count = (uint32_t)nv;
+                me->positions = pos, me->normals = nrm, me->uvs = uv, me->indices = idx;
+                me->triangle_count = tri[mi];
+                me->skin = -1;
+                s->mesh_count++;
+            }
+        }
+        if (!pass) {
+            s->meshes = ra_arena_array(ar, nmesh ? nmesh : 1, sizeof *s->meshes);
+            if (!s->meshes) return ra_fail_nomem(err, FMT);
+        }
+    }
+    return RA_OK;
+}
+
+/* The .geo / .peo: --option geo=PATH (none: without), else a sibling with
+ * the .mad's stem and extension .geo, then .peo, in any case. */
+static bool find_geo(const char *mad, char *out, size_t out_size)
+{
+    if (!mad || !*mad) return false;
+    const char *slash = strrchr(mad, '/');
+    const char *base = slash ? slash + 1 : mad;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    char dir[4096];
+    size_t dl = slash ? (size_t)(slash - mad) : 0;
+    if (dl + 2 > sizeof dir) return false;
+    if (slash) memcpy(dir, mad, dl ? dl : 1), dir[dl ? dl : 1] = 0;
+    else strcpy(dir, ".");
+    for (int want = 0; want < 2; want++) {
+        DIR *d = opendir(dir);
+        if (!d) return false;
+        struct dirent *e;
+        bool found = false;
+        while (!found && (e = readdir(d)) != NULL) {
+            size_t n = strlen(e->d_name);
+            if (n != stem + 4 || strncasecmp(e->d_name, base, stem) ||
+                strcasecmp(e->d_name + stem, want ? ".peo" : ".geo"))
+                continue;
+            int k = snprintf(out, out_size, "%s/%s", dir, e->d_name);
+            struct stat sb;
+            found = k > 0 && (size_t)k < out_size && stat(out, &sb) == 0 && S_ISREG(sb.st_mode);
+        }
+        closedir(d);
+        if (found) return true;
+    }
+    return false;
+}
+
+static ra_status load_geo(hw_build *b, const char *path, ra_error *err)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    ra_status rs = ra_read_file_max(path, ra_max_file_size(&b->doc->options), &data, &size, err);
+    if (rs != RA_OK) return rs;
+    hw_geo *g = ra_arena_alloc(b->ar, sizeof *g);
+    rs = g ? hw_geo_read(data, size, b->ar, g, err) : ra_fail_nomem(err, "homeworld_geo");
+    ra_free(data);
+    if (rs != RA_OK) return rs;
+    b->geo = g;
+    b->geo_path = ra_arena_strndup(b->ar, path, strlen(path));
+    return b->geo_path ? RA_OK : ra_fail_nomem(err, FMT);
+}
+
+static ra_status hw_find_geo(hw_build *b, ra_error *err)
+{
+    const char *opt = ra_options_get(&b->doc->options, "geo");
+    b->geo_source = "none";
+    if (opt && !strcmp(opt, "none")) return RA_OK;
+    if (b->st->space != SPACE_SHIP) {
+        if (opt && *opt) ra_scene_warn(b->s, "the .geo is used in ship space only (space=lightwave): not read");
+        return RA_OK;
+    }
+    ra_error e;
+    ra_error_clear(&e);
+    if (opt && *opt) {
+        if (load_geo(b, opt, &e) != RA_OK)
+            return ra_fail_wrap(err, &e, "homeworld_geo", e.offset, "geo", "geometry %s", opt);
+        b->geo_source = "option";
+        return RA_OK;
+    }
+    char path[4096];
+    if (b->doc->in_archive || !find_geo(b->doc->filename, path, sizeof path)) return RA_OK;
+    ra_status rs = load_geo(b, path, &e);
+    if (rs == RA_ERR_NO_MEMORY) return ra_fail(err, rs, FMT, RA_NO_OFFSET, "geo", "out of memory reading %s", path);
+    if (rs != RA_OK) {
+        char buf[400];
+        ra_error_format(&e, buf, sizeof buf);
+        ra_scene_warn(b->s, "the geometry %s could not be read (%s); loading without it", path, buf);
+        b->geo_source = "unreadable";
+        b->geo = NULL;
+        return RA_OK;
+    }
+    b->geo_source = "sibling";
+    return RA_OK;
+}
+
 /* RootNode and one node per object, resting at its first real key, with its fields. */
 static ra_status hw_nodes(hw_build *b, const ra_mat4 *root, ra_error *err)
 {
     ra_arena *ar = b->ar;
     if (ra_scene_add_node(b->s, "RootNode", -1, root) < 0) return ra_fail_nomem(err, FMT);
+    size_t no = (size_t)b->m->object_count;
+    hw_state *st = b->st;
+    st->obj_node = ra_arena_array(ar, no ? no : 1, sizeof *st->obj_node);
+    if (!st->obj_node) return ra_fail_nomem(err, FMT);
+    for (size_t j = 0; j < no; j++) st->obj_node[j] = -1;
+    ra_status rs = b->geo ? hw_geo_nodes(b, err) : RA_OK;
+    if (rs != RA_OK) return rs;
     size_t meta_left = HW_MAX_META;
-    for (size_t j = 0; j < (size_t)b->m->object_count; j++) {
+    for (size_t j = 0; j < no; j++) {
         const hw_object *o = &b->m->objects[j];
-        double v[HW_CHANNELS];
-        /* at rest: the first real key's values (key 1: the left value at its time) */
-        values_at(o, o->key_count >= 4 ? o->times[1] : 0, true, v, NULL);
-        ra_mat4 rest = local_matrix(b->st, v);
-        int32_t node = ra_scene_add_node(b->s, b->names[j], 0, &rest);
+        int32_t node = st->obj_node[j];
+        if (node < 0) { /* no .geo object: flat under the root, resting at its first real key */
+            double v[HW_CHANNELS];
+            /* at rest: the first real key's values (key 1: the left value at its time) */
+            values_at(o, o->key_count >= 4 ? o->times[1] : 0, true, v, NULL);
+            ra_mat4 rest = local_matrix(b->st, v);
+            node = st->obj_node[j] = ra_scene_add_node(b->s, b->names[j], 0, &rest);
+        }
         if (node < 0) return ra_fail_nomem(err, FMT);
         ra_meta_list *md = &b->s->nodes[node].meta;
         const char *tcb;
@@ -621,6 +882,18 @@ static ra_status hw_nodes(hw_build *b, const ra_mat4 *root, ra_error *err)
                   ra_meta_set_int(ar, md, "homeworld.nKeyframes", o->key_count) &&
                   (!tcb || ra_meta_set_string(ar, md, "homeworld.tcb", tcb));
         if (!ok) return ra_fail_nomem(err, FMT);
+    }
+    st->node_obj = ra_arena_array(ar, b->s->node_count, sizeof *st->node_obj);
+    if (!st->node_obj) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < b->s->node_count; i++) st->node_obj[i] = -1;
+    for (size_t j = 0; j < no; j++) st->node_obj[st->obj_node[j]] = (int32_t)j;
+    if (b->geo) { /* every .geo object bound by name takes the path (several may share a name) */
+        for (size_t i = 1; i < b->s->node_count; i++) {
+            const char *gn = b->geo_name_of ? b->geo_name_of[i] : NULL;
+            for (size_t j = 0; gn && j < no && st->node_obj[i] < 0; j++)
+                if (!strcmp(gn, b->m->objects[j].name)) st->node_obj[i] = (int32_t)j;
+        }
+        return hw_geo_meshes(b, err);
     }
     return RA_OK;
 }
@@ -640,23 +913,34 @@ static ra_status hw_bake_animation(hw_build *b, size_t a, ra_error *err)
     A->duration = (double)an->end - an->start;
     size_t nc = 0;
     for (size_t j = 0; j < no; j++) nc += takes_part(&m->objects[j], a);
+    /* .geo objects sharing a bound name: each gets the channel (the same keys) */
+    const int32_t *node_obj = b->st->node_obj;
+    for (size_t i = 1; node_obj && i < b->s->node_count; i++)
+        if (node_obj[i] >= 0 && b->st->obj_node[node_obj[i]] != (int32_t)i)
+            nc += takes_part(&m->objects[node_obj[i]], a);
     A->channels = ra_arena_array(b->ar, nc ? nc : 1, sizeof *A->channels);
     if (!A->channels) return ra_fail_nomem(err, FMT);
     ra_behaviour beh = an->flags & HW_MAD_FLAG_LOOP ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
     for (size_t j = 0; j < no; j++) {
         if (!takes_part(&m->objects[j], a)) continue;
         ra_channel *ch = &A->channels[A->channel_count++];
-        ch->node = (uint32_t)(j + 1);
+        ch->node = (uint32_t)b->st->obj_node[j];
         ch->pre_state = ch->post_state = beh;
         ra_status rs = bake_object(b->doc, b->st, &m->objects[j], an, ch, &b->left, b->limit, &b->flags, err);
         if (rs != RA_OK) return rs;
+        for (size_t i = 1; node_obj && i < b->s->node_count; i++)
+            if (node_obj[i] == (int32_t)j && b->st->obj_node[j] != (int32_t)i) {
+                ra_channel *twin = &A->channels[A->channel_count++];
+                *twin = *ch;
+                twin->node = (uint32_t)i;
+            }
     }
     if (nc) return RA_OK;
     /* Nobody takes part: everything rests.  A constant channel keeps the
      * record (Assimp wants one): the first object's, at rest (the root's
      * when there is no object). */
     ra_channel *ch = &A->channels[A->channel_count++];
-    ch->node = no ? 1 : 0;
+    ch->node = no ? (uint32_t)b->st->obj_node[0] : 0;
     ra_vec3 t, sc;
     ra_quat q;
     ra_m4_decompose(&b->s->nodes[ch->node].transform, &t, &q, &sc);
@@ -724,6 +1008,7 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     b.fps = isfinite(b.m->fps) && b.m->fps > 0 ? b.m->fps : 30.0;
     ra_mat4 root;
     ra_status rs = hw_frame(&b, &root, err);
+    if (rs == RA_OK) rs = hw_find_geo(&b, err);
     if (rs == RA_OK) rs = hw_names(&b, err);
     if (rs == RA_OK) rs = hw_nodes(&b, &root, err);
     if (rs != RA_OK) return rs;
@@ -828,6 +1113,8 @@ static int hw_detect(const uint8_t *d, size_t n) { return n >= 8 && !memcmp(d, H
 
 static const ra_option_decl hw_options[] = {
     {"sample_rate", RA_OPT_DOUBLE, 0, 100000, true, NULL, "60", "how often the TCB spline is sampled (Hz)"},
+    {"geo", RA_OPT_PATH, 0, 0, false, NULL, "searched",
+     "the ship's .geo/.peo geometry (default: the sibling of the same stem), or none"},
     {"space", RA_OPT_ENUM, 0, 0, false, "ship|lightwave", "ship",
      "ship: the game's ship frame; lightwave: the raw LightWave values"},
 };

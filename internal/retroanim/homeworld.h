@@ -113,6 +113,59 @@ float hw_mad_phantom_end(const hw_mad *m);
  * (may be NULL) gets the HW_SPLINE_* bits of what happened ORed in. */
 double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, double *d2, unsigned *flags);
 
+/* ---- ship geometry: .geo / .peo ("RMF97ba" / "RMF99ba"), docs/formats/homeworld.md §5 ---- */
+#define HW_GEO_HEADER_SIZE 68u
+#define HW_GEO_OBJECT_SIZE 112u
+#define HW_GEO_MATERIAL_SIZE 32u
+#define HW_GEO_MAX_COUNT 65536u /* objects, materials */
+#define HW_GEO_MAX_DEPTH 256u
+#define HW_GEO_MDF_2SIDED 8u
+
+typedef struct hw_geo_material {
+    const char *name, *texture;          /* NULL when absent; texture: a .lif name, not read */
+    uint32_t ambient, diffuse, specular; /* 0x00BBGGRR */
+    uint16_t flags;                      /* MDF_* */
+} hw_geo_material;
+
+typedef struct hw_geo_vertex {
+    float p[3];
+    int32_t normal; /* into the object's whole normal list, -1: none */
+} hw_geo_vertex;
+
+typedef struct hw_geo_normal {
+    float n[3];
+} hw_geo_normal;
+
+typedef struct hw_geo_polygon {
+    uint16_t v[3];
+    uint16_t material;   /* into hw_geo.materials */
+    int32_t face_normal; /* into the object's normal list */
+    float st[3][2];      /* per corner, as stored */
+} hw_geo_polygon;
+
+typedef struct hw_geo_object {
+    uint32_t offset;  /* of the record */
+    const char *name; /* NULL when absent; the key .mad paths bind to */
+    uint8_t flags;
+    int32_t mother, daughter, sister; /* object indices, -1: none */
+    ra_mat4 local;                    /* localMatrix (row-major here; column-major on disk) */
+    int32_t vertex_count, normal_count, polygon_count;
+    hw_geo_vertex *vertices;
+    hw_geo_normal *normals; /* face normals then vertex normals */
+    hw_geo_polygon *polygons;
+} hw_geo_object;
+
+typedef struct hw_geo {
+    uint32_t version;
+    uint32_t object_count, material_count;
+    hw_geo_object *objects;
+    hw_geo_material *materials;
+} hw_geo;
+
+/* Reads a whole .geo/.peo; every count, offset, link and index is checked
+ * (errors name "homeworld_geo", the field and its offset). */
+ra_status hw_geo_read(const uint8_t *data, size_t size, ra_arena *arena, hw_geo *out, ra_error *err);
+
 /* For callers holding a document of format homeworld_mad (NULL otherwise). */
 const hw_mad *hw_document_mad(const ra_document *doc);
 
