@@ -34,8 +34,10 @@ static ra_status open_in(ra_arena *arena, bool own, const uint8_t *data, size_t 
     ra_archive *ar = f ? ra_arena_alloc(arena, sizeof *ar) : NULL;
     if (!ar) {
         if (own) ra_arena_destroy(arena);
-        const char *lookalike = f ? NULL : ra_big_lookalike(data, size);
-        if (lookalike) return ra_fail(err, RA_ERR_BAD_MAGIC, "homeworld_big", 0, "magic", "%s", lookalike);
+        for (size_t k = 0; !f && k < sizeof kinds / sizeof kinds[0]; k++) {
+            const char *why = kinds[k]->lookalike ? kinds[k]->lookalike(data, size) : NULL;
+            if (why) return ra_fail(err, RA_ERR_BAD_MAGIC, kinds[k]->id, 0, "magic", "%s", why);
+        }
         return f ? ra_fail(err, RA_ERR_NO_MEMORY, f, RA_NO_OFFSET, "", "out of memory")
                  : ra_fail(err, RA_ERR_BAD_MAGIC, "retroanim", size ? 0 : RA_NO_OFFSET, "",
                            "not a game archive (.SI RIFF OMNI, Metroid Prime .pak or Homeworld RBF1.23 .big)");

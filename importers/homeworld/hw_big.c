@@ -46,7 +46,7 @@ typedef struct big {
 
 static bool big_detect(const uint8_t *data, size_t size) { return size >= 7 && memcmp(data, BIG_MAGIC, 7) == 0; }
 
-const char *ra_big_lookalike(const uint8_t *data, size_t size)
+static const char *big_lookalike(const uint8_t *data, size_t size)
 {
     if (size >= 8 && memcmp(data, "_ARCHIVE", 8) == 0)
         return "this is a Homeworld 2 .big (\"_ARCHIVE\"), not a Homeworld (1999) \"RBF1.23\" archive";
@@ -360,4 +360,4 @@ static ra_status big_payload(ra_archive *ar, size_t i, const uint8_t **data, siz
     return RA_OK;
 }
 
-const ra_archive_kind ra_archive_big = {"homeworld_big", big_detect, big_open, big_payload, NULL};
+const ra_archive_kind ra_archive_big = {"homeworld_big", big_detect, big_open, big_payload, NULL, big_lookalike};

@@ -25,14 +25,14 @@ typedef struct ra_archive_kind {
     ra_status (*open)(ra_archive *ar, const ra_options *opt, ra_error *err);
     ra_status (*payload)(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
     ra_status (*skeleton)(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
+    /* optional: why bytes this kind does not detect are still refused by name (a
+     * lookalike of another game, e.g. Homeworld 2's "_ARCHIVE" .big), or NULL */
+    const char *(*lookalike)(const uint8_t *data, size_t size);
 } ra_archive_kind;
 
 extern const ra_archive_kind ra_archive_si;  /* LEGO Island .SI (lego_si.c) */
 extern const ra_archive_kind ra_archive_pak; /* Metroid Prime 1 and 2 .pak (mp_pak.c) */
 extern const ra_archive_kind ra_archive_big; /* Homeworld .big, RBF1.23 (hw_big.c) */
-/* Why a file no kind detects is refused by name (Homeworld 2's "_ARCHIVE"
- * .big), or NULL. */
-const char *ra_big_lookalike(const uint8_t *data, size_t size);
 
 /* Writers build archives from loose files (tests, modders' repacks): SI with
  * chunks split at buffer boundaries as the game's tools do, pak with zlib. */
