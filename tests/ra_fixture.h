@@ -9,6 +9,21 @@
 #include "ra_test.h"
 #include "retroanim/ra_document.h"
 
+/* The bytes of DIR/NAME (ra_free them); a file that cannot be read ends the test program (exit 2). */
+static inline uint8_t *fx_slurp(const char *dir, const char *name, size_t *n)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    uint8_t *d = NULL;
+    ra_error e;
+    ra_error_clear(&e);
+    if (ra_read_file(path, &d, n, &e) != RA_OK) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(2);
+    }
+    return d;
+}
+
 typedef struct fx_stats {
     double worst;       /* largest pose/playback difference seen */
     double worst_ratio; /* largest difference / allowed difference seen */

@@ -8,24 +8,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "ra_test.h"
+#include "ra_fixture.h"
 #include "retroanim/ra_archive_internal.h"
 
 static const char *g_arch, *g_lego, *g_mp;
-
-static uint8_t *slurp(const char *dir, const char *name, size_t *n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    uint8_t *d = NULL;
-    ra_error e;
-    ra_error_clear(&e);
-    if (ra_read_file(path, &d, n, &e) != RA_OK) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(2);
-    }
-    return d;
-}
 
 static size_t keys_of(const ra_scene *s)
 {
@@ -91,7 +77,7 @@ static void compare_loose_in(const char *archive, const char *item, const char *
                              const char *cinf_dir, const char *cinf)
 {
     size_t an = 0, ln = 0;
-    uint8_t *a = slurp(g_arch, archive, &an), *l = slurp(dir, loose, &ln);
+    uint8_t *a = fx_slurp(g_arch, archive, &an), *l = fx_slurp(dir, loose, &ln);
     ra_error e;
     ra_document *da = load(a, an, archive, "animation", item, NULL, NULL, &e);
     CHECK(da != NULL, "%s[%s]: %s", archive, item, e.msg);
@@ -136,7 +122,7 @@ static ra_archive *open_buf(const uint8_t *d, size_t n, const char *mem, ra_erro
 static void payload_is(ra_archive *ar, size_t i, const char *dir, const char *file)
 {
     size_t ln = 0, pn = 0;
-    uint8_t *l = slurp(dir, file, &ln);
+    uint8_t *l = fx_slurp(dir, file, &ln);
     const uint8_t *p = NULL;
     ra_error e;
     ra_error_clear(&e);
@@ -150,7 +136,7 @@ static void fixtures(void)
     size_t n = 0;
     ra_error e;
     /* several.si: three animations in a composite, split and padded */
-    uint8_t *si = slurp(g_arch, "several.si", &n);
+    uint8_t *si = fx_slurp(g_arch, "several.si", &n);
     ra_archive *ar = open_buf(si, n, NULL, &e);
     CHECK(ar && ar->count == 3, "several.si: 3 animations (%s)", e.msg);
     if (ar && ar->count == 3) {
@@ -181,7 +167,7 @@ static void fixtures(void)
     compare_loose("tiny.si", "minimal", g_lego, "minimal.ani", NULL);
 
     /* several.pak: ANCS names and skeleton, compressed and stored, a duplicate, a named ANIM */
-    uint8_t *pak = slurp(g_arch, "several.pak", &n);
+    uint8_t *pak = fx_slurp(g_arch, "several.pak", &n);
     ar = open_buf(pak, n, NULL, &e);
     CHECK(ar && ar->count == 3, "several.pak: 3 animations (%s)", e.msg);
     if (ar && ar->count == 3) {
@@ -197,7 +183,7 @@ static void fixtures(void)
         payload_is(ar, 2, g_mp, "v2_mp1.anim");
         const uint8_t *sk = NULL;
         size_t skn = 0, ln = 0;
-        uint8_t *l = slurp(g_mp, "upper.CINF", &ln);
+        uint8_t *l = fx_slurp(g_mp, "upper.CINF", &ln);
         CHECK(ra_archive_skeleton(ar, 0, &sk, &skn, &e) == RA_OK && skn == ln && memcmp(sk, l, ln) == 0,
               "skeleton bytes");
         ra_free(l);
@@ -274,7 +260,7 @@ static bool meta_int_is(const ra_meta_list *m, const char *key, int64_t v)
 static void skeleton_is(ra_archive *ar, size_t i, const char *file)
 {
     size_t ln = 0, sn = 0;
-    uint8_t *l = slurp(g_mp, file, &ln);
+    uint8_t *l = fx_slurp(g_mp, file, &ln);
     const uint8_t *sk = NULL;
     ra_error e;
     CHECK(ra_archive_skeleton(ar, i, &sk, &sn, &e) == RA_OK && sn == ln && memcmp(sk, l, ln) == 0,
@@ -291,7 +277,7 @@ static void echoes(void)
 {
     size_t n = 0;
     ra_error e;
-    uint8_t *pak = slurp(g_arch, "echoes.pak", &n);
+    uint8_t *pak = fx_slurp(g_arch, "echoes.pak", &n);
     char kinds[16];
     segment_kinds(pak, n, ANIM_LONG, kinds, sizeof kinds);
     CHECK(strcmp(kinds, "LSL") == 0, "splinter_long: segments LZO, stored, LZO (%s)", kinds);
@@ -358,7 +344,7 @@ static void echoes_broken(void)
     ra_error e;
     /* echoes_bad_segment.pak: the ANCS (at 192) has one LZO segment whose length (at 196) says 347 bytes where
      * 346 follow it in the 352-byte entry: the pak is refused (the ANCS is read when it opens) */
-    uint8_t *d = slurp(g_arch, "echoes_bad_segment.pak", &n);
+    uint8_t *d = fx_slurp(g_arch, "echoes_bad_segment.pak", &n);
     CHECK(res_offset(d, n, ANCS_SPLINTER) == 192 && d[196] == 0x01 && d[197] == 0x5B, "bad_segment layout");
     ra_archive *ar = open_buf(d, n, NULL, &e);
     CHECK(!ar && e.code == RA_ERR_BAD_VALUE && strcmp(e.field, "segment.length") == 0 && e.offset == 196 &&
@@ -369,7 +355,7 @@ static void echoes_broken(void)
 
     /* echoes_bad_lzo.pak: splinter_sway (at 544; its stream at 550) starts with 4 literals (first byte 17 + 4),
      * then an M2 match whose high distance byte (stream byte 6) is 0xFF: it reaches back >= 2041 bytes after 4 */
-    d = slurp(g_arch, "echoes_bad_lzo.pak", &n);
+    d = fx_slurp(g_arch, "echoes_bad_lzo.pak", &n);
     uint32_t sway = res_offset(d, n, ANIM_SWAY);
     CHECK(sway == 544 && d[550] == 17 + 4 && d[550 + 6] == 0xFF, "bad_lzo layout (%u)", sway);
     ar = open_buf(d, n, NULL, &e);
@@ -390,7 +376,7 @@ static void echoes_broken(void)
 
     /* echoes_bad_stored.pak: splinter_long (at 832) claims 0x7FE0 bytes; after its first piece (0x4000, LZO)
      * its second segment (length at 832 + 4 + 2 + 7438 = 8276) stores 0x4000 bytes where 0x3FE0 are left */
-    d = slurp(g_arch, "echoes_bad_stored.pak", &n);
+    d = fx_slurp(g_arch, "echoes_bad_stored.pak", &n);
     uint32_t lng = res_offset(d, n, ANIM_LONG);
     CHECK(lng == 832 && ra_load_u32be(d + lng) == 0x7FE0 && d[8276] == 0xC0 && d[8277] == 0x00,
           "bad_stored layout (%u)", lng);
@@ -403,7 +389,7 @@ static void echoes_broken(void)
     ra_archive_free(ar);
     ra_free(d);
 
-    d = slurp(g_arch, "echoes.pak", &n);
+    d = fx_slurp(g_arch, "echoes.pak", &n);
     uint8_t *m = malloc(n);
     /* splinter_long's entry ends after its stored segment: the third segment's length is missing
      * (TRUNCATED at 832 + 4 + 2 + 7438 + 2 + 16384 = 24662) */
@@ -441,7 +427,7 @@ static void echoes_broken(void)
 static void echoes_damaged_segments(void)
 {
     size_t n = 0;
-    uint8_t *d = slurp(g_arch, "echoes.pak", &n);
+    uint8_t *d = fx_slurp(g_arch, "echoes.pak", &n);
     uint8_t *m = malloc(n);
     const size_t bytes[] = {832, 833, 834, 835, 836, 837, 8276, 8277, 24662, 24663};
     size_t runs = 0, ok = 0, bad = 0;
@@ -479,8 +465,8 @@ static void echoes_damaged_segments(void)
 static void writers(void)
 {
     size_t n1, n2, n3;
-    uint8_t *a = slurp(g_lego, "minimal.ani", &n1), *b = slurp(g_lego, "hierarchy.ani", &n2),
-            *c = slurp(g_lego, "camera.ani", &n3);
+    uint8_t *a = fx_slurp(g_lego, "minimal.ani", &n1), *b = fx_slurp(g_lego, "hierarchy.ani", &n2),
+            *c = fx_slurp(g_lego, "camera.ani", &n3);
     for (int composite = 0; composite < 2; composite++) {
         for (uint32_t buf = 256; buf <= 4096; buf *= 4) {
             ra_si_object o[3] = {
@@ -545,7 +531,7 @@ static void writers(void)
 static void sweep(const char *file)
 {
     size_t n = 0;
-    uint8_t *d = slurp(g_arch, file, &n);
+    uint8_t *d = fx_slurp(g_arch, file, &n);
     uint8_t *m = malloc(n);
     size_t refused = 0, runs = 0;
     for (size_t cut = 0; cut < n; cut += 1 + cut / 64) {
@@ -581,7 +567,7 @@ static void broken(void)
 {
     size_t n = 0;
     ra_error e;
-    uint8_t *d = slurp(g_arch, "several.pak", &n);
+    uint8_t *d = fx_slurp(g_arch, "several.pak", &n);
     /* a resource offset past the end */
     uint8_t *m = malloc(n);
     memcpy(m, d, n);
@@ -657,7 +643,7 @@ static void broken(void)
     free(zeros);
 
     /* SI: a chunk running past its parent */
-    d = slurp(g_arch, "tiny.si", &n);
+    d = fx_slurp(g_arch, "tiny.si", &n);
     m = malloc(n);
     memcpy(m, d, n);
     for (size_t i = 12; i + 8 < n; i++)
@@ -681,7 +667,7 @@ static void interrupted_split(void)
 {
     size_t n = 0;
     ra_error e;
-    uint8_t *d = slurp(g_arch, "several.si", &n);
+    uint8_t *d = fx_slurp(g_arch, "several.si", &n);
     uint8_t *m = malloc(n);
     memcpy(m, d, n);
     /* the second MxCh piece (SPLIT flag 0x10) of the first split object: clear its SPLIT flag */
@@ -717,7 +703,7 @@ static void ids_are_decimal_or_hex(void)
 {
     size_t n = 0;
     ra_error e;
-    uint8_t *d = slurp(g_arch, "several.si", &n);
+    uint8_t *d = fx_slurp(g_arch, "several.si", &n);
     ra_archive *ar = open_buf(d, n, NULL, &e);
     CHECK(ar && ar->count > 0, "several.si: %s", e.msg);
     for (size_t i = 0; ar && i < ar->count; i++) {

@@ -8,24 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ra_test.h"
+#include "ra_fixture.h"
 #include "retroanim/ra_archive_internal.h"
 
 static const char *g_arch, *g_hw;
-
-static uint8_t *slurp(const char *dir, const char *name, size_t *n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    uint8_t *d = NULL;
-    ra_error e;
-    ra_error_clear(&e);
-    if (ra_read_file(path, &d, n, &e) != RA_OK) {
-        fprintf(stderr, "cannot read %s\n", path);
-        exit(2);
-    }
-    return d;
-}
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
@@ -132,7 +118,7 @@ static const want SHIPS[] = {
 static void check_items(const char *file, int entry_size)
 {
     size_t n = 0;
-    uint8_t *d = slurp(g_arch, file, &n);
+    uint8_t *d = fx_slurp(g_arch, file, &n);
     ra_archive *ar = open_ok(d, n, file);
     CHECK(ra_archive_detect(d, n) && strcmp(ra_archive_detect(d, n), "homeworld_big") == 0, "%s: detected", file);
     if (ar) {
@@ -163,7 +149,7 @@ static void check_items(const char *file, int entry_size)
                       strcmp(meta_s(&it->meta, "big.compression"), w->compressed ? "lzss" : "stored") == 0,
                   "%s: item %zu metadata", file, i);
             size_t ln = 0;
-            uint8_t *l = slurp(g_hw, w->loose, &ln);
+            uint8_t *l = fx_slurp(g_hw, w->loose, &ln);
             const uint8_t *p = NULL, *p2 = NULL;
             size_t pn = 0, pn2 = 0;
             ra_error e;
@@ -212,7 +198,7 @@ static void check_items(const char *file, int entry_size)
 static void check_long(void)
 {
     size_t n = 0, ln = 0;
-    uint8_t *d = slurp(g_arch, "big_long.big", &n), *l = slurp(g_arch, "big_long.mad", &ln);
+    uint8_t *d = fx_slurp(g_arch, "big_long.big", &n), *l = fx_slurp(g_arch, "big_long.mad", &ln);
     ra_archive *ar = open_ok(d, n, "big_long.big");
     if (ar) {
         const uint8_t *p = NULL;
@@ -237,7 +223,7 @@ static void check_long(void)
 static void check_broken(const char *file, bool toc, size_t item, ra_status code, const char *field, uint64_t offset)
 {
     size_t n = 0;
-    uint8_t *d = slurp(g_arch, file, &n);
+    uint8_t *d = fx_slurp(g_arch, file, &n);
     ra_archive *ar = NULL;
     ra_error e;
     ra_status st = ra_archive_open(d, n, NULL, &ar, &e);
@@ -266,7 +252,7 @@ static void check_broken(const char *file, bool toc, size_t item, ra_status code
 static void check_hw2(void)
 {
     size_t n = 0;
-    uint8_t *d = slurp(g_arch, "big_hw2.big", &n);
+    uint8_t *d = fx_slurp(g_arch, "big_hw2.big", &n);
     ra_archive *ar = NULL;
     ra_error e;
     CHECK(ra_archive_detect(d, n) == NULL, "big_hw2.big: not detected as an archive");
@@ -282,7 +268,7 @@ static void check_hw2(void)
 /* ---- mutations of ships.big -------------------------------------------------------------------------- */
 static uint8_t *ships(size_t *n)
 {
-    uint8_t *d = slurp(g_arch, "ships.big", n);
+    uint8_t *d = fx_slurp(g_arch, "ships.big", n);
     CHECK(*n == SHIPS_SIZE, "ships.big has %zu bytes", *n);
     return d;
 }
@@ -446,7 +432,7 @@ static void memory_limit(void)
 static void allocation_failures(const char *file, const char *animation)
 {
     size_t n = 0;
-    uint8_t *d = slurp(g_arch, file, &n);
+    uint8_t *d = fx_slurp(g_arch, file, &n);
     for (int pass = 0; pass < 2; pass++) {
         uint64_t total = 0, bad = 0;
         for (uint64_t k = 0; k == 0 || k <= total; k++) {
