@@ -40,7 +40,9 @@ Assimp::Importer &TheImporter()
             g_importer->UnregisterLoader(b);
         }
         retroanim::RegisterImporters(*g_importer);
-        g_importer->SetPropertyString(retroanim::kOptionsProperty, "memory_limit=67108864;cinf=none");
+        // cinf=none through its own property: it reaches only the formats that declare it
+        g_importer->SetPropertyString(retroanim::kOptionsProperty, "memory_limit=67108864");
+        g_importer->SetPropertyString(retroanim::kCinfProperty, "none");
         std::atexit(Release); // before LeakSanitizer's check, which was registered first
     }
     return *g_importer;

@@ -24,7 +24,8 @@ static void load_as(const uint8_t *data, size_t size, const char *format)
     ra_options_init(&o);
     ra_options_add(&o, "format", format);
     ra_options_add(&o, "memory_limit", "67108864");
-    ra_options_add(&o, "cinf", "none");
+    /* no file system search for a CINF; only where the format declares the key (else every load is refused) */
+    if (ra_option_find(ra_format_find(format), "cinf")) ra_options_add(&o, "cinf", "none");
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = NULL;

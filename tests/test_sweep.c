@@ -22,9 +22,15 @@ static void one(const uint8_t *d, size_t n, bool body, const char *name, size_t 
     ra_options o;
     ra_options_init(&o);
     if (body) ra_options_add(&o, "format", "lego_ani_body");
-    ra_options_add(&o, "cinf", "none"); /* no file system search per case */
-    ra_options_add(&o, "key_tolerance", "1e-3");
-    ra_options_add(&o, "sample_rate", "10");
+    /* only keys the format declares: an undeclared one refuses the load before the bytes are read */
+    const ra_format *f = body ? ra_format_find("lego_ani_body") : ra_format_detect(d, n, name);
+    static const char *const kv[][2] = {
+        {"cinf", "none"}, /* no file system search per case */
+        {"key_tolerance", "1e-3"},
+        {"sample_rate", "10"},
+    };
+    for (size_t k = 0; f && k < sizeof kv / sizeof kv[0]; k++)
+        if (ra_option_find(f, kv[k][0])) ra_options_add(&o, kv[k][0], kv[k][1]);
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = NULL;

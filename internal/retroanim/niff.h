@@ -318,7 +318,7 @@ typedef struct niff_tex {
 } niff_tex;
 
 typedef struct niff_teximg {
-    const uint8_t *pixels; /* RGBA8, rows from the bottom-left (into the list's bytes) */
+    const uint8_t *pixels; /* RGBA8, rows from the bottom-left (a copy in the arena) */
     uint32_t size;
     uint64_t offset;
 } niff_teximg;
