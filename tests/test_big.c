@@ -472,6 +472,121 @@ static void allocation_failures(const char *file, const char *animation)
     ra_free(d);
 }
 
+static ra_document *load_geo_opt(const uint8_t *d, size_t n, const char *name, const char *geo)
+{
+    ra_options o;
+    ra_options_init(&o);
+    if (geo) ra_options_add(&o, "geo", geo);
+    ra_document *doc = NULL;
+    ra_error e;
+    ra_status st = ra_document_load(d, n, name, &o, &doc, &e);
+    CHECK(st == RA_OK, "%s (geo=%s): %s (%s at %llu)", name, geo ? geo : "-", e.msg, e.field,
+          (unsigned long long)e.offset);
+    return st == RA_OK ? doc : NULL;
+}
+
+/* Same meshes: names, nodes and every position. */
+static void same_meshes(const ra_document *a, const ra_document *b, const char *what)
+{
+    const ra_scene *x = &a->scene, *y = &b->scene;
+    CHECK(x->mesh_count == y->mesh_count, "%s: meshes %zu vs %zu", what, x->mesh_count, y->mesh_count);
+    for (size_t i = 0; i < x->mesh_count && i < y->mesh_count; i++) {
+        const ra_mesh *p = &x->meshes[i], *q = &y->meshes[i];
+        CHECK(!strcmp(p->name, q->name) && p->node == q->node && p->vertex_count == q->vertex_count &&
+                  p->triangle_count == q->triangle_count &&
+                  !memcmp(p->positions, q->positions, 3 * sizeof(float) * p->vertex_count),
+              "%s: mesh %zu (%s)", what, i, p->name);
+    }
+}
+
+/* big_geo.big: the .mad's ship geometry found in the archive (the LOD0 .geo), or
+ * the entry --option geo names (the LZSS .PEO of LOD1), or none; each the scene
+ * of the loose geo_ship.mad with its sibling geo_ship.geo. */
+static void check_geo(void)
+{
+    size_t n = 0, gn = 0, mn = 0;
+    uint8_t *d = fx_slurp(g_arch, "big_geo.big", &n), *geo = fx_slurp(g_hw, "geo_ship.geo", &gn),
+            *mad = fx_slurp(g_hw, "geo_ship.mad", &mn);
+    if (!d || !geo || !mad) {
+        CHECK(false, "big_geo.big, geo_ship.geo and geo_ship.mad are readable");
+        free(d), free(geo), free(mad);
+        return;
+    }
+    static const char *const lod1[] = {"R1\\GeoShip\\Rl0\\LOD1\\GEOSHIP.peo", "r1/geoship/rl0/lod1/geoship.peo"};
+    for (int k = 0; k < 3; k++) { /* found; named by the option (two spellings) */
+        ra_options o;
+        ra_options_init(&o);
+        if (k) ra_options_add(&o, "geo", lod1[k - 1]);
+        ra_archive *ar = NULL;
+        ra_error e;
+        ra_status st = ra_archive_open(d, n, &o, &ar, &e);
+        CHECK(st == RA_OK && ar && ar->count == 1, "big_geo.big (%d): open: %s", k, e.msg);
+        if (st != RA_OK || !ar || ar->count != 1) {
+            ra_archive_free(ar);
+            continue;
+        }
+        const ra_archive_item *it = &ar->items[0];
+        const char *path = k ? "R1/GeoShip/Rl0/LOD1/geoship.PEO" : "R1/GeoShip/Rl0/LOD0/GeoShip.geo";
+        CHECK(!strcmp(it->name, "R1/GeoShip") && it->has_skeleton && !strcmp(meta_s(&it->meta, "big.geo"), path),
+              "big_geo.big (%d): item %s, geometry %s", k, it->name, meta_s(&it->meta, "big.geo"));
+        const char *ext = ra_archive_skeleton_extension(ar, 0);
+        CHECK(ext && !strcmp(ext, k ? "PEO" : "geo"), "big_geo.big (%d): companion extension %s", k, ext ? ext : "-");
+        const uint8_t *p = NULL;
+        size_t pn = 0;
+        st = ra_archive_skeleton(ar, 0, &p, &pn, &e);
+        CHECK(st == RA_OK && pn == gn && !memcmp(p, geo, gn), "big_geo.big (%d): the geometry's bytes are geo_ship.geo",
+              k);
+        ra_archive_free(ar);
+    }
+    char loose[4096];
+    snprintf(loose, sizeof loose, "%s/geo_ship.mad", g_hw);
+    ra_document *ref = load_geo_opt(mad, mn, loose, NULL), *none_ref = load_geo_opt(mad, mn, loose, "none");
+    ra_document *in = load_geo_opt(d, n, "big_geo.big", NULL), *opt = load_geo_opt(d, n, "big_geo.big", lod1[0]),
+                *none = load_geo_opt(d, n, "big_geo.big", "none");
+    if (ref && in && opt && none && none_ref) {
+        CHECK(ref->scene.mesh_count > 0 && !strcmp(meta_s(&ref->scene.meta, "homeworld.geo_source"), "sibling"),
+              "loose geo_ship.mad finds its .geo");
+        same_scene(in, ref, "big_geo.big vs the loose geo_ship.mad");
+        same_meshes(in, ref, "big_geo.big vs the loose geo_ship.mad");
+        same_scene(opt, ref, "big_geo.big geo=LOD1 vs the loose geo_ship.mad");
+        same_meshes(opt, ref, "big_geo.big geo=LOD1 vs the loose geo_ship.mad");
+        same_scene(none, none_ref, "big_geo.big geo=none vs the loose geo_ship.mad geo=none");
+        CHECK(!strcmp(meta_s(&in->scene.meta, "homeworld.geo_source"), "archive") &&
+                  !strcmp(meta_s(&in->scene.meta, "homeworld.geo"), "R1/GeoShip/Rl0/LOD0/GeoShip.geo"),
+              "big_geo.big: geometry %s from %s", meta_s(&in->scene.meta, "homeworld.geo"),
+              meta_s(&in->scene.meta, "homeworld.geo_source"));
+        CHECK(!strcmp(meta_s(&opt->scene.meta, "homeworld.geo_source"), "option") &&
+                  !strcmp(meta_s(&opt->scene.meta, "homeworld.geo"), "R1/GeoShip/Rl0/LOD1/geoship.PEO"),
+              "big_geo.big geo=LOD1: geometry %s from %s", meta_s(&opt->scene.meta, "homeworld.geo"),
+              meta_s(&opt->scene.meta, "homeworld.geo_source"));
+        CHECK(none->scene.mesh_count == 0 && !strcmp(meta_s(&none->scene.meta, "homeworld.geo_source"), "none"),
+              "big_geo.big geo=none: no meshes");
+    }
+    /* a broken .geo in the archive: a warning, the .mad without it */
+    uint8_t *bad = malloc(n);
+    memcpy(bad, d, n);
+    size_t at = 0;
+    for (size_t i = 0; i + 7 <= n; i++)
+        if (!memcmp(bad + i, "RMF97ba", 7) || !memcmp(bad + i, "RMF99ba", 7)) {
+            at = i; /* the stored (LOD0) copy: the LZSS one has no plain magic */
+            break;
+        }
+    CHECK(at > 0, "big_geo.big holds a stored .geo");
+    bad[at] ^= 0xFF;
+    ra_document *broken = at ? load_geo_opt(bad, n, "big_geo.big", NULL) : NULL;
+    if (broken && none_ref) {
+        same_scene(broken, none_ref, "big_geo.big with a broken .geo vs geo=none");
+        CHECK(!strcmp(meta_s(&broken->scene.meta, "homeworld.geo_source"), "unreadable") &&
+                  broken->scene.warning_count > 0,
+              "big_geo.big with a broken .geo: a warning");
+    }
+    ra_document_free(broken);
+    free(bad);
+    ra_document_free(ref), ra_document_free(none_ref), ra_document_free(in), ra_document_free(opt),
+        ra_document_free(none);
+    free(d), free(geo), free(mad);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -487,6 +602,7 @@ int main(int argc, char **argv)
     check_items("big_remaster.big", 36);
     check_long();
     check_hw2();
+    check_geo();
     check_broken("big_bad_toc.big", true, 0, RA_ERR_TRUNCATED, "numFiles", 7);
     check_broken("big_bad_lzss.big", false, 1, RA_ERR_TRUNCATED, "data", 1267);
     check_broken("big_bad_ref.big", false, 1, RA_ERR_BAD_VALUE, "data", 978);

@@ -273,6 +273,13 @@ expect_rc 0 "convert big by name" "$BIN" convert "$AR/ships.big" "$TMP/b.glb" --
 expect_rc 0 "convert big by id" "$BIN" convert "$AR/ships.big" "$TMP/b1.glb" --option animation=1
 expect_rc 1 "convert a Homeworld 2 .big" "$BIN" convert "$AR/big_hw2.big" "$TMP/b2.glb"
 grep -qi "homeworld 2" "$TMP/err" && ok || bad "hw2 big line: $(cat "$TMP/err")"
+# the ship's .geo inside the .big: extracted beside its .mad, the loose pair loads to the same scene with its meshes
+expect_rc 0 "extract big_geo.big" "$BIN" extract "$AR/big_geo.big" "$TMP/xgeo"
+cmp -s "$TMP/xgeo/R1_GeoShip.geo" "${HW_DIR:-$AR/../homeworld}/geo_ship.geo" && ok || bad "extract big geo: $(ls "$TMP/xgeo")"
+strip_geo='import json,sys; d=json.load(open(sys.argv[1])); d.pop("metadata"); [a.pop("name") for a in d["animations"]]; print(len(d.get("meshes", [])), json.dumps(d))'
+"$BIN" dump "$AR/big_geo.big" >"$TMP/a.json" && "$BIN" dump "$TMP/xgeo/R1_GeoShip.mad" >"$TMP/l.json"
+a=$(python3 -c "$strip_geo" "$TMP/a.json"); l=$(python3 -c "$strip_geo" "$TMP/l.json")
+[ "$a" = "$l" ] && [ "${a%% *}" -gt 0 ] && ok || bad "big_geo.big differs from its extracted pair (meshes ${a%% *} / ${l%% *})"
 mkdir -p "$TMP/arcs" && cp "$AR"/*.si "$AR"/*.pak "$TMP/arcs/" && rm -f "$TMP/arcs/"*_bad_*
 expect_rc 0 "batch archives -j2" "$BIN" batch "$TMP/arcs" "$TMP/arcs_out" --format glb2 -j 2 --quiet
 n=$(find "$TMP/arcs_out" -name '*.glb' | wc -l)

@@ -1277,7 +1277,8 @@ int CmdExtract(const Args &a, const Options &o)
         ra_error err;
         ra_error_clear(&err);
         std::string out = a.pos[1] + "/" + stems[i] + "." + it.extension;
-        std::string skel = it.has_skeleton ? a.pos[1] + "/" + stems[i] + ".CINF" : "";
+        const char *skel_ext = ra_archive_skeleton_extension(ar, i);
+        std::string skel = skel_ext ? a.pos[1] + "/" + stems[i] + "." + skel_ext : "";
         // never over the archive; over an existing file only with --force
         std::string refused;
         for (const std::string *f : {&out, &skel}) {
@@ -1292,7 +1293,7 @@ int CmdExtract(const Args &a, const Options &o)
             continue;
         }
         bool ok = ra_archive_payload(ar, i, &p, &n, &err) == RA_OK && ra_write_file(out.c_str(), p, n, &err) == RA_OK;
-        // the skeleton beside it, under its stem: the loose ANIM finds it as a sibling
+        // the skeleton (ship geometry) beside it, under its stem: the loose file finds it as a sibling
         if (ok && it.has_skeleton)
             ok = ra_archive_skeleton(ar, i, &p, &n, &err) == RA_OK && ra_write_file(skel.c_str(), p, n, &err) == RA_OK;
         if (!ok) {

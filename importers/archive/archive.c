@@ -94,6 +94,15 @@ ra_status ra_archive_skeleton(ra_archive *ar, size_t i, const uint8_t **data, si
     return k->skeleton(ar, i, data, size, err);
 }
 
+const char *ra_archive_skeleton_extension(const ra_archive *ar, size_t i)
+{
+    if (!ar || i >= ar->count || !ar->items[i].has_skeleton) return NULL;
+    const ra_archive_kind *k = kind_of(ar->format);
+    if (!k->companion_path) return "CINF";
+    const char *p = k->companion_path(ar, i), *dot = strrchr(p, '.');
+    return dot && !strchr(dot, '/') ? dot + 1 : "";
+}
+
 size_t ra_archive_find(const ra_archive *ar, const char *key)
 {
     if (!key || !*key) return ar->count ? 0 : SIZE_MAX;
@@ -158,7 +167,11 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
     m->inner.in_archive = true;
     m->inner.companion = sk;
     m->inner.companion_size = skn;
-    m->inner.companion_name = it->has_skeleton ? ra_arena_printf(doc->arena, "CINF %08X", it->skeleton_id) : NULL;
+    const ra_archive_kind *k = kind_of(ar->format);
+    m->inner.companion_name = !it->has_skeleton   ? NULL
+                              : k->companion_path ? ra_arena_strndup(doc->arena, k->companion_path(ar, m->item),
+                                                                     strlen(k->companion_path(ar, m->item)))
+                                                  : ra_arena_printf(doc->arena, "CINF %08X", it->skeleton_id);
     if (!m->inner.format || !m->inner.filename || (it->has_skeleton && !m->inner.companion_name))
         return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
     ra_scene_init(&m->inner.scene, doc->arena, it->format);

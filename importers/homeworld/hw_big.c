@@ -13,8 +13,10 @@
  * compressionType 1 is Nelson & Gailly's LZSS (MSB-first bits, a 4096-byte
  * ring written from position 1; flag 1 + 8 bits a literal, flag 0 + 12-bit
  * ring position (0 = end) + 4 bits L: L + 2 bytes copied). */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "retroanim/ra_archive_internal.h"
@@ -36,6 +38,7 @@ typedef struct big_entry {
     char *name;           /* decrypted, as stored ('\' separators) */
     char *path;           /* the same with '/' */
     const uint8_t *bytes; /* the payload, once asked for */
+    int64_t geo;          /* a .mad: the entry of its ship's .geo/.peo, or -1 */
 } big_entry;
 
 typedef struct big {
@@ -148,6 +151,66 @@ static bool is_mad(const big_entry *e)
     return e->name_length >= 4 && x[0] == '.' && (x[1] | 32) == 'm' && (x[2] | 32) == 'a' && (x[3] | 32) == 'd';
 }
 
+/* e's name ends with ext (".geo"), in any case. */
+static bool has_ext(const big_entry *e, const char *ext)
+{
+    size_t n = strlen(ext);
+    return e->name_length > n && !strncasecmp(e->path + e->name_length - n, ext, n);
+}
+
+static bool is_geo(const big_entry *e) { return has_ext(e, ".geo") || has_ext(e, ".peo"); }
+
+/* a and b name the same entry: any case, '\' or '/' separators. */
+static bool same_path(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = *a == '\\' ? '/' : tolower((unsigned char)*a), y = *b == '\\' ? '/' : tolower((unsigned char)*b);
+        if (x != y) return false;
+        if (!x) return true;
+    }
+}
+
+static size_t depth(const char *path)
+{
+    size_t d = 0;
+    for (; *path; path++) d += *path == '/';
+    return d;
+}
+
+/* The ship geometry of the .mad entry m: --option geo naming an entry of the
+ * archive; else the .geo/.peo with the .mad's stem (any case) in the .mad's
+ * folder or below it (the game's LOD folders, R1/Probe/Rl0/LOD0/Probe.peo: the
+ * .lod script that names them is not read), the shallowest, then the first
+ * path in byte order (LOD0 before LOD1), a .geo before its .peo.  -1: none. */
+static int64_t find_geo_entry(const big *b, const big_entry *m, const char *opt)
+{
+    if (opt && !strcmp(opt, "none")) return -1;
+    if (opt && *opt) {
+        for (size_t i = 0; i < b->count; i++)
+            if (same_path(b->e[i].path, opt)) return (int64_t)i;
+        return -1; /* a file on disk: the .mad's reader opens it */
+    }
+    const char *slash = strrchr(m->path, '/');
+    size_t dir = slash ? (size_t)(slash - m->path) + 1 : 0, stem = m->name_length - 4 - dir;
+    int64_t best = -1;
+    for (size_t i = 0; i < b->count; i++) {
+        const big_entry *g = &b->e[i];
+        if (!is_geo(g) || g->name_length < dir + stem + 4 || strncasecmp(g->path, m->path, dir)) continue;
+        const char *base = strrchr(g->path, '/');
+        base = base ? base + 1 : g->path;
+        if ((size_t)(base - g->path) < dir || strlen(base) != stem + 4 || strncasecmp(base, m->path + dir, stem))
+            continue;
+        if (best >= 0) {
+            const big_entry *o = &b->e[best];
+            size_t dg = depth(g->path), dob = depth(o->path);
+            int c = strncasecmp(g->path, o->path, g->name_length - 4);
+            if (dg > dob || (dg == dob && (c > 0 || (c == 0 && has_ext(g, ".peo"))))) continue;
+        }
+        best = (int64_t)i;
+    }
+    return best;
+}
+
 /* A name for a warning: control characters as '?', at most 200 bytes. */
 static void printable(const big_entry *e, char *out, size_t cap)
 {
@@ -173,7 +236,11 @@ static ra_status add_item(ra_archive *ar, big_entry *e, size_t i)
     it->compressed = e->type == 1;
     it->group = slash ? ra_arena_strndup(a, e->path, (size_t)(slash - e->path)) : "";
     it->priv = e;
+    it->has_skeleton = e->geo >= 0;
+    it->skeleton_id = e->geo >= 0 ? (uint32_t)e->geo : 0;
+    const big *b = ar->impl;
     bool ok = it->name && it->group && ra_meta_set_string(a, &it->meta, "big.path", e->path) &&
+              (e->geo < 0 || ra_meta_set_string(a, &it->meta, "big.geo", b->e[e->geo].path)) &&
               ra_meta_set_string(a, &it->meta, "big.compression", e->type ? "lzss" : "stored") &&
               ra_meta_set_int(a, &it->meta, "big.timestamp", e->stamp) &&
               ra_meta_set_int(a, &it->meta, "big.crc1", e->crc1) &&
@@ -184,7 +251,6 @@ static ra_status add_item(ra_archive *ar, big_entry *e, size_t i)
 
 static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)
 {
-    (void)opt;
     const uint8_t *d = ar->data;
     size_t size = ar->size;
     if (size < BIG_HEADER)
@@ -253,6 +319,8 @@ static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)
             ok = ra_archive_warn(ar, "entry %zu (%s) is not listed: its name %s", i, shown, why);
             continue;
         }
+        e->geo = find_geo_entry(b, e, ra_options_get(opt, "geo"));
+        if (e->geo >= 0 && unsafe(&b->e[e->geo])) e->geo = -1; /* extract writes it beside the .mad */
         if (add_item(ar, e, i) != RA_OK) return ra_fail_nomem(err, FMT);
     }
     ok = ok && ra_meta_set_string(a, &ar->meta, "big.version", "1.23") &&
@@ -329,10 +397,8 @@ static ra_status lzss_expand(ra_archive *ar, const big_entry *e, uint8_t *out, r
     return RA_OK;
 }
 
-static ra_status big_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+static ra_status entry_payload(ra_archive *ar, big_entry *e, const uint8_t **data, size_t *size, ra_error *err)
 {
-    big *b = ar->impl;
-    big_entry *e = &b->e[(const big_entry *)ar->items[i].priv - b->e];
     if (!e->bytes) {
         if (e->type == 0) {
             if (e->stored != e->real)
@@ -360,4 +426,24 @@ static ra_status big_payload(ra_archive *ar, size_t i, const uint8_t **data, siz
     return RA_OK;
 }
 
-const ra_archive_kind ra_archive_big = {"homeworld_big", big_detect, big_open, big_payload, NULL, big_lookalike};
+static ra_status big_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+{
+    big *b = ar->impl;
+    return entry_payload(ar, &b->e[(const big_entry *)ar->items[i].priv - b->e], data, size, err);
+}
+
+/* The ship's .geo/.peo of item i (has_skeleton), as the Metroid pak gives a CINF. */
+static ra_status big_geo(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err)
+{
+    big *b = ar->impl;
+    return entry_payload(ar, &b->e[ar->items[i].skeleton_id], data, size, err);
+}
+
+static const char *big_geo_path(const ra_archive *ar, size_t i)
+{
+    const big *b = ar->impl;
+    return b->e[ar->items[i].skeleton_id].path;
+}
+
+const ra_archive_kind ra_archive_big = {"homeworld_big", big_detect,    big_open,    big_payload,
+                                        big_geo,         big_lookalike, big_geo_path};

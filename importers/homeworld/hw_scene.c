@@ -795,51 +795,68 @@ static bool find_geo(const char *mad, char *out, size_t out_size)
     return false;
 }
 
-static ra_status load_geo(hw_build *b, const char *path, ra_error *err)
+/* The .geo bytes (a file's, or the archive's entry) read into b->geo. */
+static ra_status use_geo(hw_build *b, const uint8_t *data, size_t size, const char *path, ra_error *err)
 {
-    uint8_t *data = NULL;
-    size_t size = 0;
-    ra_status rs = ra_read_file_max(path, ra_max_file_size(&b->doc->options), &data, &size, err);
-    if (rs != RA_OK) return rs;
     hw_geo *g = ra_arena_alloc(b->ar, sizeof *g);
-    rs = g ? hw_geo_read(data, size, b->ar, g, err) : ra_fail_nomem(err, "homeworld_geo");
-    ra_free(data);
+    ra_status rs = g ? hw_geo_read(data, size, b->ar, g, err) : ra_fail_nomem(err, "homeworld_geo");
     if (rs != RA_OK) return rs;
     b->geo = g;
     b->geo_path = ra_arena_strndup(b->ar, path, strlen(path));
     return b->geo_path ? RA_OK : ra_fail_nomem(err, FMT);
 }
 
+static ra_status load_geo(hw_build *b, const char *path, ra_error *err)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    ra_status rs = ra_read_file_max(path, ra_max_file_size(&b->doc->options), &data, &size, err);
+    if (rs != RA_OK) return rs;
+    rs = use_geo(b, data, size, path, err);
+    ra_free(data);
+    return rs;
+}
+
+/* The geometry: --option geo (none: without; a path the archive holds, or a
+ * file), else the archive's entry for this .mad, else a sibling file.  Given
+ * by the option it must read; found, a broken one is a warning. */
 static ra_status hw_find_geo(hw_build *b, ra_error *err)
 {
     const char *opt = ra_options_get(&b->doc->options, "geo");
+    const ra_document *d = b->doc;
     b->geo_source = "none";
     if (opt && !strcmp(opt, "none")) return RA_OK;
     if (b->st->space != SPACE_SHIP) {
-        if (opt && *opt) ra_scene_warn(b->s, "the .geo is used in ship space only (space=lightwave): not read");
+        if ((opt && *opt) || d->companion)
+            ra_scene_warn(b->s, "the .geo is used in ship space only (space=lightwave): not read");
         return RA_OK;
     }
     ra_error e;
     ra_error_clear(&e);
-    if (opt && *opt) {
-        if (load_geo(b, opt, &e) != RA_OK)
-            return ra_fail_wrap(err, &e, "homeworld_geo", e.offset, "geo", "geometry %s", opt);
-        b->geo_source = "option";
-        return RA_OK;
-    }
+    bool given = opt && *opt;
+    const char *what = d->in_archive && d->companion ? d->companion_name : opt;
     char path[4096];
-    if (b->doc->in_archive || !find_geo(b->doc->filename, path, sizeof path)) return RA_OK;
-    ra_status rs = load_geo(b, path, &e);
-    if (rs == RA_ERR_NO_MEMORY) return ra_fail(err, rs, FMT, RA_NO_OFFSET, "geo", "out of memory reading %s", path);
-    if (rs != RA_OK) {
-        char buf[400];
-        ra_error_format(&e, buf, sizeof buf);
-        ra_scene_warn(b->s, "the geometry %s could not be read (%s); loading without it", path, buf);
-        b->geo_source = "unreadable";
-        b->geo = NULL;
-        return RA_OK;
+    ra_status rs;
+    if (d->in_archive && d->companion) {
+        rs = use_geo(b, d->companion, d->companion_size, what, &e);
+        b->geo_source = given ? "option" : "archive";
+    } else if (given) {
+        rs = load_geo(b, opt, &e);
+        b->geo_source = "option";
+    } else {
+        if (d->in_archive || !find_geo(d->filename, path, sizeof path)) return RA_OK;
+        what = path;
+        rs = load_geo(b, path, &e);
+        b->geo_source = "sibling";
     }
-    b->geo_source = "sibling";
+    if (rs == RA_OK) return RA_OK;
+    if (given) return ra_fail_wrap(err, &e, "homeworld_geo", e.offset, "geo", "geometry %s", what);
+    if (rs == RA_ERR_NO_MEMORY) return ra_fail(err, rs, FMT, RA_NO_OFFSET, "geo", "out of memory reading %s", what);
+    char buf[400];
+    ra_error_format(&e, buf, sizeof buf);
+    ra_scene_warn(b->s, "the geometry %s could not be read (%s); loading without it", what, buf);
+    b->geo_source = "unreadable";
+    b->geo = NULL;
     return RA_OK;
 }
 
@@ -1009,6 +1026,9 @@ static ra_status hw_to_scene(ra_document *doc, ra_error *err)
     ra_mat4 root;
     ra_status rs = hw_frame(&b, &root, err);
     if (rs == RA_OK) rs = hw_find_geo(&b, err);
+    if (rs == RA_OK && (!ra_meta_set_string(b.ar, &b.s->meta, "homeworld.geo_source", b.geo_source) ||
+                        (b.geo && !ra_meta_set_string(b.ar, &b.s->meta, "homeworld.geo", b.geo_path))))
+        rs = ra_fail_nomem(err, FMT);
     if (rs == RA_OK) rs = hw_names(&b, err);
     if (rs == RA_OK) rs = hw_nodes(&b, &root, err);
     if (rs != RA_OK) return rs;
@@ -1114,7 +1134,8 @@ static int hw_detect(const uint8_t *d, size_t n) { return n >= 8 && !memcmp(d, H
 static const ra_option_decl hw_options[] = {
     {"sample_rate", RA_OPT_DOUBLE, 0, 100000, true, NULL, "60", "how often the TCB spline is sampled (Hz)"},
     {"geo", RA_OPT_PATH, 0, 0, false, NULL, "searched",
-     "the ship's .geo/.peo geometry (default: the sibling of the same stem), or none"},
+     "the ship's .geo/.peo geometry (default: the sibling of the same stem, or in a .big the entry of that stem), or "
+     "none"},
     {"space", RA_OPT_ENUM, 0, 0, false, "ship|lightwave", "ship",
      "ship: the game's ship frame; lightwave: the raw LightWave values"},
 };

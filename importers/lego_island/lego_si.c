@@ -397,7 +397,7 @@ static ra_status si_payload(ra_archive *ar, size_t i, const uint8_t **data, size
     return RA_OK;
 }
 
-const ra_archive_kind ra_archive_si = {"lego_si", si_detect, si_open, si_payload, NULL, NULL};
+const ra_archive_kind ra_archive_si = {"lego_si", si_detect, si_open, si_payload, NULL, NULL, NULL};
 
 /* ---- writer -------------------------------------------------------------------------------------------- */
 typedef struct si_out {

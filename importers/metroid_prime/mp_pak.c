@@ -602,7 +602,7 @@ static ra_status pak_skeleton(ra_archive *ar, size_t i, const uint8_t **data, si
     return RA_OK;
 }
 
-const ra_archive_kind ra_archive_pak = {"metroid_pak", pak_detect, pak_open, pak_payload, pak_skeleton, NULL};
+const ra_archive_kind ra_archive_pak = {"metroid_pak", pak_detect, pak_open, pak_payload, pak_skeleton, NULL, NULL};
 
 /* ---- writer ----------------------------------------------------------------------------------------------- */
 static bool pad32(ra_writer *w)

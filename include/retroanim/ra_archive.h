@@ -33,7 +33,8 @@ typedef struct ra_archive_item {
     uint64_t stored_size;  /* bytes it takes in the archive */
     uint64_t size;         /* bytes of the payload (inflated, joined) */
     bool compressed;
-    bool has_skeleton; /* metroid: skeleton_id names a CINF of the archive */
+    bool has_skeleton; /* metroid: skeleton_id names a CINF of the archive; homeworld: the
+                          TOC entry of the ship's .geo/.peo (ra_archive_skeleton gives either) */
     uint32_t skeleton_id;
     const char *group; /* SI: the composite action holding it; pak: the ANCS character ("" if none) */
     ra_meta_list meta; /* everything else the archive says about it (si.*, pak.*) */
@@ -66,8 +67,14 @@ RA_API ra_status ra_archive_open(const uint8_t *data, size_t size, const ra_opti
                                  ra_error *err);
 /* The payload of item i: inflated or joined on first use, owned by the archive. */
 RA_API ra_status ra_archive_payload(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
-/* The skeleton (CINF bytes) of a Metroid item; RA_ERR_USAGE if it has none. */
+/* The companion of item i (has_skeleton): a Metroid item's skeleton (CINF
+ * bytes), a Homeworld .mad's ship geometry (.geo/.peo bytes); RA_ERR_USAGE if
+ * it has none. */
 RA_API ra_status ra_archive_skeleton(ra_archive *ar, size_t i, const uint8_t **data, size_t *size, ra_error *err);
+/* The file extension to extract that companion under, beside the item's own
+ * file with the same stem, where the loose item finds it: "CINF", "geo",
+ * "peo"; NULL if item i has none. */
+RA_API const char *ra_archive_skeleton_extension(const ra_archive *ar, size_t i);
 /* The item an animation=NAME|ID option names: by exact name first, then by
  * id (decimal, or hex with 0x).  SIZE_MAX if none. */
 RA_API size_t ra_archive_find(const ra_archive *ar, const char *name_or_id);

@@ -28,6 +28,9 @@ typedef struct ra_archive_kind {
     /* optional: why bytes this kind does not detect are still refused by name (a
      * lookalike of another game, e.g. Homeworld 2's "_ARCHIVE" .big), or NULL */
     const char *(*lookalike)(const uint8_t *data, size_t size);
+    /* optional: the archive path of item i's companion (a Homeworld .geo/.peo), which
+     * names it in messages and gives its extension; NULL: a Metroid "CINF" */
+    const char *(*companion_path)(const ra_archive *ar, size_t i);
 } ra_archive_kind;
 
 extern const ra_archive_kind ra_archive_si;  /* LEGO Island .SI (lego_si.c) */

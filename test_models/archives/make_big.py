@@ -33,6 +33,15 @@ written.
                     R2\\Defender.mad  test_models/homeworld/timeline.mad, LZSS
                                      (odd name length: the shipped crc2)
                     R1\\Probe.lod     a small text file, stored (not listed)
+  big_geo.big     4 entries: R1\\GeoShip.mad (test_models/homeworld/
+                  geo_ship.mad, stored), its ship geometry twice, as the
+                  game's LOD folders hold it: R1\\GeoShip\\Rl0\\LOD0\\
+                  GeoShip.geo (geo_ship.geo, stored: a sweep of this file
+                  reaches the .geo reader) and R1\\GeoShip\\Rl0\\LOD1\\
+                  geoship.PEO (geo_ship.geo again, LZSS), and R1\\GeoShip.lod
+                  (text, not read).  The .mad's companion is the LOD0 .geo
+                  (the shallowest, then the first path); --option geo= naming
+                  the LOD1 entry takes that one.
   big_long.mad    a loose 10,034-byte .mad: two objects keyed on every frame
                   of 120 (LWExport's layout), so its LZSS stream wraps the ring
                   twice
@@ -479,6 +488,15 @@ def main():
         report.append("  %-18s id %d entry %d data %d stored %d real %d %s" % (
             e.name.decode(), mk["index"], mk["entry"], mk["data"], len(e.stored), e.real,
             "lzss %s" % e.stats if e.compress else "stored"))
+
+    geo_ents = [Entry(b"R1\\GeoShip.mad", rd(HW, "geo_ship.mad"), False, STAMP + 240),
+                Entry(b"R1\\GeoShip\\Rl0\\LOD1\\geoship.PEO", rd(HW, "geo_ship.geo"), True, STAMP + 250),
+                Entry(b"R1\\GeoShip\\Rl0\\LOD0\\GeoShip.geo", rd(HW, "geo_ship.geo"), False, STAMP + 260),
+                Entry(b"R1\\GeoShip.lod", b"pMeshFile0 GeoShip\\Rl0\\LOD0\\GeoShip.geo\r\n", False, STAMP + 270)]
+    big_geo, _ = big_file(geo_ents)
+    check_archive(big_geo, geo_ents, 32)
+    write("big_geo.big", big_geo)
+    report.append("big_geo.big: %d bytes; TOC %s" % (len(big_geo), [t["name"].decode() for t in parse_big(big_geo)[0]]))
 
     long_data = long_mad()
     assert len(long_data) > 2 * RING
