@@ -26,6 +26,9 @@ static void load_as(const uint8_t *data, size_t size, const char *format)
     ra_options_add(&o, "memory_limit", "67108864");
     /* no file system search for a CINF; only where the format declares the key (else every load is refused) */
     if (ra_option_find(ra_format_find(format), "cinf")) ra_options_add(&o, "cinf", "none");
+    /* nor for a Metroid character's model and skin */
+    if (ra_option_find(ra_format_find(format), "cmdl")) ra_options_add(&o, "cmdl", "none");
+    if (ra_option_find(ra_format_find(format), "cskr")) ra_options_add(&o, "cskr", "none");
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = NULL;

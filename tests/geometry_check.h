@@ -51,8 +51,8 @@ static inline void GeoCollect(const aiScene *sc, const aiNode *n, const aiMatrix
     for (unsigned i = 0; i < n->mNumChildren; i++) GeoCollect(sc, n->mChildren[i], w, out);
 }
 
-// (CHECK comes from the includer.)  Skinned meshes hang on the root with
-// their vertices at rest in its space, so they are compared the same way.
+// (CHECK comes from the includer.)  Skinned meshes hold their vertices at
+// rest in the scene's frame (retroanim.h), the root's transform included.
 static inline void CheckGeometry(const ra_scene &s, const aiScene *sc, const char *nm, bool textures)
 {
     std::vector<ra_mat4> world(s.node_count);
@@ -65,8 +65,8 @@ static inline void CheckGeometry(const ra_scene &s, const aiScene *sc, const cha
             GeoTri t;
             for (size_t c = 0; c < 3; c++) {
                 uint32_t v = m.indices[3 * f + c];
-                ra_vec3 p = ra_m4_apply_point(
-                    &world[m.node], ra_v3(m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]));
+                ra_vec3 p = ra_v3(m.positions[3 * v], m.positions[3 * v + 1], m.positions[3 * v + 2]);
+                if (m.skin < 0) p = ra_m4_apply_point(&world[m.node], p); /* skinned: already in the scene's frame */
                 t[5 * c] = p.x, t[5 * c + 1] = p.y, t[5 * c + 2] = p.z;
                 t[5 * c + 3] = m.uvs ? m.uvs[2 * v] : -1;
                 t[5 * c + 4] = m.uvs ? m.uvs[2 * v + 1] : -1;

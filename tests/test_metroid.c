@@ -154,8 +154,8 @@ static bool has_anim_partner(const char *cinf)
 {
     char stem[512];
     snprintf(stem, sizeof stem, "%.*s", (int)(strrchr(cinf, '.') - cinf), cinf);
-    const char *ext[] = {"anim", "ANIM"};
-    for (int i = 0; i < 2; i++) {
+    const char *ext[] = {"anim", "ANIM", "cmdl", "CMDL"}; /* a model's skeleton: test_mp_models */
+    for (int i = 0; i < 4; i++) {
         char p[2048];
         snprintf(p, sizeof p, "%s/%s.%s", g_dir, stem, ext[i]);
         struct stat st;
@@ -600,7 +600,7 @@ static void skeleton_search(void)
     rmdir(tmp);
 }
 
-/* an ANIM, or a CINF that no ANIM of the folder takes as its skeleton */
+/* an ANIM, or a CINF that no ANIM or CMDL of the folder takes as its skeleton */
 static bool is_fixture(const char *n)
 {
     const char *dot = strrchr(n, '.');

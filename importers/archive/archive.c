@@ -172,6 +172,8 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
                               : k->companion_path ? ra_arena_strndup(doc->arena, k->companion_path(ar, m->item),
                                                                      strlen(k->companion_path(ar, m->item)))
                                                   : ra_arena_printf(doc->arena, "CINF %08X", it->skeleton_id);
+    m->inner.archive = ar;
+    m->inner.archive_item = m->item;
     if (!m->inner.format || !m->inner.filename || (it->has_skeleton && !m->inner.companion_name))
         return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
     ra_scene_init(&m->inner.scene, doc->arena, it->format);

@@ -332,17 +332,21 @@ void ConvertMaterials(const ra_scene &s, aiScene *out)
 }
 
 // Scene meshes as aiMeshes on their nodes (texture coordinates with v up, as
-// Assimp keeps them); skinned ones with a bone per joint they use.
+// Assimp keeps them); skinned ones with a bone per joint they use, on the
+// aiScene's identity root (their vertices are in the scene's frame, the
+// turn of a turned root included).
 void ConvertMeshes(const ra_scene &s, const std::vector<aiNode *> &nodes, aiScene *out)
 {
     out->mMeshes = new aiMesh *[s.mesh_count]();
     std::vector<std::vector<unsigned>> on_node(s.node_count);
+    std::vector<unsigned> on_root;
     std::vector<ra_mat4> world;
     for (size_t i = 0; i < s.mesh_count; i++) {
         const ra_mesh &src = s.meshes[i];
         aiMesh *m = new aiMesh();
         out->mMeshes[out->mNumMeshes++] = m;
-        on_node[src.node].push_back((unsigned)i);
+        if (src.skin >= 0 && out->mRootNode != nodes[0]) on_root.push_back((unsigned)i);
+        else on_node[src.node].push_back((unsigned)i);
         m->mName = src.name;
         m->mPrimitiveTypes = aiPrimitiveType_TRIANGLE;
         m->mMaterialIndex = src.material >= 0 ? (unsigned)src.material : (unsigned)s.material_count;
@@ -411,6 +415,11 @@ void ConvertMeshes(const ra_scene &s, const std::vector<aiNode *> &nodes, aiScen
         nodes[n]->mMeshes = new unsigned[on_node[n].size()];
         nodes[n]->mNumMeshes = (unsigned)on_node[n].size();
         std::copy(on_node[n].begin(), on_node[n].end(), nodes[n]->mMeshes);
+    }
+    if (!on_root.empty()) {
+        out->mRootNode->mMeshes = new unsigned[on_root.size()];
+        out->mRootNode->mNumMeshes = (unsigned)on_root.size();
+        std::copy(on_root.begin(), on_root.end(), out->mRootNode->mMeshes);
     }
 }
 

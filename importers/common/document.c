@@ -21,6 +21,7 @@ extern const ra_format ra_format_metroid_pak;
 extern const ra_format ra_format_lego_ani_body;
 extern const ra_format ra_format_metroid_anim;
 extern const ra_format ra_format_metroid_cinf;
+extern const ra_format ra_format_metroid_cmdl;
 extern const ra_format ra_format_wog_anim;
 extern const ra_format ra_format_wog_movie;
 extern const ra_format ra_format_niff;
@@ -30,7 +31,7 @@ extern const ra_format ra_format_homeworld_big;
 static const ra_format *const g_formats[] = {
     &ra_format_lego_ani, &ra_format_lego_ani_body, &ra_format_metroid_anim,  &ra_format_metroid_cinf,
     &ra_format_wog_anim, &ra_format_wog_movie,     &ra_format_niff,          &ra_format_homeworld_mad,
-    &ra_format_lego_si,  &ra_format_metroid_pak,   &ra_format_homeworld_big,
+    &ra_format_lego_si,  &ra_format_metroid_pak,   &ra_format_homeworld_big, &ra_format_metroid_cmdl,
 };
 
 const ra_format *const *ra_formats(size_t *count)

@@ -15,13 +15,16 @@
  * The animations listed are those of the ANCS files (each primitive of each
  * animation tree; the name is the primitive's, the skeleton the CINF of the
  * set's first character, as the game's tools bind them), then every ANIM of
- * the pak no ANCS names. */
+ * the pak no ANCS names.  Every ANCS character (name, CMDL, CSKR, CINF ids)
+ * is kept for the item's document, which fetches its model, skin and
+ * textures from the pak (mp_pak_characters, mp_pak_resource; §13.5). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <lzo/lzo1x.h>
 #include <zlib.h>
 
+#include "mp_internal.h"
 #include "retroanim/ra_archive_internal.h"
 
 #define FMT "metroid_pak"
@@ -38,10 +41,13 @@ typedef struct pak_res {
 typedef struct pak {
     pak_res *res;
     size_t count;
+    mp_pak_character *chars; /* every ANCS character, ANCS by ANCS */
+    size_t char_count, char_cap;
 } pak;
 
 typedef struct pak_item {
-    size_t anim, cinf; /* resource indices (cinf SIZE_MAX: none) */
+    size_t anim, cinf;             /* resource indices (cinf SIZE_MAX: none) */
+    size_t char_first, char_count; /* the characters of its ANCS */
 } pak_item;
 
 static bool pak_detect(const uint8_t *data, size_t size)
@@ -202,6 +208,7 @@ typedef struct ancs_ctx {
     size_t ancs; /* resource index */
     size_t cinf; /* of the first character, SIZE_MAX if not in the pak */
     const char *character;
+    size_t char_first; /* this ANCS's first entry of pak.chars */
     size_t added;
     bool echoes; /* Metroid Prime 2's layout (characters of more than 6 sections) */
 } ancs_ctx;
@@ -228,6 +235,8 @@ static bool add_primitive(ancs_ctx *x, uint32_t anim_id, const char *name)
     pak_res *res = &x->p->res[r];
     pi->anim = r;
     pi->cinf = x->cinf;
+    pi->char_first = x->char_first;
+    pi->char_count = x->ancs != SIZE_MAX ? x->p->char_count - x->char_first : 0;
     it->id = anim_id;
     it->name = name[0] ? name : ra_arena_printf(ar->arena, "ANIM_%08X", anim_id);
     it->kind = "ANIM";
@@ -317,6 +326,15 @@ static bool character(ancs_ctx *x, bool first)
     else if (echoes != x->echoes)
         return ra_cursor_fail(c, RA_ERR_BAD_VALUE, sections_at, "character.sections",
                               "characters of both games' layouts in one ANCS");
+    pak *p = x->p;
+    if (p->char_count == p->char_cap) {
+        size_t cap = p->char_cap ? 2 * p->char_cap : 8;
+        mp_pak_character *nc = ra_arena_grow(x->ar->arena, p->chars, p->char_cap, cap, sizeof *nc);
+        if (!nc) return ra_cursor_fail(c, RA_ERR_NO_MEMORY, c->pos, "character", "out of memory (memory_limit)");
+        p->chars = nc;
+        p->char_cap = cap;
+    }
+    p->chars[p->char_count++] = (mp_pak_character){name, cmdl, cskr, cinf};
     if (first) {
         x->character = name;
         x->cinf = find_res(x->p, "CINF", cinf);
@@ -455,6 +473,7 @@ static ra_status read_ancs(ra_archive *ar, pak *p, size_t r, ra_error *err)
     x.ancs = r;
     x.cinf = SIZE_MAX;
     x.character = "";
+    x.char_first = p->char_count;
     ra_error e;
     ra_error_clear(&e);
     ra_cursor_init(&x.c, p->res[r].data, p->res[r].data_size, "metroid_ancs", &e);
@@ -599,6 +618,31 @@ static ra_status pak_skeleton(ra_archive *ar, size_t i, const uint8_t **data, si
     if (st != RA_OK) return st;
     *data = r->data;
     *size = r->data_size;
+    return RA_OK;
+}
+
+size_t mp_pak_characters(const ra_archive *ar, size_t i, const mp_pak_character **out)
+{
+    *out = NULL;
+    if (!ar || i >= ar->count || strcmp(ar->format, FMT) != 0) return 0;
+    const pak_item *pi = ar->items[i].priv;
+    const pak *p = ar->impl;
+    if (!pi->char_count) return 0;
+    *out = &p->chars[pi->char_first];
+    return pi->char_count;
+}
+
+ra_status mp_pak_resource(ra_archive *ar, const char *type, uint32_t id, const uint8_t **data, size_t *size,
+                          ra_error *err)
+{
+    pak *p = ar->impl;
+    size_t r = find_res(p, type, id);
+    if (r == SIZE_MAX)
+        return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "resource", "%.4s %08X is not in this pak", type, id);
+    ra_status st = res_bytes(ar, &p->res[r], err);
+    if (st != RA_OK) return st;
+    *data = p->res[r].data;
+    *size = p->res[r].data_size;
     return RA_OK;
 }
 

@@ -12,9 +12,11 @@
 
 #define FMT "metroid_anim"
 #define FMT_CINF "metroid_cinf"
+#define FMT_CMDL "metroid_cmdl"
 
 extern const ra_format ra_format_metroid_anim;
 extern const ra_format ra_format_metroid_cinf;
+extern const ra_format ra_format_metroid_cmdl;
 
 typedef struct mp_doc {
     bool has_anim, has_cinf;
@@ -23,6 +25,7 @@ typedef struct mp_doc {
     const char *cinf_path;   /* the skeleton used, if any */
     const char *cinf_source; /* "option", "sibling", "folder", "archive", "none", "unreadable" */
     const char *stem;        /* animation name */
+    mp_character ch;         /* the character's model, if any */
 } mp_doc;
 
 typedef struct mp_state {
@@ -605,7 +608,11 @@ static ra_status mp_metadata(ra_document *doc, ra_error *err)
     bool ok = ra_meta_set_string(ar, md, "metroid.skeleton_source", d->cinf_source) &&
               ra_meta_set_bool(ar, md, "metroid.skeleton_found", d->has_cinf);
     if (ok && d->cinf_path) ok = ra_meta_set_string(ar, md, "metroid.skeleton", d->cinf_path);
-    if (ok && !d->has_anim)
+    if (ok && d->ch.name) ok = ra_meta_set_string(ar, md, "metroid.character", d->ch.name);
+    if (ok && d->ch.not_in_pak) ok = ra_meta_set_string(ar, md, "metroid.model_not_in_pak", d->ch.not_in_pak);
+    if (ok && !d->has_anim && doc->format == &ra_format_metroid_cmdl)
+        ok = ra_meta_set_string(ar, md, "metroid.layout", d->ch.cmdl.version == 4 ? "cmdl-mp2" : "cmdl-mp1");
+    else if (ok && !d->has_anim)
         ok = ra_meta_set_string(ar, md, "metroid.layout", d->cinf.game == 2 ? "cinf-mp2" : "cinf-mp1");
     if (ok && d->has_cinf)
         ok = ra_meta_set_int(ar, md, "metroid.skeleton_game", d->cinf.game) &&
@@ -632,6 +639,7 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
     ra_status rs = build_nodes(doc, err);
     /* a 4D arc of half the rotation angle per piece */
     if (rs == RA_OK && d->has_anim) rs = build_animation(doc, start.max_key_angle / 2, err);
+    if (rs == RA_OK && d->ch.has_cmdl) rs = mp_build_model(doc, &d->ch, st->native, err);
     if (rs == RA_OK) rs = mp_metadata(doc, err);
     return rs;
 }
@@ -650,6 +658,146 @@ static ra_status load_cinf(ra_document *doc, mp_doc *d, const char *path, ra_err
     d->has_cinf = true;
     d->cinf_path = ra_arena_strndup(doc->arena, path, strlen(path));
     return d->cinf_path ? RA_OK : ra_fail_nomem(err, FMT);
+}
+
+/* ---- the character: model, skin, textures ------------------------------------------------------------ */
+/* A CMDL or CSKR from bytes, named `name` in messages and metadata. */
+static ra_status read_part(ra_document *doc, mp_character *ch, bool skin, const uint8_t *data, size_t size,
+                           const char *name, ra_error *err)
+{
+    ra_error e;
+    ra_error_clear(&e);
+    ra_status st = skin ? mp_cskr_read(data, size, doc->arena, &ch->cskr, &e)
+                        : mp_cmdl_read(data, size, doc->arena, &ch->cmdl, &e);
+    if (st == RA_ERR_NO_MEMORY) return ra_fail(err, st, FMT, RA_NO_OFFSET, skin ? "cskr" : "cmdl", "out of memory");
+    if (st != RA_OK)
+        return ra_fail_wrap(err, &e, skin ? "metroid_cskr" : FMT_CMDL, e.offset, skin ? "cskr" : "cmdl", "%s %s",
+                            skin ? "skin" : "model", name);
+    if (skin) ch->has_cskr = true, ch->cskr_path = name;
+    else ch->has_cmdl = true, ch->cmdl_path = name;
+    return RA_OK;
+}
+
+static ra_status read_part_file(ra_document *doc, mp_character *ch, bool skin, const char *path, ra_error *err)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    ra_error e;
+    ra_error_clear(&e);
+    ra_status st = ra_read_file_max(path, ra_max_file_size(&doc->options), &data, &size, &e);
+    if (st != RA_OK)
+        return ra_fail_wrap(err, &e, skin ? "metroid_cskr" : FMT_CMDL, e.offset, skin ? "cskr" : "cmdl", "%s %s",
+                            skin ? "skin" : "model", path);
+    const char *name = ra_arena_strndup(doc->arena, path, strlen(path));
+    st = name ? read_part(doc, ch, skin, data, size, name, err) : ra_fail_nomem(err, FMT);
+    ra_free(data);
+    return st;
+}
+
+/* The option `key` (a path, or none), else the sibling STEM.<key> (one that
+ * cannot be read is a warning). */
+static ra_status loose_part(ra_document *doc, mp_character *ch, bool skin, ra_error *err)
+{
+    const char *key = skin ? "cskr" : "cmdl";
+    const char *opt = ra_options_get(&doc->options, key);
+    if (opt && *opt) return strcmp(opt, "none") ? read_part_file(doc, ch, skin, opt, err) : RA_OK;
+    char path[4096];
+    if (doc->in_archive || !mp_find_beside(doc->filename, key, true, path, sizeof path)) return RA_OK;
+    ra_error e;
+    ra_error_clear(&e);
+    ra_status st = read_part_file(doc, ch, skin, path, &e);
+    if (st == RA_ERR_NO_MEMORY) return ra_fail(err, st, FMT, RA_NO_OFFSET, key, "out of memory reading %s", path);
+    if (st != RA_OK) {
+        char buf[400];
+        ra_error_format(&e, buf, sizeof buf);
+        ra_scene_warn(&doc->scene, "the %s %s could not be read (%s); loading without it", skin ? "skin" : "model",
+                      path, buf);
+        if (skin) memset(&ch->cskr, 0, sizeof ch->cskr), ch->has_cskr = false;
+        else memset(&ch->cmdl, 0, sizeof ch->cmdl), ch->has_cmdl = false;
+    }
+    return RA_OK;
+}
+
+static ra_status pak_texture(void *ctx, uint32_t id, const uint8_t **data, size_t *size, uint8_t **owned, ra_error *err)
+{
+    *owned = NULL;
+    return mp_pak_resource(ctx, "TXTR", id, data, size, err);
+}
+
+/* The model and skin of an ANCS character in the pak (character=NAME, else
+ * the first), with that character's skeleton when it is another's. */
+static ra_status pak_character(ra_document *doc, mp_doc *d, ra_error *err)
+{
+    ra_archive *ar = doc->archive;
+    mp_character *ch = &d->ch;
+    const mp_pak_character *chars = NULL;
+    size_t n = mp_pak_characters(ar, doc->archive_item, &chars), pick = 0;
+    const char *want = ra_options_get(&doc->options, "character");
+    if (want && *want) {
+        while (pick < n && strcmp(chars[pick].name, want)) pick++;
+        if (pick == n)
+            return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "character",
+                           "no character '%s' in the ANCS of this animation (%zu character(s); retroanim dump "
+                           "--source lists them)",
+                           want, n);
+    }
+    if (!n) return RA_OK;
+    const mp_pak_character *pc = &chars[pick];
+    ch->name = pc->name;
+    const uint8_t *data = NULL;
+    size_t size = 0;
+    ra_error e;
+    ra_error_clear(&e);
+    if (pick && !ra_options_get(&doc->options, "cinf") && pc->cinf != chars[0].cinf) {
+        memset(&d->cinf, 0, sizeof d->cinf);
+        d->has_cinf = false;
+        d->cinf_path = ra_arena_printf(doc->arena, "CINF %08X", pc->cinf);
+        if (!d->cinf_path) return ra_fail_nomem(err, FMT);
+        if (mp_pak_resource(ar, "CINF", pc->cinf, &data, &size, &e) != RA_OK ||
+            mp_cinf_read(data, size, 0, doc->arena, &d->cinf, &e) != RA_OK)
+            return ra_fail_wrap(err, &e, FMT_CINF, e.offset, "cinf", "skeleton %s of %s", d->cinf_path, pc->name);
+        d->has_cinf = true;
+        d->cinf_source = "archive";
+    }
+    for (int skin = 0; skin < 2; skin++) {
+        const char *key = skin ? "cskr" : "cmdl";
+        const char *opt = ra_options_get(&doc->options, key);
+        ra_status st = RA_OK;
+        if (opt && *opt) {
+            if (strcmp(opt, "none")) st = read_part_file(doc, ch, skin, opt, err);
+        } else {
+            uint32_t id = skin ? pc->cskr : pc->cmdl;
+            ra_error_clear(&e);
+            st = mp_pak_resource(ar, skin ? "CSKR" : "CMDL", id, &data, &size, &e);
+            const char *name = ra_arena_printf(doc->arena, "%s %08X", skin ? "CSKR" : "CMDL", id);
+            if (!name) return ra_fail_nomem(err, FMT);
+            if (st == RA_ERR_USAGE) { /* shared resources live in other paks: said in the metadata */
+                ch->not_in_pak = name;
+                st = RA_OK;
+            } else if (st == RA_OK) {
+                st = read_part(doc, ch, skin, data, size, name, err);
+            } else {
+                st = ra_fail_wrap(err, &e, FMT, e.offset, key, "%s of %s", name, pc->name);
+            }
+        }
+        if (st != RA_OK) return st;
+        if (!ch->has_cmdl) return RA_OK;
+    }
+    return mp_character_textures(doc, ch, pak_texture, ar, err);
+}
+
+/* The character of a loose file (options, siblings) or of a pak item. */
+static ra_status load_character(ra_document *doc, mp_doc *d, ra_error *err)
+{
+    mp_character *ch = &d->ch;
+    if (doc->in_archive && doc->archive) return pak_character(doc, d, err);
+    const char *want = ra_options_get(&doc->options, "character");
+    if (want && *want) ra_scene_warn(&doc->scene, "character=%s applies to animations inside a pak; ignored", want);
+    ra_status st = ch->has_cmdl ? RA_OK : loose_part(doc, ch, false, err);
+    if (st == RA_OK && ch->has_cmdl) st = loose_part(doc, ch, true, err);
+    if (st != RA_OK || !ch->has_cmdl) return st;
+    mp_beside b = {ch->cmdl_path, ra_max_file_size(&doc->options)};
+    return mp_character_textures(doc, ch, mp_textures_beside, &b, err);
 }
 
 static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
@@ -711,7 +859,48 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
             }
         }
     }
-    return RA_OK;
+    return load_character(doc, d, err);
+}
+
+/* A model alone: its skin and skeleton from options or same-stem siblings
+ * (static without them), its textures beside it. */
+static ra_status mp_read_cmdl(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
+{
+    mp_doc *d = ra_arena_alloc(doc->arena, sizeof *d);
+    if (!d) return ra_fail_nomem(err, FMT_CMDL);
+    ra_status st = mp_cmdl_read(data, size, doc->arena, &d->ch.cmdl, err);
+    if (st != RA_OK) return st;
+    d->ch.has_cmdl = true;
+    d->ch.cmdl_path = doc->filename ? ra_arena_strndup(doc->arena, doc->filename, strlen(doc->filename)) : NULL;
+    d->stem = ra_file_stem(doc->arena, doc->filename, "CMDL");
+    if (!d->stem || (doc->filename && !d->ch.cmdl_path)) return ra_fail_nomem(err, FMT_CMDL);
+    d->cinf_source = "none";
+    doc->model = d;
+    const char *opt = ra_options_get(&doc->options, "cinf");
+    char path[4096];
+    if (opt && *opt && strcmp(opt, "none")) {
+        ra_error e;
+        ra_error_clear(&e);
+        if (load_cinf(doc, d, opt, &e) != RA_OK)
+            return ra_fail_wrap(err, &e, FMT_CINF, e.offset, "cinf", "skeleton %s", opt);
+        d->cinf_source = "option";
+    } else if (!opt && mp_find_beside(doc->filename, "cinf", true, path, sizeof path)) {
+        ra_error e;
+        ra_error_clear(&e);
+        ra_status cs = load_cinf(doc, d, path, &e);
+        if (cs == RA_ERR_NO_MEMORY) return ra_fail(err, cs, FMT_CMDL, RA_NO_OFFSET, "cinf", "out of memory");
+        if (cs == RA_OK) {
+            d->cinf_source = "sibling";
+        } else {
+            char buf[400];
+            ra_error_format(&e, buf, sizeof buf);
+            ra_scene_warn(&doc->scene, "the skeleton %s could not be read (%s); loading without it", path, buf);
+            d->cinf_source = "unreadable";
+            d->has_cinf = false;
+            memset(&d->cinf, 0, sizeof d->cinf);
+        }
+    }
+    return load_character(doc, d, err);
 }
 
 static ra_status mp_read_cinf(ra_document *doc, const uint8_t *data, size_t size, ra_error *err)
@@ -727,13 +916,21 @@ static ra_status mp_read_cinf(ra_document *doc, const uint8_t *data, size_t size
     d->cinf_source = "file";
     d->stem = ra_file_stem(doc->arena, doc->filename, "ANIM");
     doc->model = d;
-    return d->stem ? RA_OK : ra_fail_nomem(err, FMT);
+    if (!d->stem) return ra_fail_nomem(err, FMT);
+    /* the character beside its skeleton (same-stem .cmdl and .cskr): shown in its bind pose */
+    return load_character(doc, d, err);
 }
 
 static ra_status mp_write_anim(const ra_document *doc, ra_writer *w, ra_error *err)
 {
     const mp_doc *d = doc->model;
     return mp_anim_write(&d->anim, w, err);
+}
+
+static ra_status mp_write_cmdl(const ra_document *doc, ra_writer *w, ra_error *err)
+{
+    const mp_doc *d = doc->model;
+    return ra_wr_bytes(w, d->ch.cmdl.bytes, d->ch.cmdl.size) ? RA_OK : ra_fail_nomem(err, FMT_CMDL);
 }
 
 static ra_status mp_write_cinf(const ra_document *doc, ra_writer *w, ra_error *err)
@@ -744,7 +941,9 @@ static ra_status mp_write_cinf(const ra_document *doc, ra_writer *w, ra_error *e
 
 static bool is_mp_doc(const ra_document *doc)
 {
-    return doc && doc->model && (doc->format == &ra_format_metroid_anim || doc->format == &ra_format_metroid_cinf);
+    return doc && doc->model &&
+           (doc->format == &ra_format_metroid_anim || doc->format == &ra_format_metroid_cinf ||
+            doc->format == &ra_format_metroid_cmdl);
 }
 
 const mp_anim *mp_document_anim(const ra_document *doc)
@@ -908,6 +1107,102 @@ static void dump_cinf(ra_json *j, const mp_cinf *k)
     ra_json_end_object(j);
 }
 
+static void dump_cmdl(ra_json *j, const mp_character *ch)
+{
+    const mp_cmdl *m = &ch->cmdl;
+    ra_json_begin_object(j);
+    if (ch->name) {
+        ra_json_key(j, "character");
+        ra_json_string(j, ch->name);
+    }
+    JU("version", m->version);
+    JU("flags", m->flags);
+    JU("section_count", m->section_count);
+    JU("material_sets", m->material_sets);
+    JU("positions", m->pos_count);
+    JU("normals", m->nrm_count);
+    JU("colors", m->clr_count);
+    JU("uvs", m->uv_count);
+    JU("short_uvs", m->suv_count);
+    ra_json_key(j, "textures");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < m->texture_count; i++) ra_json_uint(j, m->texture_ids[i]);
+    ra_json_end_array(j);
+    ra_json_key(j, "materials");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < m->material_count; i++) {
+        const mp_material *mt = &m->materials[i];
+        ra_json_begin_object(j);
+        JU("flags", mt->flags);
+        JU("vertex_attributes", mt->vtx_flags);
+        JU("tev_stages", mt->tev_count);
+        JU("blend_src", mt->blend_src);
+        JU("blend_dst", mt->blend_dst);
+        if (mt->has_texture) {
+            JU("base_texture", mt->base_texture);
+            JU("base_uv", mt->base_uv);
+        }
+        if (mt->has_konst_color) JU("konst_color", mt->konst_color);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "surfaces");
+    ra_json_begin_array(j);
+    for (uint32_t i = 0; i < m->surface_count; i++) {
+        ra_json_begin_object(j);
+        JU("material", m->surfaces[i].material);
+        JU("triangles", m->surfaces[i].tri_count);
+        JU("offset", m->surfaces[i].offset);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_key(j, "loaded_textures");
+    ra_json_begin_array(j);
+    for (size_t i = 0; i < ch->texture_count; i++) {
+        const mp_txtr *t = &ch->textures[i];
+        ra_json_begin_object(j);
+        JU("id", ch->texture_ids[i]);
+        ra_json_key(j, "found");
+        ra_json_bool(j, t->rgba != NULL);
+        if (t->rgba) {
+            ra_json_key(j, "format");
+            ra_json_string(j, mp_txtr_format_name(t->format));
+            JU("width", t->width);
+            JU("height", t->height);
+            JU("mips", t->mips);
+        }
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    ra_json_end_object(j);
+}
+
+static void dump_cskr(ra_json *j, const mp_cskr *k)
+{
+    ra_json_begin_object(j);
+    ra_json_key(j, "rules");
+    ra_json_begin_array(j);
+    for (uint32_t r = 0; r < k->rule_count; r++) {
+        const mp_skin_rule *rule = &k->rules[r];
+        ra_json_begin_object(j);
+        JU("weight_count", rule->weight_count);
+        ra_json_key(j, "weights");
+        ra_json_begin_array(j);
+        for (uint32_t q = 0; q < rule->used; q++) {
+            ra_json_begin_object(j);
+            JU("bone_id", rule->bone[q]);
+            JN("weight", rule->weight[q]);
+            ra_json_end_object(j);
+        }
+        ra_json_end_array(j);
+        JU("vertex_count", rule->vertex_count);
+        ra_json_end_object(j);
+    }
+    ra_json_end_array(j);
+    JU("footer_bytes", k->footer_size);
+    ra_json_end_object(j);
+}
+
 static void mp_dump_source(const ra_document *doc, ra_json *j)
 {
     const mp_doc *d = doc->model;
@@ -927,6 +1222,14 @@ static void mp_dump_source(const ra_document *doc, ra_json *j)
     if (d->has_cinf) {
         ra_json_key(j, "cinf");
         dump_cinf(j, &d->cinf);
+    }
+    if (d->ch.has_cmdl) {
+        ra_json_key(j, "cmdl");
+        dump_cmdl(j, &d->ch);
+    }
+    if (d->ch.has_cskr) {
+        ra_json_key(j, "cskr");
+        dump_cskr(j, &d->ch.cskr);
     }
     ra_json_end_object(j);
 }
@@ -990,6 +1293,10 @@ static int mp_cinf_detect(const uint8_t *d, size_t n)
 
 static const ra_option_decl mp_anim_options[] = {
     {"cinf", RA_OPT_PATH, 0, 0, false, NULL, "searched", "the skeleton (CINF) for an ANIM, or none"},
+    {"cmdl", RA_OPT_PATH, 0, 0, false, NULL, "searched", "the character's model (CMDL) for an ANIM, or none"},
+    {"cskr", RA_OPT_PATH, 0, 0, false, NULL, "searched", "the model's skin (CSKR), or none"},
+    {"character", RA_OPT_STRING, 0, 0, false, NULL, "the first",
+     "inside a pak: the ANCS character (by name) whose model the animation plays on"},
     {"layout", RA_OPT_ENUM, 0, 0, false, "auto|v0-mp1|v0-mp2|v2-mp1|v2-mp2|v2-demo|v3-pc", "auto",
      "force the ANIM layout when detection guesses wrong"},
     {"root_motion", RA_OPT_ENUM, 0, 0, false, "keep|strip", "keep",
@@ -1029,4 +1336,27 @@ const ra_format ra_format_metroid_cinf = {
     mp_write_cinf,
     .options = mp_cinf_options,
     .option_count = sizeof mp_cinf_options / sizeof mp_cinf_options[0],
+};
+
+/* CMDL: 0xDEADBABE (also Prime 3's, refused by version) */
+static int mp_cmdl_detect(const uint8_t *d, size_t n) { return n >= 8 && ra_load_u32be(d) == 0xDEADBABEu ? 90 : 0; }
+
+static const ra_option_decl mp_cmdl_options[] = {
+    {"cinf", RA_OPT_PATH, 0, 0, false, NULL, "searched", "the skeleton (CINF) for an ANIM, or none"},
+    {"cskr", RA_OPT_PATH, 0, 0, false, NULL, "searched", "the model's skin (CSKR), or none"},
+};
+
+const ra_format ra_format_metroid_cmdl = {
+    "metroid_cmdl",
+    "Metroid Prime 1/2 character model (CMDL), with its skin, skeleton and textures when found",
+    "cmdl",
+    "u32 BE 0xDEADBABE at 0 (versions 2 and 4 are read)",
+    mp_cmdl_detect,
+    mp_read_cmdl,
+    mp_to_scene,
+    mp_pose,
+    mp_dump_source,
+    mp_write_cmdl,
+    .options = mp_cmdl_options,
+    .option_count = sizeof mp_cmdl_options / sizeof mp_cmdl_options[0],
 };

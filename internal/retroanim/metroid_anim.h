@@ -181,6 +181,100 @@ const char *mp_cinf_bone_name(const mp_cinf *c, uint32_t id);
  * when none (or several) exist. */
 bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibling);
 
+/* ---- characters: TXTR, CSKR, CMDL (docs/formats/metroid_prime.md §13) ---------- */
+/* A texture's level 0 decoded to RGBA8, rows in stored order (GX t = 0 is the first row). */
+typedef struct mp_txtr {
+    uint32_t format; /* GX id 0..10 */
+    uint32_t width, height, mips;
+    bool has_palette;
+    uint32_t palette_format; /* 0 IA8, 1 RGB565, 2 RGB5A3 */
+    uint8_t *rgba;           /* width * height * 4 */
+} mp_txtr;
+
+/* "I4", "I8", ... "CMPR"; "?" outside 0..10. */
+const char *mp_txtr_format_name(uint32_t format);
+ra_status mp_txtr_read(const uint8_t *data, size_t size, ra_arena *arena, mp_txtr *out, ra_error *err);
+
+/* A skin rule: at most 3 weights (the game ignores the rest), duplicated ids summed. */
+#define MP_RULE_WEIGHTS 3
+typedef struct mp_skin_rule {
+    uint32_t weight_count; /* as stored */
+    uint32_t used;         /* weights kept (<= 3, duplicates merged) */
+    uint32_t bone[MP_RULE_WEIGHTS];
+    float weight[MP_RULE_WEIGHTS];
+    uint64_t bone_offset[MP_RULE_WEIGHTS]; /* byte offset of each kept id */
+    uint32_t vertex_count;
+    size_t offset;
+} mp_skin_rule;
+
+typedef struct mp_cskr {
+    uint32_t rule_count;
+    mp_skin_rule *rules;
+    uint64_t vertices;  /* sum of the rules' vertex counts */
+    uint32_t dropped;   /* weights past the third, ignored */
+    size_t footer_size; /* bytes after the rules (footer, padding), not interpreted */
+} mp_cskr;
+
+ra_status mp_cskr_read(const uint8_t *data, size_t size, ra_arena *arena, mp_cskr *out, ra_error *err);
+
+#define MP_NO_INDEX UINT32_MAX
+/* A material of set 0, reduced to what the glTF approximation needs. */
+typedef struct mp_material {
+    uint32_t flags;
+    uint32_t vtx_flags;
+    uint32_t texture_count;
+    uint32_t *textures; /* indices into the set's texture table */
+    uint32_t konst_count;
+    uint32_t konst[4]; /* RGBA8 */
+    uint16_t blend_dst, blend_src;
+    uint32_t tev_count;
+    uint32_t base_texture; /* TXTR id of the base colour texture, when has_texture */
+    bool has_texture;
+    uint32_t base_uv; /* TEXn whose coordinates the base texture uses */
+    bool has_konst_color;
+    uint32_t konst_color; /* RGBA8 base colour from a KONST stage */
+    size_t offset;
+} mp_material;
+
+/* A triangle corner: indices into the CMDL arrays, MP_NO_INDEX when absent. */
+typedef struct mp_corner {
+    uint32_t pos, nrm, clr, uv;
+} mp_corner;
+
+typedef struct mp_surface {
+    uint32_t material;
+    uint32_t tri_count;
+    mp_corner *corners; /* 3 per triangle, counter-clockwise */
+    bool short_uv;      /* uv indexes the short-UV array */
+    size_t offset;
+} mp_surface;
+
+typedef struct mp_cmdl {
+    uint32_t version; /* 2 Prime 1, 4 Prime 2 */
+    uint32_t flags;
+    float aabb[6];
+    uint32_t section_count, material_sets;
+    uint32_t pos_count, nrm_count, clr_count, uv_count, suv_count;
+    float *pos, *nrm, *uv, *suv; /* 3, 3 (unit), 2, 2 per element */
+    uint32_t *clr;               /* RGBA8 */
+    uint32_t texture_count;      /* set 0's texture table */
+    uint32_t *texture_ids;
+    uint32_t material_count;
+    mp_material *materials;
+    uint32_t surface_count;
+    mp_surface *surfaces;
+    uint32_t skipped_primitives; /* lines and points */
+    uint32_t dropped_triangles;  /* degenerate (a repeated position) */
+    const uint8_t *bytes;        /* the file, copied (the writer gives it back) */
+    size_t size;
+} mp_cmdl;
+
+ra_status mp_cmdl_read(const uint8_t *data, size_t size, ra_arena *arena, mp_cmdl *out, ra_error *err);
+
+/* A sibling of path with the same stem and extension ext in any case
+ * (name "cmdl"), or the file called `name` in any case when same_stem is false. */
+bool mp_find_beside(const char *path, const char *name, bool same_stem, char *out, size_t out_size);
+
 /* The models of a document loaded as metroid_anim or metroid_cinf (NULL when
  * the document is of another format or has no such part). */
 const mp_anim *mp_document_anim(const ra_document *doc);

@@ -35,6 +35,10 @@ struct ra_document {
     const uint8_t *companion;
     size_t companion_size;
     const char *companion_name;
+    /* the archive and item index of such a document (an ra_archive *), for
+     * formats that fetch more of the archive (a Metroid character's model) */
+    void *archive;
+    size_t archive_item;
 };
 
 struct ra_format {

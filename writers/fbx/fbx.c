@@ -959,7 +959,7 @@ static void write_skins(fw *w)
              * TransformLink is the bone's world at bind time (ufbx: geometry_to_bone, bind_to_world) */
             ra_mat4 inv, g2b;
             if (!ra_m4_invert_affine(&world[sk->joints[j]], &inv)) inv = ra_m4_identity();
-            g2b = ra_m4_mul(&inv, &world[m->node]);
+            g2b = inv; /* the skinned geometry is in the scene's frame, its model at the top */
             r_matrix(w, "Transform", &g2b);
             r_matrix(w, "TransformLink", &world[sk->joints[j]]);
             rec_end(w);
@@ -1280,7 +1280,8 @@ static void connect_meshes(fw *w)
     const ra_scene *s = w->s;
     for (size_t i = 0; i < s->mesh_count; i++) {
         const ra_mesh *m = &s->meshes[i];
-        conn(w, "OO", obj_id(ID_MESH_MODEL, i), obj_id(ID_MODEL, m->node), NULL);
+        /* a skinned mesh's vertices are in the scene's frame (retroanim.h): its model hangs on the FBX root */
+        conn(w, "OO", obj_id(ID_MESH_MODEL, i), m->skin >= 0 ? 0 : obj_id(ID_MODEL, m->node), NULL);
         conn(w, "OO", obj_id(ID_GEOMETRY, i), obj_id(ID_MESH_MODEL, i), NULL);
         if (m->material >= 0) conn(w, "OO", obj_id(ID_MATERIAL, (uint64_t)m->material), obj_id(ID_MESH_MODEL, i), NULL);
     }
