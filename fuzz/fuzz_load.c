@@ -29,6 +29,8 @@ static void load_as(const uint8_t *data, size_t size, const char *format)
     /* nor for a Metroid character's model and skin */
     if (ra_option_find(ra_format_find(format), "cmdl")) ra_options_add(&o, "cmdl", "none");
     if (ra_option_find(ra_format_find(format), "cskr")) ra_options_add(&o, "cskr", "none");
+    /* nor for a LEGO Island WORLD.WDB beside an animation */
+    if (ra_option_find(ra_format_find(format), "wdb")) ra_options_add(&o, "wdb", "none");
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = NULL;

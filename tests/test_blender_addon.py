@@ -38,6 +38,10 @@ jobs += [{"file": si, "options": {"animation": "13"}}, {"file": si, "options": {
           "options": {"cinf": os.path.join(fixtures, "metroid_prime", "v0_mp1.cinf")}},
          {"file": os.path.join(fixtures, "lego_island", "camera.ani"), "options": {"coords": "native"}},
          {"file": os.path.join(fixtures, "lego_island", "camera.ani"), "options": {"extra_options": "max_key_angel=2"}}]
+# LEGO Island animations wearing the WORLD.WDB fixtures' models (a prop with its parts, a character)
+for ani, wdb in (("car_drive.ani", "car.wdb"), ("pepper_wave.ani", "minifig.wdb")):
+    jobs.append({"file": os.path.join(fixtures, "lego_island", ani),
+                 "options": {"extra_options": "wdb=" + os.path.join(fixtures, "lego_island", wdb)}})
 
 with tempfile.TemporaryDirectory() as tmp:
     # an orthographic camera: niff/camera.niff with Cam 1's type (u32 BE at byte 320, camera.txt) set to ORTHO

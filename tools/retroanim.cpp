@@ -32,6 +32,7 @@
 #include "retroanim/ra_gltf.h"
 #include "retroanim/ra_output.h"
 #include "retroanim/ra_document.h"
+#include "retroanim/lego_wdb.h"
 
 #include <assimp/version.h>
 
@@ -77,7 +78,10 @@ const Command kCommands[] = {
      "--gltf-visibility, --fbx-euler-tolerance DEG\tas for convert\n"
      "\ta format option applies to the files of the formats that declare it",
      "-f --format -j --jobs --writer --gltf-visibility --fbx-euler-tolerance"},
-    {"list", "list ARCHIVE", "the animations in a .SI or .pak: index, id, name, kind, sizes, duration, group", "", ""},
+    {"list", "list ARCHIVE",
+     "the animations in a .SI or .pak: index, id, name, kind, sizes, duration, group (a WORLD.WDB: its worlds, models, "
+     "parts and textures)",
+     "", ""},
     {"extract", "extract ARCHIVE OUT_DIR [--force]",
      "write each animation of an archive as a loose file (.ani; .ANIM with its skeleton as .CINF)",
      "--force\treplace existing files", "--force"},
@@ -1170,7 +1174,7 @@ struct Archive {
 };
 
 // 0 ok; otherwise prints the error line and returns the exit code
-int OpenArchive(const std::string &file, const ra_options &opt, Archive &out)
+int OpenArchive(const std::string &file, const ra_options &opt, Archive &out, bool *wdb = nullptr)
 {
     ra_error err;
     ra_error_clear(&err);
@@ -1179,6 +1183,13 @@ int OpenArchive(const std::string &file, const ra_options &opt, Archive &out)
         return 2;
     }
     if (!ReadBytes(file, opt, out.bytes, err)) return Fail(file, FormatError(err));
+    // a WORLD.WDB is listed by its own reader (CmdList), not as an archive
+    const ra_format *f = ra_format_detect(out.bytes.data(), out.bytes.size(), file.c_str());
+    if (wdb && f && std::strcmp(ra_format_id(f), "lego_wdb") == 0 &&
+        !ra_archive_detect(out.bytes.data(), out.bytes.size())) {
+        *wdb = true;
+        return 0;
+    }
     if (ra_archive_open(out.bytes.data(), out.bytes.size(), &opt, &out.ar, &err) != RA_OK) {
         Fail(file, FormatError(err));
         return ExitFor(err.code);
@@ -1215,11 +1226,29 @@ std::string IdText(const ra_archive *ar, uint32_t id)
     return buf;
 }
 
+// A LEGO Island WORLD.WDB (not an archive of animations): its worlds,
+// models, parts and textures.
+int ListWdb(const std::string &file, const ra_options &opt, const std::vector<uint8_t> &bytes)
+{
+    ra_error err;
+    ra_error_clear(&err);
+    char *text = nullptr;
+    if (lego_wdb_list(bytes.data(), bytes.size(), &opt, &text, &err) != RA_OK) {
+        Fail(file, FormatError(err));
+        return ExitFor(err.code);
+    }
+    std::printf("%s: lego_wdb, %s", file.c_str(), text);
+    ra_free(text);
+    return 0;
+}
+
 int CmdList(const Args &a, const Options &o)
 {
     if (a.pos.size() != 1) return Usage("list takes one ARCHIVE");
     Archive arc;
-    if (int rc = OpenArchive(a.pos[0], o.opt, arc)) return rc;
+    bool wdb = false;
+    if (int rc = OpenArchive(a.pos[0], o.opt, arc, &wdb)) return rc;
+    if (wdb) return ListWdb(a.pos[0], o.opt, arc.bytes);
     ra_archive *ar = arc.ar;
     std::printf("%s: %s, %zu animation(s)\n", a.pos[0].c_str(), ar->format, ar->count);
     std::printf("%-4s %-10s %-28s %-26s %9s %9s %-4s %9s  %s\n", "#", "id", "name", "kind", "size", "stored", "comp",

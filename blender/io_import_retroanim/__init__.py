@@ -70,8 +70,8 @@ except ImportError as e:  # the shared library could not be loaded: said when th
     retroanim = None
     _IMPORT_ERROR = str(e)
 
-EXTENSIONS = ("*.ani;*.anim;*.ANIM;*.cinf;*.CINF;*.binltl;*.binltl64;*.binuni;*.binbig;*.niff;*.nif;*.mad;*.MAD;"
-              "*.si;*.SI;*.pak;*.PAK;*.big;*.BIG")
+EXTENSIONS = ("*.ani;*.anim;*.ANIM;*.cinf;*.CINF;*.cmdl;*.CMDL;*.binltl;*.binltl64;*.binuni;*.binbig;*.niff;*.nif;"
+              "*.mad;*.MAD;*.si;*.SI;*.pak;*.PAK;*.big;*.BIG;*.wdb;*.WDB")
 # the scene is right-handed, Y up; Blender is Z up: (x, y, z) -> (x, -z, y)
 Y_UP_TO_Z_UP = Matrix(((1, 0, 0, 0), (0, 0, -1, 0), (0, 1, 0, 0), (0, 0, 0, 1)))
 

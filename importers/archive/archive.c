@@ -165,6 +165,7 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
     m->inner.source_size = n;
     m->inner.filename = ra_arena_printf(doc->arena, "%s.%s", it->name, it->extension);
     m->inner.in_archive = true;
+    m->inner.archive_filename = doc->filename;
     m->inner.companion = sk;
     m->inner.companion_size = skn;
     const ra_archive_kind *k = kind_of(ar->format);

@@ -27,11 +27,13 @@ extern const ra_format ra_format_wog_movie;
 extern const ra_format ra_format_niff;
 extern const ra_format ra_format_homeworld_mad;
 extern const ra_format ra_format_homeworld_big;
+extern const ra_format ra_format_lego_wdb;
 
 static const ra_format *const g_formats[] = {
     &ra_format_lego_ani, &ra_format_lego_ani_body, &ra_format_metroid_anim,  &ra_format_metroid_cinf,
     &ra_format_wog_anim, &ra_format_wog_movie,     &ra_format_niff,          &ra_format_homeworld_mad,
     &ra_format_lego_si,  &ra_format_metroid_pak,   &ra_format_homeworld_big, &ra_format_metroid_cmdl,
+    &ra_format_lego_wdb,
 };
 
 const ra_format *const *ra_formats(size_t *count)

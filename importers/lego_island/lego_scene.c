@@ -13,7 +13,7 @@
 #include <string.h>
 #include <ctype.h>
 
-#include "retroanim/lego_ani.h"
+#include "retroanim/lego_wdb.h"
 
 #define FMT "lego_ani"
 
@@ -190,6 +190,12 @@ static ra_trs node_local(const lego_node *nd, unsigned sorted, double t_ms, bool
         r.r = ra_q(r.r.w, -r.r.x, -r.r.y, r.r.z);
     }
     return r;
+}
+
+ra_mat4 lego_node_matrix(const lego_node *nd, double t_ms, bool native)
+{
+    ra_trs l = node_local(nd, 0, t_ms, native);
+    return ra_m4_compose(l.t, l.r, l.s);
 }
 
 /* CalculateCameraTransform with an identity presenter matrix, as a
@@ -850,6 +856,7 @@ static ra_status lego_to_scene(ra_document *doc, ra_error *err)
     if (rs == RA_OK) rs = lego_camera_node(&b, err);
     if (rs == RA_OK) rs = lego_animation(&b, err);
     if (rs == RA_OK) rs = lego_metadata(&b, err);
+    if (rs == RA_OK) rs = lego_wdb_bind(doc, b.a, b.st->scene_node, b.st->native, err);
     return rs;
 }
 
@@ -1035,6 +1042,8 @@ static ra_status lego_write(const ra_document *doc, ra_writer *w, ra_error *err)
 static const ra_option_decl lego_options[] = {
     {"camera_tolerance", RA_OPT_DOUBLE, 0, 10, true, NULL, "0.001",
      "largest orientation error between camera samples (degrees)"},
+    {"wdb", RA_OPT_PATH, 0, 0, false, NULL, "searched",
+     "WORLD.WDB whose models the actors wear; none: no meshes (default: found beside the file or in ../DATA)"},
 };
 
 const ra_format ra_format_lego_ani = {

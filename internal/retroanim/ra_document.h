@@ -39,6 +39,9 @@ struct ra_document {
      * formats that fetch more of the archive (a Metroid character's model) */
     void *archive;
     size_t archive_item;
+    /* the archive's own path, for an item's document (formats that look for
+     * companion files beside the archive: a LEGO Island WORLD.WDB) */
+    const char *archive_filename;
 };
 
 struct ra_format {

@@ -32,7 +32,15 @@ def fixture_files():
 
 
 def opts_for(path):
-    return {"format": "lego_ani_body"} if path.endswith(".anb") else {}
+    opts = {"format": "lego_ani_body"} if path.endswith(".anb") else {}
+    # the fixture's own load options (a LEGO animation wearing a WDB fixture: wdb=FILE beside it)
+    txt = os.path.splitext(path)[0] + ".txt"
+    if os.path.exists(txt):
+        for line in open(txt, encoding="utf-8", errors="replace"):
+            if line.startswith("expect-option "):
+                k, _, v = line[len("expect-option "):].strip().partition("=")
+                opts[k] = os.path.join(os.path.dirname(path), v) if k == "wdb" else v
+    return opts
 
 
 def approx(a, b, tol=6e-8):
