@@ -6,6 +6,10 @@
 
 #include "retroanim/ra_scene.h"
 
+/* ra_step_epsilon without the call where it is its floor 1e-4: below 255
+ * four float32 steps are at most 2^-14 */
+static inline double step_eps(double t) { return fabs(t) < 255 ? 1e-4 : ra_step_epsilon(t); }
+
 void ra_bake_params_default(ra_bake_params *p)
 {
     p->angle_tol = 4e-6;
@@ -77,6 +81,24 @@ static double vec_err(ra_vec3 a, ra_vec3 b)
     return e;
 }
 
+/* A value no larger than piece_ok's value tolerance
+ * tol * (1 + max(|e.t|, |e.s|)), without its square roots: the largest
+ * component bounds each length from below (less 2^-50 for the rounding of
+ * the sums and roots), and the rounded operations are monotonic.  -1 (no
+ * floor) where a component is NaN, which the largest component would skip. */
+static double tol_floor(double tol, const ra_trs *e)
+{
+    const double c[6] = {e->t.x, e->t.y, e->t.z, e->s.x, e->s.y, e->s.z};
+    double m = 0, sum = 0;
+    for (int k = 0; k < 6; k++) {
+        double a = fabs(c[k]);
+        if (a > m) m = a;
+        sum += c[k];
+    }
+    if (sum != sum) return -1;
+    return tol * (1 + m * (1 - 0x1p-50));
+}
+
 /* The function at the quarter points of a piece: q[1] is its midpoint, q[0]
  * and q[2] the midpoints of its halves.  Each is evaluated when first needed;
  * a piece that is split hands q[0] and q[2] to its halves as their
@@ -103,9 +125,13 @@ static bool piece_ok(bake *b, const sample *x, const sample *y, probes *q)
         }
         const ra_trs *e = &q->v[i];
         double f = (at[i] - x->t) / len;
-        double tv = b->p->value_tol * (1 + fmax(ra_v3_len(e->t), ra_v3_len(e->s)));
-        if (vec_err(ra_v3_lerp(x->v.t, y->v.t, f), e->t) > tv) return false;
-        if (vec_err(ra_v3_lerp(x->v.s, y->v.s, f), e->s) > tv) return false;
+        double et = vec_err(ra_v3_lerp(x->v.t, y->v.t, f), e->t), es = vec_err(ra_v3_lerp(x->v.s, y->v.s, f), e->s);
+        double lo = tol_floor(b->p->value_tol, e);
+        if (!(et <= lo && es <= lo)) {
+            double tv = b->p->value_tol * (1 + ra_fmax(ra_v3_len(e->t), ra_v3_len(e->s)));
+            if (et > tv) return false;
+            if (es > tv) return false;
+        }
         if (!ra_q_slerp_near(&span, f, e->r, b->p->angle_tol)) return false;
     }
     return true;
@@ -131,20 +157,20 @@ static bool append(samples *o, sample v)
 
 /* Appends the interior samples of [x, y] in time order (x and y excluded).
  * mid: the function at the piece's midpoint when already evaluated. */
-static void refine(bake *b, sample x, sample y, int depth, const ra_trs *mid, samples *out)
+static void refine(bake *b, const sample *x, const sample *y, int depth, const ra_trs *mid, samples *out)
 {
     if (b->failed || depth >= b->p->max_depth) return;
     probes q;
     q.have[0] = q.have[2] = false;
     q.have[1] = mid != NULL;
     if (mid) q.v[1] = *mid;
-    if (piece_ok(b, &x, &y, &q)) return;
-    double tm = 0.5 * (x.t + y.t);
-    if (!(tm > x.t && tm < y.t) || !take_sample(b)) return;
+    if (piece_ok(b, x, y, &q)) return;
+    double tm = 0.5 * (x->t + y->t);
+    if (!(tm > x->t && tm < y->t) || !take_sample(b)) return;
     sample m = {tm, q.have[1] ? q.v[1] : b->eval(b->ctx, tm), true};
-    refine(b, x, m, depth + 1, q.have[0] ? &q.v[0] : NULL, out);
+    refine(b, x, &m, depth + 1, q.have[0] ? &q.v[0] : NULL, out);
     if (!append(out, m)) b->failed = true;
-    refine(b, m, y, depth + 1, q.have[2] ? &q.v[2] : NULL, out);
+    refine(b, &m, y, depth + 1, q.have[2] ? &q.v[2] : NULL, out);
 }
 
 /* The keys of one track: built in a scratch buffer sized for every sample
@@ -192,7 +218,7 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
     for (size_t i = 0; i < nbreaks; i++) {
         double t = breaks[i];
         if (i && t <= breaks[i - 1]) continue;
-        double eps = ra_step_epsilon(t);
+        double eps = step_eps(t);
         bool has_next = false;
         double next = 0;
         for (size_t j = i + 1; j < nbreaks; j++)
@@ -215,7 +241,7 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
     samples fs = {0};
     for (size_t i = 0; i < b.n && !b.failed; i++) {
         if (!append(&fs, b.s[i])) b.failed = true;
-        if (i + 1 < b.n && b.s[i].smooth_after) refine(&b, b.s[i], b.s[i + 1], 0, NULL, &fs);
+        if (i + 1 < b.n && b.s[i].smooth_after) refine(&b, &b.s[i], &b.s[i + 1], 0, NULL, &fs);
     }
     ra_free(b.s);
     sample *fin = fs.s;

@@ -18,16 +18,17 @@
 #include "retroanim/ra_document.h"
 
 #define NLERP_K 0.0042
+#define SIN_CACHE 64                    /* pieces of one span whose sines are kept */
 #define MIN_ANGLE (0.1 * RA_PI / 180.0) /* below this the keys would explode: the bound is then not met */
 
 static double vec_max_len(const ra_vec_key *k, size_t n, double v)
 {
-    for (size_t i = 0; i < n; i++) v = fmax(v, ra_v3_len(k[i].v));
+    for (size_t i = 0; i < n; i++) v = ra_fmax(v, ra_v3_len(k[i].v));
     return v;
 }
 static double vec_max_comp(const ra_vec_key *k, size_t n, double v)
 {
-    for (size_t i = 0; i < n; i++) v = fmax(v, fmax(fabs(k[i].v.x), fmax(fabs(k[i].v.y), fabs(k[i].v.z))));
+    for (size_t i = 0; i < n; i++) v = ra_fmax(v, ra_fmax(fabs(k[i].v.x), ra_fmax(fabs(k[i].v.y), fabs(k[i].v.z))));
     return v;
 }
 
@@ -50,8 +51,8 @@ double ra_scene_lever_sum(const ra_scene *s)
         const ra_mat4 *m = &s->nodes[i].transform;
         tmax[i] = ra_v3_len(ra_v3(m->m[0][3], m->m[1][3], m->m[2][3]));
         double c = 0; /* the longest column bounds how far the matrix stretches */
-        for (int k = 0; k < 3; k++) c = fmax(c, ra_v3_len(ra_v3(m->m[0][k], m->m[1][k], m->m[2][k])));
-        smax[i] = fmax(1.0, c);
+        for (int k = 0; k < 3; k++) c = ra_fmax(c, ra_v3_len(ra_v3(m->m[0][k], m->m[1][k], m->m[2][k])));
+        smax[i] = ra_fmax(1.0, c);
         ext[i] = 0;
         sub[i] = 1;
     }
@@ -66,8 +67,8 @@ double ra_scene_lever_sum(const ra_scene *s)
      * subtree reaches from a node's origin, and how much it scales */
     for (size_t i = n; i-- > 1;) {
         size_t p = (size_t)s->nodes[i].parent;
-        ext[p] = fmax(ext[p], tmax[i] + smax[i] * ext[i]);
-        sub[p] = fmax(sub[p], smax[i] * sub[i]);
+        ext[p] = ra_fmax(ext[p], tmax[i] + smax[i] * ext[i]);
+        sub[p] = ra_fmax(sub[p], smax[i] * sub[i]);
     }
     /* top-down: a rotation error d at node a moves what hangs below it by at
      * most d * above(a) * s(a) * (sub(a) + ext(a)) per world-matrix entry */
@@ -92,13 +93,21 @@ double ra_scene_auto_key_angle(const ra_scene *s)
     return a;
 }
 
+/* ra_step_epsilon without the call where it is its floor 1e-4: below 255
+ * four float32 steps are at most 2^-14 */
+static inline double step_eps(double t) { return fabs(t) < 255 ? 1e-4 : ra_step_epsilon(t); }
+
 /* The pieces the span between two rotation keys is cut into: a step (two
  * keys a step epsilon apart) stays one piece.  At most 3600 (0.1 degree). */
-static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double max_angle)
+static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double max_angle, double cos_one, double *om)
 {
-    if (k1->t - k0->t <= 1.5 * ra_step_epsilon(k1->t)) return 1;
+    if (k1->t - k0->t <= 1.5 * step_eps(k1->t)) return 1;
     double d = fabs(ra_q_dot(k0->q, k1->q));
-    return d >= 1 ? 1 : (uint32_t)fmax(1, ceil(2 * acos(d) / max_angle));
+    /* cos_one: the cosine of a hair less than half max_angle, so that above it
+     * the acos below would give one piece too: skipped (most pairs) */
+    if (d >= 1 || d >= cos_one) return 1;
+    *om = acos(d); /* the arc's angle, kept for the keys inserted on it */
+    return (uint32_t)ra_fmax(1, ceil(2 * *om / max_angle));
 }
 
 ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err)
@@ -117,21 +126,45 @@ ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_key
     uint32_t *pieces = ra_malloc((pairs ? pairs : 1) * sizeof *pieces);
     if (!pieces) return ra_fail_nomem(err, s->format);
     uint32_t *p = pieces;
+    double cos_one = cos(0.5 * max_angle * (1 - 1e-9));
+    /* the acos of each pair cut into pieces, in order (NULL: out of memory) */
+    double *oms = ra_malloc(256 * sizeof *oms);
+    size_t noms = 0, oms_cap = 256, oi = 0;
+    if (!oms) {
+        ra_free(pieces);
+        return ra_fail_nomem(err, s->format);
+    }
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) {
             const ra_channel *ch = &s->animations[a].channels[c];
             for (size_t k = 1; k < ch->rotation_count; k++, p++) {
-                *p = span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle);
+                double om = 0;
+                *p = span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle, cos_one, &om);
                 added += *p - 1;
+                if (*p > 1 && oms) {
+                    if (noms == oms_cap) {
+                        size_t cap = oms_cap * 2;
+                        double *no = ra_realloc(oms, cap * sizeof *no);
+                        if (!no) {
+                            ra_free(oms);
+                            oms = NULL;
+                            continue;
+                        }
+                        oms = no;
+                        oms_cap = cap;
+                    }
+                    oms[noms++] = om;
+                }
             }
         }
-    ra_status st = RA_OK;
-    if (added > 0 && total + added > max_keys)
+    ra_status st = oms ? RA_OK : ra_fail_nomem(err, s->format);
+    if (st == RA_OK && added > 0 && total + added > max_keys)
         st = ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
                      "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
                      "max_keys (%.0f)",
                      total + added, max_angle * 180 / RA_PI, max_keys);
     p = pieces;
+    double sn[SIN_CACHE + 1];
     for (size_t a = 0; a < s->animation_count && added > 0 && st == RA_OK; a++)
         for (size_t c = 0; c < s->animations[a].channel_count && st == RA_OK; c++) {
             ra_channel *ch = &s->animations[a].channels[c];
@@ -149,12 +182,26 @@ ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_key
             out[o++] = ch->rotation[0];
             for (size_t k = 1; k < n; k++) {
                 ra_quat_key k0 = ch->rotation[k - 1], k1 = ch->rotation[k];
-                for (uint32_t i = 1; i < pc[k - 1]; i++) {
-                    double f = (double)i / (double)pc[k - 1];
-                    out[o].t = k0.t + (k1.t - k0.t) * f;
-                    out[o].q = ra_q_slerp_shortest(k0.q, k1.q, f);
-                    if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
-                    o++;
+                uint32_t np = pc[k - 1];
+                if (np > 1) {
+                    /* ra_q_slerp_shortest(k0.q, k1.q, i / np), its arc worked
+                     * out once; sin(f * om) of every piece first, since
+                     * 1 - i/np is mostly (np - i)/np exactly and then shares it */
+                    ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, oms[oi++]);
+                    bool cache = arc.so != 0 && np <= SIN_CACHE;
+                    for (uint32_t i = 1; cache && i < np; i++) sn[i] = sin((double)i / (double)np * arc.om);
+                    for (uint32_t i = 1; i < np; i++) {
+                        double f = (double)i / (double)np;
+                        out[o].t = k0.t + (k1.t - k0.t) * f;
+                        if (cache) {
+                            double g = 1 - f, s0 = g == (double)(np - i) / (double)np ? sn[np - i] : sin(g * arc.om);
+                            out[o].q = ra_q_slerp_arc_mix(&arc, s0 / arc.so, sn[i] / arc.so);
+                        } else {
+                            out[o].q = ra_q_slerp_arc_at(&arc, f);
+                        }
+                        if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
+                        o++;
+                    }
                 }
                 out[o] = k1;
                 if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
@@ -164,5 +211,6 @@ ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_key
             ch->rotation_count = o;
         }
     ra_free(pieces);
+    ra_free(oms);
     return st;
 }

@@ -1,6 +1,7 @@
 /* Vectors, quaternions, matrices. */
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "retroanim/ra_math.h"
@@ -46,6 +47,35 @@ static ra_quat arc_mix(ra_quat a, ra_quat b, double om, double so, double t)
     return ra_q_normalize(ra_q_add(ra_q_scale(a, s0), ra_q_scale(b, s1)));
 }
 
+ra_slerp_arc ra_q_slerp_arc(ra_quat a, ra_quat b)
+{
+    double c = ra_q_dot(a, b);
+    if (c < 0) {
+        c = -c;
+        b = ra_q_neg(b);
+    }
+    ra_slerp_arc r = {a, b, 0, 0};
+    arc_of(c, &r.om, &r.so);
+    return r;
+}
+
+ra_slerp_arc ra_q_slerp_arc_om(ra_quat a, ra_quat b, double om)
+{
+    double c = ra_q_dot(a, b);
+    if (c < 0) {
+        c = -c;
+        b = ra_q_neg(b);
+    }
+    ra_slerp_arc r = {a, b, 0, 0};
+    if (1.0 - c > 1e-6) { /* arc_of with its acos given */
+        r.om = om;
+        r.so = sin(om);
+    }
+    return r;
+}
+
+ra_quat ra_q_slerp_arc_at(const ra_slerp_arc *arc, double t) { return arc_mix(arc->a, arc->b, arc->om, arc->so, t); }
+
 ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t)
 {
     /* the same algorithm as aiQuaternion::Interpolate */
@@ -66,44 +96,40 @@ double ra_q_angle_between(ra_quat a, ra_quat b)
     return 2 * acos(d);
 }
 
-ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b)
+/* ra_q_angle_between(a, b) <= tol, the acos left out where the cosine is
+ * clearly on one side: above cos(0.99 tol/2) the angle is within tol, below
+ * cos(1.01 tol/2) beyond it, whatever the rounding of cos and acos (for tol
+ * in [1e-6, 3] the margin is over 20 times their error there). */
+static bool angle_within(ra_quat a, ra_quat b, double tol)
 {
-    double d = ra_q_dot(a, b);
-    if (d < 0) {
-        d = -d;
-        b = ra_q_neg(b);
+    double d = fabs(ra_q_dot(ra_q_normalize(a), ra_q_normalize(b)));
+    if (d > 1) d = 1;
+    if (tol >= 1e-6 && tol <= 3) {
+        static _Thread_local double c_tol[2] = {-1, -1}, c_hi[2], c_lo[2];
+        static _Thread_local int c_next;
+        int k = c_tol[0] == tol ? 0 : c_tol[1] == tol ? 1 : -1;
+        if (k < 0) {
+            k = c_next;
+            c_next ^= 1;
+            c_tol[k] = tol;
+            c_hi[k] = cos(0.99 * tol / 2);
+            c_lo[k] = cos(1.01 * tol / 2);
+        }
+        if (d >= c_hi[k]) return true;
+        if (d < c_lo[k]) return false;
     }
-    ra_slerp_span s = {a, b, -1, false, 0, 0};
-    double nn = ra_q_dot(a, a) * ra_q_dot(b, b), cs = nn > 0 ? fmin(1.0, d / sqrt(nn)) : 0;
-    if (cs > 0.5) {
-        /* theta^2 <= 1.098 * 2 (1 - cos theta) for theta <= pi/3 */
-        double th2 = 1.098 * 2.0 * (1.0 - cs);
-        s.dev = 0.04 * th2 * sqrt(th2);
-    }
-    return s;
+    return 2 * acos(d) <= tol;
 }
 
-bool ra_q_slerp_near(ra_slerp_span *s, double f, ra_quat e, double tol)
+bool ra_q_slerp_near_exact(ra_slerp_span *s, double f, ra_quat e, double tol)
 {
-    if (s->dev >= 0) {
-        double dev = s->dev;
-        ra_quat nl = ra_q_add(ra_q_scale(s->a, 1 - f), ra_q_scale(s->b, f));
-        double c = ra_q_dot(nl, e), c2 = c * c, den = ra_q_dot(nl, nl) * ra_q_dot(e, e);
-        /* off by more than tol + dev: cos(T/2) >= 1 - T^2/8 */
-        double hi = tol + dev, lim = 1.0 - hi * hi / 8;
-        if (lim > 0 && c2 < lim * lim * den) return false;
-        /* within tol - dev: cos(x) <= 1 - x^2/2 + x^4/24 */
-        double x = (tol - dev) / 2, x2 = x * x;
-        lim = 1.0 - x2 / 2 + x2 * x2 / 24;
-        if (x > 0 && lim > 0 && c2 >= lim * lim * den) return true;
-    }
-    /* exact: ra_q_slerp_shortest with the span's arc (worked out once per
-     * span), and the angle to e */
+    /* ra_q_slerp_shortest with the span's arc (worked out once per span),
+     * and the angle to e */
     if (!s->arc) {
         arc_of(ra_q_dot(s->a, s->b), &s->om, &s->so);
         s->arc = true;
     }
-    return ra_q_angle_between(arc_mix(s->a, s->b, s->om, s->so, f), e) <= tol;
+    return angle_within(arc_mix(s->a, s->b, s->om, s->so, f), e, tol);
 }
 
 ra_vec3 ra_q_rotate(ra_quat q, ra_vec3 v)
@@ -288,5 +314,12 @@ double ra_f32_ulp(double x)
 {
     float f = (float)fabs(x);
     if (!isfinite(f)) return INFINITY;
-    return (double)nextafterf(f, INFINITY) - (double)f;
+    /* nextafterf(f, INFINITY) for a finite f >= 0: the next bit pattern
+     * (FLT_MAX's is infinity's, as nextafterf gives) */
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u++;
+    float g;
+    memcpy(&g, &u, sizeof g);
+    return (double)g - (double)f;
 }

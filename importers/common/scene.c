@@ -354,7 +354,13 @@ size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle)
     if (d > 1) d = 1;
     if (d < -1) d = -1;
     if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
-    if (d >= cos(max_angle)) return 1;                 /* one piece: no acos */
+    /* cos(max_angle), kept for the next call (a load passes one angle) */
+    static _Thread_local double last_angle = -1, last_cos = 0;
+    if (max_angle != last_angle) {
+        last_cos = cos(max_angle);
+        last_angle = max_angle;
+    }
+    if (d >= last_cos) return 1;                       /* one piece: no acos */
     size_t pieces = (size_t)ceil(acos(d) / max_angle); /* the 4D angle of the engine's great circle */
     return pieces < 1 ? 1 : pieces;
 }
@@ -364,9 +370,22 @@ bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, 
     if (pieces <= 1) return ra_quat_track_push(a, tr, t1, q1); /* no slerp */
     q0 = ra_q_normalize(q0);
     q1 = ra_q_normalize(q1);
+    /* ra_q_slerp_raw(q0, q1, f) with its arc worked out once */
+    double d = ra_q_dot(q0, q1) / (ra_q_len(q0) * ra_q_len(q1));
+    if (d > 1) d = 1;
+    if (d < -1) d = -1;
+    double th = acos(d), s = sin(th);
     for (size_t k = 1; k <= pieces; k++) {
         double f = (double)k / (double)pieces;
-        ra_quat q = k == pieces ? q1 : ra_q_slerp_raw(q0, q1, f);
+        ra_quat q = q1;
+        if (k < pieces) {
+            if (s < 1e-9) {
+                q = ra_q_normalize(ra_q_add(ra_q_scale(q0, 1 - f), ra_q_scale(q1, f)));
+            } else {
+                double ka = sin((1 - f) * th) / s, kb = sin(f * th) / s;
+                q = ra_q_normalize(ra_q_add(ra_q_scale(q0, ka), ra_q_scale(q1, kb)));
+            }
+        }
         if (!ra_quat_track_push(a, tr, t0 + (t1 - t0) * f, q)) return false;
     }
     return true;
@@ -394,7 +413,7 @@ void ra_vec_track_simplify(ra_vec_track *tr, double tol)
     bool open = false; /* lo/hi hold the sleeve of the keys dropped since k[o-1] */
     for (size_t i = 1; i + 1 < tr->count; i++) {
         const ra_vec_key *a = &k[o - 1], *b = &k[i + 1];
-        double scale = 1 + fmax(fabs(k[i].v.x), fmax(fabs(k[i].v.y), fabs(k[i].v.z)));
+        double scale = 1 + ra_fmax(fabs(k[i].v.x), ra_fmax(fabs(k[i].v.y), fabs(k[i].v.z)));
         double e = tol * scale * (1 - 1e-9), dt = k[i].t - a->t, db = b->t - a->t;
         double nlo[3], nhi[3];
         bool drop = dt > 0 && db > dt;
@@ -403,8 +422,8 @@ void ra_vec_track_simplify(ra_vec_track *tr, double tol)
             nlo[c] = (kv - e - av) / dt;
             nhi[c] = (kv + e - av) / dt;
             if (open) {
-                nlo[c] = fmax(nlo[c], lo[c]);
-                nhi[c] = fmin(nhi[c], hi[c]);
+                nlo[c] = ra_fmax(nlo[c], lo[c]);
+                nhi[c] = ra_fmin(nhi[c], hi[c]);
             }
             double s = (vec_axis(b->v, c) - av) / db;
             if (!(s >= nlo[c] && s <= nhi[c])) drop = false;
@@ -434,7 +453,7 @@ void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
     ra_quat_key *k = tr->keys;
     size_t o = 1, run = 0;
     /* the rotation between a and b is at most max_angle where |a.b| >= cos(max_angle / 2) |a| |b| */
-    double c = cos(fmin(max_angle, RA_PI) / 2);
+    double c = cos(ra_fmin(max_angle, RA_PI) / 2);
     for (size_t i = 1; i + 1 < tr->count; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
         /* dropped only between keys on one hemisphere less than 60 degrees (4D) apart, where the span's nlerp shortcut holds */

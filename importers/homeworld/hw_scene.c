@@ -136,6 +136,89 @@ static void values_at(const hw_object *o, double tau, bool left, double v[HW_CHA
     for (int c = 0; c < HW_CHANNELS; c++) v[c] = seg_value(&g, o->path[c], NULL, NULL, flags);
 }
 
+/* values_at for many instants of one object, mostly increasing: the
+ * segment found from the last one where the key times are in order (the
+ * binary search's answer is then the only segment that fits), and each
+ * segment's weights and tangents worked out once.  Bit for bit values_at. */
+typedef struct seg_cache {
+    bool sorted;  /* t[2..n-3] never decrease: a segment that fits is segment()'s */
+    int64_t i;    /* the segment below, -1 none */
+    spline_seg g; /* its weights (s unused) */
+    unsigned flags;
+    double t0, p1[HW_CHANNELS], p2[HW_CHANNELS], out[HW_CHANNELS], in[HW_CHANNELS];
+} seg_cache;
+
+static void seg_cache_init(seg_cache *c, const hw_object *o)
+{
+    int64_t n = o->key_count;
+    c->i = -1;
+    c->sorted = true;
+    for (int64_t k = 2; k + 1 <= n - 3; k++)
+        if (!(o->times[k] <= o->times[k + 1])) c->sorted = false;
+}
+
+static bool seg_fits(const float *t, int64_t n, double tau, bool left, int64_t i)
+{
+    if (i < 1 || i > n - 3) return false;
+    if (i > 1 && !(left ? t[i] < tau : t[i] <= tau)) return false;
+    return i == n - 3 || !(left ? t[i + 1] < tau : t[i + 1] <= tau);
+}
+
+static void values_at_cached(const hw_object *o, seg_cache *c, double tau, bool left, double v[HW_CHANNELS],
+                             unsigned *flags)
+{
+    int64_t n = o->key_count;
+    const float *t = o->times;
+    if (n < 4 || (left ? tau <= t[1] : tau < t[1]) || (left ? tau > t[n - 2] : tau >= t[n - 2])) {
+        values_at(o, tau, left, v, flags); /* a held key (or none) */
+        return;
+    }
+    int64_t i = -1;
+    if (c->sorted && c->i >= 0)
+        for (int64_t k = c->i - 1; k <= c->i + 4; k++)
+            if (seg_fits(t, n, tau, left, k)) {
+                i = k;
+                break;
+            }
+    if (i < 0) i = segment(t, n, tau, left);
+    if (i != c->i) {
+        /* seg_at's and seg_value's sums for segment i */
+        unsigned fl = 0;
+        double t0 = t[i], t1 = t[i + 1];
+        spline_seg *g = &c->g;
+        g->len = t1 - t0;
+        const hw_tcb *k0 = &o->tcb[i], *k1 = &o->tcb[i + 1];
+        g->adj0 = ratio(g->len, t1 - t[i - 1], &fl);
+        g->adj1 = ratio(g->len, t[i + 2] - t0, &fl);
+        g->a0 = (1.0 - k0->tension) * (1.0 + k0->continuity) * (1.0 + k0->bias);
+        g->b0 = (1.0 - k0->tension) * (1.0 - k0->continuity) * (1.0 - k0->bias);
+        g->a1 = (1.0 - k1->tension) * (1.0 - k1->continuity) * (1.0 + k1->bias);
+        g->b1 = (1.0 - k1->tension) * (1.0 + k1->continuity) * (1.0 - k1->bias);
+        for (int ch = 0; ch < HW_CHANNELS; ch++) {
+            const float *P = o->path[ch];
+            double p0 = P[i - 1], p1 = P[i], p2 = P[i + 1], p3 = P[i + 2];
+            c->p1[ch] = p1;
+            c->p2[ch] = p2;
+            c->out[ch] = g->adj0 * (g->a0 * (p1 - p0) + g->b0 * (p2 - p1));
+            c->in[ch] = g->adj1 * (g->a1 * (p2 - p1) + g->b1 * (p3 - p2));
+        }
+        c->t0 = t0;
+        c->flags = fl;
+        c->i = i;
+    }
+    if (flags) *flags |= c->flags;
+    double s = (tau - c->t0) / c->g.len, s2 = s * s, s3 = s2 * s;
+    for (int ch = 0; ch < HW_CHANNELS; ch++) {
+        double p1 = c->p1[ch], p2 = c->p2[ch], out = c->out[ch], in = c->in[ch];
+        double x = (2 * s3 - 3 * s2 + 1) * p1 + (-2 * s3 + 3 * s2) * p2 + (s3 - 2 * s2 + s) * out + (s3 - s2) * in;
+        if (!(fabs(x) <= FLT_MAX)) {
+            if (flags) *flags |= HW_SPLINE_NOT_FINITE;
+            x = 0;
+        }
+        v[ch] = x;
+    }
+}
+
 /* nisObjectEulerToMatrix and the (y, z, -x) translation, in closed form (docs/formats/homeworld.md §3) */
 static ra_mat4 ship_matrix(const double v[HW_CHANNELS])
 {
@@ -158,20 +241,28 @@ static ra_mat4 local_matrix(const hw_state *st, const double v[HW_CHANNELS])
 
 /* The same transform as translation and quaternion, built independently of
  * the matrix above (the tests compare the two). */
+/* ra_q_axis_angle about a unit axis (0 X, 1 Y, 2 Z), its length's sqrt
+ * and division by 1 left out (both exact); the zero components keep their
+ * products for their signs */
+static ra_quat axis_q(int axis, double a)
+{
+    double s = sin(a / 2), c = cos(a / 2);
+    return ra_q(c, axis == 0 ? 1 * s : 0 * s, axis == 1 ? 1 * s : 0 * s, axis == 2 ? 1 * s : 0 * s);
+}
+
 static ra_trs local_trs(const hw_state *st, const double v[HW_CHANNELS])
 {
-    const ra_vec3 X = {1, 0, 0}, Y = {0, 1, 0}, Z = {0, 0, 1};
     ra_trs r = {ra_v3(0, 0, 0), ra_q_identity(), ra_v3(1, 1, 1)};
     double h = v[HW_H], p = v[HW_P], b = v[HW_B];
     if (st->space == SPACE_SHIP) {
         r.t = ra_v3(v[HW_Y], v[HW_Z], -v[HW_X]);
-        r.r = ra_q_mul(ra_q_mul(ra_q_axis_angle(X, -h), ra_q_axis_angle(Z, p)), ra_q_axis_angle(Y, -b));
+        r.r = ra_q_mul(ra_q_mul(axis_q(0, -h), axis_q(2, p)), axis_q(1, -b));
     } else if (!st->native) { /* LightWave, Z mirrored into a right-handed frame */
         r.t = ra_v3(v[HW_X], v[HW_Y], -v[HW_Z]);
-        r.r = ra_q_mul(ra_q_mul(ra_q_axis_angle(Y, -h), ra_q_axis_angle(X, -p)), ra_q_axis_angle(Z, b));
+        r.r = ra_q_mul(ra_q_mul(axis_q(1, -h), axis_q(0, -p)), axis_q(2, b));
     } else { /* LightWave as stored (left-handed) */
         r.t = ra_v3(v[HW_X], v[HW_Y], v[HW_Z]);
-        r.r = ra_q_mul(ra_q_mul(ra_q_axis_angle(Y, h), ra_q_axis_angle(X, p)), ra_q_axis_angle(Z, b));
+        r.r = ra_q_mul(ra_q_mul(axis_q(1, h), axis_q(0, p)), axis_q(2, b));
     }
     return r;
 }
@@ -254,6 +345,10 @@ static bool merge_runs(sample *c, size_t m1, size_t m2, size_t n)
     return true;
 }
 
+/* ra_step_epsilon without the call where it is its floor 1e-4: below 255
+ * four float32 steps are at most 2^-14 */
+static inline double step_eps(double t) { return fabs(t) < 255 ? 1e-4 : ra_step_epsilon(t); }
+
 /* The instants one window needs for one object, sorted, at least one step
  * epsilon apart (two before a step, whose left value is written at u - eps):
  * the window's ends win over everything, a step over a key time, a key time
@@ -284,12 +379,12 @@ static sample *window_samples(const hw_object *o, const hw_animation *a, double 
     size_t out = 0;
     for (size_t i = 0; i < k; i++) {
         sample s = c[i];
-        double gap = ra_step_epsilon(s.u) * (s.kind == SAMPLE_STEP ? 2 : 1);
+        double gap = step_eps(s.u) * (s.kind == SAMPLE_STEP ? 2 : 1);
         while (out && s.u - c[out - 1].u < gap && c[out - 1].kind < s.kind) out--;
         if (out && s.u - c[out - 1].u < gap) {
             /* a step too close after the window's start to write its left
              * value: its right value is a plain key (the start keeps its own) */
-            if (s.kind == SAMPLE_STEP && c[out - 1].kind == SAMPLE_END && s.u - c[out - 1].u >= ra_step_epsilon(s.u))
+            if (s.kind == SAMPLE_STEP && c[out - 1].kind == SAMPLE_END && s.u - c[out - 1].u >= step_eps(s.u))
                 s.kind = SAMPLE_KEY;
             else continue;
         }
@@ -309,12 +404,13 @@ typedef struct baker {
     size_t *left; /* keys this load may still write */
     unsigned flags;
     double cos_half_max; /* cos(max_key_angle / 2) */
+    seg_cache seg;
 } baker;
 
 static ra_trs trs_at(baker *b, double u, bool left)
 {
     double v[HW_CHANNELS];
-    values_at(b->o, b->start + u, left, v, &b->flags);
+    values_at_cached(b->o, &b->seg, b->start + u, left, v, &b->flags);
     return local_trs(b->st, v);
 }
 
@@ -330,7 +426,7 @@ static bool push(baker *b, double u, ra_trs r)
  * max_key_angle: halve until it does. */
 static bool push_between(baker *b, double u0, ra_quat q0, double u1, ra_trs r1, int depth)
 {
-    if (depth < 24 && ra_q_angle_over(q0, r1.r, b->cos_half_max) && u1 - u0 > 2 * ra_step_epsilon(u1)) {
+    if (depth < 24 && ra_q_angle_over(q0, r1.r, b->cos_half_max) && u1 - u0 > 2 * step_eps(u1)) {
         double um = 0.5 * (u0 + u1);
         ra_trs rm = trs_at(b, um, false);
         if (!push_between(b, u0, q0, um, rm, depth + 1)) return false;
@@ -353,7 +449,8 @@ static size_t drop_repeats(void *keys, size_t count, size_t stride)
             memmove(k + (o - 1) * stride, v, stride); /* the run's last key moves up */
             continue;
         }
-        memmove(k + o++ * stride, v, stride);
+        if (k + o * stride != v) memmove(k + o * stride, v, stride); /* in place until the first repeat */
+        o++;
     }
     return o;
 }
@@ -375,7 +472,8 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     size_t ns = 0;
     sample *smp = window_samples(o, a, st->sample_rate, &ns);
     if (!smp) return ra_fail_nomem(err, FMT);
-    baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2)};
+    baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2), {0}};
+    seg_cache_init(&b.seg, o);
     bool ok = true;
     if (ns > *left) ok = false;
     /* the tracks hold at least one key per sample; subdivisions grow them.
@@ -390,7 +488,7 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     for (size_t i = 0; ok && i < ns; i++) {
         double u = smp[i].u;
         if (smp[i].kind == SAMPLE_STEP) {
-            double e = ra_step_epsilon(u);
+            double e = step_eps(u);
             ra_trs l = trs_at(&b, u, true);
             ok = (i == 0 || push_between(&b, pu, pq, u - e, l, 0)) && push(&b, u, trs_at(&b, u, false));
         } else {

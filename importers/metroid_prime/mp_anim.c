@@ -35,14 +35,6 @@ static double rot_scale(uint32_t rot_div) { return RA_PI / (2.0 * (double)rot_di
 
 double mp_rotation_quantum(uint32_t rot_div) { return rot_scale(rot_div ? rot_div : 0x7FFF); }
 
-static ra_quat dequant_rot(const int32_t *q, uint8_t wneg, double s)
-{
-    double x = sin(q[0] * s), y = sin(q[1] * s), z = sin(q[2] * s);
-    double w2 = 1.0 - x * x - y * y - z * z;
-    double w = sqrt(w2 > 0 ? w2 : 0);
-    return ra_q(wneg ? -w : w, x, y, z);
-}
-
 static ra_vec3 dequant_vec(const int32_t *q, float mult)
 {
     return ra_v3((double)q[0] * mult, (double)q[1] * mult, (double)q[2] * mult);
@@ -54,21 +46,57 @@ static bool vec_in_float_range(ra_vec3 v)
     return fabs(v.x) <= FLT_MAX && fabs(v.y) <= FLT_MAX && fabs(v.z) <= FLT_MAX;
 }
 
+/* sin(q * s) of the rotation components, remembered per q where many keys
+ * share a few thousand quantized values (same call, same result) */
+#define SIN_MEMO_HALF 32768
+typedef struct sin_memo {
+    double *v; /* [q + SIN_MEMO_HALF], NaN until worked out; NULL: no memo */
+    double s;
+} sin_memo;
+
+static inline double memo_sin(sin_memo *m, int32_t q)
+{
+    if (!m->v || q < -SIN_MEMO_HALF || q > SIN_MEMO_HALF) return sin(q * m->s);
+    double *e = &m->v[q + SIN_MEMO_HALF];
+    if (*e != *e) *e = sin(q * m->s);
+    return *e;
+}
+
+static ra_quat dequant_rot(const int32_t *q, uint8_t wneg, sin_memo *m)
+{
+    double x = memo_sin(m, q[0]), y = memo_sin(m, q[1]), z = memo_sin(m, q[2]);
+    double w2 = 1.0 - x * x - y * y - z * z;
+    double w = sqrt(w2 > 0 ? w2 : 0);
+    return ra_q(wneg ? -w : w, x, y, z);
+}
+
 static bool decode_values(mp_anim *a, ra_arena *ar)
 {
     double s = rot_scale(a->rot_div);
+    sin_memo memo = {NULL, s};
+    size_t rot_keys = 0;
+    for (size_t c = 0; c < a->channel_count; c++) rot_keys += a->channels[c].has_rot ? a->key_count : 0;
+    if (rot_keys > SIN_MEMO_HALF) {
+        if (!(memo.v = ra_malloc((2 * SIN_MEMO_HALF + 1) * sizeof *memo.v))) return false;
+        for (size_t i = 0; i < 2 * SIN_MEMO_HALF + 1; i++) memo.v[i] = NAN;
+    }
     for (size_t c = 0; c < a->channel_count; c++) {
         mp_channel *ch = &a->channels[c];
         uint32_t k = a->key_count;
-        if (ch->has_rot && !(ch->rot = ra_arena_array(ar, k, sizeof *ch->rot))) return false;
-        if (ch->has_trans && !(ch->trans = ra_arena_array(ar, k, sizeof *ch->trans))) return false;
-        if (ch->has_scale && !(ch->scale = ra_arena_array(ar, k, sizeof *ch->scale))) return false;
+        /* filled completely below */
+        if ((ch->has_rot && !(ch->rot = ra_arena_array_uninit(ar, k, sizeof *ch->rot))) ||
+            (ch->has_trans && !(ch->trans = ra_arena_array_uninit(ar, k, sizeof *ch->trans))) ||
+            (ch->has_scale && !(ch->scale = ra_arena_array_uninit(ar, k, sizeof *ch->scale)))) {
+            ra_free(memo.v);
+            return false;
+        }
         for (uint32_t j = 0; j < k; j++) {
-            if (ch->has_rot) ch->rot[j] = dequant_rot(&ch->qrot[3 * j], ch->wneg[j], s);
+            if (ch->has_rot) ch->rot[j] = dequant_rot(&ch->qrot[3 * j], ch->wneg[j], &memo);
             if (ch->has_trans) ch->trans[j] = dequant_vec(&ch->qtrans[3 * j], a->trans_mult);
             if (ch->has_scale) ch->scale[j] = dequant_vec(&ch->qscale[3 * j], a->scale_mult);
         }
     }
+    ra_free(memo.v);
     return true;
 }
 
@@ -289,24 +317,31 @@ static bool read_count(rd *r, uint32_t *v, bool wide, const char *field)
     return true;
 }
 
-/* LSB-first bit reader over big-endian words (docs/formats/metroid_prime.md §3.1). */
+/* LSB-first bit reader over big-endian words (docs/formats/metroid_prime.md §3.1):
+ * the bits not yet taken sit at the bottom of a 64-bit buffer, refilled a
+ * whole word at a time (zeros past the stream's end). */
 typedef struct bits {
     const uint8_t *p;
     size_t words;
-    uint64_t pos;
+    size_t next;  /* the next word to load */
+    uint64_t buf; /* `have` bits, the next one lowest */
+    unsigned have;
 } bits;
 
 static uint32_t word_at(const bits *b, size_t i) { return i < b->words ? ra_load_u32be(b->p + 4 * i) : 0; }
 
-static uint32_t get_bits(bits *b, unsigned q, bool sign)
+/* q <= 32 (MP_MAX_BITS) */
+static inline uint32_t get_bits(bits *b, unsigned q, bool sign)
 {
     if (!q) return 0;
-    size_t w = (size_t)(b->pos >> 5);
-    unsigned sh = (unsigned)(b->pos & 31);
-    uint64_t v = ((uint64_t)word_at(b, w + 1) << 32 | word_at(b, w)) >> sh;
-    b->pos += q;
+    if (b->have < q) {
+        b->buf |= (uint64_t)word_at(b, b->next++) << b->have;
+        b->have += 32;
+    }
     uint32_t m = q == 32 ? 0xFFFFFFFFu : ((1u << q) - 1);
-    uint32_t x = (uint32_t)v & m;
+    uint32_t x = (uint32_t)b->buf & m;
+    b->buf >>= q;
+    b->have -= q;
     if (sign && q < 32 && (x >> (q - 1)) & 1) x |= ~m;
     return x;
 }
@@ -466,18 +501,20 @@ static bool read_v2(rd *r)
                               ra_cursor_left(&r->c));
     }
     a->bitstream_size = (size_t)nbytes;
-    bits bs = {r->c.data + r->c.pos, (size_t)(nbytes / 4), 0};
+    bits bs = {r->c.data + r->c.pos, (size_t)(nbytes / 4), 0, 0, 0};
     ra_rd_skip(&r->c, (size_t)nbytes, "bitstream");
 
     uint32_t k = a->key_count;
     for (uint32_t c = 0; c < a->desc_count; c++) {
         mp_channel *ch = &a->channels[c];
-        if (ch->has_rot && (!(ch->qrot = ra_arena_array(r->arena, (size_t)k * 3, sizeof(int32_t))) ||
-                            !(ch->wneg = ra_arena_array(r->arena, k, 1))))
+        /* every element is written below (key 0 from init, the others from the stream) */
+        if (ch->has_rot && (!(ch->qrot = ra_arena_array_uninit(r->arena, (size_t)k * 3, sizeof(int32_t))) ||
+                            !(ch->wneg = ra_arena_array_uninit(r->arena, k, 1))))
             return ra_cursor_nomem(&r->c);
-        if (ch->has_trans && !(ch->qtrans = ra_arena_array(r->arena, (size_t)k * 3, sizeof(int32_t))))
+        if (ch->has_rot) ch->wneg[0] = 0;
+        if (ch->has_trans && !(ch->qtrans = ra_arena_array_uninit(r->arena, (size_t)k * 3, sizeof(int32_t))))
             return ra_cursor_nomem(&r->c);
-        if (ch->has_scale && !(ch->qscale = ra_arena_array(r->arena, (size_t)k * 3, sizeof(int32_t))))
+        if (ch->has_scale && !(ch->qscale = ra_arena_array_uninit(r->arena, (size_t)k * 3, sizeof(int32_t))))
             return ra_cursor_nomem(&r->c);
         for (int i = 0; i < 3; i++) {
             if (ch->has_rot) ch->qrot[i] = ch->rq[i].init;
@@ -745,9 +782,10 @@ static float choose_mult(const mp_encode_track *t, size_t n, uint32_t k, bool sc
     for (size_t i = 0; i < n; i++) {
         const ra_vec3 *v = scale ? t[i].scale : t[i].trans;
         if (!v) continue;
-        m = fmax(m, fmax(fabs(v[0].x), fmax(fabs(v[0].y), fabs(v[0].z))));
+        m = ra_fmax(m, ra_fmax(fabs(v[0].x), ra_fmax(fabs(v[0].y), fabs(v[0].z))));
         for (uint32_t j = 1; j < k; j++)
-            m = fmax(m, fmax(fabs(v[j].x - v[j - 1].x), fmax(fabs(v[j].y - v[j - 1].y), fabs(v[j].z - v[j - 1].z))));
+            m = ra_fmax(
+                m, ra_fmax(fabs(v[j].x - v[j - 1].x), ra_fmax(fabs(v[j].y - v[j - 1].y), fabs(v[j].z - v[j - 1].z))));
     }
     double mult = m / limit * (1.0 + 1e-6);
     return mult < FLT_EPSILON ? FLT_EPSILON : (float)mult;

@@ -148,7 +148,7 @@ static double loop_frame(const gplay *gp, double f)
     double p = gp->period;
     if (!(p > 0)) return f;
     if (gp->loop != 0 && !(f < p * gp->loop)) return p;
-    double r = fmod(f, p);
+    double r = f < p ? f : fmod(f, p);     /* fmod is exact: f itself below one period */
     return r > f * NIFF_SEAM_SNAP ? r : p; /* at the seam within rounding: the end */
 }
 

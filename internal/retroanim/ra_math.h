@@ -28,6 +28,10 @@ static inline float ra_f32_floor(double t)
     if ((double)f > t) f = nextafterf(f, -INFINITY);
     return f;
 }
+/* fmax / fmin exactly as glibc's x86-64 ones (maxsd / minsd, the non-NaN
+ * operand when one is NaN), inline: the libm calls sit on hot loops. */
+static inline double ra_fmax(double a, double b) { return a > b || b != b ? a : b; }
+static inline double ra_fmin(double a, double b) { return a < b || b != b ? a : b; }
 static inline ra_vec3 ra_v3(double x, double y, double z)
 {
     ra_vec3 r = {x, y, z};
@@ -75,6 +79,22 @@ ra_quat ra_q_axis_angle(ra_vec3 axis, double radians);
 /* Rotation as consumers play it: shortest arc, normalised result
  * (what aiQuaternion::Interpolate and glTF slerp do). */
 ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t);
+/* ra_q_slerp_shortest's arc between a and b worked out once, for many t:
+ * ra_q_slerp_arc_at(&arc, t) == ra_q_slerp_shortest(a, b, t) bit for bit,
+ * and so is ra_q_slerp_arc_mix(&arc, sin((1 - t) * om) / so,
+ * sin(t * om) / so) where so != 0 (callers may share the sines between t). */
+typedef struct ra_slerp_arc {
+    ra_quat a, b;  /* b on a's hemisphere */
+    double om, so; /* so == 0: linear weights */
+} ra_slerp_arc;
+ra_slerp_arc ra_q_slerp_arc(ra_quat a, ra_quat b);
+/* the same with om = acos(|a.b|) already worked out (bit for bit that acos) */
+ra_slerp_arc ra_q_slerp_arc_om(ra_quat a, ra_quat b, double om);
+static inline ra_quat ra_q_slerp_arc_mix(const ra_slerp_arc *arc, double s0, double s1)
+{
+    return ra_q_normalize(ra_q_add(ra_q_scale(arc->a, s0), ra_q_scale(arc->b, s1)));
+}
+ra_quat ra_q_slerp_arc_at(const ra_slerp_arc *arc, double t);
 /* Plain slerp along the great circle from a to b, no hemisphere flip
  * (t may lie outside [0,1]: the circle is continued). */
 ra_quat ra_q_slerp_raw(ra_quat a, ra_quat b, double t);
@@ -92,8 +112,41 @@ typedef struct ra_slerp_span {
     bool arc;      /* om and so are set (on the first key the shortcut leaves undecided) */
     double om, so; /* the arc's angle and its sine for the exact slerp; so == 0: linear weights */
 } ra_slerp_span;
-ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b);
-bool ra_q_slerp_near(ra_slerp_span *s, double f, ra_quat e, double tol);
+/* inline: once per baked piece and per simplified key */
+static inline ra_slerp_span ra_q_slerp_span(ra_quat a, ra_quat b)
+{
+    double d = ra_q_dot(a, b);
+    if (d < 0) {
+        d = -d;
+        b = ra_q_neg(b);
+    }
+    ra_slerp_span s = {a, b, -1, false, 0, 0};
+    double nn = ra_q_dot(a, a) * ra_q_dot(b, b), cs = nn > 0 ? ra_fmin(1.0, d / sqrt(nn)) : 0;
+    if (cs > 0.5) {
+        /* theta^2 <= 1.098 * 2 (1 - cos theta) for theta <= pi/3 */
+        double th2 = 1.098 * 2.0 * (1.0 - cs);
+        s.dev = 0.04 * th2 * sqrt(th2);
+    }
+    return s;
+}
+/* ra_q_slerp_near's exact test (the shortcut left it undecided) */
+bool ra_q_slerp_near_exact(ra_slerp_span *s, double f, ra_quat e, double tol);
+static inline bool ra_q_slerp_near(ra_slerp_span *s, double f, ra_quat e, double tol)
+{
+    if (s->dev >= 0) {
+        double dev = s->dev;
+        ra_quat nl = ra_q_add(ra_q_scale(s->a, 1 - f), ra_q_scale(s->b, f));
+        double c = ra_q_dot(nl, e), c2 = c * c, den = ra_q_dot(nl, nl) * ra_q_dot(e, e);
+        /* off by more than tol + dev: cos(T/2) >= 1 - T^2/8 */
+        double hi = tol + dev, lim = 1.0 - hi * hi / 8;
+        if (lim > 0 && c2 < lim * lim * den) return false;
+        /* within tol - dev: cos(x) <= 1 - x^2/2 + x^4/24 */
+        double x = (tol - dev) / 2, x2 = x * x;
+        lim = 1.0 - x2 / 2 + x2 * x2 / 24;
+        if (x > 0 && lim > 0 && c2 >= lim * lim * den) return true;
+    }
+    return ra_q_slerp_near_exact(s, f, e, tol);
+}
 /* Is the rotation between a and b more than the angle whose half has cosine
  * cos_half (precomputed: cos(angle / 2))?  No trigonometry. */
 static inline bool ra_q_angle_over(ra_quat a, ra_quat b, double cos_half)
