@@ -117,7 +117,7 @@ static bool read_material(cmdl_rd *r, ra_cursor *c, mp_material *mt, uint32_t in
             return ra_cursor_fail(c, RA_ERR_BAD_VALUE, at, "material.textures",
                                   "material %u: texture %u of a table of %u", index, mt->textures[i], m->texture_count);
     }
-    size_t vat_at = c->pos;
+    size_t vat_at = mt->vat_offset = c->pos;
     ra_rd_u32be(c, &mt->vtx_flags, "material.vertex_attributes");
     if (m->version >= 4) ra_rd_skip(c, 8, "material.unknown");
     ra_rd_skip(c, 4, "material.group");
@@ -130,15 +130,17 @@ static bool read_material(cmdl_rd *r, ra_cursor *c, mp_material *mt, uint32_t in
                                   "are supported",
                                   index, a);
     }
-    if (!(mt->vtx_flags & 3))
-        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, vat_at, "material.vertex_attributes",
-                              "material %u: vertices without positions", index);
-    if (mt->flags & 0x8) {
-        if (!ra_rd_u32be(c, &mt->konst_count, "material.konst_count")) return false;
-        if (mt->konst_count > 4)
-            return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 4, "material.konst_count",
-                                  "material %u: %u konst colours (GX has 4)", index, mt->konst_count);
+    /* a material without positions is refused only when a surface uses it (read_surface) */
+    if (mt->flags & 0x8) { /* GX has 4 konst colours: the first 4 are kept, the rest skipped (as PWE does) */
+        uint32_t nk = 0;
+        if (!ra_rd_u32be(c, &nk, "material.konst_count") || !ra_cursor_check_count(c, nk, 4, "material.konst_count"))
+            return false;
+        mt->konst_count = nk > 4 ? 4 : nk;
         for (uint32_t i = 0; i < mt->konst_count; i++) ra_rd_u32be(c, &mt->konst[i], "material.konst");
+        if (nk > 4) {
+            ra_rd_skip(c, (size_t)(nk - 4) * 4, "material.konst");
+            m->extra_konst++;
+        }
     }
     ra_rd_u16be(c, &mt->blend_dst, "material.blend_dst");
     ra_rd_u16be(c, &mt->blend_src, "material.blend_src");
@@ -215,6 +217,7 @@ static bool read_material_set(cmdl_rd *r)
 }
 
 /* ---- vertex arrays ----------------------------------------------------------------------------------- */
+/* Non-finite values are counted here and refused only where a triangle uses them (walk_dl). */
 static bool read_floats(cmdl_rd *r, uint32_t k, uint32_t per, float **out, uint32_t *count, const char *field)
 {
     ra_cursor c;
@@ -222,11 +225,18 @@ static bool read_floats(cmdl_rd *r, uint32_t k, uint32_t per, float **out, uint3
     *count = r->size[k] / (4 * per);
     if (!(*out = ra_arena_array_uninit(r->ar, (size_t)*count * per + 1, sizeof **out))) return ra_cursor_nomem(&c);
     for (size_t i = 0; i < (size_t)*count * per; i++) {
-        size_t at = c.pos;
         ra_rd_f32be(&c, &(*out)[i], field);
-        if (!isfinite((*out)[i])) return ra_cursor_fail(&c, RA_ERR_BAD_VALUE, at, field, "not a finite number");
+        if (!isfinite((*out)[i])) r->m->nonfinite_unused++;
     }
     return ra_cursor_ok(&c);
+}
+
+/* n floats from v: all finite */
+static bool finite_n(const float *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!isfinite(v[i])) return false;
+    return true;
 }
 
 static void normalise(float *v)
@@ -278,8 +288,8 @@ static bool read_arrays(cmdl_rd *r, uint32_t first)
 
 /* ---- surfaces and display lists -------------------------------------------------------------------------- */
 /* Walks one display list: with tris NULL it only checks and counts. */
-static bool walk_dl(cmdl_rd *r, const mp_material *mt, mp_surface *sf, size_t from, size_t to, mp_corner *tris,
-                    uint32_t *count)
+static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t to, mp_corner *tris, uint32_t *count,
+                    size_t *end)
 {
     mp_cmdl *m = r->m;
     ra_cursor c;
@@ -292,7 +302,9 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, mp_surface *sf, size_t fr
     uint32_t limit[A_COUNT];
     for (uint32_t a = 0; a < A_COUNT; a++) limit[a] = m->uv_count;
     limit[A_POS] = m->pos_count, limit[A_NRM] = m->nrm_count, limit[A_CLR0] = limit[A_CLR1] = m->clr_count;
-    if (sf->short_uv) limit[A_TEX0] = m->suv_count;
+    /* material flag 0x2000: TEX0 indexes the short-UV array, whichever TEXn the base texture uses */
+    bool tex0_short = (mt->flags & 0x2000) && (m->flags & 4);
+    if (tex0_short) limit[A_TEX0] = m->suv_count;
     static const char *const fields[A_COUNT] = {
         "display_list.position_index", "display_list.normal_index", "display_list.color_index",
         "display_list.color_index",    "display_list.uv_index",     "display_list.uv_index",
@@ -305,15 +317,18 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, mp_surface *sf, size_t fr
         uint8_t op = 0;
         uint16_t n = 0;
         ra_rd_u8(&c, &op, "display_list.opcode");
-        if (op == 0) break; /* GX NOP: the padding after the list */
+        if (op == 0) { /* GX NOP: the padding after the list */
+            c.pos = op_at;
+            break;
+        }
         if (!ra_rd_u16be(&c, &n, "display_list.count")) return false;
         uint32_t prim = op & 0xF8u, vat = op & 7u;
         if (prim < 0x80 || prim > 0xB8)
             return ra_cursor_fail(&c, RA_ERR_BAD_VALUE, op_at, "display_list.opcode", "GX command 0x%02X", op);
-        if (vat > 2 || ((vf & 0xC) && (vat == 0) != !(m->flags & 2)))
-            return ra_cursor_fail(&c, RA_ERR_BAD_VALUE, op_at, "display_list.vat",
-                                  "vertex format %u with the header's %s normals", vat,
-                                  m->flags & 2 ? "short" : "float");
+        /* the vertex format only tells the GPU how to read the arrays, whose layout the header gives: a
+         * format > 2 or one that disagrees with the header's normals is counted (a warning), as the public
+         * loaders ignore it */
+        if (!tris && (vat > 2 || ((vf & 0xC) && (vat == 0) != !(m->flags & 2)))) m->vat_mismatch++;
         if ((uint64_t)n * vsize > to - c.pos)
             return ra_cursor_fail(&c, RA_ERR_TRUNCATED, op_at + 1, "display_list.count",
                                   "%u vertices of %zu bytes run past the display list (%zu bytes left)", n, vsize,
@@ -332,6 +347,13 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, mp_surface *sf, size_t fr
                 if (idx >= limit[a])
                     return ra_cursor_fail(&c, RA_ERR_BAD_VALUE, at, fields[a], "index %u of an array of %u", idx,
                                           limit[a]);
+                /* the values a triangle uses must be finite */
+                bool bad = (a == A_POS && !finite_n(&m->pos[3 * (size_t)idx], 3)) ||
+                           (a == A_NRM && !finite_n(&m->nrm[3 * (size_t)idx], 3)) ||
+                           (a == uv_attr && !(a == A_TEX0 && tex0_short) && !finite_n(&m->uv[2 * (size_t)idx], 2));
+                if (bad)
+                    return ra_cursor_fail(&c, RA_ERR_BAD_VALUE, at, fields[a],
+                                          "index %u names a value that is not a finite number", idx);
                 if (a == A_POS) cv.pos = idx;
                 else if (a == A_NRM) cv.nrm = idx;
                 else if (a == A_CLR0) cv.clr = idx;
@@ -373,6 +395,7 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, mp_surface *sf, size_t fr
         }
     }
     *count = n_tri;
+    if (end) *end = c.pos;
     return true;
 }
 
@@ -399,21 +422,26 @@ static bool read_surface(cmdl_rd *r, uint32_t k, mp_surface *sf, uint32_t index)
         return false;
     }
     const mp_material *mt = &m->materials[sf->material];
-    sf->short_uv = (mt->flags & 0x2000) && mt->base_uv == 0 && (mt->vtx_flags >> 8 & 3);
-    if (sf->short_uv && !(m->flags & 4))
-        return fail(r, RA_ERR_BAD_VALUE, mt->offset, "material.flags",
-                    "a material reads the short-UV array, which the model does not have");
-    uint64_t from = r->start[k] + header, room = r->size[k] - header, len = dl & 0x7FFFFFFFu;
-    uint64_t to = from + (len < room ? len : room);
+    if (!(mt->vtx_flags & 3))
+        return fail(r, RA_ERR_BAD_VALUE, mt->vat_offset, "material.vertex_attributes",
+                    "a material a surface uses has vertices without positions");
+    /* a corner's uv is short when the base texture reads TEX0 and flag 0x2000 sends TEX0 to the short array;
+     * without the header's short-UV array (flag 4) the float array is read, as PWE does (a warning) */
+    sf->short_uv = (mt->flags & 0x2000) && (m->flags & 4) && mt->base_uv == 0;
+    /* the list runs to the section's end (0x00 padding ends it), as the public loaders walk it: the size
+     * field is unreliable on some retail models; a longer list is a warning */
+    uint64_t from = r->start[k] + header, to = r->start[k] + r->size[k], len = dl & 0x7FFFFFFFu;
     uint32_t n = 0;
-    if (!walk_dl(r, mt, sf, (size_t)from, (size_t)to, NULL, &n)) return false;
+    size_t end = 0;
+    if (!walk_dl(r, mt, (size_t)from, (size_t)to, NULL, &n, &end)) return false;
+    if (end - from > len) m->dl_over_size++;
     sf->corners = ra_arena_array_uninit(r->ar, 3 * (size_t)n + 1, sizeof *sf->corners);
     if (!sf->corners) {
         ra_fail_nomem(r->err, FMT);
         return false;
     }
     sf->tri_count = n;
-    return walk_dl(r, mt, sf, (size_t)from, (size_t)to, sf->corners, &n);
+    return walk_dl(r, mt, (size_t)from, (size_t)to, sf->corners, &n, NULL);
 }
 
 ra_status mp_cmdl_read(const uint8_t *data, size_t size, ra_arena *ar, mp_cmdl *out, ra_error *err)
@@ -473,6 +501,14 @@ ra_status mp_cmdl_read(const uint8_t *data, size_t size, ra_arena *ar, mp_cmdl *
     if (!out->surfaces) return ra_fail_nomem(err, FMT);
     for (uint32_t s = 0; s < out->surface_count; s++)
         if (!read_surface(&r, offsets + 1 + s, &out->surfaces[s], s)) return err->code;
+    uint8_t *used = ra_arena_array(ar, (size_t)out->material_count + 1, 1);
+    if (!used) return ra_fail_nomem(err, FMT);
+    for (uint32_t s = 0; s < out->surface_count; s++) used[out->surfaces[s].material] = 1;
+    for (uint32_t i = 0; i < out->material_count; i++) {
+        const mp_material *mt = &out->materials[i];
+        if (!used[i] && !(mt->vtx_flags & 3)) out->no_position_unused++;
+        if (used[i] && (mt->flags & 0x2000) && !(out->flags & 4)) out->float_uv_fallback++;
+    }
     if (!(out->bytes = ra_arena_memdup(ar, data, size, 1))) return ra_fail_nomem(err, FMT);
     out->size = size;
     return RA_OK;

@@ -40,6 +40,9 @@ ra_status mp_textures_beside(void *ctx, uint32_t id, const uint8_t **data, size_
  * skinned on the skeleton's skin when ch has a CSKR and the scene has CINF
  * bones, else static on the root. */
 ra_status mp_build_model(ra_document *doc, const mp_character *ch, bool native, ra_error *err);
+/* The winding check: of the triangles with normals (face and stored normals not at right angles),
+ * how many face against their corners' stored normals (counter-clockwise corners). */
+void mp_winding(const mp_cmdl *m, size_t *tested, size_t *inverted);
 
 /* ---- inside a pak (mp_pak.c): the archive of an item's document ---- */
 typedef struct mp_pak_character {

@@ -117,6 +117,35 @@ ra_status mp_character_textures(ra_document *doc, mp_character *ch, mp_texture_s
     return RA_OK;
 }
 
+/* Triangles whose face normal (counter-clockwise corners) points against the sum of their corners'
+ * stored normals; triangles without normals, degenerate ones and those at right angles are not counted. */
+void mp_winding(const mp_cmdl *m, size_t *tested, size_t *inverted)
+{
+    *tested = *inverted = 0;
+    for (uint32_t si = 0; si < m->surface_count; si++) {
+        const mp_surface *sf = &m->surfaces[si];
+        for (size_t t = 0; t < sf->tri_count; t++) {
+            const mp_corner *c = &sf->corners[3 * t];
+            if (c[0].nrm == MP_NO_INDEX || c[1].nrm == MP_NO_INDEX || c[2].nrm == MP_NO_INDEX) continue;
+            const float *p0 = &m->pos[3 * (size_t)c[0].pos], *p1 = &m->pos[3 * (size_t)c[1].pos],
+                        *p2 = &m->pos[3 * (size_t)c[2].pos];
+            double e1[3], e2[3], f[3], n[3] = {0, 0, 0};
+            for (int k = 0; k < 3; k++) e1[k] = (double)p1[k] - p0[k], e2[k] = (double)p2[k] - p0[k];
+            f[0] = e1[1] * e2[2] - e1[2] * e2[1];
+            f[1] = e1[2] * e2[0] - e1[0] * e2[2];
+            f[2] = e1[0] * e2[1] - e1[1] * e2[0];
+            for (int q = 0; q < 3; q++)
+                for (int k = 0; k < 3; k++) n[k] += m->nrm[3 * (size_t)c[q].nrm + (size_t)k];
+            double fl = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
+            double nl = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            double d = f[0] * n[0] + f[1] * n[1] + f[2] * n[2];
+            if (!(fl > 1e-12) || !(nl > 1e-12) || !(fabs(d) > 0.1 * fl * nl)) continue;
+            ++*tested;
+            if (d < 0) ++*inverted;
+        }
+    }
+}
+
 /* ---- the scene -------------------------------------------------------------------------------------------- */
 typedef struct mbuild {
     ra_document *doc;
@@ -133,6 +162,9 @@ typedef struct mbuild {
     uint8_t *rn;         /* per rule: joints used */
     uint16_t root_joint; /* for positions no rule covers */
     size_t unbound, off_by_normal, renormalised, zero_rules;
+    size_t unknown_rules; /* rules naming a bone the skeleton lacks: bound to the root */
+    uint32_t unknown_bone;
+    uint64_t unknown_offset;
 } mbuild;
 
 static ra_vec3 turn(const mbuild *b, const float *v)
@@ -168,16 +200,19 @@ static ra_status skin_rules(mbuild *b)
     for (uint32_t r = 0; r < k->rule_count; r++) {
         const mp_skin_rule *rule = &k->rules[r];
         double sum = 0;
-        for (uint32_t q = 0; q < rule->used; q++) {
+        bool unknown = false;
+        for (uint32_t q = 0; q < rule->used && !unknown; q++) {
             int64_t at = ra_find_id(sorted, nb, rule->bone[q]);
-            if (at < 0)
-                return ra_fail(b->err, RA_ERR_BAD_VALUE, "metroid_cskr", rule->bone_offset[q], "rule.bone_id",
-                               "rule %u: bone %u is not in the skeleton", r, rule->bone[q]);
+            if (at < 0) { /* a bone the skeleton lacks: the rule's vertices go to the root (a warning) */
+                if (!b->unknown_rules++) b->unknown_bone = rule->bone[q], b->unknown_offset = rule->bone_offset[q];
+                unknown = true;
+                break;
+            }
             b->rj[r][q] = (uint16_t)(bones[at].node - 1);
             sum += rule->weight[q];
         }
-        if (!(sum > 0)) {
-            b->zero_rules++;
+        if (unknown || !(sum > 0)) {
+            if (!unknown) b->zero_rules++;
             b->rj[r][0] = b->root_joint;
             b->rw[r][0] = 1;
             b->rn[r] = 1;
@@ -400,6 +435,40 @@ ra_status mp_build_model(ra_document *doc, const mp_character *ch, bool native, 
               (!ch->cmdl_path || ra_meta_set_string(ar, &s->meta, "metroid.model", ch->cmdl_path)) &&
               (!ch->cskr_path || ra_meta_set_string(ar, &s->meta, "metroid.skin", ch->cskr_path));
     if (!ok) return ra_fail_nomem(err, FMT);
+    if (b.unknown_rules)
+        ra_scene_warn(s,
+                      "%zu skin rule(s) name a bone the skeleton lacks (the first: bone %u, metroid_cskr rule.bone_id "
+                      "at byte %llu); their vertices are bound to the skeleton's root",
+                      b.unknown_rules, b.unknown_bone, (unsigned long long)b.unknown_offset);
+    if (m->extra_konst)
+        ra_scene_warn(s, "%u material(s) list more than 4 konst colours; the first 4 are used, the rest skipped",
+                      m->extra_konst);
+    if (m->no_position_unused)
+        ra_scene_warn(s, "%u material(s) without positions, which no surface uses, ignored", m->no_position_unused);
+    if (m->float_uv_fallback)
+        ra_scene_warn(s,
+                      "%u material(s) set flag 0x2000 (short UVs) in a model without a short-UV array (header flag "
+                      "4); their TEX0 coordinates are read from the float UVs",
+                      m->float_uv_fallback);
+    if (m->dl_over_size)
+        ra_scene_warn(s,
+                      "%u surface(s) hold a display list longer than their size field; read to the section's end, "
+                      "as the game's loaders do",
+                      m->dl_over_size);
+    if (m->vat_mismatch)
+        ra_scene_warn(s,
+                      "%u primitive(s) use a vertex format above 2 or one that disagrees with the header's normal "
+                      "flag; the header's layout is used",
+                      m->vat_mismatch);
+    if (m->nonfinite_unused)
+        ra_scene_warn(s, "%u non-finite value(s) in the vertex arrays, which no triangle uses", m->nonfinite_unused);
+    size_t tested = 0, inverted = 0;
+    mp_winding(m, &tested, &inverted);
+    if (tested && 2 * inverted > tested)
+        ra_scene_warn(s,
+                      "%zu of %zu triangle(s) face away from their stored vertex normals: the model may be wound the "
+                      "other way (inside out)",
+                      inverted, tested);
     if (m->skipped_primitives)
         ra_scene_warn(s, "%u line or point primitive(s) left out (only triangles are exported)", m->skipped_primitives);
     if (m->dropped_triangles)

@@ -763,6 +763,14 @@ static ra_status pak_character(ra_document *doc, mp_doc *d, ra_error *err)
         const char *key = skin ? "cskr" : "cmdl";
         const char *opt = ra_options_get(&doc->options, key);
         ra_status st = RA_OK;
+        if (skin && !ch->has_cmdl) { /* no model: the skin is only looked for, to say where both are */
+            if (ch->not_in_pak && !(opt && *opt) &&
+                mp_pak_resource(ar, "CSKR", pc->cskr, &data, &size, &e) == RA_ERR_USAGE) {
+                ch->not_in_pak = ra_arena_printf(doc->arena, "%s, CSKR %08X", ch->not_in_pak, pc->cskr);
+                if (!ch->not_in_pak) return ra_fail_nomem(err, FMT);
+            }
+            return RA_OK;
+        }
         if (opt && *opt) {
             if (strcmp(opt, "none")) st = read_part_file(doc, ch, skin, opt, err);
         } else {
@@ -772,17 +780,36 @@ static ra_status pak_character(ra_document *doc, mp_doc *d, ra_error *err)
             const char *name = ra_arena_printf(doc->arena, "%s %08X", skin ? "CSKR" : "CMDL", id);
             if (!name) return ra_fail_nomem(err, FMT);
             if (st == RA_ERR_USAGE) { /* shared resources live in other paks: said in the metadata */
-                ch->not_in_pak = name;
+                ch->not_in_pak = ch->not_in_pak ? ra_arena_printf(doc->arena, "%s, %s", ch->not_in_pak, name) : name;
+                if (!ch->not_in_pak) return ra_fail_nomem(err, FMT);
                 st = RA_OK;
-            } else if (st == RA_OK) {
-                st = read_part(doc, ch, skin, data, size, name, err);
             } else {
-                st = ra_fail_wrap(err, &e, FMT, e.offset, key, "%s of %s", name, pc->name);
+                /* a model or skin that cannot be unpacked or read is left out: the animation still exports */
+                ra_error pe;
+                ra_error_clear(&pe);
+                if (st == RA_OK) {
+                    st = skin ? mp_cskr_read(data, size, doc->arena, &ch->cskr, &pe)
+                              : mp_cmdl_read(data, size, doc->arena, &ch->cmdl, &pe);
+                    if (st == RA_OK && skin) ch->has_cskr = true, ch->cskr_path = name;
+                    else if (st == RA_OK) ch->has_cmdl = true, ch->cmdl_path = name;
+                } else {
+                    pe = e;
+                }
+                if (st == RA_ERR_NO_MEMORY) return ra_fail(err, st, FMT, RA_NO_OFFSET, key, "out of memory");
+                if (st != RA_OK) {
+                    char buf[RA_ERROR_TEXT_MAX];
+                    ra_error_format(&pe, buf, sizeof buf);
+                    ra_scene_warn(&doc->scene, "the %s %s of %s could not be read (%s); loading without it",
+                                  skin ? "skin" : "model", name, pc->name, buf);
+                    if (skin) memset(&ch->cskr, 0, sizeof ch->cskr), ch->has_cskr = false;
+                    else memset(&ch->cmdl, 0, sizeof ch->cmdl), ch->has_cmdl = false;
+                    st = RA_OK;
+                }
             }
         }
         if (st != RA_OK) return st;
-        if (!ch->has_cmdl) return RA_OK;
     }
+    if (!ch->has_cmdl) return RA_OK;
     return mp_character_textures(doc, ch, pak_texture, ar, err);
 }
 

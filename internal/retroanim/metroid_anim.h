@@ -223,9 +223,9 @@ typedef struct mp_material {
     uint32_t flags;
     uint32_t vtx_flags;
     uint32_t texture_count;
-    uint32_t *textures; /* indices into the set's texture table */
-    uint32_t konst_count;
-    uint32_t konst[4]; /* RGBA8 */
+    uint32_t *textures;   /* indices into the set's texture table */
+    uint32_t konst_count; /* at most 4 kept (the file may list more) */
+    uint32_t konst[4];    /* RGBA8 */
     uint16_t blend_dst, blend_src;
     uint32_t tev_count;
     uint32_t base_texture; /* TXTR id of the base colour texture, when has_texture */
@@ -234,6 +234,7 @@ typedef struct mp_material {
     bool has_konst_color;
     uint32_t konst_color; /* RGBA8 base colour from a KONST stage */
     size_t offset;
+    size_t vat_offset; /* of vtx_flags */
 } mp_material;
 
 /* A triangle corner: indices into the CMDL arrays, MP_NO_INDEX when absent. */
@@ -265,6 +266,13 @@ typedef struct mp_cmdl {
     mp_surface *surfaces;
     uint32_t skipped_primitives; /* lines and points */
     uint32_t dropped_triangles;  /* degenerate (a repeated position) */
+    /* what the reader tolerated, as the public loaders do (warnings) */
+    uint32_t extra_konst;        /* materials listing more than 4 konst colours (the rest skipped) */
+    uint32_t no_position_unused; /* materials without positions that no surface uses */
+    uint32_t float_uv_fallback;  /* used materials with flag 0x2000 in a model without short UVs */
+    uint32_t dl_over_size;       /* surfaces whose display list runs past its size field */
+    uint32_t vat_mismatch;       /* primitives whose vertex format is > 2 or disagrees with the normals */
+    uint32_t nonfinite_unused;   /* non-finite array values no triangle uses */
     const uint8_t *bytes;        /* the file, copied (the writer gives it back) */
     size_t size;
 } mp_cmdl;

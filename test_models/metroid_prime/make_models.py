@@ -624,10 +624,12 @@ def ancs(chars, prims):
 
 
 def pak(entries):
-    """entries: (type, id, bytes, compress)"""
+    """entries: (type, id, bytes, compress); compress "bad": flagged compressed, a zlib stream cut short"""
     stored = []
     for t, i, d, comp in entries:
-        stored.append(pad(u32(len(d)) + zlib.compress(d, 9) if comp else d, 32, b"\xff"))
+        z = zlib.compress(d, 9)
+        z = z[:len(z) // 2] if comp == "bad" else z
+        stored.append(pad(u32(len(d)) + z if comp else d, 32, b"\xff"))
     head = u32(0x00030005) + u32(0) + u32(0) + u32(len(entries))
     off = len(head) + 20 * len(entries)
     off += -off % 32
@@ -773,6 +775,7 @@ expect-nodes 4
                                 + "\n").encode())
 
     broken(model, starts, hdr, skin)
+    lenient(model, skin, skel, anim, starts, tex)
 
 
 def echoes_character(name, cm, sk, ci):
@@ -838,6 +841,257 @@ def broken(model, starts, hdr, skin):
     write("bad_skin_count.txt", ("bad_skin_count.cskr -- hero.cskr whose rule 1 claims 100000 weights (800000\n"
                                  "bytes) in a file of %d.  Refused at rule.weight_count, byte %d.\n\n"
                                  "expect-error-offset %d\n" % (len(skin), r1, r1)).encode())
+
+
+# ---- what the loaders tolerate (docs/formats/metroid_prime.md §13.6) ------------------------------------------
+def static_lines(name, tris, pos, uvs=None, nrm=None):
+    """expect-triangle lines of a static mesh: positions as stored (the root node turns them)"""
+    out = []
+    for k, tri in enumerate(tris):
+        line = "expect-triangle mesh=%s index=%d p=%s" % (name, k, ";".join(",".join(fmt(f32v(v)) for v in pos[c[0]])
+                                                                         for c in tri))
+        if uvs is not None:
+            line += " uv=" + ";".join(",".join(fmt(v) for v in uvs(c)) for c in tri)
+        out.append(line)
+    return out
+
+
+def face_normal(a, b, c):
+    e1 = [b[i] - a[i] for i in range(3)]
+    e2 = [c[i] - a[i] for i in range(3)]
+    return (e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0])
+
+
+def lenient(model, skin, skel, anim, starts, tex):
+    ids = dict(ancs=0x20000000, cmdl=0x20000001, cskr=0x20000002, cinf=0x20000003, anim=0x20000004)
+    a = ancs([("Hero", ids["cmdl"], ids["cskr"], ids["cinf"])], [(ids["anim"], "walk")])
+
+    def hero_pak(cmdl_bytes, cmdl_comp, skin_comp, with_parts=True):
+        e = [(b"ANCS", ids["ancs"], a, False), (b"ANIM", ids["anim"], anim, True),
+             (b"CINF", ids["cinf"], skel, False)]
+        if with_parts:
+            e += [(b"CMDL", ids["cmdl"], cmdl_bytes, cmdl_comp), (b"CSKR", ids["cskr"], skin, skin_comp)]
+        return pak(e)
+
+    # 1a. a pak whose CMDL is refused (bad_index.cmdl's position index 200): the animation exports alone
+    s1 = starts[-2] + 64
+    at = s1 + 3 + 2 * 4 + 2
+    b = bytearray(model)
+    b[at] = 200
+    write("pak_bad_cmdl.pak", hero_pak(bytes(b), True, False))
+    write("pak_bad_cmdl.txt", ("""pak_bad_cmdl.pak -- character.pak's Hero with the CMDL of bad_index.cmdl (position index 200 at
+byte %d of the model; zlib-compressed in the pak).  The model is left out with a warning naming the
+field and the byte; the animation still exports on the skeleton.
+
+load pak_bad_cmdl.pak
+expect-animations 1
+expect-meshes 0
+expect-warning CMDL %08X of Hero could not be read
+expect-warning (display_list.position_index) (at byte %d)
+""" % (at, ids["cmdl"], at)).encode())
+    # 1b. a pak whose CSKR's zlib stream is cut short: the model exports static, the animation too
+    write("pak_bad_skin.pak", hero_pak(model, False, "bad"))
+    write("pak_bad_skin.txt", ("""pak_bad_skin.pak -- character.pak's Hero whose CSKR is flagged compressed but holds half a zlib
+stream.  The skin is left out with a warning; the model is static (3 meshes, no skin) and the
+animation exports.
+
+load pak_bad_skin.pak
+expect-animations 1
+expect-meshes 3
+expect-unskinned
+expect-warning skin CSKR %08X of Hero could not be read
+""" % ids["cskr"]).encode())
+    # 5. a pak without the model and the skin the ANCS names: both said in the metadata
+    write("pak_no_parts.pak", hero_pak(model, False, False, with_parts=False))
+    write("pak_no_parts.txt", ("""pak_no_parts.pak -- an ANCS naming CMDL %08X and CSKR %08X, neither in the pak (shared resources
+live in other paks): both named in metroid.model_not_in_pak.
+
+load pak_no_parts.pak
+expect-animations 1
+expect-meshes 0
+expect-meta metroid.model_not_in_pak=CMDL %08X, CSKR %08X
+""" % (ids["cmdl"], ids["cskr"], ids["cmdl"], ids["cskr"])).encode())
+
+    # 1c. a skin whose rule 1 names bone 99 (no such CINF bone): that rule's vertices follow the root
+    rules_bad = [RULES[0], ([(99, 0.25), (4, 0.75)], 4), RULES[2], RULES[3]]
+    rules_exp = [RULES[0], ([(3, 1.0)], 4), RULES[2], RULES[3]]
+    bad_skin = cskr(rules_bad)
+    bone_off = 4 + 4 + 8 + 4 + 4          # rule 0 (count, 1 weight, vertex count), rule 1 count, first id
+    assert struct.unpack(">I", bad_skin[bone_off:bone_off + 4])[0] == 99
+    for ext, d in (("cmdl", model), ("cskr", bad_skin), ("cinf", skel), ("anim", anim)):
+        write("skin_missing_bone." + ext, d)
+    _, _, tris, _ = hero_model()
+    times = [0, 0.5, 1.0]
+    lines = [l for l in model_lines("model", tris, times, tex, rules_exp) if not l.startswith("expect-texel")]
+    write("skin_missing_bone.txt", ("""skin_missing_bone.anim + .cmdl + .cskr + .cinf -- the hero whose skin rule 1 (positions 4-7) names
+bone 99 (id at byte %d of the CSKR), which the skeleton lacks.  The rule's vertices are bound to the
+root (Root, weight 1, not animated: they stay at rest) with a warning; the other rules as hero.txt.
+
+load skin_missing_bone.anim
+expect-meta metroid.layout=v0-mp1
+expect-duration 1
+expect-nodes 4
+expect-animations 1
+expect-warning bone 99, metroid_cskr rule.bone_id at byte %d
+""" % (bone_off, bone_off) + "\n".join(lines) + "\n").encode())
+
+    # 2. a lightmapped material: flag 0x2000, TEX0 -> the lightmap (short UVs, indices 8-11 past the 4
+    # float UVs), the diffuse (base) on TEX1 (float UVs); and a 0x2000 material whose base reads TEX0
+    # (short UVs).  Header flags 4: the short-UV section follows the float UVs.
+    pos = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (2, 0, 0), (2, 1, 0)]
+    nrm = [(0, 0, 1)]
+    fuv = [(0.125, 0.25), (0.5, 0.75), (1.5, 2.0), (0.25, 0.125)]
+    suv = [(i * 1000 + 17, i * 2000 + 5) for i in range(12)]       # u16, 15 fractional bits
+    vtx_lm = IDX16 << A_POS | IDX16 << A_NRM | IDX16 << A_TEX0 | IDX16 << (A_TEX0 + 2)
+    lm = material(False, 0x2000, [0, 1], vtx_lm,
+                  [tev(cin(ZERO, ZERO, ZERO, TEXC)), tev(cin(ZERO, TEXC, 0, ZERO))], [(0, 0), (1, 1)], [4, 5])
+    vtx_s = IDX16 << A_POS | IDX16 << A_NRM | IDX16 << A_TEX0
+    sm = material(False, 0x2000, [1], vtx_s, [tev(cin(ZERO, TEXC, RASC, ZERO))], [(0, 0)], [4])
+    corners0 = ((0, 0), (1, 1), (2, 2), (2, 2), (1, 1), (3, 3))
+
+    def short_cmdl(flags, tex0_base, tris1):
+        dl0 = dl_prim(0x90, [v16(p, 0, tex0_base + i % 4, t) for i, (p, t) in enumerate(corners0)])
+        dl1 = dl_prim(0x90, [v16(p, 0, q) for p, q in tris1[0]])
+        sections = [pad(material_set([TEX_ID + 7, TEX_ID + 10], [lm, sm])),
+                    pad(b"".join(f32(c) for p in pos for c in p)), pad(b"".join(f32(c) for n in nrm for c in n)),
+                    pad(b""), pad(b"".join(f32(c) for t in fuv for c in t))]
+        if flags & 4:
+            sections.append(pad(b"".join(u16(c) for t in suv for c in t)))
+        surfs = [surface(False, 0, dl0), surface(False, 1, dl1)]
+        ends, e = [], 0
+        for x in surfs:
+            e += len(x)
+            ends.append(e)
+        sections.append(pad(u32(len(surfs)) + b"".join(u32(x) for x in ends)))
+        sections += surfs
+        head = u32(0xDEADBABE) + u32(2) + u32(flags) + b"".join(f32(v) for v in (0, 0, 0, 2, 1, 0))
+        head += u32(len(sections)) + u32(1) + b"".join(u32(len(x)) for x in sections)
+        return pad(head) + b"".join(sections)
+
+    tris0 = [[(0, 0), (1, 1), (2, 2)], [(2, 2), (1, 1), (3, 3)]]
+
+    def short_lines(tris1, short):
+        lines = ["expect-meshes 2", "expect-materials 2",
+                 "expect-mesh name=model_0 node=RootNode vertices=4 triangles=2 material=material_0 uv=1 normals=1 "
+                 "colors=0",
+                 "expect-mesh name=model_1 node=RootNode vertices=3 triangles=1 material=material_1 uv=1 normals=1 "
+                 "colors=0"]
+        lines += static_lines("model_0", [[(p,) for p, _ in t] for t in tris0], pos)
+        lines += static_lines("model_1", [[(p,) for p, _ in t] for t in tris1], pos)
+        for k, t in enumerate(tris0):   # TEX1 (float) for the base texture
+            lines[-3 + k] += " uv=" + ";".join(",".join(fmt(f32v(v)) for v in fuv[q]) for _, q in t)
+        if short:
+            lines[-1] += " uv=" + ";".join(",".join(fmt(v / 32768) for v in suv[q]) for _, q in tris1[0])
+        else:
+            lines[-1] += " uv=" + ";".join(",".join(fmt(f32v(v)) for v in fuv[q]) for _, q in tris1[0])
+        return lines
+
+    tris1 = [[(1, 5), (4, 6), (3, 11)]]
+    write("lightmap.cmdl", short_cmdl(4, 8, tris1))
+    lines = short_lines(tris1, True) + ["expect-no-warning short UVs"]
+    write("lightmap.txt", ("""lightmap.cmdl -- a Prime 1 model, header flags 4 (short UVs: 12 u16 pairs, 15 fractional bits;
+4 float UVs), two materials with flag 0x2000 (TEX0 indexes the short-UV array):
+  material 0 (lightmapped): POS/NRM/TEX0/TEX1; stage 0 the lightmap (texture map 0) through TEX0,
+    stage 1 the diffuse (texture map 1 = %08X) TEXC x CPREV through TEX1: the base texture, so
+    the exported UVs are TEX1's float UVs; TEX0's indices 8-10 are checked against the 12 short UVs.
+  material 1: POS/NRM/TEX0, the base texture through TEX0: short UVs (indices 5, 6, 11).
+Static (no skin): positions as stored.
+
+load lightmap.cmdl
+""" % (TEX_ID + 10) + "\n".join(lines) + "\n").encode())
+    # without the short-UV section, TEX0 reads the float UVs (as PWE does): a warning; TEX0 indices 0-3 here
+    tris1f = [[(1, 1), (4, 2), (3, 3)]]
+    write("short_uv_fallback.cmdl", short_cmdl(0, 0, tris1f))
+    write("short_uv_fallback.txt", ("""short_uv_fallback.cmdl -- lightmap.cmdl's materials (flag 0x2000) in a model whose header lacks
+flag 4 (no short-UV section), TEX0 indices 0-3: TEX0 reads the float UVs, as PWE does, with a
+warning; material 1's base UVs are float UVs 1, 2, 3.
+
+load short_uv_fallback.cmdl
+expect-warning 2 material(s) set flag 0x2000 (short UVs) in a model without a short-UV array
+""" + "\n".join(short_lines(tris1f, False)) + "\n").encode())
+
+    # 3. a display list longer than its size field: 5 triangles (33 bytes) behind a size field of 32
+    gpos = [(x, y, 0) for y in range(2) for x in range(4)]
+    dl = dl_prim(0x90, [u16(i) for i in (0, 1, 4, 4, 1, 5, 1, 2, 5, 5, 2, 6, 2, 3, 6)])
+    assert len(dl) == 33
+    m0 = material(False, 0, [], IDX16 << A_POS, [tev(cin(ZERO, ZERO, ZERO, KONST), kcolor=0x00)], [(0xFF, 0xFF)], [])
+    sf = bytearray(surface(False, 0, dl))
+    sf[16:20] = u32(0x80000000 | 32)
+    data, st = cmdl(2, 0, material_set([], [m0]), gpos, [], [], [], [bytes(sf)])
+    write("dl_long.cmdl", data)
+    tris = [[(0,), (1,), (4,)], [(4,), (1,), (5,)], [(1,), (2,), (5,)], [(5,), (2,), (6,)], [(2,), (3,), (6,)]]
+    write("dl_long.txt", ("""dl_long.cmdl -- one surface (section at %d) whose display list is a triangle list of 15 vertices
+(33 bytes, padded to 64) while its size field says 32.  The list is walked to the section's end, as
+the public loaders do: 5 triangles, and a warning.
+
+load dl_long.cmdl
+expect-meshes 1
+expect-mesh name=model_0 node=RootNode vertices=7 triangles=5 material=material_0 uv=0 normals=0 colors=0
+expect-warning longer than their size field
+""" % st[-1] + "\n".join(static_lines("model_0", tris, gpos)) + "\n").encode())
+
+    # 4. tolerated oddities: 5 konst colours (K3 = the 4th is the base colour), an unused material
+    # without positions, a NaN position no triangle uses, a primitive of vertex format 1 (short normals)
+    # in a model with float normals
+    konst = [0x11111111, 0x22222222, 0x33333333, 0x4080C0FF, 0x55555555]
+    mk = material(False, 0x8, [], IDX16 << A_POS | IDX16 << A_NRM, [tev(cin(ZERO, ZERO, ZERO, KONST), kcolor=0x0F)],
+                  [(0xFF, 0xFF)], [], konst=konst)
+    mn = material(False, 0, [], IDX16 << A_NRM, [tev(cin(ZERO, ZERO, ZERO, KONST), kcolor=0x00)], [(0xFF, 0xFF)], [])
+    lpos = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (float("nan"), 0, 0)]
+    dl = dl_prim(0x91, [v16(0, 0), v16(1, 0), v16(2, 0)])
+    data, _ = cmdl(2, 0, material_set([], [mk, mn]), lpos, [(0, 0, 1)], [], [], [surface(False, 0, dl)])
+    write("lenient.cmdl", data)
+    col = ",".join(fmt((konst[3] >> sh & 0xFF) / 255) for sh in (24, 16, 8, 0))
+    write("lenient.txt", ("""lenient.cmdl -- what the public loaders accept (PrimeWorldEditor reads 4 konst colours and skips the
+rest; unused materials and array values are not looked at; the vertex format is the GPU's business):
+material 0 lists 5 konst colours, its KONST stage picks K3 = %08X; material 1 has no positions and
+no surface uses it; position 3 is NaN and unused; the one primitive uses vertex format 1 (short
+normals) though the header's normals are float.  Loaded with four warnings.
+
+load lenient.cmdl
+expect-meshes 1
+expect-materials 1
+expect-material name=material_0 color=%s texture=- alpha=OPAQUE double_sided=0 unlit=0
+expect-warning more than 4 konst colours
+expect-warning without positions, which no surface uses
+expect-warning disagrees with the header's normal flag
+expect-warning 1 non-finite value(s)
+expect-no-warning inside out
+""" % (konst[3], col) + "\n".join(static_lines("model_0", [[(0,), (1,), (2,)]], lpos)) + "\n").encode())
+
+    # 4b. a NaN position a triangle uses is still refused, at the index that names it
+    dl = dl_prim(0x91, [v16(0, 0), v16(1, 0), v16(3, 0)])
+    data, st = cmdl(2, 0, material_set([], [mk, mn]), lpos, [(0, 0, 1)], [], [], [surface(False, 0, dl)])
+    at = st[-1] + 0x40 + 3 + 2 * 4
+    assert data[at:at + 2] == u16(3)
+    write("nan_used.cmdl", data)
+    write("nan_used.txt", ("""nan_used.cmdl -- lenient.cmdl whose triangle uses position 3 (NaN).  Refused at the index that
+names it: display_list.position_index, byte %d.
+
+expect-error-offset %d
+""" % (at, at)).encode())
+
+    # 6. winding: triangles whose face normal (counter-clockwise) points against their stored normals
+    wpos = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)]
+    wn = [(0, 0, 1)]
+    for name, order in (("wound_ok", ((0, 1, 2), (2, 1, 3))), ("wound_inverted", ((0, 2, 1), (2, 3, 1)))):
+        faces = [face_normal(*(wpos[i] for i in t)) for t in order]
+        inverted = sum(1 for f in faces if f[2] * wn[0][2] < 0)
+        mw = material(False, 0, [], IDX16 << A_POS | IDX16 << A_NRM, [tev(cin(ZERO, ZERO, ZERO, KONST), kcolor=0)],
+                      [(0xFF, 0xFF)], [])
+        dl = dl_prim(0x90, [v16(i, 0) for t in order for i in t])
+        data, _ = cmdl(2, 0, material_set([], [mw]), wpos, wn, [], [], [surface(False, 0, dl)])
+        write(name + ".cmdl", data)
+        verdict = ("expect-warning %d of 2 triangle(s) face away from their stored vertex normals" % inverted
+                   if 2 * inverted > 2 else "expect-no-warning inside out")
+        write(name + ".txt", ("""%s.cmdl -- two triangles over a unit square in z = 0, every normal (0,0,1); corners %s:
+%d of 2 face normals (counter-clockwise) point against the stored normals.
+
+load %s.cmdl
+expect-meshes 1
+%s
+""" % (name, order, inverted, name, verdict) + "\n".join(static_lines("model_0", [[(i,) for i in t] for t in order],
+                                                                          wpos)) + "\n").encode())
 
 
 if __name__ == "__main__":
