@@ -11,6 +11,9 @@
  *   expect-mesh-material mesh=M name=MAT
  *   expect-mesh-color mesh=M color=r,g,b,a   its material's base colour
  *   expect-mesh-uv mesh=M uv=u,v;...
+ *   expect-warning TEXT              some warning contains TEXT (to the end of the line)
+ *   expect-node-meta node=N key=K    node N has metadata K
+ *   expect-find-model prefer=WORLD|- name=NAME index=I   lego_wdb_find_model on the fixture's bytes
  *   expect-material, expect-texture, expect-texel   as the NIFF fixtures
  * plus the shared expect-format / expect-nodes / expect-duration and
  * expect-error-offset. */
@@ -29,6 +32,8 @@
 
 static char g_dir[512];
 static long g_checked;
+static const uint8_t *g_data; /* the fixture's bytes (expect-find-model) */
+static size_t g_size;
 
 static const ra_mesh *find_mesh(const ra_scene *s, const char *name)
 {
@@ -120,7 +125,37 @@ static void check_line(const ra_document *doc, const char *line, const char *wha
     double d[64];
     long n;
     if (fx_check_common_line(doc, line, what)) return;
-    if (sscanf(line, "expect-meshes %ld", &n) == 1) {
+    if (!strncmp(line, "expect-warning ", 15)) {
+        bool found = false;
+        for (size_t i = 0; i < s->warning_count && !found; i++) found = strstr(s->warnings[i].msg, line + 15) != NULL;
+        CHECK(found, "%s: no warning contains '%s'", what, line + 15);
+    } else if (!strncmp(line, "expect-node-meta ", 17)) {
+        char node[256], key[128];
+        const ra_node *nd = NULL;
+        CHECK(fx_field(line, "node", node, sizeof node) && fx_field(line, "key", key, sizeof key), "%s: %s", what,
+              line);
+        for (size_t i = 0; i < s->node_count; i++)
+            if (!strcmp(s->nodes[i].name, node)) nd = &s->nodes[i];
+        CHECK(nd && ra_meta_get(&nd->meta, key), "%s: node %s has no %s", what, node, key);
+    } else if (!strncmp(line, "expect-find-model ", 18)) {
+        char prefer[64], name[256];
+        long want = field_long(line, "index");
+        CHECK(fx_field(line, "prefer", prefer, sizeof prefer) && fx_field(line, "name", name, sizeof name) && want >= 0,
+              "%s: %s", what, line);
+        ra_arena *ar = ra_arena_create(0);
+        lego_wdb_set *w = NULL;
+        ra_error e;
+        ra_error_clear(&e);
+        CHECK(ar && lego_wdb_open(g_data, g_size, ar, strcmp(prefer, "-") ? prefer : NULL, NULL, &w, &e) == RA_OK,
+              "%s: open: %s", what, e.msg);
+        if (w) {
+            int64_t got = lego_wdb_find_model(w, name);
+            CHECK(got == want, "%s: model %s preferring %s: %lld, expected %ld", what, name, prefer, (long long)got,
+                  want);
+            lego_wdb_close(w);
+        }
+        ra_arena_destroy(ar);
+    } else if (sscanf(line, "expect-meshes %ld", &n) == 1) {
         CHECK((long)s->mesh_count == n, "%s: %zu meshes, expected %ld", what, s->mesh_count, n);
     } else if (!strncmp(line, "expect-mesh ", 12)) {
         const ra_mesh *m = line_mesh(s, line, what);
@@ -258,6 +293,8 @@ static void run(const char *name)
     char msg[RA_ERROR_TEXT_MAX];
     ra_error_format(&e, msg, sizeof msg);
     CHECK(st == RA_OK, "%s: %s", name, msg);
+    g_data = fx.data;
+    g_size = fx.size;
     if (st == RA_OK) {
         while (fgets(line, sizeof line, fx.txt)) {
             line[strcspn(line, "\r\n")] = 0;
@@ -311,17 +348,43 @@ static void extras(void)
           "list: %s", text ? text : e.msg);
     ra_free(text);
     ra_free(d);
-    /* an animation given a broken WDB (wdb=PATH) is refused, naming the option and the WDB's error */
+    /* an animation given a WDB whose directory is broken (wdb=PATH) is refused, naming the option and the
+     * WDB's error */
     size_t an = 0;
     uint8_t *ani = fx_slurp(g_dir, "car_drive.ani", &an);
     char bad[600];
-    snprintf(bad, sizeof bad, "%s/bad_reuse.wdb", g_dir);
+    snprintf(bad, sizeof bad, "%s/bad_offset.wdb", g_dir);
     ra_options_init(&o);
     ra_options_add(&o, "wdb", bad);
     ra_error_clear(&e);
     CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_ERR_BAD_VALUE && !doc &&
-              !strcmp(e.field, "wdb") && strstr(e.msg, "mesh.poly_indices") && strstr(e.msg, "779"),
+              !strcmp(e.field, "wdb") && strstr(e.msg, "model.data_offset"),
           "a broken WDB: %s", e.msg);
+    /* a broken mesh: that mesh is left out (a warning naming the field and byte), the rest binds */
+    snprintf(bad, sizeof bad, "%s/bad_reuse.wdb", g_dir);
+    ra_options_init(&o);
+    ra_options_add(&o, "wdb", bad);
+    ra_error_clear(&e);
+    CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_OK && doc->scene.mesh_count == 4,
+          "a broken mesh: %s", e.msg);
+    bool warned = false;
+    for (size_t i = 0; doc && i < doc->scene.warning_count; i++)
+        warned = warned || strstr(doc->scene.warnings[i].msg, "mesh.poly_indices at byte 779");
+    CHECK(warned, "a broken mesh is a warning");
+    ra_document_free(doc);
+    /* a model that cannot be read: its actor has no mesh (a warning naming the field), the load goes on */
+    snprintf(bad, sizeof bad, "%s/bad_version.wdb", g_dir);
+    ra_options_init(&o);
+    ra_options_add(&o, "wdb", bad);
+    ra_error_clear(&e);
+    CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_OK && doc->scene.mesh_count == 0,
+          "a broken model: %s", e.msg);
+    warned = false;
+    for (size_t i = 0; doc && i < doc->scene.warning_count; i++)
+        warned = warned || (strstr(doc->scene.warnings[i].msg, "actor car") &&
+                            strstr(doc->scene.warnings[i].msg, "model.version"));
+    CHECK(warned, "a broken model is a warning");
+    ra_document_free(doc);
     snprintf(bad, sizeof bad, "%s/no_such.wdb", g_dir);
     ra_options_init(&o);
     ra_options_add(&o, "wdb", bad);

@@ -104,8 +104,20 @@ static bool read_camera(rd *r, lego_camera *cam)
     return ra_cursor_ok(&r->c);
 }
 
+/* lego_ani_read without the copy of the trailing bytes when !keep_trailing
+ * (trailing_size is still set; trailing stays NULL): WORLD.WDB's models
+ * read their embedded animation this way (declared in lego_wdb.h). */
+ra_status lego_ani_read_ex(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
+                           lego_ani *a, bool keep_trailing, ra_error *err);
+
 ra_status lego_ani_read(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
                         lego_ani *a, ra_error *err)
+{
+    return lego_ani_read_ex(data, size, body_only, max_depth, arena, a, true, err);
+}
+
+ra_status lego_ani_read_ex(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
+                           lego_ani *a, bool keep_trailing, ra_error *err)
 {
     memset(a, 0, sizeof *a);
     rd r;
@@ -152,7 +164,7 @@ ra_status lego_ani_read(const uint8_t *data, size_t size, bool body_only, uint32
     if (!read_node(&r, &a->root, 0)) return err->code;
     a->node_count = r.node_count;
     a->trailing_size = size - r.c.pos;
-    if (a->trailing_size) {
+    if (a->trailing_size && keep_trailing) {
         a->trailing = ra_arena_alloc(arena, a->trailing_size);
         if (!a->trailing) {
             oom(&r, "trailing");

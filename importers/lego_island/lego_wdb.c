@@ -4,9 +4,13 @@
  *
  * Every read goes through a cursor over the file that ends where the blob
  * being read ends, so an offset or count that leaves its blob is refused
- * with the field and the byte offset. */
+ * with the field and the byte offset.  A refusal is as small as the engine
+ * allows (docs §12.2): a mesh whose corners cannot be built is left out
+ * and a texture or part list that cannot be read is skipped, each with a
+ * warning; the directory, a truncated blob and out of memory are errors. */
 #include <ctype.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,8 +23,8 @@
 #define REF_MIN_BYTES 12u  /* name length, data length, data offset */
 #define MAX_NAME 1024u     /* longest name accepted */
 
-/* where the lazy indexes look next (docs: textures global first, parts the
- * preferred world first) */
+/* where the lazy indexes look next (docs: textures and parts global first,
+ * then the preferred world, then the others) */
 typedef struct tex_entry {
     const char *name;
     uint64_t image_at; /* the image used (a '^' pair's second) */
@@ -51,8 +55,11 @@ struct lego_wdb_set {
     size_t tex_step, part_step; /* the next source to index */
     lego_wdb_texture *textures;
     size_t texture_count, texture_cap;
-    bool roots_read;    /* root_map built */
-    ra_strmap root_map; /* lower-cased root ROI name -> model + 1 */
+    const char **roots;     /* each model's root ROI name ("" unreadable), NULL not read yet */
+    bool roi_lods_read;     /* roi_lods_map built */
+    ra_strmap roi_lods_map; /* ROI name -> roi_lods + 1: model ROIs with LODs of their own */
+    part_entry *roi_lods;
+    size_t roi_lods_count, roi_lods_cap;
 };
 
 static bool grow(ra_arena *ar, void **v, size_t *cap, size_t need, size_t size)
@@ -68,6 +75,20 @@ static bool grow(ra_arena *ar, void **v, size_t *cap, size_t need, size_t size)
 }
 
 static bool nomem(lego_wdb_set *w) { return ra_fail_nomem(w->err, FMT) == RA_OK; }
+
+/* A failure that leaves the rest readable: w->err becomes a warning about
+ * `what` and is cleared; false when it was out of memory (kept). */
+static bool tolerate(lego_wdb_set *w, const char *what)
+{
+    if (w->err->code == RA_ERR_NO_MEMORY) return false;
+    if (w->warn) {
+        char msg[RA_ERROR_TEXT_MAX];
+        ra_error_format(w->err, msg, sizeof msg);
+        ra_scene_warn(w->warn, "%s: %s", what, msg);
+    }
+    ra_error_clear(w->err);
+    return true;
+}
 
 /* A cursor over the file that ends at `end`, placed at `at`. */
 static void cursor_at(lego_wdb_set *w, ra_cursor *c, uint64_t at, uint64_t end)
@@ -170,7 +191,7 @@ static bool skip_image(ra_cursor *c, uint64_t *at)
     ra_rd_u32le(c, &wd, "image.width");
     ra_rd_u32le(c, &ht, "image.height");
     if (!ra_rd_u32le(c, &pc, "image.palette_count")) return false;
-    if (wd == 0 || ht == 0 || wd > 65535 || ht > 65535)
+    if (wd > 65535 || ht > 65535) /* an empty image is read, and left out when used */
         return ra_cursor_fail(c, RA_ERR_BAD_VALUE, *at, "image.width", "image of %u x %u pixels", wd, ht);
     if (pc > 256)
         return ra_cursor_fail(c, RA_ERR_BAD_VALUE, c->pos - 4, "image.palette_count", "%u palette entries", pc);
@@ -278,6 +299,12 @@ static int32_t decode_texture(lego_wdb_set *w, tex_entry *t)
     const uint8_t *pal = ra_cursor_take(&c, 3u * pc, "image.palette");
     const uint8_t *px = ra_cursor_take(&c, (size_t)wd * ht, "image.pixels");
     if (!pal || !px) return -2; /* checked when indexed */
+    if (!wd || !ht) {
+        if (w->warn)
+            ra_scene_warn(w->warn, "texture '%s' (image at byte %llu): image.width: %u x %u pixels: left out", t->name,
+                          (unsigned long long)t->image_at, wd, ht);
+        return -1;
+    }
     if (!grow(w->ar, (void **)&w->textures, &w->texture_cap, w->texture_count + 1, sizeof *w->textures)) {
         nomem(w);
         return -2;
@@ -306,7 +333,10 @@ static int32_t find_texture(lego_wdb_set *w, const char *name)
     for (;;) {
         const uint32_t *slot = ra_strmap_get(&w->tex_map, name);
         if (slot && *slot) return decode_texture(w, &w->tex[*slot - 1]);
-        if (!index_next_textures(w)) return w->err->code == RA_OK ? -1 : -2;
+        if (index_next_textures(w)) continue;
+        if (w->err->code == RA_OK) return -1;
+        /* a texture list that cannot be read: its textures are left out, the next list is tried */
+        if (!tolerate(w, "a texture list is left out")) return -2;
     }
 }
 
@@ -346,17 +376,12 @@ static bool index_next_parts(lego_wdb_set *w)
 {
     const lego_wdb_dir *d = &w->dir;
     size_t step = w->part_step++;
-    /* preferred world, global parts, the other worlds */
-    size_t first = w->prefer >= 0 ? d->worlds[w->prefer].part_count : 0;
-    if (step < first) {
-        const lego_wdb_ref *r = &d->parts[d->worlds[w->prefer].first_part + step];
-        return index_part_blob(w, r->offset, (uint64_t)r->offset + r->size, d->worlds[w->prefer].name);
-    }
-    if (step == first) return !d->parts_size || index_part_blob(w, d->parts_at, d->parts_at + d->parts_size, "global");
-    step -= first + 1;
+    /* the global parts, then the preferred world's, then the other worlds' (LoadWorld registers the global
+     * parts first; LegoPartPresenter::Store skips a name already registered) */
+    if (step == 0) return !d->parts_size || index_part_blob(w, d->parts_at, d->parts_at + d->parts_size, "global");
+    step -= 1;
     for (uint32_t k = 0; k < d->world_count; k++) {
-        if ((int64_t)k == w->prefer) continue;
-        const lego_wdb_world *wd = &d->worlds[k];
+        const lego_wdb_world *wd = &d->worlds[world_at(w, k)];
         if (step >= wd->part_count) {
             step -= wd->part_count;
             continue;
@@ -374,7 +399,10 @@ static const part_entry *find_part(lego_wdb_set *w, const char *name)
     for (;;) {
         const uint32_t *slot = ra_strmap_get(&w->part_map, name);
         if (slot && *slot) return &w->parts[*slot - 1];
-        if (!index_next_parts(w)) return NULL;
+        if (index_next_parts(w)) continue;
+        if (w->err->code == RA_OK) return NULL;
+        /* a part blob that cannot be read further: its other parts are left out */
+        if (!tolerate(w, "a part blob is left out")) return NULL;
     }
 }
 
@@ -393,6 +421,35 @@ static float rd_f32_at(const uint8_t *p)
     float f;
     memcpy(&f, &u, 4);
     return f;
+}
+
+/* A name skipped (a LOD walked, not decoded): nothing allocated. */
+static bool skip_name(ra_cursor *c, const char *field)
+{
+    uint32_t n;
+    if (!ra_rd_u32le(c, &n, field)) return false;
+    if (n > MAX_NAME) return ra_cursor_fail(c, RA_ERR_LIMIT, c->pos - 4, field, "name of %u bytes", n);
+    return ra_rd_skip(c, n, field);
+}
+
+/* A mesh whose bytes were read but whose corners the engine cannot build
+ * as they are: left out (no vertices) with a warning naming the field and
+ * its byte, as spec rule "refuse the mesh, not the load" says. */
+static bool refuse_mesh(lego_wdb_mesh *out, ra_scene *warn, uint64_t mesh_at, uint64_t at, const char *field,
+                        const char *fmt, ...)
+{
+    out->vertex_count = out->triangle_count = 0;
+    out->positions = out->normals = out->uvs = NULL;
+    out->indices = NULL;
+    if (!warn) return true;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ra_scene_warn(warn, "mesh at byte %llu: %s at byte %llu: %s: the mesh is left out", (unsigned long long)mesh_at,
+                  field, (unsigned long long)at, msg);
+    return true;
 }
 
 /* One mesh: walked (out NULL) or decoded. */
@@ -415,9 +472,9 @@ static bool read_mesh(lego_wdb_set *w, ra_cursor *c, const lod_head *h, lego_wdb
     ra_rd_u8(c, &shiny, "mesh.shiny");
     ra_rd_u8(c, &unused, "mesh.unused");
     ra_rd_u8(c, &alias, "mesh.use_alias");
+    if (!out) return skip_name(c, "mesh.texture_name") && skip_name(c, "mesh.material_name");
     const char *tname = NULL, *mname = NULL;
     if (!read_name(w, c, &tname, "mesh.texture_name") || !read_name(w, c, &mname, "mesh.material_name")) return false;
-    if (!out) return true;
     memset(out, 0, sizeof *out);
     out->texture = -1;
     out->texture_name = tname;
@@ -427,25 +484,33 @@ static bool read_mesh(lego_wdb_set *w, ra_cursor *c, const lod_head *h, lego_wdb
     out->inh = starts_inh(tname) || starts_inh(mname);
     /* the corners: creates in the first pass, faces in the second */
     bool use_uv = texi && h->nuv > 0;
-    uint32_t creates = 0;
+    uint32_t creates = 0, bad_uv = 0;
     for (uint32_t i = 0; i < 3u * np; i++) {
         uint32_t v = ra_load_u32le(poly + 4 * i);
-        if (!(v & 0x80000000u)) continue;
+        if (!(v & 0x80000000u)) {
+            if ((v & 0xFFFFu) >= nmv)
+                return refuse_mesh(out, warn, at, at + 4 + 4ull * i, "mesh.poly_indices",
+                                   "corner %u reuses vertex %u of %u", i, v & 0xFFFFu, nmv);
+            continue;
+        }
         uint64_t fat = at + 4 + 4ull * i;
         if ((v & 0xFFFFu) >= h->nv)
-            return ra_cursor_fail(c, RA_ERR_BAD_VALUE, fat, "mesh.poly_indices", "corner %u: position %u of %u", i,
-                                  v & 0xFFFFu, h->nv);
+            return refuse_mesh(out, warn, at, fat, "mesh.poly_indices", "corner %u: position %u of %u", i, v & 0xFFFFu,
+                               h->nv);
         if (((v >> 16) & 0x7FFFu) >= h->nn)
-            return ra_cursor_fail(c, RA_ERR_BAD_VALUE, fat, "mesh.poly_indices", "corner %u: normal %u of %u", i,
-                                  (v >> 16) & 0x7FFFu, h->nn);
-        if (use_uv && ra_load_u32le(texi + 4 * i) >= (uint32_t)h->nuv)
-            return ra_cursor_fail(c, RA_ERR_BAD_VALUE, tex_at + 4 + 4ull * i, "mesh.tex_indices",
-                                  "corner %u: texture coordinate %u of %d", i, ra_load_u32le(texi + 4 * i), h->nuv);
+            return refuse_mesh(out, warn, at, fat, "mesh.poly_indices", "corner %u: normal %u of %u", i,
+                               (v >> 16) & 0x7FFFu, h->nn);
+        if (use_uv && ra_load_u32le(texi + 4 * i) >= (uint32_t)h->nuv && !bad_uv++ && warn)
+            ra_scene_warn(
+                warn,
+                "mesh at byte %llu: mesh.tex_indices at byte %llu: corner %u: texture coordinate %u of %d: UV (0, 0)",
+                (unsigned long long)at, (unsigned long long)(tex_at + 4ull * i), i, ra_load_u32le(texi + 4 * i),
+                h->nuv);
         creates++;
     }
     if (creates != nmv)
-        return ra_cursor_fail(c, RA_ERR_BAD_VALUE, at + 2, "mesh.num_mesh_verts",
-                              "%u vertices declared, %u created by the corners", nmv, creates);
+        return refuse_mesh(out, warn, at, at + 2, "mesh.num_mesh_verts",
+                           "%u vertices declared, %u created by the corners", nmv, creates);
     ra_arena *ar = w->ar;
     out->vertex_count = nmv;
     out->triangle_count = np;
@@ -465,8 +530,9 @@ static bool read_mesh(lego_wdb_set *w, ra_cursor *c, const lod_head *h, lego_wdb
             out->positions[3 * k + (uint32_t)q] = rd_f32_at(p + 4 * q);
             out->normals[3 * k + (uint32_t)q] = rd_f32_at(n + 4 * q);
         }
-        if (use_uv) {
-            const uint8_t *u = base + h->uv_at + 8ull * ra_load_u32le(texi + 4 * i);
+        uint32_t ti = use_uv ? ra_load_u32le(texi + 4 * i) : 0;
+        if (use_uv && ti < (uint32_t)h->nuv) { /* else (0, 0): the arena's zeros */
+            const uint8_t *u = base + h->uv_at + 8ull * ti;
             out->uvs[2 * k] = rd_f32_at(u);
             out->uvs[2 * k + 1] = rd_f32_at(u + 4);
         }
@@ -474,11 +540,7 @@ static bool read_mesh(lego_wdb_set *w, ra_cursor *c, const lod_head *h, lego_wdb
     }
     for (uint32_t i = 0; i < 3u * np; i++) {
         uint32_t v = ra_load_u32le(poly + 4 * i);
-        if (v & 0x80000000u) continue;
-        if ((v & 0xFFFFu) >= nmv)
-            return ra_cursor_fail(c, RA_ERR_BAD_VALUE, at + 4 + 4ull * i, "mesh.poly_indices",
-                                  "corner %u reuses vertex %u of %u", i, v & 0xFFFFu, nmv);
-        out->indices[i] = v & 0xFFFFu;
+        if (!(v & 0x80000000u)) out->indices[i] = v & 0xFFFFu; /* checked above */
     }
     /* the file's material */
     if (tname[0]) {
@@ -594,7 +656,7 @@ static bool apply_material(lego_wdb_set *w, lego_wdb_roi *roi, const char *mat, 
                 m->texture = tex;
                 m->missing_tex = false;
                 m->color[0] = m->color[1] = m->color[2] = m->color[3] = 1;
-            } else if (!textured) {
+            } else if (!textured && tex >= 0) { /* SetLodColor(1, 1, 1) only when the texture was found */
                 m->color[0] = m->color[1] = m->color[2] = m->color[3] = 1;
             }
         } else if (!textured) {
@@ -625,6 +687,105 @@ static char *trim_name(ra_arena *ar, const char *name, bool underscores)
     return s;
 }
 
+/* Where model mi's root ROI record starts (after the embedded animation,
+ * read in scratch memory without its trailing bytes), or 0 when the blob
+ * cannot be read that far: the file's bytes are read with an error of
+ * their own (a broken model is refused when it is converted); out of
+ * memory sets *oom. */
+static uint64_t model_rois_at(lego_wdb_set *w, size_t mi, bool *oom)
+{
+    const lego_wdb_ref *ref = &w->dir.models[mi];
+    ra_error e;
+    ra_error_clear(&e);
+    ra_cursor c;
+    ra_cursor_init(&c, w->data, (size_t)ref->offset + ref->size, FMT, &e);
+    c.pos = ref->offset;
+    uint32_t version = 0;
+    if (!ra_rd_u32le(&c, &version, "model.version") || version != LEGO_WDB_MODEL_VERSION ||
+        !ra_rd_skip(&c, 8, "model.header"))
+        return 0;
+    ra_arena *tmp = ra_arena_create(0);
+    if (!tmp) return *oom = true, 0;
+    lego_ani a;
+    size_t at = c.pos;
+    bool ok = lego_ani_read_ex(w->data + at, c.size - at, true, LEGO_DEFAULT_MAX_DEPTH, tmp, &a, false, &e) == RA_OK;
+    ra_arena_destroy(tmp);
+    if (e.code == RA_ERR_NO_MEMORY) *oom = true;
+    return ok ? at + (c.size - at - a.trailing_size) : 0;
+}
+
+/* Walks a ROI record without decoding it: registers (first wins) every ROI
+ * with LODs of its own under its name.  False when the record cannot be read. */
+static bool walk_roi_lods(lego_wdb_set *w, ra_cursor *c, uint64_t blob, const char *source, uint32_t depth)
+{
+    if (depth > LEGO_DEFAULT_MAX_DEPTH) return false;
+    uint32_t n, m, nl, end, nc;
+    uint8_t shared;
+    const uint8_t *p;
+    if (!ra_rd_u32le(c, &n, "roi.name") || n > MAX_NAME || !(p = ra_cursor_take(c, n, "roi.name"))) return false;
+    if (!ra_rd_skip(c, 40, "roi.bounds") || !ra_rd_u32le(c, &m, "roi.color_or_texture") || m > MAX_NAME ||
+        !ra_rd_skip(c, m, "roi.color_or_texture") || !ra_rd_u8(c, &shared, "roi.shared_lods"))
+        return false;
+    if (!shared) {
+        if (!ra_rd_u32le(c, &nl, "roi.num_lods")) return false;
+        if (nl) {
+            if (!ra_rd_u32le(c, &end, "roi.lod_end_offset") || blob + end > c->size || blob + end < c->pos)
+                return false;
+            while (n && p[n - 1] == 0) n--;
+            char *name = ra_arena_strndup(w->ar, (const char *)p, n);
+            if (!name) return nomem(w);
+            for (char *q = name; *q; q++) *q = (char)tolower((unsigned char)*q);
+            uint32_t *slot = ra_strmap_slot(&w->roi_lods_map, name);
+            if (!slot) return nomem(w);
+            if (!*slot) {
+                if (!grow(w->ar, (void **)&w->roi_lods, &w->roi_lods_cap, w->roi_lods_count + 1, sizeof *w->roi_lods))
+                    return nomem(w);
+                w->roi_lods[w->roi_lods_count] = (part_entry){name, blob + end, c->pos, nl, source};
+                *slot = (uint32_t)++w->roi_lods_count;
+            }
+            c->pos = (size_t)(blob + end);
+        }
+    }
+    if (!ra_rd_u32le(c, &nc, "roi.num_children") || !ra_cursor_check_count(c, nc, ROI_MIN_BYTES, "roi.num_children"))
+        return false;
+    for (uint32_t i = 0; i < nc; i++)
+        if (!walk_roi_lods(w, c, blob, source, depth + 1)) return false;
+    return true;
+}
+
+/* The LOD list registered under name by a model ROI with LODs of its own
+ * (LegoROI::Read registers them in the ViewLODListManager that sharedLods
+ * looks in): the preferred world's models first, then the others', each
+ * in directory order, first wins.  NULL when none (or out of memory: w->err). */
+static const part_entry *model_roi_lods(lego_wdb_set *w, const char *name)
+{
+    const lego_wdb_dir *d = &w->dir;
+    if (!w->roi_lods_read) {
+        w->roi_lods_read = true;
+        if (!ra_strmap_init(&w->roi_lods_map, w->ar, 64)) return nomem(w), NULL;
+        for (size_t k = 0; k < d->world_count; k++) {
+            const lego_wdb_world *wd = &d->worlds[world_at(w, k)];
+            for (uint32_t i = 0; i < wd->model_count; i++) {
+                size_t mi = wd->first_model + i;
+                bool oom = false;
+                uint64_t at = model_rois_at(w, mi, &oom);
+                if (oom) return nomem(w), NULL;
+                if (!at) continue;
+                const lego_wdb_ref *ref = &d->models[mi];
+                ra_error e;
+                ra_error_clear(&e);
+                ra_cursor c;
+                ra_cursor_init(&c, w->data, (size_t)ref->offset + ref->size, FMT, &e);
+                c.pos = (size_t)at;
+                walk_roi_lods(w, &c, ref->offset, wd->name, 0); /* a model that cannot be walked is skipped */
+                if (w->err->code != RA_OK || e.code == RA_ERR_NO_MEMORY) return nomem(w), NULL;
+            }
+        }
+    }
+    const uint32_t *slot = w->roi_lods_map.cap ? ra_strmap_get(&w->roi_lods_map, name) : NULL;
+    return slot && *slot ? &w->roi_lods[*slot - 1] : NULL;
+}
+
 static bool read_roi(lego_wdb_set *w, ra_cursor *c, uint64_t blob, lego_wdb_roi *roi, uint32_t depth,
                      uint32_t max_depth, ra_scene *warn)
 {
@@ -642,10 +803,12 @@ static bool read_roi(lego_wdb_set *w, ra_cursor *c, uint64_t blob, lego_wdb_roi 
         if (!key) return nomem(w);
         const part_entry *p = find_part(w, key);
         if (!p && w->err->code != RA_OK) return false;
+        if (!p) p = model_roi_lods(w, key); /* a model ROI's own list, registered under its name */
+        if (!p && w->err->code != RA_OK) return false;
         if (!p) {
             if (warn)
-                ra_scene_warn(warn, "ROI %s shares the LOD list '%s', which no part holds: no geometry", roi->name,
-                              key);
+                ra_scene_warn(warn, "ROI %s shares the LOD list '%s', which no part or model ROI holds: no geometry",
+                              roi->name, key);
         } else {
             ra_cursor keep = *c;
             if (!part_lods(w, p, roi, warn)) return false;
@@ -659,10 +822,17 @@ static bool read_roi(lego_wdb_set *w, ra_cursor *c, uint64_t blob, lego_wdb_roi 
             if (!ra_rd_u32le(c, &end, "roi.lod_end_offset")) return false;
             uint64_t at = c->pos - 4;
             if (!read_lods(w, c, n, roi, warn)) return false;
-            if (blob + end > c->size || blob + end < at + 4)
-                return ra_cursor_fail(c, RA_ERR_BAD_VALUE, at, "roi.lod_end_offset", "offset %u outside the model",
-                                      end);
-            c->pos = (size_t)(blob + end);
+            if (blob + end > c->size || blob + end < at + 4) { /* the LODs were walked: go on after them */
+                if (warn)
+                    ra_scene_warn(warn,
+                                  "ROI %s: roi.lod_end_offset at byte %llu: offset %u outside the model: the "
+                                  "children are read after the LODs",
+                                  roi->name, (unsigned long long)at, end);
+            } else {
+                c->pos = (size_t)(blob + end);
+            }
+            roi->prefix_share =
+                !strncmp(roi->name, "bike", 4) || !strncmp(roi->name, "moto", 4) || !strncmp(roi->name, "haus", 4);
         }
     }
     if (!apply_roi_material(w, roi, warn)) return false;
@@ -677,15 +847,22 @@ static bool read_roi(lego_wdb_set *w, ra_cursor *c, uint64_t blob, lego_wdb_roi 
     return true;
 }
 
-/* FindChildROI: the ROI itself first, then its subtree, names compared
- * case-insensitively.  *budget counts the ROIs visited: a hostile model of
- * many nodes and ROIs stops being posed instead of taking quadratic time. */
+/* LegoROI::FindChildROI: the ROI itself, then all its direct children,
+ * then each child's subtree the same way; names compared case-insensitively
+ * (an empty name matches nothing).  *budget counts the ROIs compared: a
+ * hostile model of many nodes and ROIs stops being posed instead of taking
+ * quadratic time. */
 static lego_wdb_roi *find_roi(lego_wdb_roi *r, const char *name, uint32_t depth, uint64_t *budget)
 {
     if (!*budget) return NULL;
     --*budget;
-    if (!lego_stricmp(r->name, name)) return r;
+    if (r->name[0] && !lego_stricmp(r->name, name)) return r;
     if (depth > RA_MAX_DEPTH_LIMIT) return NULL;
+    for (uint32_t i = 0; i < r->child_count; i++) {
+        if (!*budget) return NULL;
+        --*budget;
+        if (r->children[i].name[0] && !lego_stricmp(r->children[i].name, name)) return &r->children[i];
+    }
     for (uint32_t i = 0; i < r->child_count; i++) {
         lego_wdb_roi *f = find_roi(&r->children[i], name, depth + 1, budget);
         if (f) return f;
@@ -755,7 +932,7 @@ ra_status lego_wdb_model(lego_wdb_set *w, size_t model, uint32_t max_depth, lego
     ra_error e;
     ra_error_clear(&e);
     size_t anim_at = c.pos;
-    if (lego_ani_read(w->data + anim_at, c.size - anim_at, true, max_depth, tmp, &a, &e) != RA_OK) {
+    if (lego_ani_read_ex(w->data + anim_at, c.size - anim_at, true, max_depth, tmp, &a, false, &e) != RA_OK) {
         ra_arena_destroy(tmp);
         if (e.code == RA_ERR_NO_MEMORY) return ra_fail_nomem(err, FMT);
         return ra_fail_wrap(err, &e, FMT, e.offset == RA_NO_OFFSET ? RA_NO_OFFSET : anim_at + e.offset,
@@ -809,32 +986,23 @@ const char *lego_wdb_part_source(lego_wdb_set *w, const char *name)
     return slot && *slot ? w->parts[*slot - 1].source : NULL;
 }
 
-/* The root ROI's name of model mi (lower-cased), or NULL when the blob
- * cannot be read that far (a broken model is skipped here, refused when
- * it is converted).  The file's bytes are read with an error of its own. */
+/* The root ROI's name of model mi (lower-cased), "" when the blob cannot
+ * be read that far (a broken model is skipped here, refused when it is
+ * converted), NULL out of memory. */
 static const char *model_root_name(lego_wdb_set *w, size_t mi)
 {
     const lego_wdb_ref *ref = &w->dir.models[mi];
+    bool oom = false;
+    uint64_t at = model_rois_at(w, mi, &oom);
+    if (oom) return NULL;
     ra_error e;
     ra_error_clear(&e);
     ra_cursor c;
     ra_cursor_init(&c, w->data, (size_t)ref->offset + ref->size, FMT, &e);
-    c.pos = ref->offset;
-    uint32_t version = 0;
-    if (!ra_rd_u32le(&c, &version, "model.version") || version != LEGO_WDB_MODEL_VERSION ||
-        !ra_rd_skip(&c, 8, "model.header"))
-        return NULL;
-    ra_arena *tmp = ra_arena_create(0);
-    if (!tmp) return NULL;
-    lego_ani a;
-    size_t at = c.pos;
-    bool ok = lego_ani_read(w->data + at, c.size - at, true, LEGO_DEFAULT_MAX_DEPTH, tmp, &a, &e) == RA_OK;
-    if (ok) c.pos = at + (c.size - at - a.trailing_size);
-    ra_arena_destroy(tmp);
+    c.pos = (size_t)at;
     uint32_t n = 0;
     const uint8_t *p = NULL;
-    if (!ok || !ra_rd_u32le(&c, &n, "roi.name") || n > MAX_NAME || !(p = ra_cursor_take(&c, n, "roi.name")))
-        return NULL;
+    if (!at || !ra_rd_u32le(&c, &n, "roi.name") || n > MAX_NAME || !(p = ra_cursor_take(&c, n, "roi.name"))) return "";
     while (n && p[n - 1] == 0) n--;
     char *name = ra_arena_strndup(w->ar, (const char *)p, n);
     if (name)
@@ -842,37 +1010,43 @@ static const char *model_root_name(lego_wdb_set *w, size_t mi)
     return name;
 }
 
+/* Model mi of world wd by directory name (by_root false) or root ROI name. */
+static int64_t find_in_world(lego_wdb_set *w, uint32_t world, const char *name, bool by_root)
+{
+    const lego_wdb_dir *d = &w->dir;
+    const lego_wdb_world *wd = &d->worlds[world];
+    for (uint32_t i = 0; i < wd->model_count; i++) {
+        size_t mi = wd->first_model + i;
+        const char *n = d->models[mi].name;
+        if (by_root) {
+            if (!w->roots[mi]) w->roots[mi] = model_root_name(w, mi);
+            n = w->roots[mi];
+            if (!n) return -2; /* out of memory */
+        }
+        if (n[0] && !lego_stricmp(n, name)) return (int64_t)mi;
+    }
+    return -1;
+}
+
 int64_t lego_wdb_find_model(lego_wdb_set *w, const char *name)
 {
     const lego_wdb_dir *d = &w->dir;
-    if (w->prefer >= 0) {
-        const lego_wdb_world *wd = &d->worlds[w->prefer];
-        for (uint32_t i = 0; i < wd->model_count; i++)
-            if (!lego_stricmp(d->models[wd->first_model + i].name, name)) return wd->first_model + i;
-    }
-    for (size_t i = 0; i < d->model_count; i++)
-        if (!lego_stricmp(d->models[i].name, name)) return (int64_t)i;
-    /* else by the root ROI's name (how the engine finds a scene ROI): every
-     * model's root name, read once, the preferred world's first */
-    if (!w->roots_read) {
-        w->roots_read = true;
-        if (!ra_strmap_init(&w->root_map, w->ar, d->model_count + 1)) return -1;
-        size_t first = 0, count = 0;
-        if (w->prefer >= 0) first = d->worlds[w->prefer].first_model, count = d->worlds[w->prefer].model_count;
-        for (int pass = 0; pass < 2; pass++)
-            for (size_t mi = 0; mi < d->model_count; mi++) {
-                if ((mi >= first && mi < first + count) != (pass == 0)) continue;
-                const char *rn = model_root_name(w, mi);
-                uint32_t *slot = rn ? ra_strmap_slot(&w->root_map, rn) : NULL;
-                if (slot && !*slot) *slot = (uint32_t)(mi + 1);
-            }
-    }
-    char key[MAX_NAME + 1];
-    size_t n = strlen(name);
-    if (n > MAX_NAME || !w->root_map.cap) return -1;
-    for (size_t i = 0; i <= n; i++) key[i] = (char)tolower((unsigned char)name[i]);
-    const uint32_t *v = ra_strmap_get(&w->root_map, key);
-    return v && *v ? (int64_t)*v - 1 : -1;
+    if (!d->model_count) return -1;
+    if (!w->roots && !(w->roots = ra_arena_array(w->ar, d->model_count, sizeof *w->roots))) return -2;
+    /* the preferred world by directory name, then by root ROI name (how the
+     * engine finds a scene ROI), then the other worlds the same way */
+    if (w->prefer >= 0)
+        for (int by_root = 0; by_root < 2; by_root++) {
+            int64_t mi = find_in_world(w, (uint32_t)w->prefer, name, by_root);
+            if (mi != -1) return mi;
+        }
+    for (int by_root = 0; by_root < 2; by_root++)
+        for (uint32_t k = 0; k < d->world_count; k++) {
+            if ((int64_t)k == w->prefer) continue;
+            int64_t mi = find_in_world(w, k, name, by_root);
+            if (mi != -1) return mi;
+        }
+    return -1;
 }
 
 /* ---- characters ------------------------------------------------------------------------------------ */

@@ -114,6 +114,7 @@ static ra_status model_roi(binder *b, const char *name, lego_wdb_roi **out, cons
 {
     *out = NULL;
     int64_t mi = lego_wdb_find_model(b->w, name);
+    if (mi == -2) return ra_fail_nomem(b->err, FMT);
     if (mi < 0) return RA_OK;
     ra_status st = lego_wdb_model(b->w, (size_t)mi, b->max_depth, out, b->err);
     if (st == RA_OK) *source = ra_arena_printf(b->ar, "model %s", name);
@@ -170,13 +171,20 @@ static ra_status actor(binder *b, const lego_actor *ac, actor_roi *out)
     return RA_OK;
 }
 
-/* FindChildROI over a tree (the ROI itself first); *budget bounds the ROIs visited. */
+/* LegoROI::FindChildROI over a tree: the ROI itself, then all its direct
+ * children, then each child's subtree the same way (an empty name matches
+ * nothing); *budget bounds the ROIs compared. */
 static lego_wdb_roi *find_in(lego_wdb_roi *r, const char *name, uint32_t depth, uint64_t *budget)
 {
     if (!*budget) return NULL;
     --*budget;
-    if (!lego_stricmp(r->name, name)) return r;
+    if (r->name[0] && !lego_stricmp(r->name, name)) return r;
     if (depth > RA_MAX_DEPTH_LIMIT) return NULL;
+    for (uint32_t i = 0; i < r->child_count; i++) {
+        if (!*budget) return NULL;
+        --*budget;
+        if (r->children[i].name[0] && !lego_stricmp(r->children[i].name, name)) return &r->children[i];
+    }
     for (uint32_t i = 0; i < r->child_count; i++) {
         lego_wdb_roi *f = find_in(&r->children[i], name, depth + 1, budget);
         if (f) return f;
@@ -247,8 +255,21 @@ static ra_status bind_all(binder *b, const lego_ani *a, const lego_node *const *
     if (!b->actors) return ra_fail_nomem(err, FMT);
     for (uint32_t i = 0; i < a->num_actors; i++) {
         if (!a->actors[i].name_len || !a->actors[i].name[0]) continue;
-        ra_status st = actor(b, &a->actors[i], &b->actors[b->actor_count]);
-        if (st != RA_OK) return st;
+        actor_roi *out = &b->actors[b->actor_count];
+        ra_status st = actor(b, &a->actors[i], out);
+        if (st == RA_ERR_NO_MEMORY || err->code == RA_ERR_NO_MEMORY) return ra_fail_nomem(err, FMT);
+        if (st != RA_OK) { /* this actor's ROI cannot be made: it has none, the others still bind */
+            char msg[RA_ERROR_TEXT_MAX];
+            ra_error_format(err, msg, sizeof msg);
+            ra_scene_warn(s, "actor %s (type %u): %s: its nodes stay without a mesh", a->actors[i].name,
+                          a->actors[i].type, msg);
+            ra_error_clear(err);
+            const char *n = a->actors[i].name;
+            out->key = lower_dup(b->ar, n[0] == '*' ? n + 1 : n, false, false);
+            if (!out->key) return ra_fail_nomem(err, FMT);
+            out->roi = NULL;
+            out->source = NULL;
+        }
         b->actor_count++;
     }
     if (!index_actors(b)) return ra_fail_nomem(err, FMT);
@@ -287,7 +308,8 @@ static ra_status bind_all(binder *b, const lego_ani *a, const lego_node *const *
         sl->node = (int64_t)i; /* the last binder in pre-order wins, as the engine's last write */
         if (top) ctx[i] = r;
         if (!ra_meta_set_string(b->ar, &s->nodes[i].meta, "lego.roi", r->name) ||
-            !ra_meta_set_string(b->ar, &s->nodes[i].meta, "lego.roi_source", b->actors[sl->actor].source))
+            !ra_meta_set_string(b->ar, &s->nodes[i].meta, "lego.roi_source", b->actors[sl->actor].source) ||
+            (r->prefix_share && !ra_meta_set_string(b->ar, &s->nodes[i].meta, "lego.lod_note", LEGO_PREFIX_SHARE_NOTE)))
             return ra_fail_nomem(err, FMT);
     }
     if (rebound) ra_scene_warn(s, "%zu ROI(s) bound by several nodes: the mesh follows the last one", rebound);
@@ -299,10 +321,15 @@ static ra_status bind_all(binder *b, const lego_ani *a, const lego_node *const *
         if (slots[i].node >= 0) actor_bound[slots[i].actor] = true;
     lego_mesh_out *o = lego_mesh_out_new(s, b->w, native);
     if (!o) return ra_fail_nomem(err, FMT);
-    size_t still = 0, bound = 0;
+    size_t still = 0, bound = 0, shared = 0;
+    char names[400] = "";
     for (size_t i = 0; i < nslots; i++) {
         const roi_slot *sl = &slots[i];
         if (!actor_bound[sl->actor]) continue;
+        if (sl->roi->prefix_share && shared++ < 8) {
+            size_t l = strlen(names);
+            snprintf(names + l, sizeof names - l, "%s%s", l ? ", " : "", sl->roi->name);
+        }
         ra_status st;
         if (sl->node >= 0) {
             bound++;
@@ -318,6 +345,7 @@ static ra_status bind_all(binder *b, const lego_ani *a, const lego_node *const *
             ra_scene_warn(s, "actor %s: no node binds its ROI; left out", b->actors[i].key);
     if (still)
         ra_scene_warn(s, "%zu ROI(s) with geometry bound by no node stay at their static pose (on RootNode)", still);
+    if (shared) ra_scene_warn(s, "ROI(s) %s%s: " LEGO_PREFIX_SHARE_NOTE, names, shared > 8 ? ", ..." : "");
     ra_status st = lego_mesh_out_finish(o, err);
     if (st != RA_OK) return st;
     return ra_meta_set_int(b->ar, &s->meta, "lego.wdb.bound_rois", (int64_t)bound) ? RA_OK : ra_fail_nomem(err, FMT);

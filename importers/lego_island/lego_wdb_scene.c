@@ -95,7 +95,7 @@ static int32_t scene_material(lego_mesh_out *o, const lego_wdb_mesh *m, ra_error
     for (size_t i = 0; i < s->material_count; i++) {
         const ra_material *rm = &s->materials[i];
         if (rm->texture == tex && rm->base_color[0] == c[0] && rm->base_color[1] == c[1] && rm->base_color[2] == c[2] &&
-            rm->base_color[3] == c[3] && rm->unlit == (m->shading == 2))
+            rm->base_color[3] == c[3]) /* wireframe (shading 2) is a mesh note, not an unlit material */
             return (int32_t)i;
     }
     if (!grow(s->arena, (void **)&s->materials, &o->mat_cap, s->material_count + 1, sizeof *s->materials))
@@ -132,8 +132,12 @@ ra_status lego_mesh_out_roi(lego_mesh_out *o, const lego_wdb_roi *roi, uint32_t 
         float *pos = ra_arena_array_uninit(ar, 3 * nv, sizeof *pos);
         float *nrm = ra_arena_array_uninit(ar, 3 * nv, sizeof *nrm);
         uint32_t *idx = ra_arena_array_uninit(ar, 3 * (size_t)m->triangle_count, sizeof *idx);
-        float *uv = m->uvs ? ra_arena_memdup(ar, m->uvs, 2 * nv, sizeof *uv) : NULL;
-        if (!pos || !nrm || !idx || (m->uvs && !uv)) return ra_fail_nomem(err, FMT);
+        /* a textured mesh without texture coordinates samples (0, 0) in the engine */
+        bool want_uv = m->uvs || s->materials[mat].texture >= 0;
+        float *uv = m->uvs    ? ra_arena_memdup(ar, m->uvs, 2 * nv, sizeof *uv)
+                    : want_uv ? ra_arena_array(ar, 2 * nv, sizeof *uv)
+                              : NULL;
+        if (!pos || !nrm || !idx || (want_uv && !uv)) return ra_fail_nomem(err, FMT);
         double zs = o->native ? 1 : -1;
         for (size_t v = 0; v < nv; v++) {
             ra_vec3 p = ra_v3(m->positions[3 * v], m->positions[3 * v + 1], m->positions[3 * v + 2]);
@@ -243,6 +247,7 @@ static ra_status wdb_read(ra_document *doc, const uint8_t *data, size_t size, ra
     int64_t mi = -1;
     if (want) {
         mi = lego_wdb_find_model(m->w, want);
+        if (mi == -2) return ra_fail_nomem(err, FMT);
         if (mi < 0) {
             char *key = ra_arena_strndup(doc->arena, want, strlen(want));
             if (!key) return ra_fail_nomem(err, FMT);
@@ -320,11 +325,20 @@ static ra_status wdb_to_scene(ra_document *doc, ra_error *err)
             !ra_meta_set_int(ar, &sn->meta, "lego.lod_count", r->lod_count) ||
             (r->mesh_count && !ra_meta_set_int(ar, &sn->meta, "lego.lod_used", r->lod_used)) ||
             (r->lod_source && !ra_meta_set_string(ar, &sn->meta, "lego.lod_list", r->lod_source)) ||
+            (r->prefix_share && !ra_meta_set_string(ar, &sn->meta, "lego.lod_note", LEGO_PREFIX_SHARE_NOTE)) ||
             (r->material && r->material[0] && !ra_meta_set_string(ar, &sn->meta, "lego.roi_material", r->material)))
             return ra_fail_nomem(err, FMT);
         ra_status st = lego_mesh_out_roi(o, r, (uint32_t)idx, NULL, err);
         if (st != RA_OK) return st;
     }
+    char shared[400] = "";
+    size_t nshared = 0;
+    for (size_t i = 0; i < n; i++)
+        if (f[i].roi->prefix_share && nshared++ < 8) {
+            size_t l = strlen(shared);
+            snprintf(shared + l, sizeof shared - l, "%s%s", l ? ", " : "", f[i].roi->name);
+        }
+    if (nshared) ra_scene_warn(s, "ROI(s) %s%s: " LEGO_PREFIX_SHARE_NOTE, shared, nshared > 8 ? ", ..." : "");
     ra_status st = lego_mesh_out_finish(o, err);
     if (st == RA_OK)
         st = ra_scene_standard_meta(doc, 0,

@@ -83,6 +83,7 @@ typedef struct lego_wdb_roi {
     uint32_t mesh_count;
     uint32_t lod_count, lod_used; /* LODs stored, the one exported (0-based) */
     const char *lod_source;       /* the part a shared or character LOD list came from, or NULL */
+    bool prefix_share; /* bike*, moto*, haus* with LODs of its own: the engine may share them (not modelled) */
     struct lego_wdb_roi *children;
     uint32_t child_count;
     ra_mat4 world; /* static pose */
@@ -121,12 +122,14 @@ void lego_wdb_close(lego_wdb_set *w);
 /* A model in its static placement (ref: an index into the directory's
  * models).  max_depth bounds the ROI nesting. */
 ra_status lego_wdb_model(lego_wdb_set *w, size_t model, uint32_t max_depth, lego_wdb_roi **out, ra_error *err);
-/* A ROI of a part's LOD list (the part named name, lower-cased; the
- * preferred world's parts first, then the global parts, then the other
- * worlds), at identity.  RA_ERR_NOT_FOUND-like: returns RA_OK with *out NULL
+/* A ROI of a part's LOD list (the part named name, lower-cased; the global
+ * parts first, then the preferred world's, then the other worlds'), at
+ * identity.  RA_ERR_NOT_FOUND-like: returns RA_OK with *out NULL
  * when no part has that name. */
 ra_status lego_wdb_part(lego_wdb_set *w, const char *name, lego_wdb_roi **out, ra_error *err);
-/* The model whose directory name (or else root ROI name) is name, case-insensitively; -1 if none. */
+/* The model named name, case-insensitively: the preferred world's by
+ * directory name, then by root ROI name, then the other worlds' the same
+ * way; -1 if none, -2 out of memory. */
 int64_t lego_wdb_find_model(lego_wdb_set *w, const char *name);
 /* A character of the game's tables (lego_characters.c), built as the engine
  * builds it: a root without geometry and ten parts at their rest
@@ -156,6 +159,15 @@ bool lego_alias_color(const char *name, uint8_t rgb[3]);
 ra_mat4 lego_local_transform(const float pos[3], const float dir[3], const float up[3]);
 /* A node's local matrix at t ms by the engine's rules (lego_scene.c), native or converted frame. */
 ra_mat4 lego_node_matrix(const lego_node *nd, double t_ms, bool native);
+
+/* lego_ani_read (lego_read.c) that does not copy the bytes after the tree
+ * when !keep_trailing (trailing_size is still set). */
+ra_status lego_ani_read_ex(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
+                           lego_ani *a, bool keep_trailing, ra_error *err);
+/* The note and the single warning for ROIs whose LOD sharing is not modelled (prefix_share). */
+#define LEGO_PREFIX_SHARE_NOTE                                                                                         \
+    "the engine shares the LOD list of ROIs named bike*, moto* (and haus* at the default LOD cap) by their first "     \
+    "four letters; each keeps its own LODs here"
 
 /* Binding (lego_wdb_bind.c): attaches to the nodes of a .ani scene the
  * meshes of the ROIs they bind.  node_of[i]: the file node of scene node i

@@ -25,7 +25,20 @@ Fixtures:
   minifig.wdb        the global parts and textures a character needs.
   pepper_wave.ani    an animation of actor "pepper" (type 2): the character
                      assembled from the tables, bound to minifig.wdb.
-  bad_version.wdb, bad_reuse.wdb, bad_offset.wdb: broken variants.
+  bad_version.wdb, bad_reuse.wdb, bad_offset.wdb: broken variants (a bad
+                     version or offset is refused; a bad mesh is left out
+                     with a warning, the rest of the model loads).
+  lookup.wdb         the engine's lookup orders: a part name in the global
+                     parts and in a world (the global one wins), a shared LOD
+                     list only a model ROI provides, a ROI name at two depths
+                     (FindChildROI: direct children before grandchildren),
+                     a model by root ROI name in the preferred world before
+                     another world's directory name; meshes the reader
+                     tolerates (bad texture index, bad vertex count), equal
+                     wireframe materials shared, a textured mesh without UVs.
+  lookup_bind.ani    two actors on lookup.wdb: one broken model (a warning)
+                     and one bound.
+  minifig_notex.wdb, pepper_notex.ani: pepper without her chest texture.
 """
 
 import math
@@ -256,15 +269,16 @@ def car_lods():
     return [coarse, fine]
 
 
-def roi(name, material='', lods=None, shared=False, children=(), blob_at=0):
-    """A ROI record; lods (list of bytes) unless shared.  blob_at: where this record starts in its blob (for lodEndOffset)."""
+def roi(name, material='', lods=None, shared=False, children=(), blob_at=0, bad_end=False):
+    """A ROI record; lods (list of bytes) unless shared.  blob_at: where this record starts in its blob (for lodEndOffset);
+    bad_end: a lodEndOffset far outside the blob."""
     out = blob_str(name) + b''.join(f32(v) for v in (0, 0, 0, 1)) + b''.join(f32(v) for v in (-1, -1, -1, 1, 1, 1))
     out += blob_str(material) + u8(1 if shared else 0)
     if not shared:
         out += u32(len(lods or []))
         if lods:
             end = blob_at + len(out) + 4 + sum(len(x) for x in lods)
-            out += u32(end) + b''.join(lods)
+            out += u32(0x7FFFFFF0 if bad_end else end) + b''.join(lods)
     out += u32(len(children))
     at = blob_at + len(out)
     for c in children:
@@ -443,10 +457,14 @@ expect-error-offset {car_at}
 
 The fine LOD of ROI car: its first triangle's third corner (bit 31 clear,
 a reuse) names vertex 4, but the mesh has numMeshVerts 4.  The engine would
-read past its vertex buffer; the reader refuses the corner at byte
-{corner_at}.
+read past its vertex buffer; the reader refuses that mesh (not the load):
+the corner at byte {corner_at} is named in a warning, car has no mesh, the
+wheels load as in car.wdb.
 
-expect-error-offset {corner_at}
+expect-format lego_wdb
+expect-nodes 4
+expect-meshes 4
+expect-warning mesh.poly_indices at byte {corner_at}
 """)
     # the model's data offset past the end of the file
     bad = bytearray(data)
@@ -609,6 +627,212 @@ expect-mesh-color mesh=leg-lft_mesh#2 color=""" + col((0x00, 0x54, 0x8c)) + """
 expect-mesh-color mesh=arm-lft_mesh color=""" + col((1, 2, 3)) + """
 expect-mesh-color mesh=infohat_mesh#2 color=""" + col((0xfa, 0xfa, 0xfa)) + """
 """ + '\n'.join(plines) + '\n')
+
+    lookup_fixtures()
+    notex_fixtures(tri_pos, tri_nrm, uv, part_lod, names, grey, face, stand_anim, stand, wave, plines)
+
+
+def lin(c):
+    c = c / 255
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def col(rgb):
+    return ','.join(fmt(lin(c)) for c in rgb) + ',1'
+
+
+def colmajor(m):
+    """A row-vector engine matrix M as expect-pose wants it: the column-vector matrix S.M^T.S (S the z mirror), row by row."""
+    S = [1, 1, -1, 1]
+    return ','.join(fmt(S[i] * m[j][i] * S[j]) for i in range(4) for j in range(4))
+
+
+TRI = [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)]
+TRI_UV = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0)]
+
+
+def tri_lod(color, **kw):
+    return lod(TRI, [(0.0, 0.0, -1.0)], [], [mesh([(create(0, 0), create(1, 0), create(2, 0))], 3, color=color, **kw)])
+
+
+TIP_T = (0.0, 0.0, 3.0)          # the embedded animation's translation of "tip" under "user"
+BIND_USER_T = (1.0, 0.0, 0.0)    # lookup_bind.ani: USER
+BIND_TIP_T = (0.0, 2.0, 0.0)     # lookup_bind.ani: TIP under USER
+
+
+def lookup_fixtures():
+    """lookup.wdb, lookup.txt, lookup_bind.ani, lookup_bind.txt."""
+    def one(_):
+        return [(create(0, 0), create(1, 0), create(2, 0))]
+    user_meshes = [
+        mesh(one(0), 3, color=(44, 44, 44), shading=2),                      # m1: wireframe
+        mesh(one(0), 3, color=(44, 44, 44), shading=2),                      # m2: the same colour: one material
+        mesh(one(0), 3, texture='dot.gif'),                                  # m3: textured, no texIdx: UV (0, 0)
+        mesh(one(0), 3, tex_idx=[0, 7, 1], texture='dot.gif'),               # m4: texIdx 7 of 3: UV (0, 0)
+        mesh(one(0), 4, color=(99, 99, 99)),                                 # m5: 4 declared, 3 created: left out
+    ]
+    user_lod = lod(TRI, [(0.0, 0.0, -1.0)], TRI_UV, user_meshes)
+    # the bad fields' bytes: m4's texIdx[1] (after numPolys, numMeshVerts, one triangle, numTexIdx), m5's numMeshVerts
+    head = 16 + 12 * 3 + 12 * 1 + 8 * 3   # flags, numMeshes, counts, numUVs; positions, normals, uvs
+    m4_at = head + sum(len(m) for m in user_meshes[:3])
+    m5_at = head + sum(len(m) for m in user_meshes[:4])
+    anim = ani_body([], 0, node('user', children=[node('tip', T=[(0, 1, *TIP_T)])]))
+
+    def user_root(at):
+        return roi('user', lods=[user_lod], blob_at=at, children=[
+            lambda a: roi('arm', blob_at=a, children=[lambda b: roi('tip', lods=[tri_lod((66, 66, 66))], blob_at=b)]),
+            lambda a: roi('tip', lods=[tri_lod((77, 77, 77))], blob_at=a),
+            lambda a: roi('gear01', shared=True, blob_at=a),
+            lambda a: roi('dup01', shared=True, blob_at=a),
+            lambda a: roi('bikex', lods=[tri_lod((88, 88, 88))], blob_at=a),
+            lambda a: roi('blank', lods=[tri_lod((0, 0, 0), texture='empty.gif')], blob_at=a, bad_end=True),
+        ])
+    user = model_blob(anim, user_root)
+    roi_at = 12 + len(anim)
+    user_roi_head = len(blob_str('user')) + 40 + len(blob_str('')) + 1 + 4 + 4
+    donor = model_blob(ani_body([], 0, node('donor')), lambda at: roi('donor', blob_at=at, children=[
+        lambda a: roi('gear', lods=[tri_lod((33, 33, 33))], blob_at=a)]))
+    broken = bytearray(user)
+    struct.pack_into('<I', broken, 0, 18)
+    thing1 = model_blob(ani_body([], 0, node('thing')), lambda at: roi('thing', lods=[tri_lod((55, 55, 55))], blob_at=at))
+    thing2 = model_blob(ani_body([], 0, node('other')), lambda at: roi('other', lods=[tri_lod((56, 56, 56))], blob_at=at))
+    gparts = part_blob([('dup', [tri_lod((11, 11, 11))])], [])
+    wparts = part_blob([('dup', [tri_lod((22, 22, 22))])], [])
+    O, Z, U = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 1.0, 0.0)
+    models1 = [('user', 'user', 'LegoActorPresenter', O, Z, U, 1), ('donor', 'donor', 'LegoActorPresenter', O, Z, U, 1),
+               ('broken', 'broken', 'LegoActorPresenter', O, Z, U, 1),
+               ('thing_ref', 'thing1', 'LegoActorPresenter', O, Z, U, 1)]
+    models2 = [('thing', 'thing2', 'LegoActorPresenter', O, Z, U, 1)]
+    data, offsets = wdb([('ACT1', [('dup', 'wparts')], models1), ('ACT2', [], models2)],
+                        [('dot.gif', image(1, 1, [(7, 8, 9)], [0])), ('empty.gif', image(0, 0, [(1, 2, 3)], []))],
+                        gparts,
+                        {'wparts': wparts, 'user': user, 'donor': donor, 'broken': bytes(broken), 'thing1': thing1,
+                         'thing2': thing2})
+    write('lookup.wdb', data)
+    lod_at = offsets['user'] + roi_at + user_roi_head   # where the user ROI's LOD starts
+    # the model indexes in directory order: ACT1's four, then ACT2's
+    idx = {name: i for i, name in enumerate([m[0] for m in models1 + models2])}
+    tip_w = local(t=TIP_T)                       # P = identity, A_root = identity
+    tri = lambda m: pts([conv(apply(p, m)) for p in TRI])
+    write_txt('lookup.txt', f"""lookup.wdb -- the engine's lookup orders and the meshes a reader tolerates (make_wdb.py)
+
+Worlds ACT1 (a part blob "dup", models user, donor, broken, thing_ref) and
+ACT2 (model thing); the global parts hold "dup" too, the global textures
+dot.gif (1 x 1).  Every placement is the identity.
+
+Model user: its root ROI has one LOD of five meshes over the positions
+(0,0,0) (1,0,0) (0,1,0) and UVs (0,0) (1,0) (0,1):
+  two wireframe (shading 2) meshes of colour (44, 44, 44): one material;
+  a mesh textured dot.gif without texture indices: UV (0, 0) everywhere;
+  a mesh textured dot.gif whose second corner's texture index is 7 of 3:
+    UV (0, 0) there, and a warning;
+  a mesh declaring 4 vertices whose corners create 3: left out, a warning.
+Children: arm (no LODs) with a child tip (colour 66); tip (colour 77);
+gear01 (sharedLods "gear": no part has it, model donor's child ROI gear
+has LODs of its own, colour 33: LegoROI::Read registers them under its
+name); dup01 (sharedLods "dup": the global part (11) wins over ACT1's (22),
+LoadWorld registers the global parts first and Store skips a taken name);
+bikex (LODs of its own, a name starting "bike": the engine may share its
+list with other bike* ROIs; noted, not modelled); blank (a mesh textured
+empty.gif, a global texture of 0 x 0 pixels: magenta and a warning; its
+lodEndOffset lies far outside the blob: a warning, and the reader goes on
+after its LODs, the last child).
+The embedded animation: user, with tip translated by {TIP_T} under it.
+FindChildROI checks the direct children before the grandchildren, so the
+direct tip (scene node tip#2) moves; arm's tip stays at the identity.
+
+Model lookup (preferred world ACT1): "thing" is no directory name in ACT1
+but thing_ref's root ROI name there: model {idx['thing_ref']}; preferring ACT2 (or
+no world) it is ACT2's directory name: model {idx['thing']}.
+
+expect-option model=user
+expect-format lego_wdb
+expect-nodes 9
+expect-meshes 10
+expect-mesh name=blank_mesh node=blank vertices=3 triangles=1 material=missing_empty.gif uv=0 normals=1 colors=0
+expect-mesh-color mesh=blank_mesh color=1,0,1,1
+expect-warning image.width: 0 x 0
+expect-warning roi.lod_end_offset
+expect-mesh name=user_mesh node=user vertices=3 triangles=1 material=color_2c2c2c uv=0 normals=1 colors=0
+expect-mesh name=user_mesh#2 node=user vertices=3 triangles=1 material=color_2c2c2c uv=0 normals=1 colors=0
+expect-mesh name=user_mesh#3 node=user vertices=3 triangles=1 material=dot.gif uv=1 normals=1 colors=0
+expect-mesh-uv mesh=user_mesh#3 uv=0,0;0,0;0,0
+expect-mesh-uv mesh=user_mesh#4 uv={TRI_UV[0][0]:g},{TRI_UV[0][1]:g};0,0;{TRI_UV[1][0]:g},{TRI_UV[1][1]:g}
+expect-warning mesh.tex_indices at byte {lod_at + m4_at + 4 + 12 + 4 + 4}
+expect-warning mesh.num_mesh_verts at byte {lod_at + m5_at + 2}
+expect-world mesh=tip_mesh#2 p={tri(tip_w)}
+expect-world mesh=tip_mesh p={tri(ident())}
+expect-mesh name=tip_mesh#2 node=tip#2 vertices=3 triangles=1 material=color_4d4d4d uv=0 normals=1 colors=0
+expect-mesh-color mesh=gear01_mesh color={col((33, 33, 33))}
+expect-mesh-color mesh=dup01_mesh color={col((11, 11, 11))}
+expect-node-meta node=bikex key=lego.lod_note
+expect-warning bikex
+expect-find-model prefer=ACT1 name=THING index={idx['thing_ref']}
+expect-find-model prefer=ACT2 name=thing index={idx['thing']}
+expect-find-model prefer=- name=thing index={idx['thing']}
+""")
+    bind = ani_file([('user', 0), ('broken', 0)], 1000, node('', children=[
+        node('USER', T=[(0, 1, *BIND_USER_T)], children=[node('TIP', T=[(0, 1, *BIND_TIP_T)])]),
+        node('BROKEN'),
+    ]))
+    write('lookup_bind.ani', bind)
+    tip_bound = mat_mul(local(t=BIND_TIP_T), local(t=BIND_USER_T))
+    write_txt('lookup_bind.txt', f"""lookup_bind.ani -- two actors on lookup.wdb, one of them broken (make_wdb.py)
+
+Actor user (type 0) binds model user; actor broken (type 0) names a model
+whose version is 18: that actor gets no ROI and a warning, the others bind
+as usual.  USER is translated by {BIND_USER_T}, TIP under it by {BIND_TIP_T}:
+TIP binds user's direct child tip (FindChildROI: direct children first),
+not arm's tip, which no node binds and stays at its static pose.
+
+expect-option wdb=lookup.wdb
+expect-duration 1.0
+expect-pose t=0 node=USER world={colmajor(local(t=BIND_USER_T))}
+expect-pose t=0.5 node=TIP world={colmajor(tip_bound)}
+expect-meshes 10
+expect-warning actor broken
+expect-mesh name=tip_mesh#2 node=TIP vertices=3 triangles=1 material=color_4d4d4d uv=0 normals=1 colors=0
+expect-world mesh=tip_mesh#2 t=0 p={tri(tip_bound)}
+expect-world mesh=tip_mesh t=0 p={tri(ident())}
+expect-mesh-color mesh=dup01_mesh color={col((11, 11, 11))}
+""")
+
+
+def notex_fixtures(tri_pos, tri_nrm, uv, part_lod, names, grey, face, stand_anim, stand, wave, plines):
+    """minifig_notex.wdb: minifig.wdb without peprchst.gif, its bodyred's inh mesh untextured."""
+    def lod_for(n):
+        return part_lod(n == 'head')
+    mparts = part_blob([(n, [lod_for(n)]) for n in names], [])
+    mdata, _ = wdb([('ACT1', [], [('stand_m', 'stand', 'LegoEntityPresenter', (0.0, 0.0, 0.0), (0.0, 0.0, 1.0),
+                                   (0.0, 1.0, 0.0), 1)])],
+                   [('inhtex.gif', grey), ('peprface.gif', face)], mparts, {'stand': model_blob(stand_anim, stand)})
+    write('minifig_notex.wdb', mdata)
+    write_txt('minifig_notex.txt', """minifig_notex.wdb -- minifig.wdb without the chest texture (make_wdb.py)
+
+As minifig.wdb, but the global textures lack peprchst.gif and the part
+bodyred's inh mesh is untextured (colour (9, 9, 9), material "inh").
+
+expect-format lego_wdb
+expect-nodes 3
+expect-meshes 2
+""")
+    write('pepper_notex.ani', wave)
+    write_txt('pepper_notex.txt', """pepper_notex.ani -- pepper_wave.ani on minifig_notex.wdb (make_wdb.py)
+
+Pepper's chest texture peprchst.gif is not in the WDB.  CreateActorROI
+whitens the untextured inh meshes (SetLodColor(1, 1, 1)) only when the
+texture was found: body's inh mesh keeps its file colour (9, 9, 9).  The
+face texture is there: head's textured inh mesh takes it.
+
+expect-option wdb=minifig_notex.wdb
+expect-duration 1.0
+expect-pose t=0.5 node=BODY world=1,0,0,1,0,1,0,0.5,0,0,1,0,0,0,0,1
+expect-pose t=0 node=HEAD world=1,0,0,1,0,1,0,1.5,0,0,1,0,0,0,0,1
+expect-meshes 20
+expect-warning peprchst.gif
+expect-mesh-color mesh=body_mesh#2 color=""" + col((9, 9, 9)) + """
+expect-mesh-material mesh=head_mesh#2 name=peprface.gif
+""")
 
 
 if __name__ == '__main__':
