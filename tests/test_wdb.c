@@ -29,50 +29,13 @@
 #include "retroanim/ra_archive_internal.h"
 
 #define TOL 1e-4
+#define GEO_TOL 1e-5
+#include "expect_lines.h" /* find_mesh, find_texture, parse_numbers, field_long */
 
 static char g_dir[512];
 static long g_checked;
 static const uint8_t *g_data; /* the fixture's bytes (expect-find-model) */
 static size_t g_size;
-
-static const ra_mesh *find_mesh(const ra_scene *s, const char *name)
-{
-    for (size_t i = 0; i < s->mesh_count; i++)
-        if (!strcmp(s->meshes[i].name, name)) return &s->meshes[i];
-    return NULL;
-}
-
-static const ra_texture *find_texture(const ra_scene *s, const char *name)
-{
-    for (size_t i = 0; i < s->texture_count; i++)
-        if (!strcmp(s->textures[i].name, name)) return &s->textures[i];
-    return NULL;
-}
-
-static int numbers(const char *v, double *out, int max)
-{
-    int n = 0;
-    const char *p = v;
-    while (*p) {
-        char *end;
-        double x = strtod(p, &end);
-        if (end == p || n == max) return -1;
-        out[n++] = x;
-        p = end;
-        if (*p == ',' || *p == ';') p++;
-        else if (*p) return -1;
-    }
-    return n;
-}
-
-static long field_long(const char *line, const char *key)
-{
-    char v[64];
-    if (!fx_field(line, key, v, sizeof v)) return -1;
-    char *end;
-    long x = strtol(v, &end, 10);
-    return end != v && !*end && x >= 0 ? x : -1;
-}
 
 static const ra_mesh *line_mesh(const ra_scene *s, const char *line, const char *what)
 {
@@ -95,7 +58,7 @@ static void check_world(const ra_document *doc, const char *line, const char *wh
     fx_field(line, "t", tv, sizeof tv);
     double t = atof(tv), want[3 * 64];
     if (!m || !fx_field(line, "p", v, sizeof v)) return;
-    int n = numbers(v, want, 3 * 64);
+    int n = parse_numbers(v, want, 3 * 64);
     CHECK(n == 3 * (int)m->vertex_count, "%s: mesh %s has %u vertices, the line gives %d numbers", what, m->name,
           m->vertex_count, n);
     if (n != 3 * (int)m->vertex_count) return;
@@ -176,7 +139,7 @@ static void check_line(const ra_document *doc, const char *line, const char *wha
     } else if (!strncmp(line, "expect-indices ", 15)) {
         const ra_mesh *m = line_mesh(s, line, what);
         if (!m || !fx_field(line, "i", v, sizeof v)) return;
-        int k = numbers(v, d, 64);
+        int k = parse_numbers(v, d, 64);
         CHECK(k == 3 * (int)m->triangle_count, "%s: mesh %s: %zu triangles", what, m->name, m->triangle_count);
         for (int i = 0; k == 3 * (int)m->triangle_count && i < k; i++)
             CHECK(m->indices[i] == (uint32_t)d[i], "%s: mesh %s: index %d is %u, expected %g", what, m->name, i,
@@ -188,7 +151,7 @@ static void check_line(const ra_document *doc, const char *line, const char *wha
               "%s: mesh %s: material %s", what, m->name, m->material >= 0 ? s->materials[m->material].name : "-");
     } else if (!strncmp(line, "expect-mesh-color ", 18)) {
         const ra_mesh *m = line_mesh(s, line, what);
-        if (!m || !fx_field(line, "color", v, sizeof v) || numbers(v, d, 4) != 4 || m->material < 0) {
+        if (!m || !fx_field(line, "color", v, sizeof v) || parse_numbers(v, d, 4) != 4 || m->material < 0) {
             CHECK(0, "%s: %s", what, line);
             return;
         }
@@ -196,7 +159,7 @@ static void check_line(const ra_document *doc, const char *line, const char *wha
     } else if (!strncmp(line, "expect-mesh-uv ", 15)) {
         const ra_mesh *m = line_mesh(s, line, what);
         if (!m || !fx_field(line, "uv", v, sizeof v)) return;
-        int k = numbers(v, d, 64);
+        int k = parse_numbers(v, d, 64);
         CHECK(m->uvs && k == 2 * (int)m->vertex_count, "%s: mesh %s: uvs", what, m->name);
         for (int i = 0; m->uvs && k == 2 * (int)m->vertex_count && i < k; i++)
             CHECK_NEAR(m->uvs[i], d[i], 1e-6, m->name);
@@ -208,7 +171,7 @@ static void check_line(const ra_document *doc, const char *line, const char *wha
             if (!strcmp(s->materials[i].name, name)) mt = &s->materials[i];
         CHECK(mt != NULL, "%s: no material %s", what, name);
         if (!mt) return;
-        if (fx_field(line, "color", v, sizeof v) && numbers(v, d, 4) == 4)
+        if (fx_field(line, "color", v, sizeof v) && parse_numbers(v, d, 4) == 4)
             for (int i = 0; i < 4; i++) CHECK_NEAR(mt->base_color[i], d[i], 1e-5, name);
         CHECK(fx_field(line, "texture", v, sizeof v) &&
                   (!strcmp(v, "-") ? mt->texture < 0 : mt->texture >= 0 && !strcmp(s->textures[mt->texture].name, v)),
@@ -236,7 +199,7 @@ static void check_line(const ra_document *doc, const char *line, const char *wha
         const ra_texture *t = find_texture(s, name);
         long x = field_long(line, "x"), y = field_long(line, "y");
         CHECK(t && x >= 0 && y >= 0 && (unsigned long)x < t->width && (unsigned long)y < t->height &&
-                  fx_field(line, "rgba", v, sizeof v) && numbers(v, d, 4) == 4,
+                  fx_field(line, "rgba", v, sizeof v) && parse_numbers(v, d, 4) == 4,
               "%s: %s", what, line);
         if (!t || x < 0 || y < 0 || (unsigned long)x >= t->width || (unsigned long)y >= t->height) return;
         const uint8_t *px = &t->rgba[4 * ((size_t)y * t->width + (size_t)x)];
