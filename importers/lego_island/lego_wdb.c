@@ -852,7 +852,7 @@ static bool read_roi(lego_wdb_set *w, ra_cursor *c, uint64_t blob, lego_wdb_roi 
  * (an empty name matches nothing).  *budget counts the ROIs compared: a
  * hostile model of many nodes and ROIs stops being posed instead of taking
  * quadratic time. */
-static lego_wdb_roi *find_roi(lego_wdb_roi *r, const char *name, uint32_t depth, uint64_t *budget)
+lego_wdb_roi *lego_wdb_find_roi(lego_wdb_roi *r, const char *name, uint32_t depth, uint64_t *budget)
 {
     if (!*budget) return NULL;
     --*budget;
@@ -864,7 +864,7 @@ static lego_wdb_roi *find_roi(lego_wdb_roi *r, const char *name, uint32_t depth,
         if (r->children[i].name[0] && !lego_stricmp(r->children[i].name, name)) return &r->children[i];
     }
     for (uint32_t i = 0; i < r->child_count; i++) {
-        lego_wdb_roi *f = find_roi(&r->children[i], name, depth + 1, budget);
+        lego_wdb_roi *f = lego_wdb_find_roi(&r->children[i], name, depth + 1, budget);
         if (f) return f;
     }
     return NULL;
@@ -878,8 +878,8 @@ static void pose_embedded(lego_wdb_roi *root, const lego_node *nd, lego_wdb_roi 
                           uint64_t *budget)
 {
     if (depth > RA_MAX_DEPTH_LIMIT || !nd->name) return;
-    lego_wdb_roi *r = parent ? find_roi(parent, nd->name, 0, budget) : NULL;
-    if (!r) r = find_roi(root, nd->name, 0, budget);
+    lego_wdb_roi *r = parent ? lego_wdb_find_roi(parent, nd->name, 0, budget) : NULL;
+    if (!r) r = lego_wdb_find_roi(root, nd->name, 0, budget);
     if (!r) return;
     ra_mat4 l = lego_node_matrix(nd, 0, true);
     r->world = parent ? ra_m4_mul(&parent->world, &l) : l;

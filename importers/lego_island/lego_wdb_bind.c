@@ -171,27 +171,6 @@ static ra_status actor(binder *b, const lego_actor *ac, actor_roi *out)
     return RA_OK;
 }
 
-/* LegoROI::FindChildROI over a tree: the ROI itself, then all its direct
- * children, then each child's subtree the same way (an empty name matches
- * nothing); *budget bounds the ROIs compared. */
-static lego_wdb_roi *find_in(lego_wdb_roi *r, const char *name, uint32_t depth, uint64_t *budget)
-{
-    if (!*budget) return NULL;
-    --*budget;
-    if (r->name[0] && !lego_stricmp(r->name, name)) return r;
-    if (depth > RA_MAX_DEPTH_LIMIT) return NULL;
-    for (uint32_t i = 0; i < r->child_count; i++) {
-        if (!*budget) return NULL;
-        --*budget;
-        if (r->children[i].name[0] && !lego_stricmp(r->children[i].name, name)) return &r->children[i];
-    }
-    for (uint32_t i = 0; i < r->child_count; i++) {
-        lego_wdb_roi *f = find_in(&r->children[i], name, depth + 1, budget);
-        if (f) return f;
-    }
-    return NULL;
-}
-
 /* The actor ROI a top-level node of this name binds (its key or its ROI's
  * name, any case; the first actor wins), or NULL; *nomem on failure. */
 static actor_roi *top_level(binder *b, const char *name, bool *nomem)
@@ -292,7 +271,7 @@ static ra_status bind_all(binder *b, const lego_ani *a, const lego_node *const *
         ctx[i] = pc;
         if (!nd || !nd->name || !nd->name[0] || nd->name[0] == '-') continue;
         const char *name = nd->name[0] == '*' ? nd->name + 1 : nd->name;
-        lego_wdb_roi *r = pc ? find_in(pc, name, 0, &budget) : NULL;
+        lego_wdb_roi *r = pc ? lego_wdb_find_roi(pc, name, 0, &budget) : NULL;
         bool top = false; /* only a top-level ROI becomes its children's context */
         if (!r) {
             bool nomem = false;

@@ -131,6 +131,10 @@ ra_status lego_wdb_part(lego_wdb_set *w, const char *name, lego_wdb_roi **out, r
  * directory name, then by root ROI name, then the other worlds' the same
  * way; -1 if none, -2 out of memory. */
 int64_t lego_wdb_find_model(lego_wdb_set *w, const char *name);
+/* LegoROI::FindChildROI: r itself, then all its direct children, then each
+ * child's subtree the same way; names compared case-insensitively (an empty
+ * name matches nothing); *budget bounds the ROIs compared (NULL once spent). */
+lego_wdb_roi *lego_wdb_find_roi(lego_wdb_roi *r, const char *name, uint32_t depth, uint64_t *budget);
 /* A character of the game's tables (lego_characters.c), built as the engine
  * builds it: a root without geometry and ten parts at their rest
  * transforms, coloured from the tables.  *out NULL when name is not a
