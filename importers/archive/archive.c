@@ -159,6 +159,15 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
     st = ra_archive_payload(ar, m->item, &p, &n, err);
     if (st == RA_OK && it->has_skeleton) st = ra_archive_skeleton(ar, m->item, &sk, &skn, err);
     if (st != RA_OK) return st;
+    /* a stored companion points into the archive's bytes, which need not
+     * outlive this read, and a format may read it when it builds the scene
+     * (a Homeworld .geo): a copy in the document's arena */
+    if (sk && (uintptr_t)sk >= (uintptr_t)data && (uintptr_t)sk < (uintptr_t)data + size) {
+        uint8_t *copy = ra_arena_array_uninit(doc->arena, skn ? skn : 1, 1);
+        if (!copy) return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
+        memcpy(copy, sk, skn);
+        sk = copy;
+    }
     m->inner = *doc;
     m->inner.format = ra_format_find(it->format);
     m->inner.model = NULL;

@@ -298,7 +298,8 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t to, m
     uint32_t vf = mt->vtx_flags, direct = 0, isize[A_COUNT];
     for (uint32_t k = 24; k < 32; k++) direct += vf >> k & 1;
     size_t vsize = direct;
-    for (uint32_t a = 0; a < A_COUNT; a++) vsize += isize[a] = (vf >> (2 * a) & 3) == 3 ? 2 : (vf >> (2 * a) & 3) == 2;
+    for (uint32_t a = 0; a < A_COUNT; a++)
+        vsize += isize[a] = (vf >> (2 * a) & 3) == 3 ? 2u : (vf >> (2 * a) & 3) == 2 ? 1u : 0u;
     uint32_t limit[A_COUNT];
     for (uint32_t a = 0; a < A_COUNT; a++) limit[a] = m->uv_count;
     limit[A_POS] = m->pos_count, limit[A_NRM] = m->nrm_count, limit[A_CLR0] = limit[A_CLR1] = m->clr_count;
