@@ -163,10 +163,8 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
      * outlive this read, and a format may read it when it builds the scene
      * (a Homeworld .geo): a copy in the document's arena */
     if (sk && (uintptr_t)sk >= (uintptr_t)data && (uintptr_t)sk < (uintptr_t)data + size) {
-        uint8_t *copy = ra_arena_array_uninit(doc->arena, skn ? skn : 1, 1);
-        if (!copy) return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
-        memcpy(copy, sk, skn);
-        sk = copy;
+        sk = ra_arena_memdup(doc->arena, sk, skn, 1);
+        if (!sk) return ra_fail(err, RA_ERR_NO_MEMORY, fid, RA_NO_OFFSET, "", "out of memory");
     }
     m->inner = *doc;
     m->inner.format = ra_format_find(it->format);
@@ -179,8 +177,7 @@ static ra_status arch_read(ra_document *doc, const uint8_t *data, size_t size, r
     m->inner.companion_size = skn;
     const ra_archive_kind *k = kind_of(ar->format);
     m->inner.companion_name = !it->has_skeleton   ? NULL
-                              : k->companion_path ? ra_arena_strndup(doc->arena, k->companion_path(ar, m->item),
-                                                                     strlen(k->companion_path(ar, m->item)))
+                              : k->companion_path ? ra_arena_printf(doc->arena, "%s", k->companion_path(ar, m->item))
                                                   : ra_arena_printf(doc->arena, "CINF %08X", it->skeleton_id);
     m->inner.archive = ar;
     m->inner.archive_item = m->item;

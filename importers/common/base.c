@@ -256,6 +256,19 @@ void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t s
     return p;
 }
 
+bool ra_arena_reserve(ra_arena *a, void **v, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap) return true;
+    if (need > SIZE_MAX / 2) return false;
+    size_t n = *cap ? *cap * 2 : first ? first : 1;
+    while (n < need) n *= 2;
+    void *p = ra_arena_grow(a, *v, *cap, n, size);
+    if (!p) return false;
+    *v = p;
+    *cap = n;
+    return true;
+}
+
 char *ra_arena_strndup(ra_arena *a, const char *s, size_t n)
 {
     if (n == SIZE_MAX) return NULL;

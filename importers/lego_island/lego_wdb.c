@@ -62,18 +62,6 @@ struct lego_wdb_set {
     size_t roi_lods_count, roi_lods_cap;
 };
 
-static bool grow(ra_arena *ar, void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap * 2 : 16;
-    while (n < need) n *= 2;
-    void *p = ra_arena_grow(ar, *v, *cap, n, size);
-    if (!p) return false;
-    *v = p;
-    *cap = n;
-    return true;
-}
-
 static bool nomem(lego_wdb_set *w) { return ra_fail_nomem(w->err, FMT) == RA_OK; }
 
 /* A failure that leaves the rest readable: w->err becomes a warning about
@@ -166,7 +154,8 @@ static bool read_directory(lego_wdb_set *w)
             return ra_cursor_fail(&c, RA_ERR_BAD_VALUE, c.pos - 4, "world.num_parts", "%d parts", n);
         wd->first_part = (uint32_t)d->part_count;
         wd->part_count = (uint32_t)n;
-        if (!grow(w->ar, (void **)&d->parts, &pcap, d->part_count + (size_t)n, sizeof *d->parts)) return nomem(w);
+        if (!ra_arena_reserve(w->ar, (void **)&d->parts, &pcap, d->part_count + (size_t)n, sizeof *d->parts, 16))
+            return nomem(w);
         for (int32_t k = 0; k < n; k++)
             if (!read_ref(w, &c, &d->parts[d->part_count++], i, false)) return false;
         if (!ra_rd_s32le(&c, &n, "world.num_models")) return false;
@@ -174,7 +163,8 @@ static bool read_directory(lego_wdb_set *w)
             return ra_cursor_fail(&c, RA_ERR_BAD_VALUE, c.pos - 4, "world.num_models", "%d models", n);
         wd->first_model = (uint32_t)d->model_count;
         wd->model_count = (uint32_t)n;
-        if (!grow(w->ar, (void **)&d->models, &mcap, d->model_count + (size_t)n, sizeof *d->models)) return nomem(w);
+        if (!ra_arena_reserve(w->ar, (void **)&d->models, &mcap, d->model_count + (size_t)n, sizeof *d->models, 16))
+            return nomem(w);
         for (int32_t k = 0; k < n; k++)
             if (!read_ref(w, &c, &d->models[d->model_count++], i, true)) return false;
     }
@@ -206,7 +196,7 @@ static bool add_texture_entry(lego_wdb_set *w, const char *name, uint64_t image_
         if (overwrite && w->tex[*slot - 1].decoded < 0) w->tex[*slot - 1].image_at = image_at;
         return true;
     }
-    if (!grow(w->ar, (void **)&w->tex, &w->tex_cap, w->tex_count + 1, sizeof *w->tex)) return nomem(w);
+    if (!ra_arena_reserve(w->ar, (void **)&w->tex, &w->tex_cap, w->tex_count + 1, sizeof *w->tex, 16)) return nomem(w);
     w->tex[w->tex_count] = (tex_entry){name, image_at, -1};
     *slot = (uint32_t)++w->tex_count;
     return true;
@@ -305,7 +295,8 @@ static int32_t decode_texture(lego_wdb_set *w, tex_entry *t)
                           (unsigned long long)t->image_at, wd, ht);
         return -1;
     }
-    if (!grow(w->ar, (void **)&w->textures, &w->texture_cap, w->texture_count + 1, sizeof *w->textures)) {
+    if (!ra_arena_reserve(w->ar, (void **)&w->textures, &w->texture_cap, w->texture_count + 1, sizeof *w->textures,
+                          16)) {
         nomem(w);
         return -2;
     }
@@ -363,7 +354,8 @@ static bool index_part_blob(lego_wdb_set *w, uint64_t start, uint64_t end, const
         uint32_t *slot = ra_strmap_slot(&w->part_map, pe.name);
         if (!slot) return nomem(w);
         if (!*slot) { /* the first registered wins */
-            if (!grow(w->ar, (void **)&w->parts, &w->part_cap, w->part_count + 1, sizeof *w->parts)) return nomem(w);
+            if (!ra_arena_reserve(w->ar, (void **)&w->parts, &w->part_cap, w->part_count + 1, sizeof *w->parts, 16))
+                return nomem(w);
             w->parts[w->part_count] = pe;
             *slot = (uint32_t)++w->part_count;
         }
@@ -738,7 +730,8 @@ static bool walk_roi_lods(lego_wdb_set *w, ra_cursor *c, uint64_t blob, const ch
             uint32_t *slot = ra_strmap_slot(&w->roi_lods_map, name);
             if (!slot) return nomem(w);
             if (!*slot) {
-                if (!grow(w->ar, (void **)&w->roi_lods, &w->roi_lods_cap, w->roi_lods_count + 1, sizeof *w->roi_lods))
+                if (!ra_arena_reserve(w->ar, (void **)&w->roi_lods, &w->roi_lods_cap, w->roi_lods_count + 1,
+                                      sizeof *w->roi_lods, 16))
                     return nomem(w);
                 w->roi_lods[w->roi_lods_count] = (part_entry){name, blob + end, c->pos, nl, source};
                 *slot = (uint32_t)++w->roi_lods_count;

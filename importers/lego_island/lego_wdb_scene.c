@@ -27,18 +27,6 @@ struct lego_mesh_out {
     size_t mesh_cap, mat_cap, tex_cap;
 };
 
-static bool grow(ra_arena *ar, void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap * 2 : 8;
-    while (n < need) n *= 2;
-    void *p = ra_arena_grow(ar, *v, *cap, n, size);
-    if (!p) return false;
-    *v = p;
-    *cap = n;
-    return true;
-}
-
 lego_mesh_out *lego_mesh_out_new(ra_scene *s, lego_wdb_set *w, bool native)
 {
     lego_mesh_out *o = ra_arena_alloc(s->arena, sizeof *o);
@@ -68,7 +56,7 @@ static int32_t scene_texture(lego_mesh_out *o, int32_t t, ra_error *err)
         o->tex_map_n = n;
     }
     if (o->tex_map[t] >= 0) return o->tex_map[t];
-    if (!grow(s->arena, (void **)&s->textures, &o->tex_cap, s->texture_count + 1, sizeof *s->textures))
+    if (!ra_arena_reserve(s->arena, (void **)&s->textures, &o->tex_cap, s->texture_count + 1, sizeof *s->textures, 8))
         return ra_fail_nomem(err, FMT), -1;
     ra_texture *rt = &s->textures[s->texture_count];
     memset(rt, 0, sizeof *rt);
@@ -98,7 +86,8 @@ static int32_t scene_material(lego_mesh_out *o, const lego_wdb_mesh *m, ra_error
             rm->base_color[3] == c[3]) /* wireframe (shading 2) is a mesh note, not an unlit material */
             return (int32_t)i;
     }
-    if (!grow(s->arena, (void **)&s->materials, &o->mat_cap, s->material_count + 1, sizeof *s->materials))
+    if (!ra_arena_reserve(s->arena, (void **)&s->materials, &o->mat_cap, s->material_count + 1, sizeof *s->materials,
+                          8))
         return ra_fail_nomem(err, FMT), -2;
     ra_material *rm = &s->materials[s->material_count];
     memset(rm, 0, sizeof *rm);
@@ -126,7 +115,7 @@ ra_status lego_mesh_out_roi(lego_mesh_out *o, const lego_wdb_roi *roi, uint32_t 
         if (!m->vertex_count || !m->triangle_count) continue;
         int32_t mat = scene_material(o, m, err);
         if (mat < -1) return err->code;
-        if (!grow(ar, (void **)&s->meshes, &o->mesh_cap, s->mesh_count + 1, sizeof *s->meshes))
+        if (!ra_arena_reserve(ar, (void **)&s->meshes, &o->mesh_cap, s->mesh_count + 1, sizeof *s->meshes, 8))
             return ra_fail_nomem(err, FMT);
         size_t nv = m->vertex_count;
         float *pos = ra_arena_array_uninit(ar, 3 * nv, sizeof *pos);

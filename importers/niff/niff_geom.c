@@ -47,18 +47,6 @@ typedef struct gbuild {
     size_t animated_shapes, approximated_parts, animated_tex;
 } gbuild;
 
-static bool grow(ra_arena *ar, void **v, size_t *cap, size_t need, size_t size)
-{
-    if (need <= *cap) return true;
-    size_t n = *cap ? *cap * 2 : 8;
-    while (n < need) n *= 2;
-    void *p = ra_arena_grow(ar, *v, *cap, n, size);
-    if (!p) return false;
-    *v = p;
-    *cap = n;
-    return true;
-}
-
 static const char *name_or(const niff_file *f, uint32_t idx, ra_arena *ar, const char *prefix, uint32_t i)
 {
     if (idx < f->name_count && f->names[idx].text && *f->names[idx].text) return f->names[idx].text;
@@ -98,7 +86,7 @@ static int32_t texture_of(gbuild *b, uint32_t ti)
     const niff_file *f = b->f;
     const niff_tex *t = &f->geo.texs[ti];
     ra_scene *s = b->s;
-    if (!grow(b->ar, (void **)&s->textures, &b->tex_cap, s->texture_count + 1, sizeof *s->textures)) {
+    if (!ra_arena_reserve(b->ar, (void **)&s->textures, &b->tex_cap, s->texture_count + 1, sizeof *s->textures, 8)) {
         ra_fail_nomem(b->err, FMT);
         return -1;
     }
@@ -171,7 +159,7 @@ static int32_t material_of(gbuild *b, uint32_t mi, bool double_sided, bool textu
     ra_scene *s = b->s;
     int32_t tex = -1;
     if (textured && (tex = texture_of(b, m->tex.v[0])) < 0) return -2;
-    if (!grow(b->ar, (void **)&s->materials, &b->mat_cap, s->material_count + 1, sizeof *s->materials)) {
+    if (!ra_arena_reserve(b->ar, (void **)&s->materials, &b->mat_cap, s->material_count + 1, sizeof *s->materials, 8)) {
         ra_fail_nomem(b->err, FMT);
         return -2;
     }
@@ -536,7 +524,8 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
         for (uint32_t t = 0; t < ntri; t++) pms[order[t]].tris[pms[order[t]].count++] = t;
     }
     ra_scene *s = b->s;
-    if (rs == RA_OK && !grow(b->ar, (void **)&s->meshes, &b->mesh_cap, s->mesh_count + npm, sizeof *s->meshes))
+    if (rs == RA_OK &&
+        !ra_arena_reserve(b->ar, (void **)&s->meshes, &b->mesh_cap, s->mesh_count + npm, sizeof *s->meshes, 8))
         rs = ra_fail_nomem(b->err, FMT);
     const char *name = rs == RA_OK ? name_or(f, sh->name_index, b->ar, "shape", o->shape_link) : NULL;
     if (rs == RA_OK && !name) rs = ra_fail_nomem(b->err, FMT);
@@ -641,7 +630,7 @@ static ra_status build_deform(gbuild *b, uint32_t oi, uint32_t node)
     int32_t skin = -1;
     if (rs == RA_OK) {
         uint32_t *jv = ra_arena_array(b->ar, njoints ? njoints : 1, sizeof *jv);
-        if (!jv || !grow(b->ar, (void **)&s->skins, &b->skin_cap, s->skin_count + 1, sizeof *s->skins)) {
+        if (!jv || !ra_arena_reserve(b->ar, (void **)&s->skins, &b->skin_cap, s->skin_count + 1, sizeof *s->skins, 8)) {
             rs = ra_fail_nomem(b->err, FMT);
         } else {
             memcpy(jv, joints, njoints * sizeof *jv);

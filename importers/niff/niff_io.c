@@ -793,11 +793,9 @@ static bool read_teximg(rd *r, const item_span *it, niff_teximg *t)
     t->offset = b;
     t->size = (uint32_t)(it->size - hs - nx - ux);
     /* a copy: the document outlives the bytes it was read from */
-    uint8_t *px = ra_arena_array_uninit(r->ar, t->size ? t->size : 1, 1);
-    if (!px) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b + hs, "tex_img_pixels", "out of memory"), false;
-    memcpy(px, r->data + b + hs, t->size);
-    t->pixels = px;
-    return true;
+    t->pixels = ra_arena_memdup(r->ar, r->data + b + hs, t->size, 1);
+    return t->pixels ? true
+                     : (ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b + hs, "tex_img_pixels", "out of memory"), false);
 }
 
 static bool read_ciimg(rd *r, const item_span *it, niff_ciimg *c)

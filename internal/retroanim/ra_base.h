@@ -93,6 +93,10 @@ void *ra_arena_array_uninit(ra_arena *a, size_t n, size_t size);
 void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size);
 /* Grows an arena array (copying); the old block stays in the arena. */
 void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size);
+/* Makes *v (an arena array of *cap elements of size bytes) hold at least need
+ * elements: doubling from first (or *cap), growing with ra_arena_grow.
+ * false when out of memory or need cannot be reached. */
+bool ra_arena_reserve(ra_arena *a, void **v, size_t *cap, size_t need, size_t size, size_t first);
 char *ra_arena_strndup(ra_arena *a, const char *s, size_t n);
 char *ra_arena_printf(ra_arena *a, const char *fmt, ...)
 #if defined(__GNUC__)
