@@ -245,7 +245,7 @@ static void gen_niff(ra_arena *ar, uint32_t n, uint32_t frames, ra_writer *w, ra
         l->raw.data = ra_arena_alloc(ar, sz);
         if (!l->raw.data) die("niff", NULL);
         for (uint32_t k = 0; k < sz / 4; k++)
-            for (int b = 0; b < 4; b++) l->raw.data[4 * k + b] = (uint8_t)(words[k] >> (24 - 8 * b));
+            for (uint32_t b = 0; b < 4; b++) l->raw.data[4 * k + b] = (uint8_t)(words[k] >> (24 - 8 * b));
     }
     f.obj_count = f.group_count = f.name_count = n;
     f.objs = ra_arena_array(ar, n, sizeof *f.objs);

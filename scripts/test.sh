@@ -29,12 +29,12 @@ cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
-echo "== clang, ThreadSanitizer: concurrent imports and batch -j"
+echo "== clang, ThreadSanitizer: concurrent imports, batch -j, baking on several threads"
 CC=clang CXX=clang++ cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRETROANIM_WERROR=ON \
   -DRETROANIM_TSAN=ON >/dev/null
-cmake --build build-tsan -j "$jobs" --target test_threads retroanim_cli
+cmake --build build-tsan -j "$jobs" --target test_threads retroanim_cli test_parallel bench_gen
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-  ctest --test-dir build-tsan --output-on-failure -R "concurrent_imports|batch_parallel"
+  ctest --test-dir build-tsan --output-on-failure -R "concurrent_imports|batch_parallel|parallel_bake"
 
 echo "== libFuzzer smoke run (15 s per harness; scripts/fuzz.sh SECONDS for longer)"
 FUZZ_SEED=1 bash scripts/fuzz.sh 15

@@ -1337,7 +1337,7 @@ int CmdExtract(const Args &a, const Options &o)
     return failed ? 1 : skipped ? 3 : 0;
 }
 
-int CmdBatch(const Args &a, const Options &o)
+int CmdBatch(const Args &a, const Options &given)
 {
     if (a.pos.size() != 2) return Usage("batch takes IN_DIR and OUT_DIR");
     if (a.format.empty()) return Usage("batch needs --format ID");
@@ -1346,6 +1346,11 @@ int CmdBatch(const Args &a, const Options &o)
     double jd = 1;
     if (!a.jobs.empty() && (!ParseNumber(a.jobs, jd) || jd < 1 || jd > 256 || jd != (double)(int)jd))
         return Usage("-j wants a number of jobs from 1 to 256");
+    // the conversions run side by side: each loads on its own thread unless
+    // the option threads says otherwise
+    Options o = given;
+    if (jd > 1 && !ra_options_get(&given.opt, "threads")) o.Set("threads", "1");
+    o.Finish();
     // each option must be one some format declares, with a value it accepts;
     // a file takes the options its own format declares
     for (size_t i = 0; i < o.keys.size(); i++) {

@@ -9,11 +9,16 @@
 #include <assimp/texture.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -425,6 +430,93 @@ void ConvertMeshes(const ra_scene &s, const std::vector<aiNode *> &nodes, aiScen
 
 } // namespace
 
+namespace {
+
+// One channel's keys to fill: the aiNodeAnim is in the scene already, so
+// what a failure leaves is freed by the aiScene's destructor.
+struct KeyJob {
+    const ra_channel *ch;
+    aiNodeAnim *na;
+    double tps; // ticks per second with ticks=native; 0: seconds
+};
+
+// Key time in ticks; seconds are rounded down to float32 (ra_f32_floor), as
+// glTF stores them: each key stays at or before its instant.
+inline double Ticks(double t, double tps) { return tps > 0 ? t * tps : (double)ra_f32_floor(t); }
+
+void FillChannel(const KeyJob &j)
+{
+    const ra_channel &ch = *j.ch;
+    aiNodeAnim *na = j.na;
+    if (ch.position_count) {
+        na->mPositionKeys = new aiVectorKey[ch.position_count];
+        na->mNumPositionKeys = (unsigned)ch.position_count;
+        for (size_t k = 0; k < ch.position_count; k++)
+            na->mPositionKeys[k] = aiVectorKey(Ticks(ch.position[k].t, j.tps), ToAi(ch.position[k].v));
+    }
+    if (ch.rotation_count) {
+        na->mRotationKeys = new aiQuatKey[ch.rotation_count];
+        na->mNumRotationKeys = (unsigned)ch.rotation_count;
+        for (size_t k = 0; k < ch.rotation_count; k++) {
+            const ra_quat &q = ch.rotation[k].q;
+            na->mRotationKeys[k] = aiQuatKey(Ticks(ch.rotation[k].t, j.tps),
+                                             aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
+        }
+    }
+    if (ch.scaling_count) {
+        na->mScalingKeys = new aiVectorKey[ch.scaling_count];
+        na->mNumScalingKeys = (unsigned)ch.scaling_count;
+        for (size_t k = 0; k < ch.scaling_count; k++)
+            na->mScalingKeys[k] = aiVectorKey(Ticks(ch.scaling[k].t, j.tps), ToAi(ch.scaling[k].v));
+    }
+}
+
+// The threads for `keys` keys: the setting when given, else one per
+// processor (at most 16) from 200,000 keys on (the library's own threshold).
+unsigned ThreadsFor(unsigned setting, double keys)
+{
+    if (setting) return setting;
+    if (keys < 200000) return 1;
+    unsigned hw = std::thread::hardware_concurrency();
+    return hw ? std::min(hw, 16u) : 1;
+}
+
+// Every job's keys; the channels are shared out one at a time.  The first
+// exception (out of memory) is thrown again here once every thread is done.
+void FillKeys(const std::vector<KeyJob> &jobs, unsigned threads)
+{
+    if (threads > jobs.size()) threads = (unsigned)jobs.size();
+    if (threads <= 1) {
+        for (const KeyJob &j : jobs) FillChannel(j);
+        return;
+    }
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr first;
+    std::mutex m;
+    auto work = [&]() {
+        try {
+            for (size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < jobs.size();)
+                FillChannel(jobs[i]);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(m);
+            if (!first) first = std::current_exception();
+            failed = true;
+        }
+    };
+    std::vector<std::thread> pool;
+    try {
+        for (unsigned t = 1; t < threads; t++) pool.emplace_back(work);
+    } catch (const std::system_error &) {
+        // no more threads: those made and this one do the work
+    }
+    work();
+    for (std::thread &t : pool) t.join();
+    if (first) std::rethrow_exception(first);
+}
+
+} // namespace
+
 void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *out)
 {
     if (s.node_count == 0) throw std::runtime_error("retroanim: scene has no nodes");
@@ -473,14 +565,13 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
     if (s.animation_count) {
         out->mNumAnimations = (unsigned)s.animation_count;
         out->mAnimations = new aiAnimation *[s.animation_count]();
+        std::vector<KeyJob> jobs;
+        double keys = 0;
         for (size_t a = 0; a < s.animation_count; a++) {
             const ra_animation &src = s.animations[a];
             aiAnimation *an = new aiAnimation();
             out->mAnimations[a] = an;
             double tps = settings.ticks_native ? src.ticks_per_second : 1.0;
-            // key time in ticks; seconds are rounded down to float32 (ra_f32_floor), as
-            // glTF stores them: each key stays at or before its instant
-            auto ticks = [&](double t) { return settings.ticks_native ? t * tps : (double)ra_f32_floor(t); };
             an->mName = src.name;
             an->mTicksPerSecond = tps;
             an->mDuration = src.duration * tps;
@@ -493,30 +584,12 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                 na->mNodeName = s.nodes[ch.node].name;
                 na->mPreState = ToAi(ch.pre_state);
                 na->mPostState = ToAi(ch.post_state);
-                if (ch.position_count) {
-                    na->mNumPositionKeys = (unsigned)ch.position_count;
-                    na->mPositionKeys = new aiVectorKey[ch.position_count];
-                    for (size_t k = 0; k < ch.position_count; k++)
-                        na->mPositionKeys[k] = aiVectorKey(ticks(ch.position[k].t), ToAi(ch.position[k].v));
-                }
-                if (ch.rotation_count) {
-                    na->mNumRotationKeys = (unsigned)ch.rotation_count;
-                    na->mRotationKeys = new aiQuatKey[ch.rotation_count];
-                    for (size_t k = 0; k < ch.rotation_count; k++) {
-                        const ra_quat &q = ch.rotation[k].q;
-                        na->mRotationKeys[k] =
-                            aiQuatKey(ticks(ch.rotation[k].t),
-                                      aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
-                    }
-                }
-                if (ch.scaling_count) {
-                    na->mNumScalingKeys = (unsigned)ch.scaling_count;
-                    na->mScalingKeys = new aiVectorKey[ch.scaling_count];
-                    for (size_t k = 0; k < ch.scaling_count; k++)
-                        na->mScalingKeys[k] = aiVectorKey(ticks(ch.scaling[k].t), ToAi(ch.scaling[k].v));
-                }
+                jobs.push_back({&ch, na, settings.ticks_native ? tps : 0.0});
+                keys += (double)ch.position_count + (double)ch.rotation_count + (double)ch.scaling_count;
             }
         }
+        // the keys of every channel, on several threads for a large scene
+        FillKeys(jobs, ThreadsFor(settings.threads, keys));
     }
 
     // cameras

@@ -156,6 +156,7 @@ class RetroanimImporter : public Assimp::BaseImporter {
         ConvertSettings cs;
         cs.ticks_native = ticks && std::strcmp(ticks, "native") == 0;
         cs.skeleton_mesh = !no_skeleton_;
+        cs.threads = (unsigned)ra_options_get_double(&opt, "threads", 0);
         ConvertScene(doc->scene, cs, scene);
     }
 

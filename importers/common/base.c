@@ -84,6 +84,18 @@ void ra_heap_reset(void)
 
 void ra_heap_fail_nth(uint64_t n) { g_fail_at = n ? g_heap.allocations + n : 0; }
 
+bool ra_heap_failing(void) { return g_fail_at != 0; }
+
+void ra_heap_absorb(const ra_heap_stats *w)
+{
+    int64_t peak = g_heap.live_bytes + w->peak_bytes;
+    g_heap.allocations += w->allocations;
+    g_heap.failures += w->failures;
+    g_heap.live_blocks += w->live_blocks;
+    g_heap.live_bytes += w->live_bytes;
+    if (peak > g_heap.peak_bytes) g_heap.peak_bytes = peak;
+}
+
 const char *ra_status_name(ra_status s)
 {
     switch (s) {
@@ -190,6 +202,31 @@ void ra_arena_destroy(ra_arena *a)
 }
 
 size_t ra_arena_used(const ra_arena *a) { return a ? a->total : 0; }
+
+size_t ra_arena_room(const ra_arena *a)
+{
+    if (!a || !a->limit) return 0;
+    return a->total < a->limit ? a->limit - a->total : 1;
+}
+
+bool ra_arena_adopt(ra_arena *dst, ra_arena *src)
+{
+    if (!src) return true;
+    ra_chunk *last = src->head;
+    while (last && last->next) last = last->next;
+    if (last) {
+        /* behind dst's head, which stays the chunk allocations come from */
+        if (dst->head) {
+            last->next = dst->head->next;
+            dst->head->next = src->head;
+        } else {
+            dst->head = src->head;
+        }
+    }
+    dst->total += src->total;
+    ra_free(src);
+    return !dst->limit || dst->total <= dst->limit;
+}
 
 static void *arena_take(ra_arena *a, size_t size, bool zero)
 {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "retroanim/ra_document.h"
+#include "retroanim/ra_parallel.h"
 
 #define NLERP_K 0.0042
 #define SIN_CACHE 64                    /* pieces of one span whose sines are kept */
@@ -110,107 +111,139 @@ static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double
     return (uint32_t)ra_fmax(1, ceil(2 * *om / max_angle));
 }
 
-ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err)
+/* One channel's cut: the pieces of each span and the arc angle of each span
+ * cut in more than one (heap scratch between the two passes). */
+typedef struct chan_cut {
+    ra_channel *ch;
+    uint32_t *pieces;
+    double *oms;
+    size_t added; /* keys the cut inserts */
+} chan_cut;
+
+typedef struct cut_pass {
+    chan_cut *cuts;
+    double max_angle, cos_one;
+    const char *format;
+} cut_pass;
+
+/* Pass 1 (a job per channel): how many pieces each span becomes. */
+static ra_status count_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
 {
+    (void)w;
+    cut_pass *cp = ctx;
+    chan_cut *cc = &cp->cuts[i];
+    const ra_channel *ch = cc->ch;
+    if (ch->rotation_count < 2) return RA_OK;
+    size_t spans = ch->rotation_count - 1, noms = 0, cap = 0;
+    uint32_t *pieces = ra_malloc(spans * sizeof *pieces);
+    if (!pieces) return ra_fail_nomem(err, cp->format);
+    double *oms = NULL;
+    for (size_t k = 0; k < spans; k++) {
+        double om = 0;
+        pieces[k] = span_pieces(&ch->rotation[k], &ch->rotation[k + 1], cp->max_angle, cp->cos_one, &om);
+        if (pieces[k] == 1) continue;
+        cc->added += pieces[k] - 1;
+        if (noms == cap) {
+            cap = cap ? 2 * cap : 64;
+            double *no = ra_realloc(oms, cap * sizeof *no);
+            if (!no) {
+                ra_free(oms);
+                ra_free(pieces);
+                return ra_fail_nomem(err, cp->format);
+            }
+            oms = no;
+        }
+        oms[noms++] = om;
+    }
+    if (!cc->added) {
+        ra_free(pieces);
+        return RA_OK;
+    }
+    cc->pieces = pieces;
+    cc->oms = oms;
+    return RA_OK;
+}
+
+/* Pass 2 (a job per channel): the channel's rotation keys with the inserted ones. */
+static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+{
+    cut_pass *cp = ctx;
+    chan_cut *cc = &cp->cuts[i];
+    if (!cc->added) return RA_OK;
+    ra_channel *ch = cc->ch;
+    size_t n = ch->rotation_count, m = n + cc->added, oi = 0;
+    const uint32_t *pc = cc->pieces;
+    ra_quat_key *out = ra_arena_array_uninit(w->arena, m, sizeof *out);
+    if (!out) return ra_fail_nomem(err, cp->format);
+    double sn[SIN_CACHE + 1];
+    size_t o = 0;
+    out[o++] = ch->rotation[0];
+    for (size_t k = 1; k < n; k++) {
+        ra_quat_key k0 = ch->rotation[k - 1], k1 = ch->rotation[k];
+        uint32_t np = pc[k - 1];
+        if (np > 1) {
+            /* ra_q_slerp_shortest(k0.q, k1.q, i / np), its arc worked out
+             * once; sin(f * om) of every piece first, since 1 - i/np is
+             * mostly (np - i)/np exactly and then shares it */
+            ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, cc->oms[oi++]);
+            bool cache = arc.so != 0 && np <= SIN_CACHE;
+            for (uint32_t j = 1; cache && j < np; j++) sn[j] = sin((double)j / (double)np * arc.om);
+            for (uint32_t j = 1; j < np; j++) {
+                double f = (double)j / (double)np;
+                out[o].t = k0.t + (k1.t - k0.t) * f;
+                if (cache) {
+                    double g = 1 - f, s0 = g == (double)(np - j) / (double)np ? sn[np - j] : sin(g * arc.om);
+                    out[o].q = ra_q_slerp_arc_mix(&arc, s0 / arc.so, sn[j] / arc.so);
+                } else {
+                    out[o].q = ra_q_slerp_arc_at(&arc, f);
+                }
+                if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
+                o++;
+            }
+        }
+        out[o] = k1;
+        if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
+        o++;
+    }
+    ch->rotation = out;
+    ch->rotation_count = o;
+    return RA_OK;
+}
+
+ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, ra_error *err)
+{
+    ra_scene *s = &doc->scene;
     if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");
     if (max_angle < MIN_ANGLE) max_angle = MIN_ANGLE;
-    /* each pair's pieces, worked out once (heap scratch, one count per rotation key) */
-    size_t pairs = 0;
+    size_t nch = 0;
     double total = 0, added = 0;
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) {
             const ra_channel *ch = &s->animations[a].channels[c];
             total += (double)(ch->position_count + ch->rotation_count + ch->scaling_count);
-            pairs += ch->rotation_count;
+            nch++;
         }
-    uint32_t *pieces = ra_malloc((pairs ? pairs : 1) * sizeof *pieces);
-    if (!pieces) return ra_fail_nomem(err, s->format);
-    uint32_t *p = pieces;
-    double cos_one = cos(0.5 * max_angle * (1 - 1e-9));
-    /* the acos of each pair cut into pieces, in order (NULL: out of memory) */
-    double *oms = ra_malloc(256 * sizeof *oms);
-    size_t noms = 0, oms_cap = 256, oi = 0;
-    if (!oms) {
-        ra_free(pieces);
-        return ra_fail_nomem(err, s->format);
-    }
+    if (!nch) return RA_OK;
+    cut_pass cp = {ra_calloc(nch, sizeof *cp.cuts), max_angle, cos(0.5 * max_angle * (1 - 1e-9)), s->format};
+    /* cos_one: the cosine of a hair less than half max_angle, so that above it
+     * the acos of span_pieces would give one piece too: skipped (most pairs) */
+    if (!cp.cuts) return ra_fail_nomem(err, s->format);
+    size_t i = 0;
     for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
-            const ra_channel *ch = &s->animations[a].channels[c];
-            for (size_t k = 1; k < ch->rotation_count; k++, p++) {
-                double om = 0;
-                *p = span_pieces(&ch->rotation[k - 1], &ch->rotation[k], max_angle, cos_one, &om);
-                added += *p - 1;
-                if (*p > 1 && oms) {
-                    if (noms == oms_cap) {
-                        size_t cap = oms_cap * 2;
-                        double *no = ra_realloc(oms, cap * sizeof *no);
-                        if (!no) {
-                            ra_free(oms);
-                            oms = NULL;
-                            continue;
-                        }
-                        oms = no;
-                        oms_cap = cap;
-                    }
-                    oms[noms++] = om;
-                }
-            }
-        }
-    ra_status st = oms ? RA_OK : ra_fail_nomem(err, s->format);
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) cp.cuts[i++].ch = &s->animations[a].channels[c];
+    unsigned threads = ra_document_threads(doc, total);
+    ra_status st = ra_parallel_for(doc, threads, nch, count_job, &cp, NULL, err);
+    for (i = 0; st == RA_OK && i < nch; i++) added += (double)cp.cuts[i].added;
     if (st == RA_OK && added > 0 && total + added > max_keys)
         st = ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
                      "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
                      "max_keys (%.0f)",
                      total + added, max_angle * 180 / RA_PI, max_keys);
-    p = pieces;
-    double sn[SIN_CACHE + 1];
-    for (size_t a = 0; a < s->animation_count && added > 0 && st == RA_OK; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count && st == RA_OK; c++) {
-            ra_channel *ch = &s->animations[a].channels[c];
-            size_t n = ch->rotation_count, m = n;
-            const uint32_t *pc = p;
-            for (size_t k = 1; k < n; k++) m += pc[k - 1] - 1;
-            p += n ? n - 1 : 0;
-            if (m == n) continue;
-            ra_quat_key *out = ra_arena_array_uninit(s->arena, m, sizeof *out);
-            if (!out) {
-                st = ra_fail_nomem(err, s->format);
-                break;
-            }
-            size_t o = 0;
-            out[o++] = ch->rotation[0];
-            for (size_t k = 1; k < n; k++) {
-                ra_quat_key k0 = ch->rotation[k - 1], k1 = ch->rotation[k];
-                uint32_t np = pc[k - 1];
-                if (np > 1) {
-                    /* ra_q_slerp_shortest(k0.q, k1.q, i / np), its arc worked
-                     * out once; sin(f * om) of every piece first, since
-                     * 1 - i/np is mostly (np - i)/np exactly and then shares it */
-                    ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, oms[oi++]);
-                    bool cache = arc.so != 0 && np <= SIN_CACHE;
-                    for (uint32_t i = 1; cache && i < np; i++) sn[i] = sin((double)i / (double)np * arc.om);
-                    for (uint32_t i = 1; i < np; i++) {
-                        double f = (double)i / (double)np;
-                        out[o].t = k0.t + (k1.t - k0.t) * f;
-                        if (cache) {
-                            double g = 1 - f, s0 = g == (double)(np - i) / (double)np ? sn[np - i] : sin(g * arc.om);
-                            out[o].q = ra_q_slerp_arc_mix(&arc, s0 / arc.so, sn[i] / arc.so);
-                        } else {
-                            out[o].q = ra_q_slerp_arc_at(&arc, f);
-                        }
-                        if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
-                        o++;
-                    }
-                }
-                out[o] = k1;
-                if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
-                o++;
-            }
-            ch->rotation = out;
-            ch->rotation_count = o;
-        }
-    ra_free(pieces);
-    ra_free(oms);
+    if (st == RA_OK && added > 0) st = ra_parallel_for(doc, threads, nch, cut_job, &cp, NULL, err);
+    for (i = 0; i < nch; i++) {
+        ra_free(cp.cuts[i].pieces);
+        ra_free(cp.cuts[i].oms);
+    }
+    ra_free(cp.cuts);
     return st;
 }

@@ -147,6 +147,8 @@ static const ra_option_decl g_common[] = {
     {"max_key_angle", RA_OPT_DOUBLE, 0.06, 179, true, NULL, "automatic", "largest rotation between two keys (degrees)"},
     {"max_samples", RA_OPT_INT, 1, 1e12, false, NULL, "32768 + 16 x file size (Homeworld: 524288 + file size / 2)",
      "most samples the bakers of one load may take"},
+    {"threads", RA_OPT_INT, 0, 256, false, NULL, "0 (automatic)",
+     "threads one load bakes on: 0 = one per processor for large files, 1 = this thread only"},
     {"source_path", RA_OPT_PATH, 0, 0, false, NULL, "the file's", "the file the bytes came from, for companion files"},
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "retroanim/ra_document.h"
+#include "retroanim/ra_parallel.h"
 
 void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format)
 {
@@ -137,6 +138,7 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    if (ra_parallel_defer_warning(s, buf)) return; /* a job's: replayed in job order */
     for (size_t i = 0; i < s->warning_count; i++)
         if (strcmp(s->warnings[i].msg, buf) == 0) {
             s->warnings[i].count++;
@@ -287,6 +289,8 @@ bool ra_key_budget_end(ra_key_budget saved)
     g_keys_over = saved.over;
     return over;
 }
+
+double ra_keys_left(void) { return g_keys_left; }
 
 bool ra_keys_charge(size_t n)
 {

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "retroanim/homeworld.h"
+#include "retroanim/ra_parallel.h"
 
 #define FMT "homeworld_mad"
 
@@ -463,7 +464,7 @@ static ra_status limit_error(ra_error *err, size_t limit)
                    limit);
 }
 
-static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_object *o, const hw_animation *a,
+static ra_status bake_object(ra_arena *ar, const hw_state *st, const hw_object *o, const hw_animation *a,
                              ra_channel *ch, size_t *left, size_t limit, unsigned *flags, ra_error *err)
 {
     /* the samples the window needs at least, before any is made */
@@ -472,7 +473,7 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
     size_t ns = 0;
     sample *smp = window_samples(o, a, st->sample_rate, &ns);
     if (!smp) return ra_fail_nomem(err, FMT);
-    baker b = {doc->arena, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2), {0}};
+    baker b = {ar, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2), {0}};
     seg_cache_init(&b.seg, o);
     bool ok = true;
     if (ns > *left) ok = false;
@@ -503,15 +504,15 @@ static ra_status bake_object(ra_document *doc, const hw_state *st, const hw_obje
         b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
         b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
         bool fits = ra_keys_charge(b.pos.count + b.rot.count); /* max_keys */
-        ch->position = fits ? ra_arena_memdup(doc->arena, b.pos.keys, b.pos.count, sizeof *ch->position) : NULL;
-        ch->rotation = fits ? ra_arena_memdup(doc->arena, b.rot.keys, b.rot.count, sizeof *ch->rotation) : NULL;
+        ch->position = fits ? ra_arena_memdup(ar, b.pos.keys, b.pos.count, sizeof *ch->position) : NULL;
+        ch->rotation = fits ? ra_arena_memdup(ar, b.rot.keys, b.rot.count, sizeof *ch->rotation) : NULL;
         ch->position_count = b.pos.count, ch->rotation_count = b.rot.count;
     }
     ra_vec_track_release(&b.pos);
     ra_quat_track_release(&b.rot);
     if (!ok) return *left == 0 || ns > *left ? limit_error(err, limit) : ra_fail_nomem(err, FMT);
     if (!ch->position || !ch->rotation) return ra_fail_nomem(err, FMT);
-    ch->scaling = ra_arena_alloc(doc->arena, sizeof *ch->scaling);
+    ch->scaling = ra_arena_alloc(ar, sizeof *ch->scaling);
     if (!ch->scaling) return ra_fail_nomem(err, FMT);
     ch->scaling[0] = (ra_vec_key){0, ra_v3(1, 1, 1)};
     ch->scaling_count = 1;
@@ -1013,6 +1014,24 @@ static ra_status hw_nodes(hw_build *b, const ra_mat4 *root, ra_error *err)
     return RA_OK;
 }
 
+/* The objects of one animation as jobs of ra_parallel_for: job k bakes
+ * object obj[k] into channel chan[k]; each worker ORs its spline flags. */
+typedef struct object_jobs {
+    const hw_build *b;
+    const hw_animation *an;
+    const size_t *obj;
+    ra_channel *const *chan;
+    unsigned *flags; /* per worker */
+} object_jobs;
+
+static ra_status object_job(void *ctx, size_t k, ra_worker *w, ra_error *err)
+{
+    const object_jobs *oj = ctx;
+    const hw_build *b = oj->b;
+    return bake_object(w->arena, b->st, &b->m->objects[oj->obj[k]], oj->an, oj->chan[k], &w->samples_left, b->limit,
+                       &oj->flags[w->index], err);
+}
+
 /* Animation a: a channel per object taking part, sampled from the game's
  * spline; with nobody taking part, one constant channel at rest. */
 static ra_status hw_bake_animation(hw_build *b, size_t a, ra_error *err)
@@ -1036,20 +1055,47 @@ static ra_status hw_bake_animation(hw_build *b, size_t a, ra_error *err)
     A->channels = ra_arena_array(b->ar, nc ? nc : 1, sizeof *A->channels);
     if (!A->channels) return ra_fail_nomem(err, FMT);
     ra_behaviour beh = an->flags & HW_MAD_FLAG_LOOP ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_DEFAULT;
+    /* the channels in order (an object's twins after it), baked as jobs, then the twins copied */
+    size_t *obj = ra_malloc((nc ? nc : 1) * sizeof *obj);
+    ra_channel **chan = ra_malloc((nc ? nc : 1) * sizeof *chan);
+    size_t njobs = 0;
+    double work = 0;
+    if (!obj || !chan) {
+        ra_free(obj);
+        ra_free(chan);
+        return ra_fail_nomem(err, FMT);
+    }
     for (size_t j = 0; j < no; j++) {
         if (!takes_part(&m->objects[j], a)) continue;
         ra_channel *ch = &A->channels[A->channel_count++];
         ch->node = (uint32_t)b->st->obj_node[j];
         ch->pre_state = ch->post_state = beh;
-        ra_status rs = bake_object(b->doc, b->st, &m->objects[j], an, ch, &b->left, b->limit, &b->flags, err);
-        if (rs != RA_OK) return rs;
+        obj[njobs] = j;
+        chan[njobs++] = ch;
+        work += ((double)an->end - an->start) * b->st->sample_rate + m->objects[j].key_count;
         for (size_t i = 1; node_obj && i < b->s->node_count; i++)
-            if (node_obj[i] == (int32_t)j && b->st->obj_node[j] != (int32_t)i) {
-                ra_channel *twin = &A->channels[A->channel_count++];
-                *twin = *ch;
-                twin->node = (uint32_t)i;
-            }
+            if (node_obj[i] == (int32_t)j && b->st->obj_node[j] != (int32_t)i)
+                A->channels[A->channel_count++].node = (uint32_t)i; /* a twin: keys below */
     }
+    unsigned threads = ra_document_threads(b->doc, work);
+    unsigned *flags = ra_calloc(threads, sizeof *flags);
+    object_jobs oj = {b, an, obj, chan, flags};
+    ra_status rs =
+        flags ? ra_parallel_for(b->doc, threads, njobs, object_job, &oj, &b->left, err) : ra_fail_nomem(err, FMT);
+    for (unsigned t = 0; flags && t < threads; t++) b->flags |= flags[t];
+    ra_free(flags);
+    ra_free(obj);
+    ra_free(chan);
+    /* the budget's own message (the workers' samples summed past it) */
+    if (rs == RA_ERR_LIMIT && !strcmp(err->field, "max_samples")) rs = limit_error(err, b->limit);
+    if (rs != RA_OK) return rs;
+    /* a twin (no keys of its own) follows its object's channel */
+    for (size_t c = 1; c < A->channel_count; c++)
+        if (!A->channels[c].position && A->channels[c - 1].position) {
+            uint32_t node = A->channels[c].node;
+            A->channels[c] = A->channels[c - 1];
+            A->channels[c].node = node;
+        }
     if (nc) return RA_OK;
     /* Nobody takes part: everything rests.  A constant channel keeps the
      * record (Assimp wants one): the first object's, at rest (the root's

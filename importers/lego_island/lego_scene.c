@@ -14,6 +14,7 @@
 #include <ctype.h>
 
 #include "retroanim/lego_wdb.h"
+#include "retroanim/ra_parallel.h"
 
 #define FMT "lego_ani"
 
@@ -654,19 +655,22 @@ static ra_status lego_camera_node(lego_build *b, ra_error *err)
 }
 
 /* The channel of file node i: its keys as they are where slerp and lerp play
- * them as the engine does, else baked from the engine's rules. */
-static ra_status lego_node_channel(lego_build *b, size_t i, ra_channel *ch, ra_error *err)
+ * them as the engine does, else baked from the engine's rules.  A job of
+ * ra_parallel_for: it allocates from w's arena and takes w's samples. */
+static ra_status lego_node_channel(const lego_build *b, size_t i, ra_channel *ch, ra_worker *w, ra_error *err)
 {
     const lego_node *nd = b->f[i].node;
-    lego_state *st = b->st;
+    const lego_state *st = b->st;
+    ra_bake_params bp = b->start.bake;
+    bp.samples_left = &w->samples_left;
     ch->node = (uint32_t)(i + 1);
     if (direct_ok(nd, st->sorted[i + 1])) {
         /* keys as they are; they count against the bake budget like samples */
         size_t keys = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
-        if (keys > b->start.samples_left) return ra_fail_max_samples(b->doc, err);
-        b->start.samples_left -= keys;
-        if (!direct_node(b->ar, nd, st->native, &b->start.bake, ch))
-            return b->start.samples_left ? ra_fail_nomem(err, FMT) : ra_fail_max_samples(b->doc, err);
+        if (keys > w->samples_left) return ra_fail_max_samples(b->doc, err);
+        w->samples_left -= keys;
+        if (!direct_node(w->arena, nd, st->native, &bp, ch))
+            return w->samples_left ? ra_fail_nomem(err, FMT) : ra_fail_max_samples(b->doc, err);
         return RA_OK;
     }
     size_t nb = 0, cap = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
@@ -677,9 +681,22 @@ static ra_status lego_node_channel(lego_build *b, size_t i, ra_channel *ch, ra_e
     add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
     qsort(br, nb, sizeof *br, cmp_double);
     node_ctx ctx = {nd, st->sorted[i + 1], st->native};
-    ra_status rs = ra_bake_channel(b->ar, eval_node_cb, &ctx, br, nb, &b->start.bake, ch, err);
+    ra_status rs = ra_bake_channel(w->arena, eval_node_cb, &ctx, br, nb, &bp, ch, err);
     ra_free(br);
     return rs;
+}
+
+/* The animated nodes' channels, as jobs: job j fills channels[j] from file node node_of[j]. */
+typedef struct node_jobs {
+    const lego_build *b;
+    const size_t *node_of;
+    ra_channel *channels;
+} node_jobs;
+
+static ra_status node_job(void *ctx, size_t j, ra_worker *w, ra_error *err)
+{
+    const node_jobs *nj = ctx;
+    return lego_node_channel(nj->b, nj->node_of[j], &nj->channels[j], w, err);
 }
 
 /* The camera's channel: the look-at rule sampled until within camera_tolerance. */
@@ -773,10 +790,19 @@ static ra_status lego_animation(lego_build *b, ra_error *err)
     an->channels = ra_arena_array(b->ar, an->channel_count, sizeof *an->channels);
     if (!an->channels) return ra_fail_nomem(err, FMT);
     size_t ci = 0;
-    ra_status rs = RA_OK;
-    for (size_t i = 0; rs == RA_OK && i < b->n; i++)
-        if (b->f[i].node->num_trans || b->f[i].node->num_rot || b->f[i].node->num_scale)
-            rs = lego_node_channel(b, i, &an->channels[ci++], err);
+    size_t *node_of = ra_malloc((animated ? animated : 1) * sizeof *node_of);
+    if (!node_of) return ra_fail_nomem(err, FMT);
+    double work = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        const lego_node *nd = b->f[i].node;
+        if (!nd->num_trans && !nd->num_rot && !nd->num_scale) continue;
+        node_of[ci++] = i;
+        work += (double)nd->num_trans + nd->num_rot + nd->num_scale;
+    }
+    node_jobs nj = {b, node_of, an->channels};
+    ra_status rs = ra_parallel_for(b->doc, ra_document_threads(b->doc, work), animated, node_job, &nj,
+                                   &b->start.samples_left, err);
+    ra_free(node_of);
     if (rs == RA_OK && cam_anim) rs = lego_camera_channel(b, &an->channels[ci++], err);
     if (rs == RA_OK) rs = lego_visibility(b, an, err);
     /* keys never lie past the duration (Assimp's validator rejects that) */

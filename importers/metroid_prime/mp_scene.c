@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mp_internal.h"
+#include "retroanim/ra_parallel.h"
 
 #define FMT "metroid_anim"
 #define FMT_CINF "metroid_cinf"
@@ -473,8 +474,8 @@ static mp_times mp_times_of(const mp_anim *a)
 
 /* One bone's keys: the stored values at their frames, the game's own
  * values at the extra points, emitted so slerp plays the game's arcs. */
-static bool mp_bone_channel(ra_document *doc, uint32_t node, const mp_times *tm, point *pt, double max_piece,
-                            ra_channel *out, size_t *long_arcs, size_t *zero_quats)
+static bool mp_bone_channel(const ra_document *doc, ra_arena *ar, uint32_t node, const mp_times *tm, point *pt,
+                            double max_piece, ra_channel *out, size_t *long_arcs, size_t *zero_quats)
 {
     const mp_anim *a = &((mp_doc *)doc->model)->anim;
     const mp_state *st = doc->state;
@@ -499,7 +500,35 @@ static bool mp_bone_channel(ra_document *doc, uint32_t node, const mp_times *tm,
     }
     out->node = node;
     out->pre_state = out->post_state = a->looping ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
-    return emit_points(doc->arena, ch, pt, n, max_piece, out, long_arcs);
+    return emit_points(ar, ch, pt, n, max_piece, out, long_arcs);
+}
+
+/* The animated bones' channels as jobs of ra_parallel_for: job j fills
+ * channels[j] for scene node node_of[j]; each worker has its points scratch
+ * and its tallies. */
+typedef struct bone_tally {
+    point *pt;
+    size_t long_arcs, zero_quats;
+} bone_tally;
+
+typedef struct bone_jobs {
+    const ra_document *doc;
+    const mp_times *tm;
+    double max_piece;
+    const uint32_t *node_of;
+    ra_channel *channels;
+    bone_tally *tally; /* one per worker */
+} bone_jobs;
+
+static ra_status bone_job(void *ctx, size_t j, ra_worker *w, ra_error *err)
+{
+    const bone_jobs *bj = ctx;
+    bone_tally *ty = &bj->tally[w->index];
+    if (!ty->pt && !(ty->pt = ra_malloc((bj->tm->np + 2) * sizeof *ty->pt))) return ra_fail_nomem(err, FMT);
+    if (!mp_bone_channel(bj->doc, w->arena, bj->node_of[j], bj->tm, ty->pt, bj->max_piece, &bj->channels[j],
+                         &ty->long_arcs, &ty->zero_quats))
+        return ra_fail_nomem(err, FMT);
+    return RA_OK;
 }
 
 static ra_status build_animation(ra_document *doc, double max_piece, ra_error *err)
@@ -525,9 +554,8 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
         return RA_OK;
     }
     mp_times tm = mp_times_of(a);
-    point *pt = ra_arena_array(doc->arena, tm.np + 2, sizeof *pt);
     ra_animation *an = s->animations = ra_arena_alloc(doc->arena, sizeof *s->animations);
-    if (!pt || !an) return ra_fail_nomem(err, FMT);
+    if (!an) return ra_fail_nomem(err, FMT);
     s->animation_count = 1;
     an->name = d->stem;
     an->ticks_per_second = 1.0 / a->interval;
@@ -536,10 +564,22 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     an->channels = ra_arena_array(doc->arena, an->channel_count, sizeof *an->channels);
     if (!an->channels) return ra_fail_nomem(err, FMT);
     size_t ci = 0, long_arcs = 0, zero_quats = 0;
+    uint32_t *node_of = ra_arena_array_uninit(doc->arena, animated, sizeof *node_of);
+    if (!node_of) return ra_fail_nomem(err, FMT);
     for (size_t i = 1; i < s->node_count; i++)
-        if (st->chan[i] >= 0 &&
-            !mp_bone_channel(doc, (uint32_t)i, &tm, pt, max_piece, &an->channels[ci++], &long_arcs, &zero_quats))
-            return ra_fail_nomem(err, FMT);
+        if (st->chan[i] >= 0) node_of[ci++] = (uint32_t)i;
+    unsigned threads = ra_document_threads(doc, (double)animated * (double)tm.np);
+    bone_tally *tally = ra_calloc(threads, sizeof *tally);
+    if (!tally) return ra_fail_nomem(err, FMT);
+    bone_jobs bj = {doc, &tm, max_piece, node_of, an->channels, tally};
+    ra_status rs = ra_parallel_for(doc, threads, animated, bone_job, &bj, NULL, err);
+    for (unsigned t = 0; t < threads; t++) {
+        long_arcs += tally[t].long_arcs;
+        zero_quats += tally[t].zero_quats;
+        ra_free(tally[t].pt);
+    }
+    ra_free(tally);
+    if (rs != RA_OK) return rs;
     if (long_arcs)
         ra_scene_warn(
             s,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "retroanim/niff.h"
+#include "retroanim/ra_parallel.h"
 
 #define FMT "niff"
 /* Most breakpoints one load bakes: NIFF_BREAKS_BASE plus one per
@@ -963,11 +964,51 @@ static void share_keys(ra_channel *ch, const ra_channel *oc)
     ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
 }
 
+/* A channel to bake (the others share a group's keys): its node and, for a
+ * camera or billboard, the breakpoints of every group it depends on. */
+typedef struct bake_job {
+    int32_t node;
+    ra_channel *ch;
+    ra_breaks own; /* dependent channels: their breakpoints; else empty */
+    const ra_breaks *breaks;
+} bake_job;
+
+/* Each worker's world/local/state scratch for dependent channels. */
+typedef struct bake_scratch {
+    ra_mat4 *world; /* 2 x nodes: world, then local */
+    uint8_t *state;
+} bake_scratch;
+
+typedef struct bake_jobs {
+    const nstate *st;
+    bake_job *jobs;
+    bake_scratch *scratch; /* one per worker */
+    const ra_bake_params *bp;
+} bake_jobs;
+
+static ra_status bake_one(void *vctx, size_t j, ra_worker *w, ra_error *err)
+{
+    const bake_jobs *bj = vctx;
+    const bake_job *job = &bj->jobs[j];
+    const nstate *st = bj->st;
+    bake_scratch *sc = &bj->scratch[w->index];
+    if (!sc->world) {
+        sc->world = ra_malloc(2 * st->node_count * sizeof *sc->world);
+        sc->state = ra_malloc(st->node_count ? st->node_count : 1);
+        if (!sc->world || !sc->state) return ra_fail_nomem(err, FMT);
+    }
+    ra_bake_params bp = *bj->bp;
+    bp.samples_left = &w->samples_left;
+    bake_ctx ctx = {st, job->node, sc->world, sc->world + st->node_count, sc->state};
+    return ra_bake_channel(w->arena, bake_eval, &ctx, job->breaks->v, job->breaks->n, &bp, job->ch, err);
+}
+
 /* One animation over `dur` frames: a channel per animated object (objects
  * sharing a group share its keys), then the cameras and billboards, sampled
- * at the breakpoints of every group they depend on. */
-static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double max_key_angle, ra_mat4 *world,
-                                ra_mat4 *local, uint8_t *wstate, ra_error *err)
+ * at the breakpoints of every group they depend on.  The channels to bake
+ * are planned first (in order, with the breakpoint budget), then baked as
+ * jobs of ra_parallel_for, then the sharing channels take their keys. */
+static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double max_key_angle, ra_error *err)
 {
     const niff_file *f = st->f;
     ra_arena *ar = doc->arena;
@@ -975,10 +1016,13 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     size_t nodes = st->node_count;
     ra_animation *an = ra_arena_alloc(ar, sizeof *an);
     int32_t *first_ch = ra_arena_array(ar, f->group_count, sizeof *first_ch);
+    int32_t *share_of = ra_arena_array(ar, nodes, sizeof *share_of); /* channel -> channel it shares; -1 */
     ra_breaks *gb = ra_calloc(f->group_count ? f->group_count : 1, sizeof *gb);
+    bake_job *jobs = ra_calloc(nodes ? nodes : 1, sizeof *jobs);
     uint8_t *seen = ra_malloc(nodes), *gseen = ra_malloc(f->group_count ? f->group_count : 1);
     ra_status rs = RA_OK;
-    if (!an || !first_ch || !gb || !seen || !gseen || !(an->channels = ra_arena_array(ar, nodes, sizeof *an->channels)))
+    if (!an || !first_ch || !share_of || !gb || !jobs || !seen || !gseen ||
+        !(an->channels = ra_arena_array(ar, nodes, sizeof *an->channels)))
         rs = ra_fail_nomem(err, FMT);
     double budget = NIFF_BREAKS_BASE + (double)doc->source_size / NIFF_BREAK_BYTES;
     ra_bake_params bp;
@@ -1002,22 +1046,28 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         if (gp->kind == G_IDENTITY || gp->kind == G_CONST || gp->kind == G_BILLBOARD) continue;
         if (gseen[i] && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK) ra_breaks_sort(&gb[i]);
     }
-    ra_breaks all = {0};
-    for (size_t n = 1; rs == RA_OK && n < nodes; n++) {
+    /* the plan; a breakpoint budget overrun stops it, after the jobs before it */
+    size_t njobs = 0;
+    ra_status late = RA_OK;
+    ra_error late_err;
+    ra_error_clear(&late_err);
+    double work = 0;
+    for (size_t n = 1; rs == RA_OK && late == RA_OK && n < nodes; n++) {
         const gplay *gp = st->node_gp[n];
         bool dependent = st->node_cam[n] >= 0 || (gp && gp->kind == G_BILLBOARD);
         if (!dependent && (!gp || gp->kind == G_CONST)) continue;
         ra_channel *ch = &an->channels[an->channel_count];
         ch->node = (uint32_t)n;
         ch->pre_state = ch->post_state = RA_BEHAVIOUR_DEFAULT;
-        bake_ctx ctx = {st, (int32_t)n, world, local, wstate};
+        share_of[an->channel_count] = -1;
         if (!dependent) {
             uint32_t gi = (uint32_t)(gp - st->gp);
             if (gp->loop == 0 && gp->period > 0) ch->pre_state = ch->post_state = RA_BEHAVIOUR_REPEAT;
             if (first_ch[gi] >= 0) {
-                share_keys(ch, &an->channels[first_ch[gi]]);
+                share_of[an->channel_count] = first_ch[gi];
             } else {
-                rs = ra_bake_channel(ar, bake_eval, &ctx, gb[gi].v, gb[gi].n, &bp, ch, err);
+                jobs[njobs++] = (bake_job){(int32_t)n, ch, {0}, &gb[gi]};
+                work += (double)gb[gi].n;
                 first_ch[gi] = (int32_t)an->channel_count;
             }
             an->channel_count++;
@@ -1026,12 +1076,13 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         memset(seen, 0, nodes);
         memset(gseen, 0, f->group_count);
         collect_deps(st, (int32_t)n, seen, gseen, 0);
-        all.n = 0;
+        ra_breaks all = {0};
         bool ok = ra_breaks_push(&all, 0) && ra_breaks_push(&all, dur / st->fps);
         for (uint32_t g = 0; ok && g < f->group_count; g++)
             for (size_t k = 0; ok && gseen[g] && k < gb[g].n; k++) ok = ra_breaks_push(&all, gb[g].v[k]);
         if (!ok) {
-            rs = ra_fail_nomem(err, FMT);
+            ra_free(all.v);
+            late = ra_fail_nomem(&late_err, FMT);
             break;
         }
         ra_breaks_sort(&all);
@@ -1040,16 +1091,38 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
             if (!m || all.v[k] != all.v[m - 1]) all.v[m++] = all.v[k];
         all.n = m;
         if ((double)all.n > budget) {
-            rs = ra_fail(err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
-                         "too many keys to bake (cameras and billboards are sampled at every key of the objects that "
-                         "place them; a load bakes at most %u keys plus one per %u bytes of file)",
-                         NIFF_BREAKS_BASE, NIFF_BREAK_BYTES);
+            ra_free(all.v);
+            late = ra_fail(&late_err, RA_ERR_LIMIT, FMT, RA_NO_OFFSET, "",
+                           "too many keys to bake (cameras and billboards are sampled at every key of the objects "
+                           "that place them; a load bakes at most %u keys plus one per %u bytes of file)",
+                           NIFF_BREAKS_BASE, NIFF_BREAK_BYTES);
             break;
         }
         budget -= (double)all.n;
-        rs = ra_bake_channel(ar, bake_eval, &ctx, all.v, all.n, &bp, ch, err);
+        work += (double)all.n * (double)nodes;
+        jobs[njobs] = (bake_job){(int32_t)n, ch, all, NULL};
+        jobs[njobs].breaks = &jobs[njobs].own;
+        njobs++;
         an->channel_count++;
     }
+    if (rs == RA_OK) {
+        unsigned threads = ra_document_threads(doc, work);
+        bake_scratch *scratch = ra_calloc(threads, sizeof *scratch);
+        bake_jobs bj = {st, jobs, scratch, &bp};
+        rs =
+            scratch ? ra_parallel_for(doc, threads, njobs, bake_one, &bj, &samples_left, err) : ra_fail_nomem(err, FMT);
+        for (unsigned t = 0; scratch && t < threads; t++) {
+            ra_free(scratch[t].world);
+            ra_free(scratch[t].state);
+        }
+        ra_free(scratch);
+    }
+    if (rs == RA_OK && late != RA_OK) {
+        *err = late_err;
+        rs = late;
+    }
+    for (size_t c = 0; rs == RA_OK && c < an->channel_count; c++)
+        if (share_of[c] >= 0) share_keys(&an->channels[c], &an->channels[share_of[c]]);
     if (rs == RA_OK && an->channel_count) {
         an->name = ra_file_stem(ar, doc->filename, "niff");
         an->ticks_per_second = st->fps;
@@ -1059,8 +1132,9 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         s->animation_count = 1;
     }
     for (uint32_t i = 0; gb && i < f->group_count; i++) ra_free(gb[i].v);
+    for (size_t j = 0; jobs && j < njobs; j++) ra_free(jobs[j].own.v);
+    ra_free(jobs);
     ra_free(gb);
-    ra_free(all.v);
     ra_free(seen);
     ra_free(gseen);
     return rs;
@@ -1324,8 +1398,7 @@ static ra_status niff_to_scene(ra_document *doc, ra_error *err)
     if (rs == RA_OK) rs = niff_metadata(&b, err);
     if (rs == RA_OK) rs = niff_cameras(&b, err);
     if (rs == RA_OK) rs = niff_build_geometry(doc, b.f, st->obj_node, err);
-    if (rs == RA_OK && b.dur > 0)
-        rs = bake_animation(doc, st, b.dur, b.start.max_key_angle, b.world, b.local, b.wstate, err);
+    if (rs == RA_OK && b.dur > 0) rs = bake_animation(doc, st, b.dur, b.start.max_key_angle, err);
     ra_free(b.world);
     ra_free(b.wstate);
     if (rs != RA_OK) return rs;

@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "retroanim/wog.h"
+#include "retroanim/ra_parallel.h"
 
 #define FMT_ANIM "wog_anim"
 #define FMT_MOVIE "wog_movie"
@@ -201,15 +202,13 @@ static ra_trs part_trs(const void *vctx, double t)
 #define WOG_MAX_BREAKS (1u << 19)
 static double break_budget(const ra_document *doc) { return (double)WOG_MAX_BREAKS + (double)doc->source_size / 4; }
 
-static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double duration, double max_key_angle,
-                           ra_channel *ch, bool *cut, double *budget, size_t *samples_left, ra_error *err)
+/* A part's breakpoint count against the load's budget (in node order, so the
+ * budget runs out where one thread baking in order would find it). */
+static ra_status part_budget(const ra_document *doc, const wpart *p, double duration, double max_key_angle,
+                             double *budget, ra_error *err)
 {
-    const char *fmt = doc->format->id;
-    ra_breaks b = {0};
     double reps = 1;
     if (p->loop == LOOP_ALWAYS && p->period > 0) reps = ceil(duration / p->period);
-    /* A long spin is cut into pieces of at most `step` degrees up front:
-     * sampling alone cannot see whole turns between two samples. */
     const double step = fmin(90.0, max_key_angle * 180.0 / RA_PI);
     double per = 1;
     for (uint32_t i = 0; i < p->count; i++) {
@@ -221,11 +220,25 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
                 per += ceil(fabs((double)tr->k[k + 1]->angle - tr->k[k]->angle) / step);
     }
     if (reps * per > *budget)
-        return ra_fail(err, RA_ERR_LIMIT, fmt, RA_NO_OFFSET, "",
+        return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, "",
                        "more than %.0f keys to bake (spins of many turns, or an animation of %.9g s looping %.0f "
                        "times in the movie's %.9g s)",
                        break_budget(doc), p->period, reps, duration);
     *budget -= reps * per;
+    return RA_OK;
+}
+
+/* A part's channel (a job of ra_parallel_for: w's arena and samples). */
+static ra_status bake_part(const ra_document *doc, const wpart *p, bool flip, double duration, double max_key_angle,
+                           ra_channel *ch, bool *cut, ra_worker *w, ra_error *err)
+{
+    const char *fmt = doc->format->id;
+    ra_breaks b = {0};
+    double reps = 1;
+    if (p->loop == LOOP_ALWAYS && p->period > 0) reps = ceil(duration / p->period);
+    /* A long spin is cut into pieces of at most `step` degrees up front:
+     * sampling alone cannot see whole turns between two samples. */
+    const double step = fmin(90.0, max_key_angle * 180.0 / RA_PI);
     bool ok = true, past = false;
     for (double r = 0; r < reps && ok; r++) {
         double off = r * p->period;
@@ -261,7 +274,7 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
     ra_bake_params bp;
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;
-    bp.samples_left = samples_left;
+    bp.samples_left = &w->samples_left;
     bp.max_samples = ra_document_max_samples(doc);
     bp.format = fmt;
     bake_ctx ctx = {p, flip, ra_calloc(p->count ? p->count : 1, sizeof(uint32_t))};
@@ -269,7 +282,7 @@ static ra_status bake_part(ra_document *doc, const wpart *p, bool flip, double d
         ra_free(b.v);
         return ra_fail_nomem(err, fmt);
     }
-    ra_status rs = ra_bake_channel(doc->arena, part_trs, &ctx, b.v, b.n, &bp, ch, err);
+    ra_status rs = ra_bake_channel(w->arena, part_trs, &ctx, b.v, b.n, &bp, ch, err);
     ra_free(ctx.hint);
     ra_free(b.v);
     return rs;
@@ -481,7 +494,19 @@ typedef struct wog_build {
     size_t nodes, mismatch, chains;
     const char **names; /* scene node names, RootNode first */
     bool any_cut;
+    /* the channels to bake (node's part, channel, cut flag) and the channels
+     * that share an earlier one's keys, filled in node order */
+    struct part_job *jobs;
+    size_t njobs;
+    uint32_t *share; /* pairs: channel, the channel whose keys it takes */
+    size_t nshare;
 } wog_build;
+
+typedef struct part_job {
+    const wpart *p;
+    ra_channel *ch;
+    bool cut;
+} part_job;
 
 /* The groups: the animation, or the actors by depth; groups playing the same
  * animation share its tracks. */
@@ -586,19 +611,16 @@ static ra_status wog_group_nodes(wog_build *b, uint32_t i, ra_animation *an, siz
         ra_channel *ch = &an->channels[an->channel_count++];
         ch->node = (uint32_t)node;
         ch->pre_state = ch->post_state = gi->loop != LOOP_NONE ? RA_BEHAVIOUR_REPEAT : RA_BEHAVIOUR_CONSTANT;
-        bool cut = false;
         if (same) {
-            /* the same animation with the same timing: the same keys */
-            const ra_channel *oc = &an->channels[same->first_channel + (gi->runs - 1 - r)];
-            ch->position = oc->position, ch->position_count = oc->position_count;
-            ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
-            ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
+            /* the same animation with the same timing: the same keys (taken once baked) */
+            b->share[2 * b->nshare] = (uint32_t)(an->channel_count - 1);
+            b->share[2 * b->nshare + 1] = (uint32_t)(same->first_channel + (gi->runs - 1 - r));
+            b->nshare++;
         } else {
-            ra_status rs = bake_part(b->doc, p, b->flip, b->st->length, b->start.max_key_angle, ch, &cut, budget,
-                                     &b->start.samples_left, err);
+            ra_status rs = part_budget(b->doc, p, b->st->length, b->start.max_key_angle, budget, err);
             if (rs != RA_OK) return rs;
+            b->jobs[b->njobs++] = (part_job){p, ch, false};
         }
-        b->any_cut |= cut;
         if (r == 0) {
             ra_meta_list *md = &b->s->nodes[node].meta;
             ra_status rs = set_keys_meta(b->doc, md, gi, same, meta_left, err);
@@ -609,6 +631,13 @@ static ra_status wog_group_nodes(wog_build *b, uint32_t i, ra_animation *an, siz
         parent = node;
     }
     return RA_OK;
+}
+
+static ra_status part_job_run(void *ctx, size_t j, ra_worker *w, ra_error *err)
+{
+    const wog_build *b = ctx;
+    part_job *pj = &b->jobs[j];
+    return bake_part(b->doc, pj->p, b->flip, b->st->length, b->start.max_key_angle, pj->ch, &pj->cut, w, err);
 }
 
 /* RootNode, then every group's nodes and channels in one animation. */
@@ -624,9 +653,33 @@ static ra_status wog_animation(wog_build *b, ra_error *err)
     an->duration = b->st->length;
     size_t ni = 1, meta_left = meta_budget(b->doc);
     double budget = break_budget(b->doc);
-    for (uint32_t i = 0; i < b->ng; i++) {
-        ra_status rs = wog_group_nodes(b, i, an, &ni, &budget, &meta_left, err);
-        if (rs != RA_OK) return rs;
+    b->jobs = ra_malloc(b->nodes * sizeof *b->jobs);
+    b->share = ra_malloc(2 * b->nodes * sizeof *b->share);
+    if (!b->jobs || !b->share) return ra_fail_nomem(err, b->fmt);
+    /* the nodes in order; a failure stops them after the bakes planned before it */
+    ra_status late = RA_OK;
+    ra_error late_err;
+    ra_error_clear(&late_err);
+    for (uint32_t i = 0; late == RA_OK && i < b->ng; i++)
+        late = wog_group_nodes(b, i, an, &ni, &budget, &meta_left, &late_err);
+    double work = 0;
+    for (size_t j = 0; j < b->njobs; j++)
+        for (uint32_t k = 0; k < b->jobs[j].p->count; k++)
+            work += b->jobs[j].p->tracks[b->jobs[j].p->order[b->jobs[j].p->first + k]].n;
+    ra_status rs = ra_parallel_for(b->doc, ra_document_threads(b->doc, work), b->njobs, part_job_run, b,
+                                   &b->start.samples_left, err);
+    if (rs != RA_OK) return rs;
+    if (late != RA_OK) {
+        *err = late_err;
+        return late;
+    }
+    for (size_t j = 0; j < b->njobs; j++) b->any_cut |= b->jobs[j].cut;
+    for (size_t k = 0; k < b->nshare; k++) {
+        ra_channel *ch = &an->channels[b->share[2 * k]];
+        const ra_channel *oc = &an->channels[b->share[2 * k + 1]];
+        ch->position = oc->position, ch->position_count = oc->position_count;
+        ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
+        ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
     }
     b->s->animations = an;
     b->s->animation_count = an->channel_count ? 1 : 0;
@@ -698,6 +751,8 @@ static ra_status wog_to_scene(ra_document *doc, ra_error *err)
     ra_status rs = wog_groups(&b, err);
     if (rs == RA_OK) rs = wog_names(&b, err);
     if (rs == RA_OK) rs = wog_animation(&b, err);
+    ra_free(b.jobs);
+    ra_free(b.share);
     if (rs == RA_OK) rs = wog_metadata(&b, err);
     return rs;
 }

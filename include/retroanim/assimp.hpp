@@ -42,6 +42,7 @@ void RegisterImporters(Assimp::Importer &importer);
 struct ConvertSettings {
     bool ticks_native = false; // false: 1 tick = 1 second (mTicksPerSecond = 1)
     bool skeleton_mesh = true; // false: no mesh, AI_SCENE_FLAGS_INCOMPLETE set
+    unsigned threads = 0;      // threads filling the key arrays; 0: one per processor for 200,000 keys or more
 };
 
 // Fills an (empty, freshly constructed) aiScene from a retroanim scene.

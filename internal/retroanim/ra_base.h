@@ -74,6 +74,11 @@ void ra_heap_reset(void);
 /* The n-th allocation call from now on this thread returns NULL (n >= 1);
  * n = 0 cancels.  One failure per call of this function. */
 void ra_heap_fail_nth(uint64_t n);
+/* An allocation failure is pending on this thread (ra_heap_fail_nth). */
+bool ra_heap_failing(void);
+/* Adds another thread's counters (a worker's, when it is done) to this
+ * thread's: what it allocated and left live is now this thread's. */
+void ra_heap_absorb(const ra_heap_stats *other);
 
 /* ---- arena: one free releases everything a load produced ---------------- */
 
@@ -104,6 +109,13 @@ char *ra_arena_printf(ra_arena *a, const char *fmt, ...)
 #endif
     ;
 size_t ra_arena_used(const ra_arena *a);
+/* What a may still allocate under its memory limit (at least 1), or 0 when
+ * it has none: the limit of a worker's arena (ra_parallel.h). */
+size_t ra_arena_room(const ra_arena *a);
+/* Moves src's memory into dst (src is freed; its allocations stay valid and
+ * now live as long as dst).  false when dst is then past its memory limit
+ * (the memory moves all the same). */
+bool ra_arena_adopt(ra_arena *dst, ra_arena *src);
 
 /* ---- string map (open addressing, in an arena): name -> uint32 value ------ */
 typedef struct ra_strmap {

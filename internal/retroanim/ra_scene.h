@@ -67,7 +67,8 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 #define RA_DENSITY_TOL 2.5e-5
 double ra_scene_lever_sum(const ra_scene *s);
 double ra_scene_auto_key_angle(const ra_scene *s);
-ra_status ra_scene_limit_key_angle(ra_scene *s, double max_angle, double max_keys, ra_error *err);
+/* (on doc's scene, its channels on ra_document_threads threads) */
+ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, ra_error *err);
 
 /* ---- consumer-style playback of the baked keys ------------------------------ */
 /* Local transform of a node at time t (seconds) in animation `anim`, as Assimp
@@ -136,6 +137,8 @@ typedef struct ra_key_budget {
 ra_key_budget ra_key_budget_begin(double max_keys);
 bool ra_key_budget_end(ra_key_budget saved);
 bool ra_keys_charge(size_t n);
+/* What is left of this thread's budget (HUGE_VAL outside a load). */
+double ra_keys_left(void);
 void ra_quat_track_release(ra_quat_track *tr);
 
 /* ---- baking a transform function into keys ----------------------------------------

@@ -1,0 +1,132 @@
+/* Baking on several threads gives the scene of one thread: every fixture
+ * (and every file given by path, such as bench_gen's larger files) is loaded
+ * with the option threads=1, 2 and 5, and the scenes' dumps (nodes, keys to
+ * the last bit, metadata, warnings in order) must be equal byte for byte.
+ * A file that fails must fail the same way (status, field, byte offset,
+ * message).  Then the limits that the workers share: with a small
+ * max_samples and max_keys each file must fail (or load) with the same
+ * status whatever the threads, the errors naming their field; with a small
+ * memory_limit it loads or runs out of memory (each worker's arena has its
+ * own partly used blocks, so near the limit one count may pass and another
+ * not).  Run under ThreadSanitizer in CI. */
+#include <sys/stat.h>
+
+#include "ra_fixture.h"
+
+static long g_files, g_loaded, g_compared_bytes, g_limit_cases;
+
+typedef struct outcome {
+    ra_status st;
+    ra_error err;
+    char *dump; /* malloc'd JSON of the scene; NULL when the load failed */
+    size_t size;
+} outcome;
+
+static outcome load_with(const uint8_t *d, size_t n, const char *path, bool body, const char *threads, const char *key,
+                         const char *value)
+{
+    ra_options o;
+    ra_options_init(&o);
+    if (body) ra_options_add(&o, "format", "lego_ani_body");
+    ra_options_add(&o, "threads", threads);
+    if (key) ra_options_add(&o, key, value);
+    outcome r = {0};
+    ra_error_clear(&r.err);
+    ra_document *doc = NULL;
+    r.st = ra_document_load(d, n, path, &o, &doc, &r.err);
+    if (r.st != RA_OK) return r;
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_json j;
+    ra_json_init_buffer(&j, &w, false);
+    ra_scene_dump_json(&doc->scene, &j);
+    CHECK(!w.failed, "%s: dump out of memory", path);
+    r.dump = (char *)w.data;
+    r.size = w.size;
+    ra_document_free(doc);
+    return r;
+}
+
+static bool same_error(const outcome *a, const outcome *b)
+{
+    return a->st == b->st && a->err.offset == b->err.offset && !strcmp(a->err.field, b->err.field) &&
+           !strcmp(a->err.msg, b->err.msg);
+}
+
+static void check_file(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
+{
+    static const char *const threads[] = {"2", "5"};
+    g_files++;
+    outcome one = load_with(d, n, path, body, "1", NULL, NULL);
+    if (one.st == RA_OK) g_loaded++;
+    for (int t = 0; t < 2; t++) {
+        outcome many = load_with(d, n, path, body, threads[t], NULL, NULL);
+        if (one.st == RA_OK) {
+            CHECK(many.st == RA_OK, "%s: loads with threads=1, fails with threads=%s: %s", nm, threads[t],
+                  many.err.msg);
+            CHECK(many.dump && many.size == one.size && !memcmp(many.dump, one.dump, one.size),
+                  "%s: the scene with threads=%s differs from threads=1 (%zu / %zu bytes of dump)", nm, threads[t],
+                  many.size, one.size);
+            g_compared_bytes += (long)one.size;
+        } else {
+            CHECK(same_error(&one, &many), "%s: threads=1 fails with '%s' (%s), threads=%s with '%s' (%s)", nm,
+                  one.err.msg, one.err.field, threads[t], many.err.msg, many.err.field);
+        }
+        free(many.dump);
+    }
+    free(one.dump);
+    if (one.st != RA_OK) return;
+    /* the shared limits, tight enough that the bigger files exceed them */
+    static const char *const lim[][2] = {{"max_samples", "300"}, {"max_keys", "60"}, {"memory_limit", "65536"}};
+    for (int l = 0; l < 3; l++) {
+        outcome a = load_with(d, n, path, body, "1", lim[l][0], lim[l][1]);
+        outcome b = load_with(d, n, path, body, "4", lim[l][0], lim[l][1]);
+        if (l < 2)
+            CHECK(a.st == b.st, "%s: %s=%s gives '%s' with threads=1, '%s' with threads=4", nm, lim[l][0], lim[l][1],
+                  ra_status_name(a.st), ra_status_name(b.st));
+        else /* each worker's arena has its own partly used blocks: near the limit either may pass */
+            CHECK((a.st == RA_OK || a.st == RA_ERR_NO_MEMORY) && (b.st == RA_OK || b.st == RA_ERR_NO_MEMORY),
+                  "%s: memory_limit=%s gives '%s' with threads=1, '%s' with threads=4", nm, lim[l][1],
+                  ra_status_name(a.st), ra_status_name(b.st));
+        if (a.st == RA_OK && b.st == RA_OK)
+            CHECK(a.size == b.size && !memcmp(a.dump, b.dump, a.size), "%s: %s=%s: scenes differ", nm, lim[l][0],
+                  lim[l][1]);
+        if (l < 2 && a.st == RA_ERR_LIMIT) {
+            g_limit_cases++;
+            CHECK(!strcmp(a.err.field, lim[l][0]) && !strcmp(b.err.field, lim[l][0]),
+                  "%s: %s exceeded names '%s' with threads=1, '%s' with threads=4", nm, lim[l][0], a.err.field,
+                  b.err.field);
+        }
+        free(a.dump);
+        free(b.dump);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_parallel FIXTURE_DIR_OR_FILE...\n");
+        return 2;
+    }
+    for (int i = 1; i < argc; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            fx_for_each_fixture(1, &argv[i], check_file);
+            continue;
+        }
+        uint8_t *data;
+        size_t size;
+        ra_error e;
+        ra_error_clear(&e);
+        CHECK(ra_read_file(argv[i], &data, &size, &e) == RA_OK, "cannot read %s", argv[i]);
+        if (e.code != RA_OK) continue;
+        check_file(data, size, argv[i], argv[i], false);
+        free(data);
+    }
+    CHECK(g_loaded >= 40, "only %ld files loaded", g_loaded);
+    CHECK(g_limit_cases >= 10, "only %ld files ran past max_samples or max_keys", g_limit_cases);
+    printf("parallel bake: %ld files, %ld loaded; %ld bytes of scene dump equal with threads=1, 2 and 5; %ld limit "
+           "cases\n",
+           g_files, g_loaded, g_compared_bytes, g_limit_cases);
+    return ra_test_finish("test_parallel");
+}
