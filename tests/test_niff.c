@@ -410,6 +410,45 @@ static void random_file(ra_arena *ar, niff_file *f, bool v2, uint32_t nobj)
     }
 }
 
+/* Pose against playback inside every frame (30 frames per second), at
+ * seven fractions of it that stay clear of the frame boundaries, where the
+ * game's loops wrap and its steps jump (the baked keys jump within 0.1 ms
+ * before them).  The bakers place keys between frames either by verifying
+ * a piece at its quarter points or, for FULL and linear KEY groups, by a
+ * bound over the whole piece (bake_span_pieces); this samples between those
+ * keys, where a wrong bound would show. */
+static long g_dense_instants;
+static double g_dense_worst;
+static void check_between_frames(const ra_document *doc, const char *what, double tol)
+{
+    static const double frac[7] = {0.11, 0.23, 0.37, 0.52, 0.68, 0.81, 0.93};
+    const ra_scene *s = &doc->scene;
+    ra_mat4 *pw = malloc(s->node_count * sizeof *pw), *kw = malloc(s->node_count * sizeof *kw);
+    double worst = 0, worst_t = 0;
+    const char *worst_node = "";
+    for (size_t a = 0; a < s->animation_count; a++) {
+        double frames = s->animations[a].duration * 30;
+        for (double f = 0; f < frames; f++)
+            for (int k = 0; k < 7 && f + frac[k] < frames; k++) {
+                double t = (f + frac[k]) / 30;
+                ra_error e;
+                ra_error_clear(&e);
+                ra_document_pose(doc, a, t, pw, &e);
+                ra_scene_sample_world(s, a, t, kw);
+                for (size_t n = 0; n < s->node_count; n++) {
+                    double d = ra_m4_max_abs_diff(&pw[n], &kw[n]);
+                    if (d > worst) worst = d, worst_t = t, worst_node = s->nodes[n].name;
+                }
+                g_dense_instants++;
+            }
+    }
+    CHECK(worst <= tol, "%s: between frames pose and playback differ by %g (allowed %g) at %g s on %s", what, worst,
+          tol, worst_t, worst_node);
+    if (worst > g_dense_worst) g_dense_worst = worst;
+    free(pw);
+    free(kw);
+}
+
 static void write_read_check(const niff_file *f, const char *what, bool semantics)
 {
     ra_writer w;
@@ -429,6 +468,7 @@ static void write_read_check(const niff_file *f, const char *what, bool semantic
         /* random chains reach tens of units from the origin, and the baker's
          * tolerances are relative to the values: 3e-4 there */
         if (semantics) fx_check_semantics(doc, what, 1.0 / 60, duration_of(doc) + 1e-9, 3 * TOL, &g_stats);
+        if (semantics) check_between_frames(doc, what, 3 * TOL);
         ra_document_free(doc);
     }
     fx_check_roundtrip(w.data, w.size, NULL, what);
@@ -643,6 +683,7 @@ int main(int argc, char **argv)
     hostile();
     printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
            (double)(c2 - c1) / CLOCKS_PER_SEC, (double)(clock() - c2) / CLOCKS_PER_SEC);
-    printf("pose/playback instants with random and big files: %ld (worst %.3g)\n", g_stats.instants, g_stats.worst);
+    printf("pose/playback instants with random and big files: %ld (worst %.3g); between frames: %ld (worst %.3g)\n",
+           g_stats.instants, g_stats.worst, g_dense_instants, g_dense_worst);
     return ra_test_finish("test_niff");
 }

@@ -19,12 +19,14 @@ void ra_bake_params_default(ra_bake_params *p)
     p->samples_left = NULL;
     p->max_samples = 0;
     p->format = "retroanim";
+    p->span_pieces = NULL;
 }
 
 typedef struct sample {
     double t;
     ra_trs v;
     bool smooth_after; /* the function is continuous from this key to the next */
+    bool rot_only;     /* inside a span where translation and scale are linear: a rotation sample */
 } sample;
 
 typedef struct bake {
@@ -70,7 +72,7 @@ static void push(bake *b, double t, ra_trs v, bool smooth_after)
         b->s = ns;
         b->cap = cap;
     }
-    b->s[b->n++] = (sample){t, v, smooth_after};
+    b->s[b->n++] = (sample){t, v, smooth_after, false};
 }
 
 static double vec_err(ra_vec3 a, ra_vec3 b)
@@ -167,10 +169,21 @@ static void refine(bake *b, const sample *x, const sample *y, int depth, const r
     if (piece_ok(b, x, y, &q)) return;
     double tm = 0.5 * (x->t + y->t);
     if (!(tm > x->t && tm < y->t) || !take_sample(b)) return;
-    sample m = {tm, q.have[1] ? q.v[1] : b->eval(b->ctx, tm), true};
+    sample m = {tm, q.have[1] ? q.v[1] : b->eval(b->ctx, tm), true, false};
     refine(b, x, &m, depth + 1, q.have[0] ? &q.v[0] : NULL, out);
     if (!append(out, m)) b->failed = true;
     refine(b, &m, y, depth + 1, q.have[2] ? &q.v[2] : NULL, out);
+}
+
+/* Appends the ends of the np equal pieces of [x, y] but y (span_pieces). */
+static void uniform(bake *b, const sample *x, const sample *y, uint32_t np, bool rot_only, samples *out)
+{
+    for (uint32_t j = 1; j < np && !b->failed; j++) {
+        double t = x->t + (y->t - x->t) * ((double)j / (double)np);
+        if (!(t > x->t && t < y->t)) continue;
+        if (!take_sample(b)) return;
+        if (!append(out, (sample){t, b->eval(b->ctx, t), true, rot_only})) b->failed = true;
+    }
 }
 
 /* The keys of one track: built in a scratch buffer sized for every sample
@@ -180,7 +193,8 @@ static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_ke
 {
     ra_vec_track tr;
     if (!ra_vec_track_reserve(&tr, n)) return false;
-    for (size_t i = 0; i < n; i++) ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t);
+    for (size_t i = 0; i < n; i++)
+        if (!s[i].rot_only) ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t);
     return ra_vec_track_commit(a, &tr, tol, out, count);
 }
 
@@ -241,7 +255,14 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
     samples fs = {0};
     for (size_t i = 0; i < b.n && !b.failed; i++) {
         if (!append(&fs, b.s[i])) b.failed = true;
-        if (i + 1 < b.n && b.s[i].smooth_after) refine(&b, &b.s[i], &b.s[i + 1], 0, NULL, &fs);
+        if (i + 1 < b.n && b.s[i].smooth_after) {
+            bool linear_ts = false;
+            uint32_t np =
+                params->span_pieces ? params->span_pieces(ctx, b.s[i].t, b.s[i + 1].t, params, &linear_ts) : 0;
+            if (np > (1u << 16)) np = 0; /* past any sensible density: verify instead */
+            if (np) uniform(&b, &b.s[i], &b.s[i + 1], np, linear_ts, &fs);
+            else refine(&b, &b.s[i], &b.s[i + 1], 0, NULL, &fs);
+        }
     }
     ra_free(b.s);
     sample *fin = fs.s;

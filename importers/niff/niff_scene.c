@@ -571,6 +571,68 @@ static ra_trs bake_eval(const void *vctx, double t)
     return trs_of(&c->local[c->node]);
 }
 
+/* The rotation change (radians, per axis) of a FULL group, or a KEY group
+ * between two linearly interpolated keys, over the loop frames [l0, l1]
+ * inside one interpolation span; false where the span is not such a piece
+ * (eased keys, channels, or a span across a frame).  Constant values (held
+ * before the first or after the last value): zero change. */
+static bool linear_turn(const gplay *gp, double l0, double l1, double d[3])
+{
+    d[0] = d[1] = d[2] = 0;
+    const niff_anim *an = gp->g->anims;
+    if (gp->kind == G_FULL && gp->n) {
+        double fl = floor(l0);
+        if (fl >= gp->n - 1) return true;
+        uint32_t i = (uint32_t)fl;
+        if (l1 > (double)i + 1 + 1e-9) return false;
+        for (int k = 0; k < 3; k++) d[k] = ((double)an[i + 1].r[k] - an[i].r[k]) * (l1 - l0);
+        return true;
+    }
+    if (gp->kind != G_KEY || !gp->n) return false;
+    uint32_t lo = 0, hi = gp->n - 1;
+    if (l1 <= an[gp->order[0]].key || l0 >= an[gp->order[hi]].key) return true;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (an[gp->order[mid]].key <= l0) lo = mid;
+        else hi = mid;
+    }
+    const niff_anim *a = &an[gp->order[lo]], *b = &an[gp->order[hi]];
+    if (!(a->key <= l0 + 1e-9 && l1 <= b->key + 1e-9) || b->key <= a->key) return false;
+    if (a->interp == NIFF_INTERP_STATIC) return true;
+    if (ease(a->interp, 0.5) != 0.5 || ease(a->interp, 0.25) != 0.25) return false; /* eased: not linear */
+    for (int k = 0; k < 3; k++) d[k] = ((double)b->r[k] - a->r[k]) * (l1 - l0) / ((double)b->key - a->key);
+    return true;
+}
+
+/* ra_bake_params.span_pieces for a node playing its own group: between two
+ * frames of a FULL group (or two linear keys) translation and scale are
+ * linear in time, which playback reproduces exactly, and the rotation is
+ * the Euler angles interpolated linearly.  With a', b', c' the angles'
+ * changes over the span (u in [0, 1]), the composed rotation's angular
+ * velocity is a' e1 + b' R1 e2 + c' R1 R2 e3, whose derivative is at most
+ * A = |a'b'| + |a'c'| + |b'c'|; the rotation then departs from the slerp of
+ * its ends by at most A/8 radians, A/(8 n^2) in n equal pieces.  n is
+ * chosen for half the tolerance (the bound leaves out terms of higher order
+ * in the angle, kept small by pieces of at most 0.1 rad), and pieces of at
+ * most half of max_key_angle. */
+static uint32_t bake_span_pieces(const void *vctx, double t0, double t1, const ra_bake_params *p, bool *linear_ts)
+{
+    const bake_ctx *c = vctx;
+    const nstate *st = c->st;
+    const gplay *gp = st->node_gp[c->node];
+    if (!gp || gp->kind == G_BILLBOARD || st->node_cam[c->node] >= 0) return 0;
+    double f0 = to_frame(st, t0), f1 = to_frame(st, t1), l0 = loop_frame(gp, f0), l1 = loop_frame(gp, f1);
+    if (!(l1 >= l0) || fabs((l1 - l0) - (f1 - f0)) > 1e-9 * (1 + fabs(f1))) return 0; /* a wrap, or held at the end */
+    double d[3];
+    if (!linear_turn(gp, l0, l1, d)) return 0;
+    double a = fabs(d[0]), b = fabs(d[1]), cc = fabs(d[2]), acc = a * b + a * cc + b * cc, turn = a + b + cc;
+    double n = ceil(sqrt(acc / (4 * p->angle_tol)));
+    n = fmax(n, ceil(turn / fmin(0.1, 0.5 * p->max_key_angle)));
+    if (!(n >= 1)) n = 1;
+    *linear_ts = true;
+    return n <= 65536 ? (uint32_t)n : 0;
+}
+
 /* ---- building the playback of each group ----------------------------------------------------------------- */
 typedef struct keyref {
     uint32_t key, index;
@@ -1035,6 +1097,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
      * keep consumers within 1e-4 of the game at a third of the keys. */
     bp.value_tol = NIFF_VALUE_TOL;
     bp.angle_tol = NIFF_ANGLE_TOL;
+    bp.span_pieces = bake_span_pieces;
     double kt = ra_options_get_double(&doc->options, "key_tolerance", 0);
     if (kt > 0) bp.value_tol = bp.angle_tol = kt;
     if (gseen) memset(gseen, 0, f->group_count ? f->group_count : 1);

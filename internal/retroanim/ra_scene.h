@@ -167,6 +167,14 @@ typedef struct ra_bake_params {
                              fails with RA_ERR_LIMIT (field max_samples) */
     size_t max_samples;   /* the budget samples_left started from, for that message */
     const char *format;   /* format id of the errors */
+    /* Optional: how many equal pieces suffice between the samples at t0 < t1
+     * (the function continuous there), by a bound the format computes for
+     * that span (angle_tol and max_key_angle from these parameters); each
+     * piece's end is then sampled once, without the verification at its
+     * quarter points.  *linear_ts set: translation and scale are linear in
+     * time on the span, so only the rotation takes those samples.  0: not
+     * known here, subdivided and verified as usual. */
+    uint32_t (*span_pieces)(const void *ctx, double t0, double t1, const struct ra_bake_params *p, bool *linear_ts);
 } ra_bake_params;
 
 void ra_bake_params_default(ra_bake_params *p);
