@@ -195,6 +195,36 @@ static ra_trs part_trs(const void *vctx, double t)
     return r;
 }
 
+/* ra_bake_params.span_pieces: between two samples inside one key interval
+ * of every track of the part (no loop wrap between them), its translation
+ * and scale are linear in time, which playback reproduces exactly, and its
+ * rotation turns about Z at a constant rate, which slerp reproduces exactly
+ * over pieces shorter than half a turn: pieces of at most half of
+ * max_key_angle.  Anything else (a key or a wrap inside): 0, verified. */
+static uint32_t part_span_pieces(const void *vctx, double t0, double t1, const ra_bake_params *bp, bool *linear_ts)
+{
+    const bake_ctx *c = vctx;
+    const wpart *p = c->p;
+    double tau0 = local_time(p, t0), tau1 = local_time(p, t1);
+    if (!(tau1 >= tau0) || fabs((tau1 - tau0) - (t1 - t0)) > 1e-9 * (1 + fabs(t1))) return 0;
+    double turn = 0; /* degrees */
+    for (uint32_t i = 0; i < p->count; i++) {
+        uint32_t e = p->order[p->first + i];
+        const ktrack *tr = &p->tracks[e];
+        if (!tr->n) continue;
+        int64_t k0 = find_key(tr, tau0, NULL), k1 = find_key(tr, tau1, NULL);
+        if (k0 != k1) return 0;
+        if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k0 < 0 || (uint64_t)k0 + 1 >= tr->n ||
+            tr->k[k0]->interpolation != WOG_INTERP_LINEAR || !(tr->t[k0 + 1] > tr->t[k0]))
+            continue;
+        turn = fabs((double)tr->k[k0 + 1]->angle - tr->k[k0]->angle) * (tau1 - tau0) / (tr->t[k0 + 1] - tr->t[k0]);
+    }
+    double n = ceil(turn * RA_PI / 180.0 / (0.5 * bp->max_key_angle));
+    if (!(n >= 1)) n = 1;
+    *linear_ts = true;
+    return n <= 65536 ? (uint32_t)n : 0;
+}
+
 /* Most breakpoints one load bakes, over all its nodes (short loops inside a
  * long movie, spins of many turns, many actors sharing one animation): this
  * many, plus one per 4 bytes of the file (a keyed frame takes at least its
@@ -277,6 +307,7 @@ static ra_status bake_part(const ra_document *doc, const wpart *p, bool flip, do
     bp.samples_left = &w->samples_left;
     bp.max_samples = ra_document_max_samples(doc);
     bp.format = fmt;
+    bp.span_pieces = part_span_pieces;
     bake_ctx ctx = {p, flip, ra_calloc(p->count ? p->count : 1, sizeof(uint32_t))};
     if (!ctx.hint) {
         ra_free(b.v);
