@@ -150,6 +150,45 @@ static void test_json(void)
     ra_writer_free(&w);
 }
 
+/* ra_json_g9 (ra_json_number's %.9g of float32 values) against snprintf:
+ * 2,000,000 floats (random bit patterns of every exponent it takes, numbers
+ * near powers of ten, binary fractions with exact ties at the ninth digit,
+ * short decimals); where it answers it must print the same bytes, and it
+ * must answer for nearly all of them (else snprintf does the work; the
+ * exact ties go to snprintf). */
+static void test_json_float_digits(void)
+{
+    uint32_t x = 12345;
+    long n = 0, answered = 0, bad = 0;
+    for (int i = 0; i < 2000000; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        float f;
+        if (i % 4 == 0) {
+            uint32_t bits = (x & 0x807FFFFFu) | ((uint32_t)(110 + (x >> 7) % 65) << 23); /* 2^-17 .. 2^47 */
+            memcpy(&f, &bits, 4);
+        } else if (i % 4 == 1) {
+            static const double p10[] = {1e-4, 1e-3, 0.01, 0.1, 1,   10,  1e2,  1e3,
+                                         1e4,  1e5,  1e6,  1e7, 1e8, 1e9, 1e13, 1e14};
+            f = (float)(p10[x % 16] * (1 + ((double)(x >> 8) / 16777216.0 - 0.5) * 1e-6));
+            if (x & 1) f = nextafterf(f, (x & 2) ? 1e30f : 0);
+        } else if (i % 4 == 2) {
+            f = (float)((double)(x % 2000000000u) / 16.0); /* exact ties at the ninth digit */
+        } else {
+            f = (float)(x % 100000) * 1e-3f * (x & 1 ? -1 : 1);
+        }
+        double v = f;
+        if (!(fabs(v) >= 1e-5 && fabs(v) < 1e15)) continue;
+        n++;
+        char got[40], want[40];
+        if (!ra_json_g9(v, got)) continue;
+        answered++;
+        snprintf(want, sizeof want, "%.9g", v);
+        if (strcmp(got, want) != 0 && bad++ < 5) fprintf(stderr, "float %a: %s, %%.9g %s\n", v, got, want);
+    }
+    CHECK(bad == 0, "ra_json_g9: %ld of %ld floats print other than %%.9g", bad, answered);
+    CHECK(n > 1500000 && answered * 100 > n * 95, "ra_json_g9 answered %ld of %ld", answered, n);
+}
+
 static void test_strmap(void)
 {
     ra_arena *a = ra_arena_create(0);
@@ -271,6 +310,7 @@ int main(void)
     test_arena_writer();
     test_math();
     test_json();
+    test_json_float_digits();
     test_strmap();
     test_bake();
     test_options();

@@ -1,5 +1,6 @@
 /* Streaming JSON writer. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,6 +150,61 @@ static void out_int(ra_json *j, bool neg, uint64_t mag)
     out(j, b + sizeof b - n, n);
 }
 
+/* %.9g of a finite v with 1e-5 <= |v| < 1e15, as snprintf prints it, without
+ * snprintf's long arithmetic: the nine digits from v scaled by an exact
+ * power of ten (one rounding, at most 2^-53 relative); 0 where that rounding
+ * could decide the ninth digit (a fraction within 2e-7 of one half) or out
+ * of range, for snprintf to print.  Returns the length written to b. */
+size_t ra_json_g9(double v, char *b)
+{
+    static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    double a = fabs(v);
+    if (!(a >= 1e-5 && a < 1e15)) return 0;
+    int x = 0; /* decimal exponent: 10^x <= a < 10^(x+1) */
+    while (x < 14 && a >= p10[x + 1]) x++;
+    while (x > -5 && a < (x >= 0 ? p10[x] : 1 / p10[-x])) x--;
+    double m = 8 - x >= 0 ? a * p10[8 - x] : a / p10[x - 8];
+    double fl = floor(m), fr = m - fl;
+    if (fabs(fr - 0.5) < 2e-7) return 0;
+    uint64_t r = (uint64_t)fl + (fr > 0.5);
+    if (r >= 1000000000u) r /= 10, x++; /* 999999999.5 -> 1000000000 */
+    if (r < 100000000u) return 0;       /* the exponent was off: let snprintf decide */
+    char d[9];
+    for (int i = 8; i >= 0; i--, r /= 10) d[i] = (char)('0' + r % 10);
+    int nd = 9;
+    while (nd > 1 && d[nd - 1] == '0') nd--; /* %g drops trailing zeros */
+    size_t n = 0;
+    if (v < 0) b[n++] = '-';
+    if (x >= -4 && x < 9) {
+        if (x < 0) {
+            b[n++] = '0';
+            b[n++] = '.';
+            for (int i = -1; i > x; i--) b[n++] = '0';
+            for (int i = 0; i < nd; i++) b[n++] = d[i];
+        } else {
+            for (int i = 0; i <= x; i++) b[n++] = d[i];
+            if (nd > x + 1) {
+                b[n++] = '.';
+                for (int i = x + 1; i < nd; i++) b[n++] = d[i];
+            }
+        }
+    } else {
+        b[n++] = d[0];
+        if (nd > 1) {
+            b[n++] = '.';
+            for (int i = 1; i < nd; i++) b[n++] = d[i];
+        }
+        b[n++] = 'e';
+        b[n++] = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        b[n++] = (char)('0' + ax / 10);
+        b[n++] = (char)('0' + ax % 10);
+    }
+    b[n] = 0;
+    return n;
+}
+
 void ra_json_number(ra_json *j, double v)
 {
     before_value(j);
@@ -163,10 +219,15 @@ void ra_json_number(ra_json *j, double v)
         return;
     }
     char b[40];
-    snprintf(b, sizeof b, "%.9g", v);
     /* %.9g keeps float32 exact; use more digits only when the double needs them */
+    bool f32 = (double)(float)v == v;
+    if (f32 && ra_json_g9(v, b)) {
+        outs(j, b);
+        return;
+    }
+    snprintf(b, sizeof b, "%.9g", v);
     double back;
-    if ((double)(float)v != v && sscanf(b, "%lf", &back) == 1 && back != v) snprintf(b, sizeof b, "%.17g", v);
+    if (!f32 && sscanf(b, "%lf", &back) == 1 && back != v) snprintf(b, sizeof b, "%.17g", v);
     outs(j, b);
 }
 void ra_json_int(ra_json *j, int64_t v)

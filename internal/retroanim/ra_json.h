@@ -47,6 +47,12 @@ void ra_json_vec3(ra_json *j, ra_vec3 v); /* [x, y, z] */
 void ra_json_raw(ra_json *j, const char *text);
 void ra_json_finish(ra_json *j); /* trailing newline */
 
+/* %.9g of v (1e-5 <= |v| < 1e15) into b (at least 20 bytes) as snprintf
+ * prints it, computed without snprintf; 0 where it leaves the value to
+ * snprintf (a ninth digit too close to a tie to decide, or out of range).
+ * ra_json_number uses it for float32 values. */
+size_t ra_json_g9(double v, char *b);
+
 #ifdef __cplusplus
 }
 #endif
