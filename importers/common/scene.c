@@ -481,6 +481,36 @@ void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
 /* ---- invariants ---------------------------------------------------------------------------- */
 static bool finite_v(ra_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
+/* The key checks of scene_check without branches, for whole tracks: true
+ * when every key is finite, in [0, lim], after the one before, and (for
+ * rotations) of length within 1e-3 of 1 (squared, with a margin that only
+ * sends borderline keys to the exact check).  A false answer is looked at
+ * key by key for the message. */
+static bool vec_keys_fine(const ra_vec_key *k, size_t n, double lim)
+{
+    bool bad = false;
+    double prev = -1;
+    for (size_t i = 0; i < n; i++) {
+        double t = k[i].t, x = k[i].v.x, y = k[i].v.y, z = k[i].v.z;
+        bad |= !(t > prev) | !(t <= lim) | !(x - x == 0) | !(y - y == 0) | !(z - z == 0);
+        prev = t;
+    }
+    return !bad && (!n || k[0].t >= 0);
+}
+static bool quat_keys_fine(const ra_quat_key *k, size_t n, double lim)
+{
+    const double lo = 0.998001 * (1 + 1e-12), hi = 1.002001 * (1 - 1e-12); /* (1 -+ 1e-3)^2 */
+    bool bad = false;
+    double prev = -1;
+    for (size_t i = 0; i < n; i++) {
+        const ra_quat q = k[i].q;
+        double t = k[i].t, l2 = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z;
+        bad |= !(t > prev) | !(t <= lim) | !(l2 >= lo) | !(l2 <= hi);
+        prev = t;
+    }
+    return !bad && (!n || k[0].t >= 0);
+}
+
 static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
 {
 #define BAD(...) return ra_fail(err, RA_ERR_BAD_VALUE, "retroanim", RA_NO_OFFSET, "scene", __VA_ARGS__)
@@ -516,6 +546,11 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
             if (!ch->position_count && !ch->rotation_count && !ch->scaling_count)
                 BAD("channel on %s has no keys", s->nodes[ch->node].name);
             const char *nm = s->nodes[ch->node].name;
+            double lim = an->duration + 1e-9;
+            if (vec_keys_fine(ch->position, ch->position_count, lim) &&
+                vec_keys_fine(ch->scaling, ch->scaling_count, lim) &&
+                quat_keys_fine(ch->rotation, ch->rotation_count, lim))
+                continue; /* (else the loops below name the first bad key) */
             for (size_t k = 0; k < ch->position_count; k++) {
                 if (!finite_v(ch->position[k].v) || !isfinite(ch->position[k].t))
                     BAD("non-finite position key on %s", nm);
