@@ -187,7 +187,15 @@ static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
              * mostly (np - i)/np exactly and then shares it */
             ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, cc->oms[oi++]);
             bool cache = arc.so != 0 && np <= SIN_CACHE;
-            for (uint32_t j = 1; cache && j < np; j++) sn[j] = sin((double)j / (double)np * arc.om);
+            if (cache) {
+                /* sin(j x) by the recurrence sin((j+1) x) = 2 cos x sin(j x) - sin((j-1) x):
+                 * its rounding grows by about one unit per step, so at most
+                 * SIN_CACHE units of 2^-53 (1.5e-14) */
+                double x = arc.om / (double)np, c2 = 2 * cos(x);
+                sn[0] = 0;
+                sn[1] = sin(x);
+                for (uint32_t j = 2; j < np; j++) sn[j] = c2 * sn[j - 1] - sn[j - 2];
+            }
             for (uint32_t j = 1; j < np; j++) {
                 double f = (double)j / (double)np;
                 out[o].t = k0.t + (k1.t - k0.t) * f;
