@@ -92,6 +92,49 @@ static void test_arena_writer(void)
           ra_arena_used(a) - before);
     ra_arena_destroy(a);
 
+    /* A large arena's slabs: past 32 MiB, blocks of 64 KiB to 4 MiB share
+     * 32 MiB chunks.  200 blocks of 64 KiB .. 1 MiB (plus small ones between
+     * them), each filled with its own byte, must all keep their bytes (no
+     * two overlap), the zeroed ones start at zero, the arena's count stays
+     * near what was asked (slabs leave at most an eighth over), and an arena
+     * with a limit refuses past it.  Then the blocks move to another arena
+     * (ra_arena_adopt) and stay readable. */
+    a = ra_arena_create(0);
+    enum {
+        NB = 200
+    };
+    uint8_t *blk[NB];
+    size_t len[NB], asked = 0;
+    bool ok = true;
+    for (int i = 0; i < NB; i++) {
+        len[i] = ((size_t)64 << 10) + (size_t)((i * 7919) % 960) * 1024;
+        blk[i] = (uint8_t *)(i % 3 ? ra_arena_alloc(a, len[i]) : ra_arena_array_uninit(a, len[i], 1));
+        if (!blk[i]) {
+            ok = false;
+            break;
+        }
+        if (i % 3)
+            for (size_t k = 0; k < len[i]; k += 4093) ok = ok && blk[i][k] == 0;
+        memset(blk[i], i & 0xff, len[i]);
+        asked += len[i];
+        if (i % 5 == 0) ok = ok && ra_arena_alloc(a, 100 + (size_t)i) != NULL;
+    }
+    CHECK(ok, "slab blocks allocated, the zeroed ones zero");
+    ra_arena *b = ra_arena_create(0);
+    CHECK(ra_arena_alloc(b, 10) && ra_arena_adopt(b, a), "adopt");
+    for (int i = 0; ok && i < NB; i++)
+        for (size_t k = 0; k < len[i]; k += 511) ok = ok && blk[i][k] == (uint8_t)(i & 0xff);
+    CHECK(ok, "slab blocks keep their bytes (no two overlap)");
+    CHECK(ra_arena_used(b) < asked + asked / 4 + ((size_t)40 << 20), "%zu bytes of arena for %zu asked",
+          ra_arena_used(b), asked);
+    ra_arena_destroy(b);
+    a = ra_arena_create((size_t)40 << 20);
+    size_t got = 0;
+    while (ra_arena_alloc(a, (size_t)1 << 20)) got++;
+    CHECK(got >= 30 && got < 40 && ra_arena_used(a) <= ((size_t)40 << 20),
+          "limited arena: %zu blocks of 1 MiB, %zu bytes", got, ra_arena_used(a));
+    ra_arena_destroy(a);
+
     ra_writer w;
     ra_writer_init(&w);
     ra_wr_u32le(&w, 0x11223344);
