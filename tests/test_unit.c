@@ -92,8 +92,8 @@ static void test_arena_writer(void)
           ra_arena_used(a) - before);
     ra_arena_destroy(a);
 
-    /* A large arena's slabs: past 32 MiB, blocks of 64 KiB to 4 MiB share
-     * 32 MiB chunks.  200 blocks of 64 KiB .. 1 MiB (plus small ones between
+    /* A large arena's slabs: past 32 MiB, blocks of 64 KiB to 1 MiB share
+     * 8 MiB chunks.  200 blocks of 64 KiB .. 1 MiB (plus small ones between
      * them), each filled with its own byte, must all keep their bytes (no
      * two overlap), the zeroed ones start at zero, the arena's count stays
      * near what was asked (slabs leave at most an eighth over), and an arena

@@ -185,7 +185,7 @@ struct ra_arena {
 #define RA_CHUNK_HDR ((sizeof(ra_chunk) + 15u) & ~(size_t)15u)
 #define RA_CHUNK_MIN 4096u
 #define RA_CHUNK_MAX (16u << 20)
-#define RA_SLAB ((size_t)32 << 20)
+#define RA_SLAB ((size_t)8 << 20)
 
 /* A chunk of 4 MiB or more is filled front to back: on Linux its 2 MiB-aligned
  * interior may be backed by transparent huge pages, one page fault per 2 MiB
@@ -272,11 +272,11 @@ static void *arena_take(ra_arena *a, size_t size, bool zero)
     if (need < size) return NULL;
     if (need == 0) need = 16;
     ra_chunk *c = a->head;
-    /* Once the arena holds 32 MiB, blocks of 64 KiB to 4 MiB (a channel's
-     * keys) are carved from 32 MiB slabs, which take huge pages, instead of
+    /* Once the arena holds 32 MiB, blocks of 64 KiB to 1 MiB (a channel's
+     * keys) are carved from 8 MiB slabs, which take huge pages, instead of
      * chunks of their own size (an eighth of a slab at most is left over
-     * when one is full). */
-    if (need >= ((size_t)64 << 10) && need <= RA_SLAB / 8 && a->total >= RA_SLAB) {
+     * when one is full; the slab being filled is heap not yet used). */
+    if (need >= ((size_t)64 << 10) && need <= RA_SLAB / 8 && a->total >= ((size_t)32 << 20)) {
         ra_chunk *sl = a->slab;
         if (!sl || sl->size - sl->used < need) {
             if (!(sl = new_chunk(a, RA_SLAB))) return NULL;
