@@ -101,6 +101,7 @@ static void run_jobs(worker *k)
     k->keys_used = sh->keys_left - ra_keys_left();
     k->keys_over = ra_key_budget_end(saved);
     g_worker = NULL;
+    if (k->w.index) ra_scratch_flush(); /* a worker's own thread: nothing stays behind */
 }
 
 static void *thread_main(void *arg)

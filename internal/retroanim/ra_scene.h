@@ -124,6 +124,11 @@ bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key *
 bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max_angle, ra_quat_key **out,
                           size_t *count);
 void ra_vec_track_release(ra_vec_track *tr);
+/* Released scratch of 64 KiB or more stays with its thread for the next
+ * channel's tracks (the heap would otherwise be trimmed and regrown, its
+ * pages faulted again); this frees what the calling thread keeps.
+ * ra_document_build_scene and ra_parallel_for's workers call it when done. */
+void ra_scratch_flush(void);
 /* The keys a load may still commit (max_keys), per thread: ra_document_build_scene
  * opens the budget around to_scene; the _commit functions (and any baker that
  * copies keys into the arena itself) charge what they keep, and a charge past
