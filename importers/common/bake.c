@@ -53,6 +53,22 @@ static bool take_sample(bake *b)
     return true;
 }
 
+/* Grows a sample array to at least twice its capacity (from `first`),
+ * through the thread's scratch blocks (ra_scratch_take); false when out of
+ * memory (the old array is kept). */
+static bool grow_samples(sample **s, size_t n, size_t *cap, size_t first)
+{
+    size_t want = *cap ? *cap * 2 : first, got = 0;
+    if (want > SIZE_MAX / sizeof **s) return false;
+    sample *ns = ra_scratch_take(want * sizeof *ns, &got);
+    if (!ns) return false;
+    if (n) memcpy(ns, *s, n * sizeof *ns);
+    ra_scratch_give(*s, *cap * sizeof **s);
+    *s = ns;
+    *cap = got / sizeof *ns;
+    return true;
+}
+
 static void push(bake *b, double t, ra_trs v, bool smooth_after)
 {
     if (b->failed || !take_sample(b)) return;
@@ -62,15 +78,9 @@ static void push(bake *b, double t, ra_trs v, bool smooth_after)
         b->s[b->n - 1].smooth_after = smooth_after;
         return;
     }
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 32;
-        sample *ns = ra_realloc(b->s, cap * sizeof *ns);
-        if (!ns) {
-            b->failed = true;
-            return;
-        }
-        b->s = ns;
-        b->cap = cap;
+    if (b->n == b->cap && !grow_samples(&b->s, b->n, &b->cap, 32)) {
+        b->failed = true;
+        return;
     }
     b->s[b->n++] = (sample){t, v, smooth_after, false};
 }
@@ -146,13 +156,7 @@ typedef struct samples {
 
 static bool append(samples *o, sample v)
 {
-    if (o->n == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 64;
-        sample *ns = ra_realloc(o->s, cap * sizeof *ns);
-        if (!ns) return false;
-        o->s = ns;
-        o->cap = cap;
-    }
+    if (o->n == o->cap && !grow_samples(&o->s, o->n, &o->cap, 64)) return false;
     o->s[o->n++] = v;
     return true;
 }
@@ -248,7 +252,7 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
     }
     if (!b.n) push(&b, 0, eval(ctx, 0), false);
     if (b.failed) {
-        ra_free(b.s);
+        ra_scratch_give(b.s, b.cap * sizeof *b.s);
         return bake_failed(params, err);
     }
     /* subdivide the smooth pieces */
@@ -264,17 +268,17 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
             else refine(&b, &b.s[i], &b.s[i + 1], 0, NULL, &fs);
         }
     }
-    ra_free(b.s);
+    ra_scratch_give(b.s, b.cap * sizeof *b.s);
     sample *fin = fs.s;
     size_t nfin = fs.n;
     if (b.failed) {
-        ra_free(fin);
+        ra_scratch_give(fin, fs.cap * sizeof *fin);
         return bake_failed(params, err);
     }
     bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
               dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol) &&
               dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol, params->max_key_angle);
-    ra_free(fin);
+    ra_scratch_give(fin, fs.cap * sizeof *fin);
     return ok ? RA_OK : ra_fail_nomem(err, params->format);
 }
 

@@ -254,7 +254,7 @@ static _Thread_local struct {
     size_t bytes;
 } g_spare[SPARE];
 
-static void *scratch_take(size_t bytes, size_t *got)
+void *ra_scratch_take(size_t bytes, size_t *got)
 {
     int best = -1;
     for (int i = 0; i < SPARE; i++)
@@ -269,7 +269,7 @@ static void *scratch_take(size_t bytes, size_t *got)
     return ra_malloc(bytes);
 }
 
-static void scratch_give(void *p, size_t bytes)
+void ra_scratch_give(void *p, size_t bytes)
 {
     if (!p) return;
     if (bytes < SPARE_MIN) {
@@ -304,7 +304,7 @@ bool ra_vec_track_reserve(ra_vec_track *tr, size_t cap)
 {
     if (!cap) cap = 1;
     size_t got = 0;
-    void *k = cap <= SIZE_MAX / sizeof(ra_vec_key) ? scratch_take(cap * sizeof(ra_vec_key), &got) : NULL;
+    void *k = cap <= SIZE_MAX / sizeof(ra_vec_key) ? ra_scratch_take(cap * sizeof(ra_vec_key), &got) : NULL;
     *tr = (ra_vec_track){k, 0, got / sizeof(ra_vec_key), true};
     return tr->keys != NULL;
 }
@@ -313,20 +313,20 @@ bool ra_quat_track_reserve(ra_quat_track *tr, size_t cap)
 {
     if (!cap) cap = 1;
     size_t got = 0;
-    void *k = cap <= SIZE_MAX / sizeof(ra_quat_key) ? scratch_take(cap * sizeof(ra_quat_key), &got) : NULL;
+    void *k = cap <= SIZE_MAX / sizeof(ra_quat_key) ? ra_scratch_take(cap * sizeof(ra_quat_key), &got) : NULL;
     *tr = (ra_quat_track){k, 0, got / sizeof(ra_quat_key), true};
     return tr->keys != NULL;
 }
 
 void ra_vec_track_release(ra_vec_track *tr)
 {
-    if (tr->heap) scratch_give(tr->keys, tr->cap * sizeof *tr->keys);
+    if (tr->heap) ra_scratch_give(tr->keys, tr->cap * sizeof *tr->keys);
     *tr = (ra_vec_track){0};
 }
 
 void ra_quat_track_release(ra_quat_track *tr)
 {
-    if (tr->heap) scratch_give(tr->keys, tr->cap * sizeof *tr->keys);
+    if (tr->heap) ra_scratch_give(tr->keys, tr->cap * sizeof *tr->keys);
     *tr = (ra_quat_track){0};
 }
 

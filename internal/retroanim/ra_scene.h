@@ -129,6 +129,10 @@ void ra_vec_track_release(ra_vec_track *tr);
  * pages faulted again); this frees what the calling thread keeps.
  * ra_document_build_scene and ra_parallel_for's workers call it when done. */
 void ra_scratch_flush(void);
+/* The same for any scratch: a block of at least `bytes` (its size in *got),
+ * and its return (bytes: its size; NULL is ignored). */
+void *ra_scratch_take(size_t bytes, size_t *got);
+void ra_scratch_give(void *p, size_t bytes);
 /* The keys a load may still commit (max_keys), per thread: ra_document_build_scene
  * opens the budget around to_scene; the _commit functions (and any baker that
  * copies keys into the arena itself) charge what they keep, and a charge past
