@@ -89,6 +89,57 @@ size_t LoadC(const Fixture &f, const char *threads = nullptr)
     return nodes;
 }
 
+// The importer leaves the automatic density keys out of the ra_scene and
+// inserts them while it copies the keys into the aiScene
+// (ConvertSettings::max_key_angle); ConvertScene of a scene loaded by
+// ra_document_load, which holds them already, must give the same keys, bit
+// for bit.  Returns the keys compared (0 when either refuses the fixture:
+// Assimp does not import a body-only LEGO file from memory by its hint).
+size_t SameAsLoadedScene(const Fixture &f, long *differ)
+{
+    Assimp::Importer imp;
+    retroanim::RegisterImporters(imp);
+    imp.SetPropertyString(retroanim::kOptionsProperty, Options(f));
+    std::string hint = f.name.substr(f.name.find('.') + 1);
+    const aiScene *a = imp.ReadFileFromMemory(f.bytes.data(), f.bytes.size(), 0, hint.c_str());
+    ra_options o;
+    ra_options_init(&o);
+    if (TakesCinf(f)) ra_options_add(&o, "cinf", "none");
+    if (f.body) ra_options_add(&o, "format", "lego_ani_body");
+    ra_error e;
+    ra_error_clear(&e);
+    ra_document *doc = nullptr;
+    // by its bare name, as the import from memory: no companion file (a
+    // Metroid model beside the ANIM) is found by either
+    bool loaded = ra_document_load(f.bytes.data(), f.bytes.size(), f.name.c_str(), &o, &doc, &e) == RA_OK;
+    size_t keys = 0;
+    if (a && loaded) {
+        aiScene b;
+        retroanim::ConvertScene(doc->scene, retroanim::ConvertSettings(), &b);
+        bool same = a->mNumAnimations == b.mNumAnimations;
+        for (unsigned i = 0; same && i < a->mNumAnimations; i++) {
+            const aiAnimation *x = a->mAnimations[i], *y = b.mAnimations[i];
+            same = x->mNumChannels == y->mNumChannels;
+            for (unsigned c = 0; same && c < x->mNumChannels; c++) {
+                const aiNodeAnim *p = x->mChannels[c], *q = y->mChannels[c];
+                // (only rotations, and only where the channel has some: Assimp's
+                // preprocessing gives a track without keys one from its node)
+                if (!q->mNumRotationKeys) continue;
+                same = p->mNumRotationKeys == q->mNumRotationKeys;
+                for (unsigned k = 0; same && k < p->mNumRotationKeys; k++, keys++) {
+                    const aiQuatKey &u = p->mRotationKeys[k], &v = q->mRotationKeys[k];
+                    same = u.mTime == v.mTime && u.mValue.w == v.mValue.w && u.mValue.x == v.mValue.x &&
+                           u.mValue.y == v.mValue.y && u.mValue.z == v.mValue.z;
+                }
+            }
+        }
+        if (!same && (*differ)++ < 5)
+            std::fprintf(stderr, "%s: importer keys differ from the loaded scene's\n", f.name.c_str());
+    }
+    ra_document_free(doc);
+    return keys;
+}
+
 std::vector<Fixture> g_fx;
 void Collect(const uint8_t *d, size_t n, const char *path, const char *name, bool body)
 {
@@ -136,8 +187,16 @@ int main(int argc, char **argv)
             c_nodes[i] = LoadC(g_fx[i]);
         }
     }
-    size_t loaded = 0;
-    for (const Fixture &f : g_fx) loaded += !f.expect.empty();
+    size_t loaded = 0, cut_keys = 0;
+    long cut_differ = 0;
+    for (const Fixture &f : g_fx) {
+        loaded += !f.expect.empty();
+        cut_keys += SameAsLoadedScene(f, &cut_differ);
+    }
+    CHECK(cut_differ == 0 && cut_keys > 10000,
+          "importer's density keys against the loaded scene's: %ld fixtures differ (%zu rotation keys compared)",
+          cut_differ, cut_keys);
+    std::printf("importer's density keys: %zu rotation keys equal to the loaded scene's\n", cut_keys);
     CHECK(loaded >= 40, "fixtures imported on the main thread: %zu of %zu", loaded, g_fx.size());
     const int kThreads = 4, kRounds = 3;
     std::atomic<long> imports{0}, mismatches{0};

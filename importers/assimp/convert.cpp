@@ -15,6 +15,7 @@
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -437,7 +438,8 @@ namespace {
 struct KeyJob {
     const ra_channel *ch;
     aiNodeAnim *na;
-    double tps; // ticks per second with ticks=native; 0: seconds
+    double tps;       // ticks per second with ticks=native; 0: seconds
+    double key_angle; // > 0: rotation keys cut as ra_scene_limit_key_angle does (ConvertSettings::max_key_angle)
 };
 
 // Key time in ticks; seconds are rounded down to float32 (ra_f32_floor), as
@@ -455,13 +457,38 @@ void FillChannel(const KeyJob &j)
             na->mPositionKeys[k] = aiVectorKey(Ticks(ch.position[k].t, j.tps), ToAi(ch.position[k].v));
     }
     if (ch.rotation_count) {
-        na->mRotationKeys = new aiQuatKey[ch.rotation_count];
-        na->mNumRotationKeys = (unsigned)ch.rotation_count;
-        for (size_t k = 0; k < ch.rotation_count; k++) {
-            const ra_quat &q = ch.rotation[k].q;
-            na->mRotationKeys[k] = aiQuatKey(Ticks(ch.rotation[k].t, j.tps),
-                                             aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
+        // the keys, or with the density keys inserted (into this thread's scratch)
+        const ra_quat_key *rk = ch.rotation;
+        size_t n = ch.rotation_count, got = 0;
+        ra_key_cut cut = {nullptr, nullptr, 0};
+        ra_quat_key *cutk = nullptr;
+        if (j.key_angle > 0 && n >= 2) {
+            if (!ra_key_cut_plan(rk, n, j.key_angle, &cut)) throw std::bad_alloc();
+            if (cut.added) {
+                cutk = static_cast<ra_quat_key *>(ra_scratch_take((n + cut.added) * sizeof *cutk, &got));
+                if (!cutk) {
+                    ra_key_cut_free(&cut);
+                    throw std::bad_alloc();
+                }
+                ra_key_cut_apply(rk, n, &cut, cutk);
+                rk = cutk;
+                n += cut.added;
+            }
+            ra_key_cut_free(&cut);
         }
+        try {
+            na->mRotationKeys = new aiQuatKey[n];
+        } catch (...) {
+            ra_scratch_give(cutk, got);
+            throw;
+        }
+        na->mNumRotationKeys = (unsigned)n;
+        for (size_t k = 0; k < n; k++) {
+            const ra_quat &q = rk[k].q;
+            na->mRotationKeys[k] =
+                aiQuatKey(Ticks(rk[k].t, j.tps), aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
+        }
+        ra_scratch_give(cutk, got);
     }
     if (ch.scaling_count) {
         na->mScalingKeys = new aiVectorKey[ch.scaling_count];
@@ -487,7 +514,13 @@ void FillKeys(const std::vector<KeyJob> &jobs, unsigned threads)
 {
     if (threads > jobs.size()) threads = (unsigned)jobs.size();
     if (threads <= 1) {
-        for (const KeyJob &j : jobs) FillChannel(j);
+        try {
+            for (const KeyJob &j : jobs) FillChannel(j);
+        } catch (...) {
+            ra_scratch_flush();
+            throw;
+        }
+        ra_scratch_flush();
         return;
     }
     std::atomic<size_t> next{0};
@@ -503,6 +536,7 @@ void FillKeys(const std::vector<KeyJob> &jobs, unsigned threads)
             if (!first) first = std::current_exception();
             failed = true;
         }
+        ra_scratch_flush(); // the cut keys' scratch this thread kept
     };
     std::vector<std::thread> pool;
     try {
@@ -584,7 +618,7 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                 na->mNodeName = s.nodes[ch.node].name;
                 na->mPreState = ToAi(ch.pre_state);
                 na->mPostState = ToAi(ch.post_state);
-                jobs.push_back({&ch, na, settings.ticks_native ? tps : 0.0});
+                jobs.push_back({&ch, na, settings.ticks_native ? tps : 0.0, settings.max_key_angle});
                 keys += (double)ch.position_count + (double)ch.rotation_count + (double)ch.scaling_count;
             }
         }

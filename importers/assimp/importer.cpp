@@ -143,6 +143,9 @@ class RetroanimImporter : public Assimp::BaseImporter {
         };
         if (ra_document_read(data.data(), data.size(), path.c_str(), &opt, &doc, &err) != RA_OK) fail();
         std::unique_ptr<ra_document, void (*)(ra_document *)> guard(doc, ra_document_free);
+        // the automatic density keys go straight into the aiScene's arrays
+        // (ConvertSettings::max_key_angle), not into the ra_scene first
+        doc->defer_key_cut = true;
         if (ra_document_build_scene(doc, &err) != RA_OK) fail();
         // the document keeps nothing of the file's bytes: they go before the
         // aiScene is built, so the two are not held at once.  (Freeing them
@@ -157,6 +160,7 @@ class RetroanimImporter : public Assimp::BaseImporter {
         cs.ticks_native = ticks && std::strcmp(ticks, "native") == 0;
         cs.skeleton_mesh = !no_skeleton_;
         cs.threads = (unsigned)ra_options_get_double(&opt, "threads", 0);
+        cs.max_key_angle = doc->key_cut_angle;
         ConvertScene(doc->scene, cs, scene);
     }
 

@@ -111,81 +111,66 @@ static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double
     return (uint32_t)ra_fmax(1, ceil(2 * *om / max_angle));
 }
 
-/* One channel's cut: the pieces of each span and the arc angle of each span
- * cut in more than one (heap scratch between the two passes). */
-typedef struct chan_cut {
-    ra_channel *ch;
-    uint32_t *pieces;
-    double *oms;
-    size_t added; /* keys the cut inserts */
-} chan_cut;
-
-typedef struct cut_pass {
-    chan_cut *cuts;
-    double max_angle, cos_one;
-    const char *format;
-} cut_pass;
-
-/* Pass 1 (a job per channel): how many pieces each span becomes. */
-static ra_status count_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+bool ra_key_cut_plan(const ra_quat_key *k, size_t n, double max_angle, ra_key_cut *c)
 {
-    (void)w;
-    cut_pass *cp = ctx;
-    chan_cut *cc = &cp->cuts[i];
-    const ra_channel *ch = cc->ch;
-    if (ch->rotation_count < 2) return RA_OK;
-    size_t spans = ch->rotation_count - 1, noms = 0, cap = 0;
+    *c = (ra_key_cut){NULL, NULL, 0};
+    if (n < 2) return true;
+    if (max_angle < MIN_ANGLE) max_angle = MIN_ANGLE;
+    /* cos_one: the cosine of a hair less than half max_angle, so that above it
+     * the acos of span_pieces would give one piece too: skipped (most pairs) */
+    double cos_one = cos(0.5 * max_angle * (1 - 1e-9));
+    size_t spans = n - 1, noms = 0, cap = 0;
     uint32_t *pieces = ra_malloc(spans * sizeof *pieces);
-    if (!pieces) return ra_fail_nomem(err, cp->format);
+    if (!pieces) return false;
     double *oms = NULL;
-    for (size_t k = 0; k < spans; k++) {
+    for (size_t i = 0; i < spans; i++) {
         double om = 0;
-        pieces[k] = span_pieces(&ch->rotation[k], &ch->rotation[k + 1], cp->max_angle, cp->cos_one, &om);
-        if (pieces[k] == 1) continue;
-        cc->added += pieces[k] - 1;
+        pieces[i] = span_pieces(&k[i], &k[i + 1], max_angle, cos_one, &om);
+        if (pieces[i] == 1) continue;
+        c->added += pieces[i] - 1;
         if (noms == cap) {
             cap = cap ? 2 * cap : 64;
             double *no = ra_realloc(oms, cap * sizeof *no);
             if (!no) {
                 ra_free(oms);
                 ra_free(pieces);
-                return ra_fail_nomem(err, cp->format);
+                c->added = 0;
+                return false;
             }
             oms = no;
         }
         oms[noms++] = om;
     }
-    if (!cc->added) {
+    if (!c->added) {
         ra_free(pieces);
-        return RA_OK;
+        return true;
     }
-    cc->pieces = pieces;
-    cc->oms = oms;
-    return RA_OK;
+    c->pieces = pieces;
+    c->oms = oms;
+    return true;
 }
 
-/* Pass 2 (a job per channel): the channel's rotation keys with the inserted ones. */
-static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+void ra_key_cut_free(ra_key_cut *c)
 {
-    cut_pass *cp = ctx;
-    chan_cut *cc = &cp->cuts[i];
-    if (!cc->added) return RA_OK;
-    ra_channel *ch = cc->ch;
-    size_t n = ch->rotation_count, m = n + cc->added, oi = 0;
-    const uint32_t *pc = cc->pieces;
-    ra_quat_key *out = ra_arena_array_uninit(w->arena, m, sizeof *out);
-    if (!out) return ra_fail_nomem(err, cp->format);
+    ra_free(c->pieces);
+    ra_free(c->oms);
+    *c = (ra_key_cut){NULL, NULL, 0};
+}
+
+void ra_key_cut_apply(const ra_quat_key *k, size_t n, const ra_key_cut *c, ra_quat_key *out)
+{
+    if (!n) return;
     double sn[SIN_CACHE + 1];
-    size_t o = 0;
-    out[o++] = ch->rotation[0];
-    for (size_t k = 1; k < n; k++) {
-        ra_quat_key k0 = ch->rotation[k - 1], k1 = ch->rotation[k];
-        uint32_t np = pc[k - 1];
+    size_t o = 0, oi = 0;
+    out[o++] = k[0];
+    for (size_t i = 1; i < n; i++) {
+        ra_quat_key k0 = k[i - 1], k1 = k[i];
+        uint32_t np = c->added ? c->pieces[i - 1] : 1;
         if (np > 1) {
-            /* ra_q_slerp_shortest(k0.q, k1.q, i / np), its arc worked out
-             * once; sin(f * om) of every piece first, since 1 - i/np is
-             * mostly (np - i)/np exactly and then shares it */
-            ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, cc->oms[oi++]);
+            /* ra_q_slerp_shortest(k0.q, k1.q, j / np), its arc worked out
+             * once; sin(f * om) of every piece first, since 1 - j/np is
+             * mostly (np - j)/np exactly and then shares it */
+            ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, c->oms[oi++]);
             bool cache = arc.so != 0 && np <= SIN_CACHE;
             if (cache) {
                 /* sin(j x) by the recurrence sin((j+1) x) = 2 cos x sin(j x) - sin((j-1) x):
@@ -213,12 +198,43 @@ static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
         if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
         o++;
     }
+}
+
+/* The channels' cuts, between the two passes. */
+typedef struct cut_pass {
+    ra_channel **ch;
+    ra_key_cut *cuts;
+    double max_angle;
+    const char *format;
+} cut_pass;
+
+/* Pass 1 (a job per channel): how many pieces each span becomes. */
+static ra_status count_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+{
+    (void)w;
+    cut_pass *cp = ctx;
+    const ra_channel *ch = cp->ch[i];
+    return ra_key_cut_plan(ch->rotation, ch->rotation_count, cp->max_angle, &cp->cuts[i])
+               ? RA_OK
+               : ra_fail_nomem(err, cp->format);
+}
+
+/* Pass 2 (a job per channel): the channel's rotation keys with the inserted ones. */
+static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+{
+    cut_pass *cp = ctx;
+    const ra_key_cut *c = &cp->cuts[i];
+    if (!c->added) return RA_OK;
+    ra_channel *ch = cp->ch[i];
+    ra_quat_key *out = ra_arena_array_uninit(w->arena, ch->rotation_count + c->added, sizeof *out);
+    if (!out) return ra_fail_nomem(err, cp->format);
+    ra_key_cut_apply(ch->rotation, ch->rotation_count, c, out);
     ch->rotation = out;
-    ch->rotation_count = o;
+    ch->rotation_count += c->added;
     return RA_OK;
 }
 
-ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, ra_error *err)
+ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, bool count_only, ra_error *err)
 {
     ra_scene *s = &doc->scene;
     if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");
@@ -232,13 +248,15 @@ ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double ma
             nch++;
         }
     if (!nch) return RA_OK;
-    cut_pass cp = {ra_calloc(nch, sizeof *cp.cuts), max_angle, cos(0.5 * max_angle * (1 - 1e-9)), s->format};
-    /* cos_one: the cosine of a hair less than half max_angle, so that above it
-     * the acos of span_pieces would give one piece too: skipped (most pairs) */
-    if (!cp.cuts) return ra_fail_nomem(err, s->format);
+    cut_pass cp = {ra_calloc(nch, sizeof *cp.ch), ra_calloc(nch, sizeof *cp.cuts), max_angle, s->format};
+    if (!cp.ch || !cp.cuts) {
+        ra_free(cp.ch);
+        ra_free(cp.cuts);
+        return ra_fail_nomem(err, s->format);
+    }
     size_t i = 0;
     for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) cp.cuts[i++].ch = &s->animations[a].channels[c];
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) cp.ch[i++] = &s->animations[a].channels[c];
     unsigned threads = ra_document_threads(doc, total);
     ra_status st = ra_parallel_for(doc, threads, nch, count_job, &cp, NULL, err);
     for (i = 0; st == RA_OK && i < nch; i++) added += (double)cp.cuts[i].added;
@@ -247,11 +265,9 @@ ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double ma
                      "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
                      "max_keys (%.0f)",
                      total + added, max_angle * 180 / RA_PI, max_keys);
-    if (st == RA_OK && added > 0) st = ra_parallel_for(doc, threads, nch, cut_job, &cp, NULL, err);
-    for (i = 0; i < nch; i++) {
-        ra_free(cp.cuts[i].pieces);
-        ra_free(cp.cuts[i].oms);
-    }
+    if (st == RA_OK && added > 0 && !count_only) st = ra_parallel_for(doc, threads, nch, cut_job, &cp, NULL, err);
+    for (i = 0; i < nch; i++) ra_key_cut_free(&cp.cuts[i]);
     ra_free(cp.cuts);
+    ra_free(cp.ch);
     return st;
 }

@@ -247,7 +247,8 @@ static ra_status limit_key_angle(ra_document *d, ra_error *err)
     double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
     double angle = ra_scene_auto_key_angle(&d->scene);
     if (!(angle > 0)) return ra_fail(err, RA_ERR_NO_MEMORY, d->format->id, RA_NO_OFFSET, "", "out of memory");
-    return ra_scene_limit_key_angle(d, angle, max_keys, err);
+    if (d->defer_key_cut) d->key_cut_angle = angle;
+    return ra_scene_limit_key_angle(d, angle, max_keys, d->defer_key_cut, err);
 }
 
 ra_status ra_document_build_scene(ra_document *d, ra_error *err)

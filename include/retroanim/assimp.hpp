@@ -43,6 +43,11 @@ struct ConvertSettings {
     bool ticks_native = false; // false: 1 tick = 1 second (mTicksPerSecond = 1)
     bool skeleton_mesh = true; // false: no mesh, AI_SCENE_FLAGS_INCOMPLETE set
     unsigned threads = 0;      // threads filling the key arrays; 0: one per processor for 200,000 keys or more
+    // > 0: two rotation keys more than this many radians of rotation apart
+    // get keys inserted on their slerp path while they are copied (slerp
+    // playback unchanged), as the automatic key density does; the importers
+    // pass that density here instead of inserting it into the ra_scene first
+    double max_key_angle = 0;
 };
 
 // Fills an (empty, freshly constructed) aiScene from a retroanim scene.

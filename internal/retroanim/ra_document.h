@@ -42,6 +42,13 @@ struct ra_document {
     /* the archive's own path, for an item's document (formats that look for
      * companion files beside the archive: a LEGO Island WORLD.WDB) */
     const char *archive_filename;
+    /* Set before ra_document_build_scene by a consumer that inserts the
+     * automatic density keys itself while copying the keys out (the Assimp
+     * importer writes them straight into the aiScene, ra_key_cut_*): the
+     * bake leaves them out (max_keys still counts them) and key_cut_angle
+     * is set to the angle to cut at (0: no cut). */
+    bool defer_key_cut;
+    double key_cut_angle;
 };
 
 struct ra_format {

@@ -67,8 +67,23 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 #define RA_DENSITY_TOL 2.5e-5
 double ra_scene_lever_sum(const ra_scene *s);
 double ra_scene_auto_key_angle(const ra_scene *s);
-/* (on doc's scene, its channels on ra_document_threads threads) */
-ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, ra_error *err);
+/* (on doc's scene, its channels on ra_document_threads threads; count_only:
+ * the max_keys check alone, the keys are left as they are for a consumer
+ * that cuts them itself with ra_key_cut_*, the Assimp importer) */
+ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, bool count_only, ra_error *err);
+/* One rotation track's cut (ra_scene_limit_key_angle's rule for one
+ * channel): _plan works out the pieces of each span (heap scratch; false:
+ * out of memory), _apply writes the n + added keys into out, _free frees
+ * the plan.  The inserted keys lie on the slerp path: playback by slerp is
+ * unchanged. */
+typedef struct ra_key_cut {
+    uint32_t *pieces; /* per span (NULL when added is 0) */
+    double *oms;      /* the arc angle of each span cut in more than one piece */
+    size_t added;     /* keys the cut inserts */
+} ra_key_cut;
+bool ra_key_cut_plan(const ra_quat_key *k, size_t n, double max_angle, ra_key_cut *c);
+void ra_key_cut_apply(const ra_quat_key *k, size_t n, const ra_key_cut *c, ra_quat_key *out);
+void ra_key_cut_free(ra_key_cut *c);
 
 /* ---- consumer-style playback of the baked keys ------------------------------ */
 /* Local transform of a node at time t (seconds) in animation `anim`, as Assimp
