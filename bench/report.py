@@ -49,8 +49,12 @@ def main():
     w("# Benchmark results")
     w("")
     w("Written by `bash bench/run.sh`" + (" --quick (1x sizes, 2 runs: a smoke run, not the figures)" if quick else "") +
-      f" on {time.strftime('%Y-%m-%d')}. Every time is the median of {runs} runs in one process;"
-      " the two Assimp imports alternate within each run, so the ratio compares the same machine state.")
+      f" on {time.strftime('%Y-%m-%d')}. Every time is the median of {runs} runs. Each Assimp import runs"
+      " in a child process forked before anything large is allocated (a fresh heap, as a program that"
+      " imports one file has), ours and the `.glb`'s alternating, so the ratio compares the same machine"
+      " state; the C loads (read, to_scene) run in the parent, one after another. Loads bake on every core"
+      " (the option `threads`, automatic). Where the time goes, before and after the changes of issue 31:"
+      " [PROFILES.md](PROFILES.md).")
     w("")
     w("## Machine")
     w("")
@@ -73,7 +77,8 @@ def main():
     w("")
     w("Columns: **read** = `ra_document_read` (the format model) in MB/s of file; **keys/s** = scene keys per second"
       " of the whole C load (`ra_document_load`: read + to_scene + checks); **to_scene** = load − read;"
-      " **ours** = `Assimp::Importer::ReadFile` on the original file through our importer; **glb** ="
+      " **ours** = `Assimp::Importer::ReadFile` on the original file through our importer (the C load, then"
+      " the `aiScene` filled with the key density inserted on the way); **glb** ="
       " `ReadFile` on the `.glb` that `retroanim convert` made of it (Assimp's glTF 2 importer);"
       " **ratio** = ours / glb (target <= 1.0, aim 0.5); **peak/scene** = the heap's high-water mark during"
       " our `ReadFile` (every allocation of the process, the file buffer included) over the bytes of the"
@@ -102,7 +107,9 @@ def main():
         w("## Growth")
         w("")
         w("The same generator at 1x (nodes/4 x keys/4), 4x (nodes/2 x keys/2) and 16x the size. Linear cost means a"
-          " constant time per key: the last column is the 16x time per key over the 1x time per key (1.0 = linear).")
+          " constant time per key: the last column is the 16x time per key over the 1x time per key (1.0 = linear)."
+          " A load with less than 200,000 keys of work bakes on one thread (the automatic threshold), a larger one"
+          " on both cores, so the time per key falls with size where a file crosses it.")
         w("")
         w("| format | C load ms 1x / 4x / 16x | ours ms 1x / 4x / 16x | ns per key 1x / 4x / 16x (C load) | 16x / 1x per key |")
         w("|---|---|---|---|---|")
