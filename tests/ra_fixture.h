@@ -30,6 +30,16 @@ typedef struct fx_stats {
     long instants;      /* instants compared */
 } fx_stats;
 
+/* At one instant: the game's pose (pw) and the keys' playback (kw) of every
+ * node, world matrices into the two arrays (node_count each). */
+static inline void fx_pose_and_playback(const ra_document *doc, size_t anim, double t, ra_mat4 *pw, ra_mat4 *kw)
+{
+    ra_error e;
+    ra_error_clear(&e);
+    ra_document_pose(doc, anim, t, pw, &e);
+    ra_scene_sample_world(&doc->scene, anim, t, kw);
+}
+
 /* The reference evaluator (pose) of animation `anim` against its keys played
  * back as Assimp consumers play them, at t = 0, dt, 2dt, ... up to t_end
  * inclusive.  Each node's difference may reach tol, or node_tol(doc, anim,
@@ -48,10 +58,7 @@ static inline void fx_check_semantics_ex(const ra_document *doc, size_t anim, co
     long steps = (long)floor(t_end / dt + 1e-9);
     for (long i = 0; i <= steps; i++) {
         double t = fmin((double)i * dt, t_end);
-        ra_error e;
-        ra_error_clear(&e);
-        ra_document_pose(doc, anim, t, pw, &e);
-        ra_scene_sample_world(s, anim, t, kw);
+        fx_pose_and_playback(doc, anim, t, pw, kw);
         for (size_t n = 0; n < s->node_count; n++) {
             double d = ra_m4_max_abs_diff(&pw[n], &kw[n]);
             double r = d / allowed[n];

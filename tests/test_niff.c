@@ -431,10 +431,7 @@ static void check_between_frames(const ra_document *doc, const char *what, doubl
         for (double f = 0; f < frames; f++)
             for (int k = 0; k < 7 && f + frac[k] < frames; k++) {
                 double t = (f + frac[k]) / 30;
-                ra_error e;
-                ra_error_clear(&e);
-                ra_document_pose(doc, a, t, pw, &e);
-                ra_scene_sample_world(s, a, t, kw);
+                fx_pose_and_playback(doc, a, t, pw, kw);
                 for (size_t n = 0; n < s->node_count; n++) {
                     double d = ra_m4_max_abs_diff(&pw[n], &kw[n]);
                     if (d > worst) worst = d, worst_t = t, worst_node = s->nodes[n].name;
