@@ -34,7 +34,6 @@ typedef struct worker {
     size_t job; /* the job under way (for its warnings) */
     kept_warning *warn;
     size_t nwarn, warn_cap;
-    bool warn_lost;
     size_t fail_job; /* the lowest job of this worker that failed; SIZE_MAX none */
     ra_error err;
     size_t samples_start;
@@ -61,10 +60,7 @@ bool ra_parallel_defer_warning(ra_scene *s, const char *msg)
     if (k->nwarn == k->warn_cap) {
         size_t cap = k->warn_cap ? k->warn_cap * 2 : 8;
         kept_warning *nw = ra_realloc(k->warn, cap * sizeof *nw);
-        if (!nw) {
-            k->warn_lost = true; /* a lost warning is not worth failing the load */
-            return true;
-        }
+        if (!nw) return true; /* a lost warning is not worth failing the load (as in ra_scene_warn) */
         k->warn = nw;
         k->warn_cap = cap;
     }
@@ -123,11 +119,7 @@ static int cmp_kept(const void *a, const void *b)
 static void replay_warnings(worker *ks, unsigned nk)
 {
     size_t total = 0;
-    bool lost = false;
-    for (unsigned t = 0; t < nk; t++) {
-        total += ks[t].nwarn;
-        lost = lost || ks[t].warn_lost;
-    }
+    for (unsigned t = 0; t < nk; t++) total += ks[t].nwarn;
     if (!total) return;
     kept_warning *all = ra_malloc(total * sizeof *all);
     if (!all) return;
@@ -137,7 +129,6 @@ static void replay_warnings(worker *ks, unsigned nk)
     qsort(all, total, sizeof *all, cmp_kept);
     for (size_t j = 0; j < total; j++) ra_scene_warn(all[j].scene, "%s", all[j].msg);
     ra_free(all);
-    (void)lost;
 }
 
 ra_status ra_parallel_for(ra_document *doc, unsigned threads, size_t n, ra_job_fn job, void *ctx, size_t *samples_left,
