@@ -438,13 +438,28 @@ namespace {
 struct KeyJob {
     const ra_channel *ch;
     aiNodeAnim *na;
-    double tps;       // ticks per second with ticks=native; 0: seconds
-    double key_angle; // > 0: rotation keys cut as ra_scene_limit_key_angle does (ConvertSettings::max_key_angle)
+    double tps;               // ticks per second with ticks=native; 0: seconds
+    const ra_key_cutter *cut; // rotation keys cut as ra_scene_limit_key_angle does (ConvertSettings::max_key_angle)
 };
 
 // Key time in ticks; seconds are rounded down to float32 (ra_f32_floor), as
 // glTF stores them: each key stays at or before its instant.
 inline double Ticks(double t, double tps) { return tps > 0 ? t * tps : (double)ra_f32_floor(t); }
+
+// Rotation keys into an aiQuatKey array (ra_key_sink)
+struct RotationSink {
+    aiQuatKey *out;
+    double tps;
+    static void Put(void *ctx, const ra_quat_key *k, size_t at, size_t n)
+    {
+        const RotationSink &s = *static_cast<RotationSink *>(ctx);
+        for (size_t i = 0; i < n; i++) {
+            const ra_quat &q = k[i].q;
+            s.out[at + i] =
+                aiQuatKey(Ticks(k[i].t, s.tps), aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
+        }
+    }
+};
 
 void FillChannel(const KeyJob &j)
 {
@@ -457,38 +472,13 @@ void FillChannel(const KeyJob &j)
             na->mPositionKeys[k] = aiVectorKey(Ticks(ch.position[k].t, j.tps), ToAi(ch.position[k].v));
     }
     if (ch.rotation_count) {
-        // the keys, or with the density keys inserted (into this thread's scratch)
-        const ra_quat_key *rk = ch.rotation;
-        size_t n = ch.rotation_count, got = 0;
-        ra_key_cut cut = {nullptr, nullptr, 0};
-        ra_quat_key *cutk = nullptr;
-        if (j.key_angle > 0 && n >= 2) {
-            if (!ra_key_cut_plan(rk, n, j.key_angle, &cut)) throw std::bad_alloc();
-            if (cut.added) {
-                cutk = static_cast<ra_quat_key *>(ra_scratch_take((n + cut.added) * sizeof *cutk, &got));
-                if (!cutk) {
-                    ra_key_cut_free(&cut);
-                    throw std::bad_alloc();
-                }
-                ra_key_cut_apply(rk, n, &cut, cutk);
-                rk = cutk;
-                n += cut.added;
-            }
-            ra_key_cut_free(&cut);
-        }
-        try {
-            na->mRotationKeys = new aiQuatKey[n];
-        } catch (...) {
-            ra_scratch_give(cutk, got);
-            throw;
-        }
-        na->mNumRotationKeys = (unsigned)n;
-        for (size_t k = 0; k < n; k++) {
-            const ra_quat &q = rk[k].q;
-            na->mRotationKeys[k] =
-                aiQuatKey(Ticks(rk[k].t, j.tps), aiQuaternion((ai_real)q.w, (ai_real)q.x, (ai_real)q.y, (ai_real)q.z));
-        }
-        ra_scratch_give(cutk, got);
+        // the keys, or with the density keys inserted on the way
+        size_t n = ch.rotation_count, added = j.cut ? ra_key_cut_count(j.cut, ch.rotation, n) : 0;
+        na->mRotationKeys = new aiQuatKey[n + added];
+        na->mNumRotationKeys = (unsigned)(n + added);
+        RotationSink sink{na->mRotationKeys, j.tps};
+        if (added) ra_key_cut_apply(j.cut, ch.rotation, n, RotationSink::Put, &sink);
+        else RotationSink::Put(&sink, ch.rotation, 0, n);
     }
     if (ch.scaling_count) {
         na->mScalingKeys = new aiVectorKey[ch.scaling_count];
@@ -514,13 +504,7 @@ void FillKeys(const std::vector<KeyJob> &jobs, unsigned threads)
 {
     if (threads > jobs.size()) threads = (unsigned)jobs.size();
     if (threads <= 1) {
-        try {
-            for (const KeyJob &j : jobs) FillChannel(j);
-        } catch (...) {
-            ra_scratch_flush();
-            throw;
-        }
-        ra_scratch_flush();
+        for (const KeyJob &j : jobs) FillChannel(j);
         return;
     }
     std::atomic<size_t> next{0};
@@ -536,7 +520,6 @@ void FillKeys(const std::vector<KeyJob> &jobs, unsigned threads)
             if (!first) first = std::current_exception();
             failed = true;
         }
-        ra_scratch_flush(); // the cut keys' scratch this thread kept
     };
     std::vector<std::thread> pool;
     try {
@@ -601,6 +584,8 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
         out->mAnimations = new aiAnimation *[s.animation_count]();
         std::vector<KeyJob> jobs;
         double keys = 0;
+        ra_key_cutter cut;
+        if (settings.max_key_angle > 0) ra_key_cutter_init(&cut, settings.max_key_angle);
         for (size_t a = 0; a < s.animation_count; a++) {
             const ra_animation &src = s.animations[a];
             aiAnimation *an = new aiAnimation();
@@ -618,7 +603,8 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                 na->mNodeName = s.nodes[ch.node].name;
                 na->mPreState = ToAi(ch.pre_state);
                 na->mPostState = ToAi(ch.post_state);
-                jobs.push_back({&ch, na, settings.ticks_native ? tps : 0.0, settings.max_key_angle});
+                jobs.push_back(
+                    {&ch, na, settings.ticks_native ? tps : 0.0, settings.max_key_angle > 0 ? &cut : nullptr});
                 keys += (double)ch.position_count + (double)ch.rotation_count + (double)ch.scaling_count;
             }
         }

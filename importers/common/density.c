@@ -98,79 +98,71 @@ double ra_scene_auto_key_angle(const ra_scene *s)
  * four float32 steps are at most 2^-14 */
 static inline double step_eps(double t) { return fabs(t) < 255 ? 1e-4 : ra_step_epsilon(t); }
 
-/* The pieces the span between two rotation keys is cut into: a step (two
- * keys a step epsilon apart) stays one piece.  At most 3600 (0.1 degree). */
-static uint32_t span_pieces(const ra_quat_key *k0, const ra_quat_key *k1, double max_angle, double cos_one, double *om)
+void ra_key_cutter_init(ra_key_cutter *c, double max_angle)
 {
-    if (k1->t - k0->t <= 1.5 * step_eps(k1->t)) return 1;
-    double d = fabs(ra_q_dot(k0->q, k1->q));
-    /* cos_one: the cosine of a hair less than half max_angle, so that above it
-     * the acos below would give one piece too: skipped (most pairs) */
-    if (d >= 1 || d >= cos_one) return 1;
-    *om = acos(d); /* the arc's angle, kept for the keys inserted on it */
-    return (uint32_t)ra_fmax(1, ceil(2 * *om / max_angle));
+    if (!(max_angle >= MIN_ANGLE)) max_angle = MIN_ANGLE;
+    c->max_angle = max_angle;
+    /* an arc at most pi/2 (|dot| >= 0) fits p pieces from p max_angle / 2 >= pi/2 on */
+    for (int p = 1; p <= RA_KEY_CUT_TABLE; p++)
+        c->cos_p[p - 1] = 0.5 * max_angle * p >= RA_PI / 2 ? -1 : cos(0.5 * max_angle * p);
 }
 
-bool ra_key_cut_plan(const ra_quat_key *k, size_t n, double max_angle, ra_key_cut *c)
+/* The pieces the span between two rotation keys is cut into: the fewest p
+ * with the arc (om, its half angle, at most pi/2) over p at most half
+ * max_angle, that is |dot| >= cos(p max_angle / 2).  A step (two keys a step
+ * epsilon apart) stays one piece.  Up to RA_KEY_CUT_TABLE pieces by the
+ * table, without an acos; beyond it from the acos.  At most 1800 (0.1
+ * degree). */
+static uint32_t span_pieces(const ra_key_cutter *c, const ra_quat_key *k0, const ra_quat_key *k1, double *d)
 {
-    *c = (ra_key_cut){NULL, NULL, 0};
-    if (n < 2) return true;
-    if (max_angle < MIN_ANGLE) max_angle = MIN_ANGLE;
-    /* cos_one: the cosine of a hair less than half max_angle, so that above it
-     * the acos of span_pieces would give one piece too: skipped (most pairs) */
-    double cos_one = cos(0.5 * max_angle * (1 - 1e-9));
-    size_t spans = n - 1, noms = 0, cap = 0;
-    uint32_t *pieces = ra_malloc(spans * sizeof *pieces);
-    if (!pieces) return false;
-    double *oms = NULL;
-    for (size_t i = 0; i < spans; i++) {
-        double om = 0;
-        pieces[i] = span_pieces(&k[i], &k[i + 1], max_angle, cos_one, &om);
-        if (pieces[i] == 1) continue;
-        c->added += pieces[i] - 1;
-        if (noms == cap) {
-            cap = cap ? 2 * cap : 64;
-            double *no = ra_realloc(oms, cap * sizeof *no);
-            if (!no) {
-                ra_free(oms);
-                ra_free(pieces);
-                c->added = 0;
-                return false;
-            }
-            oms = no;
-        }
-        oms[noms++] = om;
-    }
-    if (!c->added) {
-        ra_free(pieces);
-        return true;
-    }
-    c->pieces = pieces;
-    c->oms = oms;
-    return true;
+    *d = fabs(ra_q_dot(k0->q, k1->q));
+    if (*d >= c->cos_p[0] || k1->t - k0->t <= 1.5 * step_eps(k1->t)) return 1;
+    for (uint32_t p = 2; p <= RA_KEY_CUT_TABLE; p++)
+        if (*d >= c->cos_p[p - 1]) return p;
+    double p = ceil(2 * acos(ra_fmin(*d, 1)) / c->max_angle);
+    return p > RA_KEY_CUT_TABLE ? (uint32_t)p : RA_KEY_CUT_TABLE + 1;
 }
 
-void ra_key_cut_free(ra_key_cut *c)
+size_t ra_key_cut_count(const ra_key_cutter *c, const ra_quat_key *k, size_t n)
 {
-    ra_free(c->pieces);
-    ra_free(c->oms);
-    *c = (ra_key_cut){NULL, NULL, 0};
+    size_t added = 0;
+    double d;
+    for (size_t i = 1; i < n; i++) added += span_pieces(c, &k[i - 1], &k[i], &d) - 1;
+    return added;
 }
 
-void ra_key_cut_apply(const ra_quat_key *k, size_t n, const ra_key_cut *c, ra_quat_key *out)
+/* the keys of ra_key_cut_apply gather here and go to the sink in batches */
+#define CUT_BATCH 128
+
+void ra_key_cut_apply(const ra_key_cutter *c, const ra_quat_key *k, size_t n, ra_key_sink sink, void *ctx)
 {
     if (!n) return;
     double sn[SIN_CACHE + 1];
-    size_t o = 0, oi = 0;
-    out[o++] = k[0];
+    ra_quat_key buf[CUT_BATCH];
+    size_t o = 0, done = 0;
+    ra_quat prev = k[0].q;
+    buf[o++] = k[0];
+#define CUT_PUT(T, Q)                                                                                                  \
+    do {                                                                                                               \
+        if (o == CUT_BATCH) {                                                                                          \
+            sink(ctx, buf, done, o);                                                                                   \
+            done += o;                                                                                                 \
+            o = 0;                                                                                                     \
+        }                                                                                                              \
+        ra_quat q_ = (Q);                                                                                              \
+        if (ra_q_dot(q_, prev) < 0) q_ = ra_q_neg(q_);                                                                 \
+        buf[o].t = (T);                                                                                                \
+        buf[o++].q = prev = q_;                                                                                        \
+    } while (0)
     for (size_t i = 1; i < n; i++) {
         ra_quat_key k0 = k[i - 1], k1 = k[i];
-        uint32_t np = c->added ? c->pieces[i - 1] : 1;
+        double d;
+        uint32_t np = span_pieces(c, &k0, &k1, &d);
         if (np > 1) {
             /* ra_q_slerp_shortest(k0.q, k1.q, j / np), its arc worked out
              * once; sin(f * om) of every piece first, since 1 - j/np is
              * mostly (np - j)/np exactly and then shares it */
-            ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, c->oms[oi++]);
+            ra_slerp_arc arc = ra_q_slerp_arc_om(k0.q, k1.q, acos(d));
             bool cache = arc.so != 0 && np <= SIN_CACHE;
             if (cache) {
                 /* sin(j x) by the recurrence sin((j+1) x) = 2 cos x sin(j x) - sin((j-1) x):
@@ -183,54 +175,57 @@ void ra_key_cut_apply(const ra_quat_key *k, size_t n, const ra_key_cut *c, ra_qu
             }
             for (uint32_t j = 1; j < np; j++) {
                 double f = (double)j / (double)np;
-                out[o].t = k0.t + (k1.t - k0.t) * f;
+                ra_quat q;
                 if (cache) {
                     double g = 1 - f, s0 = g == (double)(np - j) / (double)np ? sn[np - j] : sin(g * arc.om);
-                    out[o].q = ra_q_slerp_arc_mix(&arc, s0 / arc.so, sn[j] / arc.so);
+                    q = ra_q_slerp_arc_mix(&arc, s0 / arc.so, sn[j] / arc.so);
                 } else {
-                    out[o].q = ra_q_slerp_arc_at(&arc, f);
+                    q = ra_q_slerp_arc_at(&arc, f);
                 }
-                if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
-                o++;
+                CUT_PUT(k0.t + (k1.t - k0.t) * f, q);
             }
         }
-        out[o] = k1;
-        if (ra_q_dot(out[o].q, out[o - 1].q) < 0) out[o].q = ra_q_neg(out[o].q);
-        o++;
+        CUT_PUT(k1.t, k1.q);
     }
+#undef CUT_PUT
+    sink(ctx, buf, done, o);
 }
 
 /* The channels' cuts, between the two passes. */
 typedef struct cut_pass {
     ra_channel **ch;
-    ra_key_cut *cuts;
-    double max_angle;
+    size_t *added;
     const char *format;
+    ra_key_cutter cutter;
 } cut_pass;
 
-/* Pass 1 (a job per channel): how many pieces each span becomes. */
+/* Pass 1 (a job per channel): how many keys each channel's cut inserts. */
 static ra_status count_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
 {
     (void)w;
+    (void)err;
     cut_pass *cp = ctx;
     const ra_channel *ch = cp->ch[i];
-    return ra_key_cut_plan(ch->rotation, ch->rotation_count, cp->max_angle, &cp->cuts[i])
-               ? RA_OK
-               : ra_fail_nomem(err, cp->format);
+    cp->added[i] = ra_key_cut_count(&cp->cutter, ch->rotation, ch->rotation_count);
+    return RA_OK;
+}
+
+static void copy_sink(void *ctx, const ra_quat_key *k, size_t at, size_t n)
+{
+    memcpy((ra_quat_key *)ctx + at, k, n * sizeof *k);
 }
 
 /* Pass 2 (a job per channel): the channel's rotation keys with the inserted ones. */
 static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
 {
     cut_pass *cp = ctx;
-    const ra_key_cut *c = &cp->cuts[i];
-    if (!c->added) return RA_OK;
+    if (!cp->added[i]) return RA_OK;
     ra_channel *ch = cp->ch[i];
-    ra_quat_key *out = ra_arena_array_uninit(w->arena, ch->rotation_count + c->added, sizeof *out);
+    ra_quat_key *out = ra_arena_array_uninit(w->arena, ch->rotation_count + cp->added[i], sizeof *out);
     if (!out) return ra_fail_nomem(err, cp->format);
-    ra_key_cut_apply(ch->rotation, ch->rotation_count, c, out);
+    ra_key_cut_apply(&cp->cutter, ch->rotation, ch->rotation_count, copy_sink, out);
     ch->rotation = out;
-    ch->rotation_count += c->added;
+    ch->rotation_count += cp->added[i];
     return RA_OK;
 }
 
@@ -238,7 +233,6 @@ ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double ma
 {
     ra_scene *s = &doc->scene;
     if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");
-    if (max_angle < MIN_ANGLE) max_angle = MIN_ANGLE;
     size_t nch = 0;
     double total = 0, added = 0;
     for (size_t a = 0; a < s->animation_count; a++)
@@ -248,26 +242,26 @@ ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double ma
             nch++;
         }
     if (!nch) return RA_OK;
-    cut_pass cp = {ra_calloc(nch, sizeof *cp.ch), ra_calloc(nch, sizeof *cp.cuts), max_angle, s->format};
-    if (!cp.ch || !cp.cuts) {
+    cut_pass cp = {ra_calloc(nch, sizeof *cp.ch), ra_calloc(nch, sizeof *cp.added), s->format, {0, {0}}};
+    if (!cp.ch || !cp.added) {
         ra_free(cp.ch);
-        ra_free(cp.cuts);
+        ra_free(cp.added);
         return ra_fail_nomem(err, s->format);
     }
+    ra_key_cutter_init(&cp.cutter, max_angle);
     size_t i = 0;
     for (size_t a = 0; a < s->animation_count; a++)
         for (size_t c = 0; c < s->animations[a].channel_count; c++) cp.ch[i++] = &s->animations[a].channels[c];
     unsigned threads = ra_document_threads(doc, total);
     ra_status st = ra_parallel_for(doc, threads, nch, count_job, &cp, NULL, err);
-    for (i = 0; st == RA_OK && i < nch; i++) added += (double)cp.cuts[i].added;
+    for (i = 0; st == RA_OK && i < nch; i++) added += (double)cp.added[i];
     if (st == RA_OK && added > 0 && total + added > max_keys)
         st = ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
                      "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
                      "max_keys (%.0f)",
-                     total + added, max_angle * 180 / RA_PI, max_keys);
+                     total + added, cp.cutter.max_angle * 180 / RA_PI, max_keys);
     if (st == RA_OK && added > 0 && !count_only) st = ra_parallel_for(doc, threads, nch, cut_job, &cp, NULL, err);
-    for (i = 0; i < nch; i++) ra_key_cut_free(&cp.cuts[i]);
-    ra_free(cp.cuts);
+    ra_free(cp.added);
     ra_free(cp.ch);
     return st;
 }

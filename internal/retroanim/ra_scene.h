@@ -72,18 +72,20 @@ double ra_scene_auto_key_angle(const ra_scene *s);
  * that cuts them itself with ra_key_cut_*, the Assimp importer) */
 ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, bool count_only, ra_error *err);
 /* One rotation track's cut (ra_scene_limit_key_angle's rule for one
- * channel): _plan works out the pieces of each span (heap scratch; false:
- * out of memory), _apply writes the n + added keys into out, _free frees
- * the plan.  The inserted keys lie on the slerp path: playback by slerp is
- * unchanged. */
-typedef struct ra_key_cut {
-    uint32_t *pieces; /* per span (NULL when added is 0) */
-    double *oms;      /* the arc angle of each span cut in more than one piece */
-    size_t added;     /* keys the cut inserts */
-} ra_key_cut;
-bool ra_key_cut_plan(const ra_quat_key *k, size_t n, double max_angle, ra_key_cut *c);
-void ra_key_cut_apply(const ra_quat_key *k, size_t n, const ra_key_cut *c, ra_quat_key *out);
-void ra_key_cut_free(ra_key_cut *c);
+ * channel), with a cutter made once for a max_angle: _count gives the keys
+ * the cut inserts, _apply hands the n + count keys to sink in order, in
+ * batches (at: the index of the batch's first key).  The inserted keys lie
+ * on the slerp path, so playback by slerp is unchanged; each key is on the
+ * same hemisphere as the one before it. */
+#define RA_KEY_CUT_TABLE 16
+typedef struct ra_key_cutter {
+    double max_angle;               /* radians, at least 0.1 degree */
+    double cos_p[RA_KEY_CUT_TABLE]; /* cos_p[p - 1]: the least |dot| of two keys that p pieces cover */
+} ra_key_cutter;
+typedef void (*ra_key_sink)(void *ctx, const ra_quat_key *k, size_t at, size_t n);
+void ra_key_cutter_init(ra_key_cutter *c, double max_angle);
+size_t ra_key_cut_count(const ra_key_cutter *c, const ra_quat_key *k, size_t n);
+void ra_key_cut_apply(const ra_key_cutter *c, const ra_quat_key *k, size_t n, ra_key_sink sink, void *ctx);
 
 /* ---- consumer-style playback of the baked keys ------------------------------ */
 /* Local transform of a node at time t (seconds) in animation `anim`, as Assimp
