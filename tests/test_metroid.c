@@ -78,20 +78,23 @@ static void check_key_line(const ra_document *doc, const char *line, const char 
     char what[320];
     snprintf(what, sizeof what, "%.200s bone %u key %u", name, bone, key);
     if (r && ch->has_rot && parse_list(r + 4, v, 4) == 4) {
-        CHECK_NEAR(ch->rot[key].w, v[0], KEY_TOL, what);
-        CHECK_NEAR(ch->rot[key].x, v[1], KEY_TOL, what);
-        CHECK_NEAR(ch->rot[key].y, v[2], KEY_TOL, what);
-        CHECK_NEAR(ch->rot[key].z, v[3], KEY_TOL, what);
+        ra_quat q = mp_key_rot(a, ch, key);
+        CHECK_NEAR(q.w, v[0], KEY_TOL, what);
+        CHECK_NEAR(q.x, v[1], KEY_TOL, what);
+        CHECK_NEAR(q.y, v[2], KEY_TOL, what);
+        CHECK_NEAR(q.z, v[3], KEY_TOL, what);
     }
     if (p && ch->has_trans && parse_list(p + 4, v, 3) == 3) {
-        CHECK_NEAR(ch->trans[key].x, v[0], KEY_TOL, what);
-        CHECK_NEAR(ch->trans[key].y, v[1], KEY_TOL, what);
-        CHECK_NEAR(ch->trans[key].z, v[2], KEY_TOL, what);
+        ra_vec3 t = mp_key_trans(a, ch, key);
+        CHECK_NEAR(t.x, v[0], KEY_TOL, what);
+        CHECK_NEAR(t.y, v[1], KEY_TOL, what);
+        CHECK_NEAR(t.z, v[2], KEY_TOL, what);
     }
     if (s && ch->has_scale && parse_list(s + 6, v, 3) == 3) {
-        CHECK_NEAR(ch->scale[key].x, v[0], KEY_TOL, what);
-        CHECK_NEAR(ch->scale[key].y, v[1], KEY_TOL, what);
-        CHECK_NEAR(ch->scale[key].z, v[2], KEY_TOL, what);
+        ra_vec3 sc = mp_key_scale(a, ch, key);
+        CHECK_NEAR(sc.x, v[0], KEY_TOL, what);
+        CHECK_NEAR(sc.y, v[1], KEY_TOL, what);
+        CHECK_NEAR(sc.z, v[2], KEY_TOL, what);
     }
 }
 
@@ -124,9 +127,17 @@ static void reencode(const ra_document *doc, const uint8_t *d, size_t n, const c
     ra_arena *ar = ra_arena_create(0);
     mp_encode_track *t = ra_arena_array(ar, a->channel_count, sizeof *t);
     for (size_t c = 0; c < a->channel_count; c++) {
+        /* the decoded keys, which the encoder takes as arrays */
         const mp_channel *ch = &a->channels[c];
-        t[c] = (mp_encode_track){ch->bone_id, ch->has_rot ? ch->rot : NULL, ch->has_trans ? ch->trans : NULL,
-                                 ch->has_scale ? ch->scale : NULL};
+        ra_quat *rot = ch->has_rot ? ra_arena_array(ar, a->key_count, sizeof *rot) : NULL;
+        ra_vec3 *tr = ch->has_trans ? ra_arena_array(ar, a->key_count, sizeof *tr) : NULL;
+        ra_vec3 *sc = ch->has_scale ? ra_arena_array(ar, a->key_count, sizeof *sc) : NULL;
+        for (uint32_t j = 0; j < a->key_count; j++) {
+            if (rot) rot[j] = mp_key_rot(a, ch, j);
+            if (tr) tr[j] = mp_key_trans(a, ch, j);
+            if (sc) sc[j] = mp_key_scale(a, ch, j);
+        }
+        t[c] = (mp_encode_track){ch->bone_id, rot, tr, sc};
     }
     mp_encode_params p = {a->layout,  a->interval,   a->duration,   a->root_bone, a->looping != 0, a->evnt_id,
                           a->rot_div, a->trans_mult, a->scale_mult, true,         a->key_frames,   a->key_count,
@@ -329,14 +340,14 @@ static void check_decoded(const gen *g, const mp_anim *a, const char *what)
         if (!ch) continue;
         for (uint32_t j = 0; j < a->key_count; j++) {
             if (g->t[c].rot) {
-                ra_quat in = ra_q_normalize(g->t[c].rot[j]), out = ch->rot[j];
+                ra_quat in = ra_q_normalize(g->t[c].rot[j]), out = mp_key_rot(a, ch, j);
                 if (ra_q_dot(in, out) < 0) in = ra_q_neg(in);
                 /* w is rebuilt from the unit norm; the encoder keeps the whole quaternion close */
                 worst_q = fmax(worst_q, fmax(fabs(in.w - out.w),
                                              fmax(fabs(in.x - out.x), fmax(fabs(in.y - out.y), fabs(in.z - out.z)))));
             }
             if (g->t[c].trans) {
-                ra_vec3 d = ra_v3_sub(g->t[c].trans[j], ch->trans[j]);
+                ra_vec3 d = ra_v3_sub(g->t[c].trans[j], mp_key_trans(a, ch, j));
                 worst_t = fmax(worst_t, fmax(fabs(d.x), fmax(fabs(d.y), fabs(d.z))) / (v0 ? 1 : a->trans_mult));
             }
         }

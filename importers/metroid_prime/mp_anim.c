@@ -35,68 +35,26 @@ static double rot_scale(uint32_t rot_div) { return RA_PI / (2.0 * (double)rot_di
 
 double mp_rotation_quantum(uint32_t rot_div) { return rot_scale(rot_div ? rot_div : 0x7FFF); }
 
-static ra_vec3 dequant_vec(const int32_t *q, float mult)
-{
-    return ra_v3((double)q[0] * mult, (double)q[1] * mult, (double)q[2] * mult);
-}
-
-/* Fills the decoded double arrays of every channel from its quantized values. */
 static bool vec_in_float_range(ra_vec3 v)
 {
     return fabs(v.x) <= FLT_MAX && fabs(v.y) <= FLT_MAX && fabs(v.z) <= FLT_MAX;
 }
 
-/* sin(q * s) of the rotation components, remembered per q where many keys
- * share a few thousand quantized values (same call, same result) */
-#define SIN_MEMO_HALF 32768
-typedef struct sin_memo {
-    double *v; /* [q + SIN_MEMO_HALF], NaN until worked out; NULL: no memo */
-    double s;
-} sin_memo;
-
-static inline double memo_sin(sin_memo *m, int32_t q)
+/* Version 2/3: what mp_key_rot needs to decode the quantized rotations; the
+ * values are decoded when read.  With more rotation keys than a table of
+ * sines has entries, sin(q * step) of every table entry (the same call, the
+ * same results). */
+static bool prepare_decode(mp_anim *a, ra_arena *ar)
 {
-    if (!m->v || q < -SIN_MEMO_HALF || q > SIN_MEMO_HALF) return sin(q * m->s);
-    double *e = &m->v[q + SIN_MEMO_HALF];
-    if (*e != *e) *e = sin(q * m->s);
-    return *e;
-}
-
-static ra_quat dequant_rot(const int32_t *q, uint8_t wneg, sin_memo *m)
-{
-    double x = memo_sin(m, q[0]), y = memo_sin(m, q[1]), z = memo_sin(m, q[2]);
-    double w2 = 1.0 - x * x - y * y - z * z;
-    double w = sqrt(w2 > 0 ? w2 : 0);
-    return ra_q(wneg ? -w : w, x, y, z);
-}
-
-static bool decode_values(mp_anim *a, ra_arena *ar)
-{
-    double s = rot_scale(a->rot_div);
-    sin_memo memo = {NULL, s};
+    a->rot_step = rot_scale(a->rot_div);
+    a->rot_sin = NULL;
     size_t rot_keys = 0;
     for (size_t c = 0; c < a->channel_count; c++) rot_keys += a->channels[c].has_rot ? a->key_count : 0;
-    if (rot_keys > SIN_MEMO_HALF) {
-        if (!(memo.v = ra_malloc((2 * SIN_MEMO_HALF + 1) * sizeof *memo.v))) return false;
-        for (size_t i = 0; i < 2 * SIN_MEMO_HALF + 1; i++) memo.v[i] = NAN;
-    }
-    for (size_t c = 0; c < a->channel_count; c++) {
-        mp_channel *ch = &a->channels[c];
-        uint32_t k = a->key_count;
-        /* filled completely below */
-        if ((ch->has_rot && !(ch->rot = ra_arena_array_uninit(ar, k, sizeof *ch->rot))) ||
-            (ch->has_trans && !(ch->trans = ra_arena_array_uninit(ar, k, sizeof *ch->trans))) ||
-            (ch->has_scale && !(ch->scale = ra_arena_array_uninit(ar, k, sizeof *ch->scale)))) {
-            ra_free(memo.v);
-            return false;
-        }
-        for (uint32_t j = 0; j < k; j++) {
-            if (ch->has_rot) ch->rot[j] = dequant_rot(&ch->qrot[3 * j], ch->wneg[j], &memo);
-            if (ch->has_trans) ch->trans[j] = dequant_vec(&ch->qtrans[3 * j], a->trans_mult);
-            if (ch->has_scale) ch->scale[j] = dequant_vec(&ch->qscale[3 * j], a->scale_mult);
-        }
-    }
-    ra_free(memo.v);
+    if (rot_keys <= MP_SIN_HALF) return true;
+    double *v = ra_arena_array_uninit(ar, 2 * MP_SIN_HALF + 1, sizeof *v);
+    if (!v) return false;
+    for (int32_t q = -MP_SIN_HALF; q <= MP_SIN_HALF; q++) v[q + MP_SIN_HALF] = sin(q * a->rot_step);
+    a->rot_sin = v;
     return true;
 }
 
@@ -532,12 +490,12 @@ static bool read_v2(rd *r)
             if (ch->has_trans) read_deltas(&bs, ch->qtrans, j, ch->tq);
             if (ch->has_scale) read_deltas(&bs, ch->qscale, j, ch->sq);
         }
-    if (!decode_values(a, r->arena)) return ra_cursor_nomem(&r->c);
+    if (!prepare_decode(a, r->arena)) return ra_cursor_nomem(&r->c);
     for (uint32_t c = 0; c < a->desc_count; c++)
         for (uint32_t j = 0; j < k; j++) {
             const mp_channel *ch = &a->channels[c];
-            if ((ch->has_trans && !vec_in_float_range(ch->trans[j])) ||
-                (ch->has_scale && !vec_in_float_range(ch->scale[j])))
+            if ((ch->has_trans && !vec_in_float_range(mp_key_trans(a, ch, j))) ||
+                (ch->has_scale && !vec_in_float_range(mp_key_scale(a, ch, j))))
                 return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, a->bitstream_offset, "bitstream",
                                       "a decoded translation or scale exceeds the float range");
         }
@@ -1061,7 +1019,7 @@ static ra_status encode_v2(const mp_encode_params *p, const mp_encode_track *t, 
                             err);
         if (vs != RA_OK) return vs;
     }
-    if (!decode_values(a, ar)) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
+    if (!prepare_decode(a, ar)) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory");
     return RA_OK;
 }
 

@@ -102,9 +102,9 @@ static ra_trs eval_channel(const mp_anim *a, const mp_channel *ch, ra_vec3 rest,
     uint32_t k0, k1;
     double f;
     sample_keys(a, t, &k0, &k1, &f);
-    if (ch->has_rot) r.r = game_slerp(safe_quat(ch->rot[k0]), safe_quat(ch->rot[k1]), f);
-    if (ch->has_trans) r.t = ra_v3_lerp(ch->trans[k0], ch->trans[k1], f);
-    if (ch->has_scale) r.s = ra_v3_lerp(ch->scale[k0], ch->scale[k1], f);
+    if (ch->has_rot) r.r = game_slerp(safe_quat(mp_key_rot(a, ch, k0)), safe_quat(mp_key_rot(a, ch, k1)), f);
+    if (ch->has_trans) r.t = ra_v3_lerp(mp_key_trans(a, ch, k0), mp_key_trans(a, ch, k1), f);
+    if (ch->has_scale) r.s = ra_v3_lerp(mp_key_scale(a, ch, k0), mp_key_scale(a, ch, k1), f);
     return r;
 }
 
@@ -483,11 +483,12 @@ static bool mp_bone_channel(const ra_document *doc, ra_arena *ar, uint32_t node,
     for (size_t j = 0; j < tm->np; j++) {
         pt[j].t = key_time(a, (uint32_t)j);
         if (ch->has_rot) {
-            if (ra_q_len(ch->rot[j]) <= 1e-6) (*zero_quats)++;
-            pt[j].q = safe_quat(ch->rot[j]);
+            ra_quat q = mp_key_rot(a, ch, (uint32_t)j);
+            if (ra_q_len(q) <= 1e-6) (*zero_quats)++;
+            pt[j].q = safe_quat(q);
         }
-        if (ch->has_trans) pt[j].p = ch->trans[j];
-        if (ch->has_scale) pt[j].s = ch->scale[j];
+        if (ch->has_trans) pt[j].p = mp_key_trans(a, ch, (uint32_t)j);
+        if (ch->has_scale) pt[j].s = mp_key_scale(a, ch, (uint32_t)j);
     }
     size_t n = tm->np;
     if (tm->wrap_point) {
@@ -1098,11 +1099,12 @@ static void dump_anim(ra_json *j, const mp_anim *a)
             ra_json_key(j, "rotations_wxyz");
             ra_json_begin_array(j);
             for (uint32_t k = 0; k < a->key_count; k++) {
+                ra_quat q = mp_key_rot(a, ch, k);
                 ra_json_begin_array(j);
-                ra_json_number(j, ch->rot[k].w);
-                ra_json_number(j, ch->rot[k].x);
-                ra_json_number(j, ch->rot[k].y);
-                ra_json_number(j, ch->rot[k].z);
+                ra_json_number(j, q.w);
+                ra_json_number(j, q.x);
+                ra_json_number(j, q.y);
+                ra_json_number(j, q.z);
                 ra_json_end_array(j);
             }
             ra_json_end_array(j);
@@ -1110,13 +1112,13 @@ static void dump_anim(ra_json *j, const mp_anim *a)
         if (ch->has_trans) {
             ra_json_key(j, "translations");
             ra_json_begin_array(j);
-            for (uint32_t k = 0; k < a->key_count; k++) ra_json_vec3(j, ch->trans[k]);
+            for (uint32_t k = 0; k < a->key_count; k++) ra_json_vec3(j, mp_key_trans(a, ch, k));
             ra_json_end_array(j);
         }
         if (ch->has_scale) {
             ra_json_key(j, "scales");
             ra_json_begin_array(j);
-            for (uint32_t k = 0; k < a->key_count; k++) ra_json_vec3(j, ch->scale[k]);
+            for (uint32_t k = 0; k < a->key_count; k++) ra_json_vec3(j, mp_key_scale(a, ch, k));
             ra_json_end_array(j);
         }
         ra_json_end_object(j);

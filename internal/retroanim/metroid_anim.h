@@ -34,15 +34,16 @@ typedef struct mp_quant {
     uint8_t bits; /* 0..32 */
 } mp_quant;
 
-/* A bone's animation as decoded.  Key j of every present track is at frame
- * key_frames[j] of the animation.  Values are as the game decodes them
- * (float arithmetic), stored as doubles. */
+/* A bone's animation.  Key j of every present track is at frame
+ * key_frames[j] of the animation.  Version 0 stores the values (floats, held
+ * here as doubles); version 2/3 keeps only the quantized values, decoded when
+ * read (mp_key_rot, mp_key_trans, mp_key_scale: use those for every layout). */
 typedef struct mp_channel {
     uint32_t bone_id;
     bool has_rot, has_trans, has_scale;
-    ra_quat *rot;   /* key_count entries (w,x,y,z) when has_rot */
-    ra_vec3 *trans; /* absolute local offsets when has_trans */
-    ra_vec3 *scale; /* when has_scale (Prime 2) */
+    ra_quat *rot;   /* version 0: key_count entries (w,x,y,z) when has_rot; else NULL */
+    ra_vec3 *trans; /* version 0: absolute local offsets when has_trans; else NULL */
+    ra_vec3 *scale; /* version 0: when has_scale (Prime 2); else NULL */
     /* version 2/3 descriptor, as stored */
     uint32_t rot_count, trans_count, scale_count;
     mp_quant rq[3], tq[3], sq[3];
@@ -99,11 +100,44 @@ typedef struct mp_anim {
     size_t channel_count;
     mp_channel *channels;    /* v0: one per animated bone (bone map order); v2/3: descriptor order */
     size_t bitstream_offset; /* v2/3: byte offset of the bitstream in the file */
+    double rot_step;         /* v2/3: radians per rotation quantum, pi / (2 rot_div) */
+    const double *rot_sin;   /* v2/3 with many rotation keys: sin(q rot_step) for |q| <= MP_SIN_HALF; else NULL */
     size_t bitstream_size;
 
     size_t trailing_size; /* bytes after the data (0xFF padding), kept for byte-identical writes */
     uint8_t *trailing;
 } mp_anim;
+
+/* Key j of a channel's tracks as the game decodes them: version 0's stored
+ * values, or version 2/3's quantized ones (x, y, z = sin(q rot_step), w from
+ * the unit norm with the stored sign; translation and scale q * mult). */
+#define MP_SIN_HALF 32768
+static inline double mp_rot_sin(const mp_anim *a, int32_t q)
+{
+    if (a->rot_sin && q >= -MP_SIN_HALF && q <= MP_SIN_HALF) return a->rot_sin[q + MP_SIN_HALF];
+    return sin(q * a->rot_step);
+}
+static inline ra_quat mp_key_rot(const mp_anim *a, const mp_channel *ch, uint32_t j)
+{
+    if (ch->rot) return ch->rot[j];
+    const int32_t *q = &ch->qrot[3 * (size_t)j];
+    double x = mp_rot_sin(a, q[0]), y = mp_rot_sin(a, q[1]), z = mp_rot_sin(a, q[2]);
+    double w2 = 1.0 - x * x - y * y - z * z;
+    double w = sqrt(w2 > 0 ? w2 : 0);
+    return ra_q(ch->wneg[j] ? -w : w, x, y, z);
+}
+static inline ra_vec3 mp_dequant_vec(const int32_t *q, float mult)
+{
+    return ra_v3((double)q[0] * mult, (double)q[1] * mult, (double)q[2] * mult);
+}
+static inline ra_vec3 mp_key_trans(const mp_anim *a, const mp_channel *ch, uint32_t j)
+{
+    return ch->trans ? ch->trans[j] : mp_dequant_vec(&ch->qtrans[3 * (size_t)j], a->trans_mult);
+}
+static inline ra_vec3 mp_key_scale(const mp_anim *a, const mp_channel *ch, uint32_t j)
+{
+    return ch->scale ? ch->scale[j] : mp_dequant_vec(&ch->qscale[3 * (size_t)j], a->scale_mult);
+}
 
 /* Reads and decodes an ANIM.  layout_hint 0 = detect (docs/formats/metroid_prime.md §2, §3.6). */
 ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, ra_arena *arena, mp_anim *out,
