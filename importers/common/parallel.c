@@ -211,3 +211,12 @@ ra_status ra_parallel_for(ra_document *doc, unsigned threads, size_t n, ra_job_f
     ra_free(ks);
     return st;
 }
+
+ra_status ra_parallel_for_late(ra_document *doc, unsigned threads, size_t n, ra_job_fn job, void *ctx,
+                               size_t *samples_left, ra_status late, const ra_error *late_err, ra_error *err)
+{
+    ra_status rs = ra_parallel_for(doc, threads, n, job, ctx, samples_left, err);
+    if (rs != RA_OK || late == RA_OK) return rs;
+    *err = *late_err;
+    return late;
+}

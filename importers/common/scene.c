@@ -14,6 +14,13 @@ void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format)
     s->format = format;
 }
 
+void ra_channel_share_keys(ra_channel *ch, const ra_channel *from)
+{
+    ch->position = from->position, ch->position_count = from->position_count;
+    ch->rotation = from->rotation, ch->rotation_count = from->rotation_count;
+    ch->scaling = from->scaling, ch->scaling_count = from->scaling_count;
+}
+
 int32_t ra_scene_add_node(ra_scene *s, const char *name, int32_t parent, const ra_mat4 *transform)
 {
     if (s->node_count >= (size_t)INT32_MAX) return -1;

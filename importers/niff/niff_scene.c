@@ -1019,13 +1019,6 @@ static void collect_deps(const nstate *st, int32_t node, uint8_t *seen, uint8_t 
     }
 }
 
-static void share_keys(ra_channel *ch, const ra_channel *oc)
-{
-    ch->position = oc->position, ch->position_count = oc->position_count;
-    ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
-    ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
-}
-
 /* A channel to bake (the others share a group's keys): its node and, for a
  * camera or billboard, the breakpoints of every group it depends on. */
 typedef struct bake_job {
@@ -1172,20 +1165,16 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         unsigned threads = ra_document_threads(doc, work);
         bake_scratch *scratch = ra_calloc(threads, sizeof *scratch);
         bake_jobs bj = {st, jobs, scratch, &bp};
-        rs =
-            scratch ? ra_parallel_for(doc, threads, njobs, bake_one, &bj, &samples_left, err) : ra_fail_nomem(err, FMT);
+        rs = scratch ? ra_parallel_for_late(doc, threads, njobs, bake_one, &bj, &samples_left, late, &late_err, err)
+                     : ra_fail_nomem(err, FMT);
         for (unsigned t = 0; scratch && t < threads; t++) {
             ra_free(scratch[t].world);
             ra_free(scratch[t].state);
         }
         ra_free(scratch);
     }
-    if (rs == RA_OK && late != RA_OK) {
-        *err = late_err;
-        rs = late;
-    }
     for (size_t c = 0; rs == RA_OK && c < an->channel_count; c++)
-        if (share_of[c] >= 0) share_keys(&an->channels[c], &an->channels[share_of[c]]);
+        if (share_of[c] >= 0) ra_channel_share_keys(&an->channels[c], &an->channels[share_of[c]]);
     if (rs == RA_OK && an->channel_count) {
         an->name = ra_file_stem(ar, doc->filename, "niff");
         an->ticks_per_second = st->fps;

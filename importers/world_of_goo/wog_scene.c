@@ -697,21 +697,12 @@ static ra_status wog_animation(wog_build *b, ra_error *err)
     for (size_t j = 0; j < b->njobs; j++)
         for (uint32_t k = 0; k < b->jobs[j].p->count; k++)
             work += b->jobs[j].p->tracks[b->jobs[j].p->order[b->jobs[j].p->first + k]].n;
-    ra_status rs = ra_parallel_for(b->doc, ra_document_threads(b->doc, work), b->njobs, part_job_run, b,
-                                   &b->start.samples_left, err);
+    ra_status rs = ra_parallel_for_late(b->doc, ra_document_threads(b->doc, work), b->njobs, part_job_run, b,
+                                        &b->start.samples_left, late, &late_err, err);
     if (rs != RA_OK) return rs;
-    if (late != RA_OK) {
-        *err = late_err;
-        return late;
-    }
     for (size_t j = 0; j < b->njobs; j++) b->any_cut |= b->jobs[j].cut;
-    for (size_t k = 0; k < b->nshare; k++) {
-        ra_channel *ch = &an->channels[b->share[2 * k]];
-        const ra_channel *oc = &an->channels[b->share[2 * k + 1]];
-        ch->position = oc->position, ch->position_count = oc->position_count;
-        ch->rotation = oc->rotation, ch->rotation_count = oc->rotation_count;
-        ch->scaling = oc->scaling, ch->scaling_count = oc->scaling_count;
-    }
+    for (size_t k = 0; k < b->nshare; k++)
+        ra_channel_share_keys(&an->channels[b->share[2 * k]], &an->channels[b->share[2 * k + 1]]);
     b->s->animations = an;
     b->s->animation_count = an->channel_count ? 1 : 0;
     return RA_OK;

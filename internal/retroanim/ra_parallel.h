@@ -52,6 +52,13 @@ unsigned ra_document_threads(const ra_document *doc, double work);
 ra_status ra_parallel_for(ra_document *doc, unsigned threads, size_t n, ra_job_fn job, void *ctx, size_t *samples_left,
                           ra_error *err);
 
+/* ra_parallel_for over the jobs planned before a planning step failed with
+ * `late` (RA_OK: none failed), its error in late_err: the jobs run; their own
+ * error comes first, else the late one (so that a failure reports what the
+ * same load reports with one thread, where the jobs would have run first). */
+ra_status ra_parallel_for_late(ra_document *doc, unsigned threads, size_t n, ra_job_fn job, void *ctx,
+                               size_t *samples_left, ra_status late, const ra_error *late_err, ra_error *err);
+
 /* For ra_scene_warn: true when the calling thread runs a job, in which case
  * the message is kept for the replay (scene.c). */
 bool ra_parallel_defer_warning(ra_scene *s, const char *msg);

@@ -21,6 +21,8 @@ extern "C" {
 void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format);
 /* Adds a node; returns its index or -1. */
 int32_t ra_scene_add_node(ra_scene *s, const char *name, int32_t parent, const ra_mat4 *transform);
+/* ch takes from's keys (the arrays are shared, not copied) */
+void ra_channel_share_keys(ra_channel *ch, const ra_channel *from);
 int32_t ra_scene_find_node(const ra_scene *s, const char *name);
 bool ra_meta_set_bool(ra_arena *a, ra_meta_list *m, const char *key, bool v);
 bool ra_meta_set_int(ra_arena *a, ra_meta_list *m, const char *key, int64_t v);
