@@ -116,7 +116,8 @@ void ra_key_cutter_init(ra_key_cutter *c, double max_angle)
 static uint32_t span_pieces(const ra_key_cutter *c, const ra_quat_key *k0, const ra_quat_key *k1, double *d)
 {
     *d = fabs(ra_q_dot(k0->q, k1->q));
-    if (*d >= c->cos_p[0] || k1->t - k0->t <= 1.5 * step_eps(k1->t)) return 1;
+    /* (a NaN dot, of keys the scene check refuses afterwards, is one piece) */
+    if (!(*d < c->cos_p[0]) || k1->t - k0->t <= 1.5 * step_eps(k1->t)) return 1;
     for (uint32_t p = 2; p <= RA_KEY_CUT_TABLE; p++)
         if (*d >= c->cos_p[p - 1]) return p;
     double p = ceil(2 * acos(ra_fmin(*d, 1)) / c->max_angle);
