@@ -188,7 +188,10 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
         }
     }
     ra_scene_init(&d->scene, arena, f->id);
+    size_t lost = ra_warnings_lost();
     ra_status st = f->read(d, data, size, err);
+    if (st == RA_OK && ra_warnings_lost() != lost)
+        st = ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory (keeping a warning)");
     if (st != RA_OK) {
         ra_arena_destroy(arena);
         return st;
@@ -258,6 +261,7 @@ ra_status ra_document_build_scene(ra_document *d, ra_error *err)
      * charge failing reads as out of memory to the format: named here) */
     double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
     ra_key_budget saved = ra_key_budget_begin(max_keys);
+    size_t lost = ra_warnings_lost();
     ra_status st = d->format->to_scene(d, err);
     if (ra_key_budget_end(saved) && st != RA_OK) {
         ra_error_clear(err);
@@ -269,6 +273,8 @@ ra_status ra_document_build_scene(ra_document *d, ra_error *err)
     if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);
     if (st == RA_OK) st = ra_scene_check(&d->scene, err);
+    if (st == RA_OK && ra_warnings_lost() != lost)
+        st = ra_fail(err, RA_ERR_NO_MEMORY, d->format->id, RA_NO_OFFSET, "", "out of memory (keeping a warning)");
     return st;
 }
 

@@ -33,7 +33,7 @@ typedef struct worker {
     bool started;
     size_t job; /* the job under way (for its warnings) */
     kept_warning *warn;
-    size_t nwarn, warn_cap;
+    size_t nwarn, warn_cap, warn_lost;
     size_t fail_job; /* the lowest job of this worker that failed; SIZE_MAX none */
     ra_error err;
     size_t samples_start;
@@ -60,12 +60,18 @@ bool ra_parallel_defer_warning(ra_scene *s, const char *msg)
     if (k->nwarn == k->warn_cap) {
         size_t cap = k->warn_cap ? k->warn_cap * 2 : 8;
         kept_warning *nw = ra_realloc(k->warn, cap * sizeof *nw);
-        if (!nw) return true; /* a lost warning is not worth failing the load (as in ra_scene_warn) */
+        if (!nw) {
+            k->warn_lost++; /* counted on the calling thread at the replay (ra_warnings_lost) */
+            return true;
+        }
         k->warn = nw;
         k->warn_cap = cap;
     }
     const char *m = ra_arena_strndup(k->w.arena, msg, strlen(msg));
-    if (!m) return true;
+    if (!m) {
+        k->warn_lost++;
+        return true;
+    }
     k->warn[k->nwarn] = (kept_warning){k->job, k->nwarn, s, m};
     k->nwarn++;
     return true;
@@ -119,10 +125,16 @@ static int cmp_kept(const void *a, const void *b)
 static void replay_warnings(worker *ks, unsigned nk)
 {
     size_t total = 0;
-    for (unsigned t = 0; t < nk; t++) total += ks[t].nwarn;
+    for (unsigned t = 0; t < nk; t++) {
+        total += ks[t].nwarn;
+        ra_warnings_lost_add(ks[t].warn_lost);
+    }
     if (!total) return;
     kept_warning *all = ra_malloc(total * sizeof *all);
-    if (!all) return;
+    if (!all) {
+        ra_warnings_lost_add(total);
+        return;
+    }
     size_t o = 0;
     for (unsigned t = 0; t < nk; t++)
         for (size_t j = 0; j < ks[t].nwarn; j++) all[o++] = ks[t].warn[j];

@@ -138,6 +138,11 @@ const ra_meta *ra_meta_get(const ra_meta_list *m, const char *key)
     return NULL;
 }
 
+static _Thread_local size_t g_warnings_lost;
+
+size_t ra_warnings_lost(void) { return g_warnings_lost; }
+void ra_warnings_lost_add(size_t n) { g_warnings_lost += n; }
+
 void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 {
     char buf[256];
@@ -154,12 +159,18 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
     if (s->warning_count == s->warning_cap) {
         size_t cap = s->warning_cap ? s->warning_cap * 2 : 8;
         ra_warning *w = ra_arena_grow(s->arena, s->warnings, s->warning_count, cap, sizeof *w);
-        if (!w) return; /* a lost warning is not worth failing the load */
+        if (!w) {
+            g_warnings_lost++;
+            return;
+        }
         s->warnings = w;
         s->warning_cap = cap;
     }
     const char *m = ra_arena_strndup(s->arena, buf, strlen(buf));
-    if (!m) return;
+    if (!m) {
+        g_warnings_lost++;
+        return;
+    }
     s->warnings[s->warning_count].msg = m;
     s->warnings[s->warning_count].count = 1;
     s->warning_count++;

@@ -49,12 +49,17 @@ bool ra_names_make_unique(ra_arena *a, const char **names, size_t n, const char 
  * it into their camera conventions (glTF looks down -Z, FBX down +X). */
 void ra_camera_axes(const ra_camera *c, ra_vec3 *view, ra_vec3 *up, ra_vec3 *right);
 
-/* Adds a warning (deduplicated by text). */
+/* Adds a warning (deduplicated by text).  A warning that cannot be kept (out
+ * of memory) is counted on this thread: ra_warnings_lost() gives the count
+ * so far, and a load that lost one fails with RA_ERR_NO_MEMORY (document.c)
+ * instead of returning a scene without it. */
 void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+size_t ra_warnings_lost(void);
+void ra_warnings_lost_add(size_t n);
 
 /* ---- key density for consumers that interpolate quaternion components -------
  * Blender lerps the four components of a rotation and normalises; keys close
