@@ -145,6 +145,66 @@ static void test_arena_writer(void)
     ra_writer_free(&w);
 }
 
+/* Key chunks (ra_arena_keys_memdup, ra_arena_take_keys): 300 key arrays of
+ * 1 .. 60,000 bytes, each filled with its own byte, one of them used by two
+ * "channels" and one by none.  Every array keeps its bytes until it is
+ * dropped; the chunks go as their last array is dropped (the heap's live
+ * bytes fall as the arrays are dropped in order, so the early release
+ * happens), and at the end the thread's heap statistics are back to where
+ * they were with only the arena's own memory left. */
+static void test_key_chunks(void)
+{
+    enum {
+        N = 300
+    };
+    ra_heap_stats h0 = ra_heap_get();
+    ra_arena *a = ra_arena_create(0);
+    CHECK(ra_arena_alloc(a, 100) != NULL, "alloc");
+    uint8_t *arr[N];
+    size_t len[N];
+    uint8_t src[60000];
+    for (int i = 0; i < N; i++) {
+        len[i] = 1 + (size_t)(i * 7919) % 60000;
+        memset(src, i & 0xFF, len[i]);
+        arr[i] = ra_arena_keys_memdup(a, src, len[i], 1);
+        CHECK(arr[i] && ((uintptr_t)arr[i] % 16) == 0, "key array %d", i);
+        if (!arr[i]) return;
+    }
+    ra_heap_stats h1 = ra_heap_get();
+    ra_key_chunks *k = ra_arena_take_keys(a);
+    CHECK(k != NULL, "key chunks taken");
+    for (int i = 0; i < N; i++)
+        if (i != 7) ra_key_chunks_use(k, arr[i]);
+    ra_key_chunks_use(k, arr[100]); /* a shared array: two channels */
+    ra_key_chunks_use(k, &len[0]);  /* not a key array: ignored */
+    ra_key_chunks_ready(k);
+    size_t chunks = ra_key_chunks_left(k), mid = 0;
+    CHECK(chunks >= 2, "%zu key chunks", chunks);
+    bool bytes_kept = true;
+    for (int i = 0; i < N; i++) {
+        if (i == 7) continue;
+        for (size_t b = 0; b < len[i]; b++) bytes_kept &= arr[i][b] == (uint8_t)(i & 0xFF);
+        ra_key_chunks_drop(k, arr[i]);
+        if (i == N / 2) mid = ra_key_chunks_left(k);
+    }
+    CHECK(bytes_kept, "every key array kept its bytes until it was dropped");
+    CHECK(arr[100][0] == 100 && arr[100][len[100] - 1] == 100, "the shared array outlives its first drop");
+    CHECK(mid > 0 && mid < chunks, "half the arrays dropped: %zu of %zu chunks left", mid, chunks);
+    CHECK(ra_key_chunks_left(k) == 1, "all but the shared array dropped: %zu chunks left", ra_key_chunks_left(k));
+    ra_key_chunks_drop(k, arr[100]);
+    CHECK(ra_key_chunks_left(k) == 0, "all dropped: %zu chunks left", ra_key_chunks_left(k));
+    ra_key_chunks_free(k);
+    ra_heap_stats h2 = ra_heap_get();
+    CHECK(h2.live_bytes < h1.live_bytes - (int64_t)(N * 30000 / 2), "the key chunks were freed: %lld -> %lld bytes",
+          (long long)h1.live_bytes, (long long)h2.live_bytes);
+    ra_arena_destroy(a);
+    ra_heap_stats h3 = ra_heap_get();
+    CHECK(h3.live_blocks == h0.live_blocks && h3.live_bytes == h0.live_bytes,
+          "heap back to %lld blocks / %lld bytes, is %lld / %lld", (long long)h0.live_blocks, (long long)h0.live_bytes,
+          (long long)h3.live_blocks, (long long)h3.live_bytes);
+    CHECK(ra_arena_take_keys(NULL) == NULL, "no arena, no key chunks");
+}
+
 static void test_math(void)
 {
     ra_quat q = ra_q_axis_angle(ra_v3(0, 1, 0), RA_PI / 2);
@@ -351,6 +411,7 @@ int main(void)
     test_unique_names();
     test_cursor();
     test_arena_writer();
+    test_key_chunks();
     test_math();
     test_json();
     test_json_float_digits();

@@ -440,6 +440,7 @@ struct KeyJob {
     aiNodeAnim *na;
     double tps;               // ticks per second with ticks=native; 0: seconds
     const ra_key_cutter *cut; // rotation keys cut as ra_scene_limit_key_angle does (ConvertSettings::max_key_angle)
+    ra_key_chunks *release;   // ConvertSettings::release_keys
 };
 
 // Key time in ticks; seconds are rounded down to float32 (ra_f32_floor), as
@@ -470,6 +471,7 @@ void FillChannel(const KeyJob &j)
         na->mNumPositionKeys = (unsigned)ch.position_count;
         for (size_t k = 0; k < ch.position_count; k++)
             na->mPositionKeys[k] = aiVectorKey(Ticks(ch.position[k].t, j.tps), ToAi(ch.position[k].v));
+        ra_key_chunks_drop(j.release, ch.position);
     }
     if (ch.rotation_count) {
         // the keys, or with the density keys inserted on the way
@@ -479,12 +481,14 @@ void FillChannel(const KeyJob &j)
         RotationSink sink{na->mRotationKeys, j.tps};
         if (added) ra_key_cut_apply(j.cut, ch.rotation, n, RotationSink::Put, &sink);
         else RotationSink::Put(&sink, ch.rotation, 0, n);
+        ra_key_chunks_drop(j.release, ch.rotation);
     }
     if (ch.scaling_count) {
         na->mScalingKeys = new aiVectorKey[ch.scaling_count];
         na->mNumScalingKeys = (unsigned)ch.scaling_count;
         for (size_t k = 0; k < ch.scaling_count; k++)
             na->mScalingKeys[k] = aiVectorKey(Ticks(ch.scaling[k].t, j.tps), ToAi(ch.scaling[k].v));
+        ra_key_chunks_drop(j.release, ch.scaling);
     }
 }
 
@@ -603,12 +607,17 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                 na->mNodeName = s.nodes[ch.node].name;
                 na->mPreState = ToAi(ch.pre_state);
                 na->mPostState = ToAi(ch.post_state);
-                jobs.push_back(
-                    {&ch, na, settings.ticks_native ? tps : 0.0, settings.max_key_angle > 0 ? &cut : nullptr});
+                jobs.push_back({&ch, na, settings.ticks_native ? tps : 0.0, settings.max_key_angle > 0 ? &cut : nullptr,
+                                settings.release_keys});
+                if (ch.position_count) ra_key_chunks_use(settings.release_keys, ch.position);
+                if (ch.rotation_count) ra_key_chunks_use(settings.release_keys, ch.rotation);
+                if (ch.scaling_count) ra_key_chunks_use(settings.release_keys, ch.scaling);
                 keys += (double)ch.position_count + (double)ch.rotation_count + (double)ch.scaling_count;
             }
         }
         // the keys of every channel, on several threads for a large scene
+        // (the chunks no channel reads go first)
+        ra_key_chunks_ready(settings.release_keys);
         FillKeys(jobs, ThreadsFor(settings.threads, keys));
     }
 

@@ -161,6 +161,12 @@ class RetroanimImporter : public Assimp::BaseImporter {
         cs.skeleton_mesh = !no_skeleton_;
         cs.threads = (unsigned)ra_options_get_double(&opt, "threads", 0);
         cs.max_key_angle = doc->key_cut_angle;
+        // the scene's key arrays are freed as they are copied (the document
+        // goes right after): the double-precision keys and the aiScene's
+        // float keys are then not all held at once
+        std::unique_ptr<ra_key_chunks, void (*)(ra_key_chunks *)> keys(ra_arena_take_keys(doc->arena),
+                                                                       ra_key_chunks_free);
+        cs.release_keys = keys.get();
         ConvertScene(doc->scene, cs, scene);
     }
 

@@ -1,6 +1,8 @@
 /* Errors, arena, cursor, writer and file helpers. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,7 +181,9 @@ typedef struct ra_chunk {
 struct ra_arena {
     ra_chunk *head;
     ra_chunk *slab; /* where a large arena's large blocks go (see arena_take) */
+    ra_chunk *keys; /* chunks of channel key arrays only (ra_arena_keys_memdup), the one being filled first */
     size_t limit, total;
+    size_t key_bytes; /* the key chunks' payload bytes */
 };
 
 #define RA_CHUNK_HDR ((sizeof(ra_chunk) + 15u) & ~(size_t)15u)
@@ -226,15 +230,20 @@ ra_arena *ra_arena_create(size_t memory_limit)
     return a;
 }
 
-void ra_arena_destroy(ra_arena *a)
+static void free_chunks(ra_chunk *c)
 {
-    if (!a) return;
-    ra_chunk *c = a->head;
     while (c) {
         ra_chunk *n = c->next;
         ra_free(c);
         c = n;
     }
+}
+
+void ra_arena_destroy(ra_arena *a)
+{
+    if (!a) return;
+    free_chunks(a->head);
+    free_chunks(a->keys);
     ra_free(a);
 }
 
@@ -246,21 +255,27 @@ size_t ra_arena_room(const ra_arena *a)
     return a->total < a->limit ? a->limit - a->total : 1;
 }
 
+/* src's chunk list behind the head of dst's, which stays the chunk allocations come from */
+static void splice_chunks(ra_chunk **dst, ra_chunk *src)
+{
+    ra_chunk *last = src;
+    while (last && last->next) last = last->next;
+    if (!last) return;
+    if (*dst) {
+        last->next = (*dst)->next;
+        (*dst)->next = src;
+    } else {
+        *dst = src;
+    }
+}
+
 bool ra_arena_adopt(ra_arena *dst, ra_arena *src)
 {
     if (!src) return true;
-    ra_chunk *last = src->head;
-    while (last && last->next) last = last->next;
-    if (last) {
-        /* behind dst's head, which stays the chunk allocations come from */
-        if (dst->head) {
-            last->next = dst->head->next;
-            dst->head->next = src->head;
-        } else {
-            dst->head = src->head;
-        }
-    }
+    splice_chunks(&dst->head, src->head);
+    splice_chunks(&dst->keys, src->keys);
     dst->total += src->total;
+    dst->key_bytes += src->key_bytes;
     ra_free(src);
     return !dst->limit || dst->total <= dst->limit;
 }
@@ -326,6 +341,156 @@ void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size)
     void *p = ra_arena_array_uninit(a, n, size);
     if (p && n) memcpy(p, src, n * size);
     return p;
+}
+
+/* A new key chunk holds an eighth of the key chunks so far (at least 4 KiB,
+ * at most 8 MiB), so that the one being filled, which is counted whole,
+ * leaves at most an eighth unused; an array larger than that gets a chunk of
+ * its own behind it. */
+#define RA_KEY_CHUNK_MIN RA_CHUNK_MIN
+
+void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size)
+{
+    if (!a || (size && n > SIZE_MAX / size)) return NULL;
+    size_t need = (n * size + 15u) & ~(size_t)15u;
+    if (need < n * size) return NULL;
+    if (need == 0) need = 16;
+    ra_chunk *c = a->keys;
+    if (!c || c->size - c->used < need) {
+        /* the room left in the arena's own chunk or slab first: it is
+         * counted already (such keys are not released early) */
+        ra_chunk *h = a->head && a->head->size - a->head->used >= need ? a->head : a->slab;
+        if (h && h->size - h->used >= need) c = h;
+    }
+    if (!c || c->size - c->used < need) {
+        size_t want = a->key_bytes / 8;
+        if (want < RA_KEY_CHUNK_MIN) want = RA_KEY_CHUNK_MIN;
+        if (want > RA_SLAB) want = RA_SLAB;
+        bool own = need > want;
+        ra_chunk *nc = new_chunk(a, own ? need : want);
+        if (!nc) return NULL;
+        a->key_bytes += nc->size;
+        if (own && c) {
+            nc->next = c->next;
+            c->next = nc;
+        } else {
+            nc->next = c;
+            a->keys = nc;
+        }
+        c = nc;
+    }
+    void *p = (uint8_t *)c + RA_CHUNK_HDR + c->used;
+    c->used += need;
+    if (n && src) memcpy(p, src, n * size);
+    return p;
+}
+
+/* ---- key chunks released early (ra_arena_take_keys) ---- */
+typedef struct key_chunk {
+    uintptr_t lo, hi; /* the payload's bytes */
+    ra_chunk *c;
+    atomic_size_t users;
+} key_chunk;
+
+struct ra_key_chunks {
+    key_chunk *v;
+    size_t n;
+    /* chunks freed (on any thread), for the heap statistics of the thread
+     * that took them, which ra_key_chunks_free brings up to date */
+    atomic_llong freed_blocks, freed_bytes;
+};
+
+static void release_chunk(ra_key_chunks *k, key_chunk *kc)
+{
+    if (!kc->c) return;
+    atomic_fetch_add(&k->freed_blocks, 1);
+    atomic_fetch_add(&k->freed_bytes, (long long)RA_BLOCK_BYTES(kc->c));
+    free(kc->c);
+    kc->c = NULL;
+}
+
+static int key_chunk_cmp(const void *a, const void *b)
+{
+    uintptr_t x = ((const key_chunk *)a)->lo, y = ((const key_chunk *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+ra_key_chunks *ra_arena_take_keys(ra_arena *a)
+{
+    size_t n = 0;
+    for (ra_chunk *c = a ? a->keys : NULL; c; c = c->next) n++;
+    if (!n) return NULL;
+    ra_key_chunks *k = ra_malloc(sizeof *k);
+    key_chunk *v = ra_malloc(n * sizeof *v);
+    if (!k || !v) {
+        ra_free(k);
+        ra_free(v);
+        return NULL; /* the arena keeps them: nothing is released early */
+    }
+    size_t i = 0;
+    for (ra_chunk *c = a->keys; c; c = c->next, i++) {
+        v[i].lo = (uintptr_t)c + RA_CHUNK_HDR;
+        v[i].hi = v[i].lo + c->used;
+        v[i].c = c;
+        atomic_init(&v[i].users, 0);
+        a->total -= RA_CHUNK_HDR + c->size;
+    }
+    qsort(v, n, sizeof *v, key_chunk_cmp);
+    a->keys = NULL;
+    a->key_bytes = 0;
+    k->v = v;
+    k->n = n;
+    atomic_init(&k->freed_blocks, 0);
+    atomic_init(&k->freed_bytes, 0);
+    return k;
+}
+
+static key_chunk *find_key_chunk(ra_key_chunks *k, const void *p)
+{
+    uintptr_t x = (uintptr_t)p;
+    size_t lo = 0, hi = k ? k->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x < k->v[mid].lo) hi = mid;
+        else if (x >= k->v[mid].hi) lo = mid + 1;
+        else return &k->v[mid];
+    }
+    return NULL;
+}
+
+void ra_key_chunks_use(ra_key_chunks *k, const void *p)
+{
+    key_chunk *kc = find_key_chunk(k, p);
+    if (kc) atomic_fetch_add(&kc->users, 1);
+}
+
+void ra_key_chunks_ready(ra_key_chunks *k)
+{
+    for (size_t i = 0; k && i < k->n; i++)
+        if (atomic_load(&k->v[i].users) == 0) release_chunk(k, &k->v[i]);
+}
+
+void ra_key_chunks_drop(ra_key_chunks *k, const void *p)
+{
+    key_chunk *kc = find_key_chunk(k, p);
+    if (kc && atomic_fetch_sub(&kc->users, 1) == 1) release_chunk(k, kc);
+}
+
+size_t ra_key_chunks_left(const ra_key_chunks *k)
+{
+    size_t n = 0;
+    for (size_t i = 0; k && i < k->n; i++) n += k->v[i].c != NULL;
+    return n;
+}
+
+void ra_key_chunks_free(ra_key_chunks *k)
+{
+    if (!k) return;
+    for (size_t i = 0; i < k->n; i++) release_chunk(k, &k->v[i]);
+    g_heap.live_blocks -= atomic_load(&k->freed_blocks);
+    g_heap.live_bytes -= atomic_load(&k->freed_bytes);
+    ra_free(k->v);
+    ra_free(k);
 }
 
 void *ra_arena_array(ra_arena *a, size_t n, size_t size)

@@ -222,7 +222,7 @@ static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
     cut_pass *cp = ctx;
     if (!cp->added[i]) return RA_OK;
     ra_channel *ch = cp->ch[i];
-    ra_quat_key *out = ra_arena_array_uninit(w->arena, ch->rotation_count + cp->added[i], sizeof *out);
+    ra_quat_key *out = ra_arena_keys_memdup(w->arena, NULL, ch->rotation_count + cp->added[i], sizeof *out);
     if (!out) return ra_fail_nomem(err, cp->format);
     ra_key_cut_apply(&cp->cutter, ch->rotation, ch->rotation_count, copy_sink, out);
     ch->rotation = out;

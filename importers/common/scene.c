@@ -383,7 +383,7 @@ bool ra_keys_charge(size_t n)
 bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key **out, size_t *count)
 {
     ra_vec_track_simplify(tr, tol);
-    *out = ra_keys_charge(tr->count) ? ra_arena_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
+    *out = ra_keys_charge(tr->count) ? ra_arena_keys_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
     *count = *out ? tr->count : 0;
     ra_vec_track_release(tr);
     return *out != NULL;
@@ -393,7 +393,7 @@ bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max
                           size_t *count)
 {
     ra_quat_track_simplify(tr, tol, max_angle);
-    *out = ra_keys_charge(tr->count) ? ra_arena_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
+    *out = ra_keys_charge(tr->count) ? ra_arena_keys_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
     *count = *out ? tr->count : 0;
     ra_quat_track_release(tr);
     return *out != NULL;

@@ -504,8 +504,8 @@ static ra_status bake_object(ra_arena *ar, const hw_state *st, const hw_object *
         b.pos.count = drop_repeats(b.pos.keys, b.pos.count, sizeof *b.pos.keys);
         b.rot.count = drop_repeats(b.rot.keys, b.rot.count, sizeof *b.rot.keys);
         bool fits = ra_keys_charge(b.pos.count + b.rot.count); /* max_keys */
-        ch->position = fits ? ra_arena_memdup(ar, b.pos.keys, b.pos.count, sizeof *ch->position) : NULL;
-        ch->rotation = fits ? ra_arena_memdup(ar, b.rot.keys, b.rot.count, sizeof *ch->rotation) : NULL;
+        ch->position = fits ? ra_arena_keys_memdup(ar, b.pos.keys, b.pos.count, sizeof *ch->position) : NULL;
+        ch->rotation = fits ? ra_arena_keys_memdup(ar, b.rot.keys, b.rot.count, sizeof *ch->rotation) : NULL;
         ch->position_count = b.pos.count, ch->rotation_count = b.rot.count;
     }
     ra_vec_track_release(&b.pos);

@@ -28,6 +28,7 @@ class Importer;
 
 extern "C" {
 struct ra_scene;
+struct ra_key_chunks;
 }
 
 namespace retroanim {
@@ -48,6 +49,11 @@ struct ConvertSettings {
     // playback unchanged), as the automatic key density does; the importers
     // pass that density here instead of inserting it into the ra_scene first
     double max_key_angle = 0;
+    // the importers: the document's key chunks (taken from its arena),
+    // freed as the keys are copied so that the scene's keys and the
+    // aiScene's are not all held at once; the ra_scene's key arrays are
+    // gone afterwards.  The caller frees what is left (ra_key_chunks_free).
+    ra_key_chunks *release_keys = nullptr;
 };
 
 // Fills an (empty, freshly constructed) aiScene from a retroanim scene.

@@ -96,6 +96,24 @@ void *ra_arena_array_uninit(ra_arena *a, size_t n, size_t size);
 /* A copy of n elements at src (src may be NULL when n is 0): for scratch
  * built on the heap whose final contents move into the arena. */
 void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size);
+/* The same for a channel's key array (ra_scene's position, rotation and
+ * scaling keys; src NULL: not filled): these live in chunks of their own, which a consumer that
+ * copies the keys out may free as it goes (ra_arena_take_keys). */
+void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size);
+/* The key chunks, taken out of the arena (NULL: none, or out of memory, and
+ * then the arena keeps them), for a consumer that copies every channel's
+ * keys out and then discards the document: _use counts each array that
+ * points into a chunk (every channel's, shared arrays once per channel),
+ * _ready frees the chunks no array uses, _drop (on any thread) counts an
+ * array copied and frees its chunk after the last, _free frees what is
+ * left.  The scene's key arrays are invalid from _ready on. */
+typedef struct ra_key_chunks ra_key_chunks;
+ra_key_chunks *ra_arena_take_keys(ra_arena *a);
+void ra_key_chunks_use(ra_key_chunks *k, const void *p);
+void ra_key_chunks_ready(ra_key_chunks *k);
+void ra_key_chunks_drop(ra_key_chunks *k, const void *p);
+void ra_key_chunks_free(ra_key_chunks *k);
+size_t ra_key_chunks_left(const ra_key_chunks *k); /* chunks not freed yet (when no _drop runs) */
 /* Grows an arena array (copying); the old block stays in the arena. */
 void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size);
 /* Makes *v (an arena array of *cap elements of size bytes) hold at least need
