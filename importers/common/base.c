@@ -280,6 +280,28 @@ bool ra_arena_adopt(ra_arena *dst, ra_arena *src)
     return !dst->limit || dst->total <= dst->limit;
 }
 
+/* nc into the list at *head: behind c, the chunk being filled (a large
+ * block's own chunk, so c's free space is not wasted), or as the new head. */
+static ra_chunk *link_chunk(ra_chunk **head, ra_chunk *c, ra_chunk *nc, bool behind)
+{
+    if (behind) {
+        nc->next = c->next;
+        c->next = nc;
+    } else {
+        nc->next = c;
+        *head = nc;
+    }
+    return nc;
+}
+
+/* need bytes from c (which has them) */
+static void *carve(ra_chunk *c, size_t need)
+{
+    void *p = (uint8_t *)c + RA_CHUNK_HDR + c->used;
+    c->used += need;
+    return p;
+}
+
 static void *arena_take(ra_arena *a, size_t size, bool zero)
 {
     if (!a) return NULL;
@@ -299,8 +321,7 @@ static void *arena_take(ra_arena *a, size_t size, bool zero)
             c->next = sl;
             a->slab = sl;
         }
-        void *p = (uint8_t *)sl + RA_CHUNK_HDR + sl->used;
-        sl->used += need;
+        void *p = carve(sl, need);
         if (zero) memset(p, 0, need);
         return p;
     }
@@ -313,17 +334,9 @@ static void *arena_take(ra_arena *a, size_t size, bool zero)
         if (want < need) want = need;
         ra_chunk *nc = new_chunk(a, want);
         if (!nc) return NULL;
-        if (behind) {
-            nc->next = c->next;
-            c->next = nc;
-        } else {
-            nc->next = c;
-            a->head = nc;
-        }
-        c = nc;
+        c = link_chunk(&a->head, c, nc, behind);
     }
-    void *p = (uint8_t *)c + RA_CHUNK_HDR + c->used;
-    c->used += need;
+    void *p = carve(c, need);
     if (zero) memset(p, 0, need);
     return p;
 }
@@ -370,17 +383,9 @@ void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size)
         ra_chunk *nc = new_chunk(a, own ? need : want);
         if (!nc) return NULL;
         a->key_bytes += nc->size;
-        if (own && c) {
-            nc->next = c->next;
-            c->next = nc;
-        } else {
-            nc->next = c;
-            a->keys = nc;
-        }
-        c = nc;
+        c = link_chunk(&a->keys, c, nc, own && c);
     }
-    void *p = (uint8_t *)c + RA_CHUNK_HDR + c->used;
-    c->used += need;
+    void *p = carve(c, need);
     if (n && src) memcpy(p, src, n * size);
     return p;
 }
