@@ -37,6 +37,16 @@ static inline const ra_texture *find_texture(const ra_scene *s, const char *name
     return NULL;
 }
 
+/* A failed check: the line is malformed. */
+static inline void bad_line(const char *line, const char *what) { CHECK(0, "%s: malformed line %s", what, line); }
+
+/* p, the object a line names, or a failed check that there is none (NULL). */
+static inline const void *named(const void *p, const char *kind, const char *name, const char *what)
+{
+    CHECK(p != NULL, "%s: no %s named %s", what, kind, name);
+    return p;
+}
+
 /* "a,b,c;d,e,f" -> up to max numbers; the count read, -1 when malformed */
 static inline int parse_numbers(const char *v, double *out, int max)
 {
@@ -79,11 +89,10 @@ static inline void check_mesh_line(const ra_scene *s, const char *line, const ch
 {
     char name[256] = "", v[256] = "";
     if (!fx_field(line, "name", name, sizeof name)) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
         return;
     }
-    const ra_mesh *m = find_mesh(s, name);
-    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    const ra_mesh *m = named(find_mesh(s, name), "mesh", name, what);
     if (!m) return;
     CHECK(fx_field(line, "node", v, sizeof v) && m->node < s->node_count && !strcmp(s->nodes[m->node].name, v),
           "%s: mesh %s hangs on node %s, expected %s", what, name,
@@ -94,7 +103,7 @@ static inline void check_mesh_line(const ra_scene *s, const char *line, const ch
     CHECK(nt >= 0 && m->triangle_count == (size_t)nt, "%s: mesh %s has %zu triangles, expected %ld", what, name,
           m->triangle_count, nt);
     if (!fx_field(line, "material", v, sizeof v)) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
     } else if (!strcmp(v, "-")) {
         CHECK(m->material < 0, "%s: mesh %s has material %d, expected none", what, name, m->material);
     } else {
@@ -144,11 +153,10 @@ static inline void check_triangle_line(const ra_scene *s, const char *line, cons
     char name[256] = "", v[512] = "";
     long k = field_long(line, "index");
     if (!fx_field(line, "mesh", name, sizeof name) || k < 0 || !fx_field(line, "p", v, sizeof v)) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
         return;
     }
-    const ra_mesh *m = find_mesh(s, name);
-    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    const ra_mesh *m = named(find_mesh(s, name), "mesh", name, what);
     if (!m) return;
     size_t tri = (size_t)k;
     CHECK(tri < m->triangle_count && m->indices, "%s: mesh %s has %zu triangles, no triangle %zu", what, name,
@@ -165,20 +173,19 @@ static inline void check_material_line(const ra_scene *s, const char *line, cons
 {
     char name[256] = "", v[256] = "";
     if (!fx_field(line, "name", name, sizeof name)) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
         return;
     }
-    const ra_material *m = find_material(s, name);
-    CHECK(m != NULL, "%s: no material named %s", what, name);
+    const ra_material *m = named(find_material(s, name), "material", name, what);
     if (!m) return;
     double c[4];
     if (fx_field(line, "color", v, sizeof v) && parse_numbers(v, c, 4) == 4) {
         for (int i = 0; i < 4; i++) CHECK_NEAR(m->base_color[i], c[i], GEO_TOL, name);
     } else {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
     }
     if (!fx_field(line, "texture", v, sizeof v)) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
     } else if (!strcmp(v, "-")) {
         CHECK(m->texture < 0, "%s: material %s has texture %d, expected none", what, name, m->texture);
     } else {
@@ -192,7 +199,7 @@ static inline void check_material_line(const ra_scene *s, const char *line, cons
         CHECK(!strcmp(have, v), "%s: material %s alpha mode %s, expected %s", what, name, have, v);
         if (m->alpha_mode == RA_ALPHA_MASK) CHECK_NEAR(m->alpha_cutoff, EXPECT_ALPHA_CUTOFF, 1e-9, name);
     } else {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
     }
     check_flag(line, "double_sided", m->double_sided, what, name);
     check_flag(line, "unlit", m->unlit, what, name);
@@ -208,11 +215,10 @@ static inline void check_texture_line(const ra_scene *s, const char *line, const
 {
     char name[256] = "", v[256] = "";
     if (!fx_field(line, "name", name, sizeof name)) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
         return;
     }
-    const ra_texture *t = find_texture(s, name);
-    CHECK(t != NULL, "%s: no texture named %s", what, name);
+    const ra_texture *t = named(find_texture(s, name), "texture", name, what);
     if (!t) return;
     unsigned w = 0, h = 0;
     CHECK(fx_field(line, "size", v, sizeof v) && sscanf(v, "%ux%u", &w, &h) == 2 && t->width == w && t->height == h,
@@ -234,11 +240,10 @@ static inline void check_texel_line(const ra_scene *s, const char *line, const c
     double want[4];
     if (!fx_field(line, "texture", name, sizeof name) || x < 0 || y < 0 || !fx_field(line, "rgba", v, sizeof v) ||
         parse_numbers(v, want, 4) != 4) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
         return;
     }
-    const ra_texture *t = find_texture(s, name);
-    CHECK(t != NULL, "%s: no texture named %s", what, name);
+    const ra_texture *t = named(find_texture(s, name), "texture", name, what);
     if (!t) return;
     CHECK((unsigned long)x < t->width && (unsigned long)y < t->height && t->rgba,
           "%s: texture %s (%ux%u) has no texel %ld,%ld", what, name, t->width, t->height, x, y);
@@ -264,11 +269,10 @@ static inline void check_skin_line(const ra_scene *s, const char *line, const ch
     char name[256] = "", skin[256] = "", joints[2048] = "";
     if (!fx_field(line, "mesh", name, sizeof name) || !fx_field(line, "skin", skin, sizeof skin) ||
         !fx_field(line, "joints", joints, sizeof joints)) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
         return;
     }
-    const ra_mesh *m = find_mesh(s, name);
-    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    const ra_mesh *m = named(find_mesh(s, name), "mesh", name, what);
     const ra_skin *sk = m ? skin_of(s, m, what) : NULL;
     if (!sk) return;
     CHECK(sk->name && !strcmp(sk->name, skin), "%s: mesh %s has skin %s, expected %s", what, name,
@@ -303,11 +307,10 @@ static inline void check_skinned_line(const ra_scene *s, const char *line, const
         fx_field(line, "mesh", name, sizeof name) && k >= 0 && c >= 0 && c < 3 && fx_field(line, "t", v, sizeof v);
     if (ok) t = atof(v);
     if (!ok || !fx_field(line, "p", v, sizeof v) || parse_numbers(v, want, 3) != 3) {
-        CHECK(0, "%s: malformed line %s", what, line);
+        bad_line(line, what);
         return;
     }
-    const ra_mesh *m = find_mesh(s, name);
-    CHECK(m != NULL, "%s: no mesh named %s", what, name);
+    const ra_mesh *m = named(find_mesh(s, name), "mesh", name, what);
     const ra_skin *sk = m ? skin_of(s, m, what) : NULL;
     if (!sk) return;
     CHECK((size_t)k < m->triangle_count && m->indices, "%s: mesh %s has no triangle %ld", what, name, k);
