@@ -277,6 +277,27 @@ static void run(const char *name)
 }
 
 /* A part alone (model=NAME finds no model: the part's LOD list, at identity); a name nothing has; list. */
+/* The animation loaded with wdb=<fixture dir>/<wdb> */
+static ra_status load_with_wdb(const uint8_t *ani, size_t n, const char *wdb, ra_document **doc, ra_error *e)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", g_dir, wdb);
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, "wdb", path);
+    ra_error_clear(e);
+    *doc = NULL;
+    return ra_document_load(ani, n, "car_drive.ani", &o, doc, e);
+}
+
+/* A warning of doc holds both texts */
+static bool warned(const ra_document *doc, const char *a, const char *b)
+{
+    for (size_t i = 0; doc && i < doc->scene.warning_count; i++)
+        if (strstr(doc->scene.warnings[i].msg, a) && strstr(doc->scene.warnings[i].msg, b)) return true;
+    return false;
+}
+
 static void extras(void)
 {
     size_t n = 0;
@@ -315,48 +336,22 @@ static void extras(void)
      * WDB's error */
     size_t an = 0;
     uint8_t *ani = fx_slurp(g_dir, "car_drive.ani", &an);
-    char bad[600];
-    snprintf(bad, sizeof bad, "%s/bad_offset.wdb", g_dir);
-    ra_options_init(&o);
-    ra_options_add(&o, "wdb", bad);
-    ra_error_clear(&e);
-    CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_ERR_BAD_VALUE && !doc &&
-              !strcmp(e.field, "wdb") && strstr(e.msg, "model.data_offset"),
+    CHECK(load_with_wdb(ani, an, "bad_offset.wdb", &doc, &e) == RA_ERR_BAD_VALUE && !doc && !strcmp(e.field, "wdb") &&
+              strstr(e.msg, "model.data_offset"),
           "a broken WDB: %s", e.msg);
     /* a broken mesh: that mesh is left out (a warning naming the field and byte), the rest binds */
-    snprintf(bad, sizeof bad, "%s/bad_reuse.wdb", g_dir);
-    ra_options_init(&o);
-    ra_options_add(&o, "wdb", bad);
-    ra_error_clear(&e);
-    CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_OK && doc->scene.mesh_count == 4,
-          "a broken mesh: %s", e.msg);
-    bool warned = false;
-    for (size_t i = 0; doc && i < doc->scene.warning_count; i++)
-        warned = warned || strstr(doc->scene.warnings[i].msg, "mesh.poly_indices at byte 779");
-    CHECK(warned, "a broken mesh is a warning");
+    CHECK(load_with_wdb(ani, an, "bad_reuse.wdb", &doc, &e) == RA_OK && doc->scene.mesh_count == 4, "a broken mesh: %s",
+          e.msg);
+    CHECK(warned(doc, "mesh.poly_indices at byte 779", ""), "a broken mesh is a warning");
     ra_document_free(doc);
     /* a model that cannot be read: its actor has no mesh (a warning naming the field), the load goes on */
-    snprintf(bad, sizeof bad, "%s/bad_version.wdb", g_dir);
-    ra_options_init(&o);
-    ra_options_add(&o, "wdb", bad);
-    ra_error_clear(&e);
-    CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_OK && doc->scene.mesh_count == 0,
+    CHECK(load_with_wdb(ani, an, "bad_version.wdb", &doc, &e) == RA_OK && doc->scene.mesh_count == 0,
           "a broken model: %s", e.msg);
-    warned = false;
-    for (size_t i = 0; doc && i < doc->scene.warning_count; i++)
-        warned = warned || (strstr(doc->scene.warnings[i].msg, "actor car") &&
-                            strstr(doc->scene.warnings[i].msg, "model.version"));
-    CHECK(warned, "a broken model is a warning");
+    CHECK(warned(doc, "actor car", "model.version"), "a broken model is a warning");
     ra_document_free(doc);
-    snprintf(bad, sizeof bad, "%s/no_such.wdb", g_dir);
-    ra_options_init(&o);
-    ra_options_add(&o, "wdb", bad);
-    CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_ERR_IO && !doc, "a missing WDB: %s", e.msg);
+    CHECK(load_with_wdb(ani, an, "no_such.wdb", &doc, &e) == RA_ERR_IO && !doc, "a missing WDB: %s", e.msg);
     /* an actor nothing matches is a warning; the animation loads without meshes */
-    snprintf(bad, sizeof bad, "%s/minifig.wdb", g_dir);
-    ra_options_init(&o);
-    ra_options_add(&o, "wdb", bad);
-    CHECK(ra_document_load(ani, an, "car_drive.ani", &o, &doc, &e) == RA_OK && doc->scene.mesh_count == 0 &&
+    CHECK(load_with_wdb(ani, an, "minifig.wdb", &doc, &e) == RA_OK && doc->scene.mesh_count == 0 &&
               doc->scene.warning_count >= 1 && strstr(doc->scene.warnings[0].msg, "actor car"),
           "an unmatched actor: %s", doc && doc->scene.warning_count ? doc->scene.warnings[0].msg : e.msg);
     ra_document_free(doc);
