@@ -126,6 +126,14 @@ size_t ra_max_file_size(const ra_options *opt)
     return v >= (double)SIZE_MAX ? SIZE_MAX : (size_t)v;
 }
 
+/* RA_OK when no warning was lost (out of memory) since ra_warnings_lost()
+ * was `lost`: a load that lost one fails rather than return a scene without it */
+static ra_status warnings_kept(size_t lost, const char *format, ra_error *err)
+{
+    if (ra_warnings_lost() == lost) return RA_OK;
+    return ra_fail(err, RA_ERR_NO_MEMORY, format, RA_NO_OFFSET, "", "out of memory (keeping a warning)");
+}
+
 ra_arena *ra_load_arena(const ra_options *opt, size_t size)
 {
     double lim =
@@ -190,8 +198,7 @@ static ra_status doc_read(const uint8_t *data, size_t size, const char *filename
     ra_scene_init(&d->scene, arena, f->id);
     size_t lost = ra_warnings_lost();
     ra_status st = f->read(d, data, size, err);
-    if (st == RA_OK && ra_warnings_lost() != lost)
-        st = ra_fail(err, RA_ERR_NO_MEMORY, f->id, RA_NO_OFFSET, "", "out of memory (keeping a warning)");
+    if (st == RA_OK) st = warnings_kept(lost, f->id, err);
     if (st != RA_OK) {
         ra_arena_destroy(arena);
         return st;
@@ -273,8 +280,7 @@ ra_status ra_document_build_scene(ra_document *d, ra_error *err)
     if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);
     if (st == RA_OK) st = ra_scene_check(&d->scene, err);
-    if (st == RA_OK && ra_warnings_lost() != lost)
-        st = ra_fail(err, RA_ERR_NO_MEMORY, d->format->id, RA_NO_OFFSET, "", "out of memory (keeping a warning)");
+    if (st == RA_OK) st = warnings_kept(lost, d->format->id, err);
     return st;
 }
 
