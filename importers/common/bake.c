@@ -20,6 +20,7 @@ void ra_bake_params_default(ra_bake_params *p)
     p->max_samples = 0;
     p->format = "retroanim";
     p->span_pieces = NULL;
+    p->span_rotations = NULL;
 }
 
 typedef struct sample {
@@ -179,14 +180,29 @@ static void refine(bake *b, const sample *x, const sample *y, int depth, const r
     refine(b, &m, y, depth + 1, q.have[2] ? &q.v[2] : NULL, out);
 }
 
-/* Appends the ends of the np equal pieces of [x, y] but y (span_pieces). */
+/* Appends the ends of the np equal pieces of [x, y] but y (span_pieces);
+ * rotation samples in batches from span_rotations where it answers. */
 static void uniform(bake *b, const sample *x, const sample *y, uint32_t np, bool rot_only, samples *out)
 {
+    enum {
+        BATCH = 32
+    };
+    ra_quat rot[BATCH];
+    uint32_t first = 0, have = 0; /* rot holds the pieces first .. first + have - 1 */
+    bool batched = rot_only && b->p->span_rotations;
     for (uint32_t j = 1; j < np && !b->failed; j++) {
         double t = x->t + (y->t - x->t) * ((double)j / (double)np);
         if (!(t > x->t && t < y->t)) continue;
         if (!take_sample(b)) return;
-        if (!append(out, (sample){t, b->eval(b->ctx, t), true, rot_only})) b->failed = true;
+        if (batched && j >= first + have) {
+            first = j;
+            have = np - j < BATCH ? np - j : BATCH;
+            batched = b->p->span_rotations(b->ctx, x->t, y->t, np, first, have, rot);
+        }
+        sample s = {t, {x->v.t, ra_q_identity(), x->v.s}, true, true};
+        if (batched) s.v.r = rot[j - first];
+        else s = (sample){t, b->eval(b->ctx, t), true, rot_only};
+        if (!append(out, s)) b->failed = true;
     }
 }
 

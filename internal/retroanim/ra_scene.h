@@ -208,6 +208,12 @@ typedef struct ra_bake_params {
      * time on the span, so only the rotation takes those samples.  0: not
      * known here, subdivided and verified as usual. */
     uint32_t (*span_pieces)(const void *ctx, double t0, double t1, const struct ra_bake_params *p, bool *linear_ts);
+    /* Optional, with span_pieces: on a span it cut with *linear_ts set, the
+     * rotations at the ends j0 .. j0 + n - 1 (n <= 32) of its np pieces
+     * (out[k] at t0 + (t1 - t0) (j0 + k) / np) for less than one evaluation
+     * each, within 1e-12 rad of the evaluation's.  false: not known here,
+     * evaluated one by one. */
+    bool (*span_rotations)(const void *ctx, double t0, double t1, uint32_t np, uint32_t j0, uint32_t n, ra_quat *out);
 } ra_bake_params;
 
 void ra_bake_params_default(ra_bake_params *p);
