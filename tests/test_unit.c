@@ -373,6 +373,50 @@ static void test_bake(void)
     ra_arena_destroy(a);
 }
 
+static int cmp_dbl(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* ra_breaks_sort against qsort: one to 40 ascending runs of random lengths
+ * (some empty, some shared values), and a reversed list (every run one long). */
+static void test_breaks_sort(void)
+{
+    uint32_t seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        ra_breaks b = {0};
+        bool ok = true;
+        int runs = round < 190 ? 1 + round % 40 : 0;
+        for (int r = 0; r < runs && ok; r++) {
+            double t = 0;
+            seed = seed * 1664525u + 1013904223u;
+            for (uint32_t k = 0, len = seed >> 25; k < len && ok; k++) {
+                seed = seed * 1664525u + 1013904223u;
+                t += (seed >> 28) * 0.25; /* steps of 0 .. 3.75: repeated values */
+                ok = ra_breaks_push(&b, t);
+            }
+        }
+        for (int k = 0; runs == 0 && k < 300 && ok; k++) ok = ra_breaks_push(&b, 300.0 - k);
+        CHECK(ok, "out of memory building breaks");
+        double *want = ra_malloc((b.n ? b.n : 1) * sizeof *want);
+        CHECK(want != NULL, "out of memory");
+        if (!ok || !want) {
+            ra_free(b.v);
+            return;
+        }
+        if (b.n) memcpy(want, b.v, b.n * sizeof *want);
+        qsort(want, b.n, sizeof *want, cmp_dbl);
+        ra_breaks_sort(&b);
+        size_t bad = b.n;
+        for (size_t i = 0; i < b.n && bad == b.n; i++)
+            if (b.v[i] != want[i]) bad = i;
+        CHECK(bad == b.n, "round %d (%d runs, %zu values): differs from qsort at %zu", round, runs, b.n, bad);
+        ra_free(want);
+        ra_free(b.v);
+    }
+}
+
 static void test_options(void)
 {
     ra_options o;
@@ -417,6 +461,7 @@ int main(void)
     test_json_float_digits();
     test_strmap();
     test_bake();
+    test_breaks_sort();
     test_options();
     return ra_test_finish("test_unit");
 }

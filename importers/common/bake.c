@@ -317,7 +317,36 @@ static int cmp_double(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* the end of the ascending run starting at v[i] */
+static size_t run_end(const double *v, size_t i, size_t n)
+{
+    while (i + 1 < n && !(v[i + 1] < v[i])) i++;
+    return i + 1;
+}
+
+/* Breakpoints come as a few ascending runs (one per track, per loop): the
+ * runs are merged pairwise (stable, like qsort's merge sort) until one is
+ * left; qsort where the buffer cannot be had. */
 void ra_breaks_sort(ra_breaks *b)
 {
-    if (b->n > 1) qsort(b->v, b->n, sizeof *b->v, cmp_double);
+    size_t n = b->n;
+    if (n < 2 || run_end(b->v, 0, n) == n) return;
+    double *v = b->v, *w = ra_malloc(n * sizeof *w);
+    if (!w) {
+        qsort(b->v, n, sizeof *b->v, cmp_double);
+        return;
+    }
+    while (run_end(v, 0, n) < n) {
+        for (size_t i = 0, o = 0; i < n;) {
+            size_t m = run_end(v, i, n), e = m < n ? run_end(v, m, n) : n, x = i, y = m;
+            while (x < m && y < e) w[o++] = v[y] < v[x] ? v[y++] : v[x++];
+            while (x < m) w[o++] = v[x++];
+            while (y < e) w[o++] = v[y++];
+            i = e;
+        }
+        double *t = v;
+        v = w, w = t;
+    }
+    if (v != b->v) memcpy(b->v, v, n * sizeof *v);
+    ra_free(v == b->v ? w : v);
 }

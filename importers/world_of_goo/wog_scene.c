@@ -212,7 +212,7 @@ static uint32_t part_span_pieces(const void *vctx, double t0, double t1, const r
         uint32_t e = p->order[p->first + i];
         const ktrack *tr = &p->tracks[e];
         if (!tr->n) continue;
-        int64_t k0 = find_key(tr, tau0, NULL), k1 = find_key(tr, tau1, NULL);
+        int64_t k0 = find_key(tr, tau0, &c->hint[i]), k1 = find_key(tr, tau1, &c->hint[i]);
         if (k0 != k1) return 0;
         if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k0 < 0 || (uint64_t)k0 + 1 >= tr->n ||
             tr->k[k0]->interpolation != WOG_INTERP_LINEAR || !(tr->t[k0 + 1] > tr->t[k0]))
