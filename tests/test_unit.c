@@ -407,7 +407,7 @@ static void test_breaks_sort(void)
         }
         if (b.n) memcpy(want, b.v, b.n * sizeof *want);
         qsort(want, b.n, sizeof *want, cmp_dbl);
-        ra_breaks_sort(&b);
+        CHECK(ra_breaks_sort(&b), "round %d: sort out of memory", round);
         size_t bad = b.n;
         for (size_t i = 0; i < b.n && bad == b.n; i++)
             if (b.v[i] != want[i]) bad = i;

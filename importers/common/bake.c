@@ -311,12 +311,6 @@ bool ra_breaks_push(ra_breaks *b, double t)
     return true;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* the end of the ascending run starting at v[i] */
 static size_t run_end(const double *v, size_t i, size_t n)
 {
@@ -325,17 +319,14 @@ static size_t run_end(const double *v, size_t i, size_t n)
 }
 
 /* Breakpoints come as a few ascending runs (one per track, per loop): the
- * runs are merged pairwise (stable, like qsort's merge sort) until one is
- * left; qsort where the buffer cannot be had. */
-void ra_breaks_sort(ra_breaks *b)
+ * runs are merged pairwise (stable, in the order qsort's merge sort gives)
+ * until one is left. */
+bool ra_breaks_sort(ra_breaks *b)
 {
     size_t n = b->n;
-    if (n < 2 || run_end(b->v, 0, n) == n) return;
+    if (n < 2 || run_end(b->v, 0, n) == n) return true;
     double *v = b->v, *w = ra_malloc(n * sizeof *w);
-    if (!w) {
-        qsort(b->v, n, sizeof *b->v, cmp_double);
-        return;
-    }
+    if (!w) return false;
     while (run_end(v, 0, n) < n) {
         for (size_t i = 0, o = 0; i < n;) {
             size_t m = run_end(v, i, n), e = m < n ? run_end(v, m, n) : n, x = i, y = m;
@@ -349,4 +340,5 @@ void ra_breaks_sort(ra_breaks *b)
     }
     if (v != b->v) memcpy(b->v, v, n * sizeof *v);
     ra_free(v == b->v ? w : v);
+    return true;
 }

@@ -520,14 +520,13 @@ static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks
     ra_breaks one = {0};
     bool fast = false;
     uint64_t bad = RA_NO_OFFSET;
-    if (!group_breaks(gp, &one, &fast, &bad)) {
+    if (!group_breaks(gp, &one, &fast, &bad) || !ra_breaks_sort(&one)) {
         ra_free(one.v);
         if (fast)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, bad, "rotation",
                            "the rotation turns more than %d quarter turns between two keys", NIFF_MAX_CUTS);
         return ra_fail_nomem(err, FMT);
     }
-    ra_breaks_sort(&one);
     double cycles = group_cycles(gp, dur);
     if (cycles * (double)(one.n + 1) > *budget) {
         ra_free(one.v);
@@ -1162,7 +1161,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         first_ch[i] = -1;
         const gplay *gp = &st->gp[i];
         if (gp->kind == G_IDENTITY || gp->kind == G_CONST || gp->kind == G_BILLBOARD) continue;
-        if (gseen[i] && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK) ra_breaks_sort(&gb[i]);
+        if (gseen[i] && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK && !ra_breaks_sort(&gb[i]))
+            rs = ra_fail_nomem(err, FMT);
     }
     /* the plan; a breakpoint budget overrun stops it, after the jobs before it */
     size_t njobs = 0;
@@ -1198,12 +1198,11 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         bool ok = ra_breaks_push(&all, 0) && ra_breaks_push(&all, dur / st->fps);
         for (uint32_t g = 0; ok && g < f->group_count; g++)
             for (size_t k = 0; ok && gseen[g] && k < gb[g].n; k++) ok = ra_breaks_push(&all, gb[g].v[k]);
-        if (!ok) {
+        if (!ok || !ra_breaks_sort(&all)) {
             ra_free(all.v);
             late = ra_fail_nomem(&late_err, FMT);
             break;
         }
-        ra_breaks_sort(&all);
         size_t m = 0;
         for (size_t k = 0; k < all.n; k++)
             if (!m || all.v[k] != all.v[m - 1]) all.v[m++] = all.v[k];

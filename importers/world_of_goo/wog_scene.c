@@ -296,11 +296,10 @@ static ra_status bake_part(const ra_document *doc, const wpart *p, bool flip, do
     }
     if (ok && past) ok = ra_breaks_push(&b, duration);
     *cut = past && p->loop != LOOP_ALWAYS; /* a loop ending mid-period is no cut */
-    if (!ok) {
+    if (!ok || !ra_breaks_sort(&b)) {
         ra_free(b.v);
         return ra_fail_nomem(err, fmt);
     }
-    ra_breaks_sort(&b);
     ra_bake_params bp;
     ra_bake_params_default(&bp);
     bp.max_key_angle = max_key_angle;

@@ -224,8 +224,9 @@ typedef struct ra_breaks {
     size_t n, cap;
 } ra_breaks;
 bool ra_breaks_push(ra_breaks *b, double t);
-/* Sorts ascending (duplicates stay; ra_bake_channel accepts them). */
-void ra_breaks_sort(ra_breaks *b);
+/* Sorts ascending (duplicates stay; ra_bake_channel accepts them).  false:
+ * out of memory for the merge buffer (the list is left as it was). */
+bool ra_breaks_sort(ra_breaks *b);
 /* breaks: sorted ascending, may hold duplicates.  Fills ch->position/rotation/
  * scaling (all three tracks) in ch; ch->node is left to the caller.  Fails
  * with RA_ERR_NO_MEMORY, or RA_ERR_LIMIT when the sample budget runs out. */
