@@ -275,33 +275,45 @@ static bool read_count(rd *r, uint32_t *v, bool wide, const char *field)
     return true;
 }
 
-/* LSB-first bit reader over big-endian words (docs/formats/metroid_prime.md §3.1):
- * the bits not yet taken sit at the bottom of a 64-bit buffer, refilled a
- * whole word at a time (zeros past the stream's end). */
+/* LSB-first bits over big-endian words (docs/formats/metroid_prime.md §3.1),
+ * read by position: the 64 bits from word pos/32 on, shifted down by pos%32,
+ * hold the next 33 bits or more, so a field of up to 32 bits takes two word
+ * loads, a shift and a mask, with no branch on how many bits are buffered
+ * (zeros past the stream's end). */
 typedef struct bits {
     const uint8_t *p;
     size_t words;
-    size_t next;  /* the next word to load */
-    uint64_t buf; /* `have` bits, the next one lowest */
-    unsigned have;
 } bits;
 
-static uint32_t word_at(const bits *b, size_t i) { return i < b->words ? ra_load_u32be(b->p + 4 * i) : 0; }
+static inline uint32_t word_at(const bits *b, size_t i) { return i < b->words ? ra_load_u32be(b->p + 4 * i) : 0; }
 
-/* q <= 32 (MP_MAX_BITS) */
-static inline uint32_t get_bits(bits *b, unsigned q, bool sign)
+/* inside: words pos/32 and the next are known to be in the stream */
+static inline uint64_t window(const bits *b, uint64_t pos, bool inside)
 {
-    if (!q) return 0;
-    if (b->have < q) {
-        b->buf |= (uint64_t)word_at(b, b->next++) << b->have;
-        b->have += 32;
-    }
-    uint32_t m = q == 32 ? 0xFFFFFFFFu : ((1u << q) - 1);
-    uint32_t x = (uint32_t)b->buf & m;
-    b->buf >>= q;
-    b->have -= q;
-    if (sign && q < 32 && (x >> (q - 1)) & 1) x |= ~m;
-    return x;
+    size_t i = (size_t)(pos >> 5);
+    uint64_t lo = inside ? ra_load_u32be(b->p + 4 * i) : word_at(b, i);
+    uint64_t hi = inside ? ra_load_u32be(b->p + 4 * i + 4) : word_at(b, i + 1);
+    return (lo | hi << 32) >> (pos & 31);
+}
+
+/* One quantized component: its width, the mask of its bits and its sign bit
+ * (0 and 0 for a width of 0: no bits, the value 0). */
+typedef struct qfield {
+    uint32_t mask, sign;
+    uint8_t q;
+} qfield;
+
+static qfield field_of(unsigned q)
+{
+    return (qfield){q >= 32 ? 0xFFFFFFFFu : (1u << q) - 1, q ? 1u << (q - 1) : 0, (uint8_t)q};
+}
+
+/* the field at *pos, sign-extended to 32 bits: (x ^ sign) - sign */
+static inline uint32_t get_field(const bits *b, uint64_t *pos, const qfield *f, bool inside)
+{
+    uint32_t x = (uint32_t)window(b, *pos, inside) & f->mask;
+    *pos += f->q;
+    return (x ^ f->sign) - f->sign;
 }
 
 static int32_t wrap_add(int32_t a, uint32_t d)
@@ -336,10 +348,28 @@ static bool read_track_desc(rd *r, uint32_t *count, bool *has, mp_quant *q, bool
 
 static uint64_t delta_bits(const mp_quant *q) { return (uint64_t)q[0].bits + q[1].bits + q[2].bits; }
 
-/* key j's three accumulators = key j-1's plus the deltas read from the stream */
-static void read_deltas(bits *bs, int32_t *acc, uint32_t j, const mp_quant *q)
+/* A channel as the bitstream loop reads it, in a few bytes: where each
+ * track's accumulators are (NULL: the track is absent) and its fields. */
+typedef struct dchannel {
+    uint8_t *wneg;   /* NULL: no rotation */
+    int32_t *acc[3]; /* rotation, translation, scale */
+    qfield f[3][3];
+} dchannel;
+
+/* Key j of every channel: its accumulators = key j-1's plus the deltas read
+ * from the stream.  inside: the key's bits and the word after them are in
+ * the stream (no bounds check per word). */
+static inline void read_key(const bits *bs, uint64_t *pos, const dchannel *dc, uint32_t n, uint32_t j, bool inside)
 {
-    for (uint32_t i = 0; i < 3; i++) acc[3 * j + i] = wrap_add(acc[3 * (j - 1) + i], get_bits(bs, q[i].bits, true));
+    for (uint32_t c = 0; c < n; c++) {
+        const dchannel *d = &dc[c];
+        if (d->wneg) d->wneg[j] = (uint8_t)(window(bs, (*pos)++, inside) & 1);
+        for (int t = 0; t < 3; t++) {
+            int32_t *acc = d->acc[t];
+            for (uint32_t i = 0; acc && i < 3; i++)
+                acc[3 * j + i] = wrap_add(acc[3 * (j - 1) + i], get_field(bs, pos, &d->f[t][i], inside));
+        }
+    }
 }
 
 static bool read_v2(rd *r)
@@ -459,7 +489,7 @@ static bool read_v2(rd *r)
                               ra_cursor_left(&r->c));
     }
     a->bitstream_size = (size_t)nbytes;
-    bits bs = {r->c.data + r->c.pos, (size_t)(nbytes / 4), 0, 0, 0};
+    bits bs = {r->c.data + r->c.pos, (size_t)(nbytes / 4)};
     ra_rd_skip(&r->c, (size_t)nbytes, "bitstream");
 
     uint32_t k = a->key_count;
@@ -480,18 +510,33 @@ static bool read_v2(rd *r)
             if (ch->has_scale) ch->qscale[i] = ch->sq[i].init;
         }
     }
-    for (uint32_t j = 1; j < k; j++)
-        for (uint32_t c = 0; c < a->desc_count; c++) {
-            mp_channel *ch = &a->channels[c];
-            if (ch->has_rot) {
-                ch->wneg[j] = (uint8_t)get_bits(&bs, 1, false);
-                read_deltas(&bs, ch->qrot, j, ch->rq);
-            }
-            if (ch->has_trans) read_deltas(&bs, ch->qtrans, j, ch->tq);
-            if (ch->has_scale) read_deltas(&bs, ch->qscale, j, ch->sq);
+    dchannel *dc = ra_malloc((a->desc_count ? a->desc_count : 1) * sizeof *dc);
+    if (!dc) return ra_cursor_nomem(&r->c);
+    for (uint32_t c = 0; c < a->desc_count; c++) {
+        const mp_channel *ch = &a->channels[c];
+        dc[c].wneg = ch->has_rot ? ch->wneg : NULL;
+        dc[c].acc[0] = ch->has_rot ? ch->qrot : NULL;
+        dc[c].acc[1] = ch->has_trans ? ch->qtrans : NULL;
+        dc[c].acc[2] = ch->has_scale ? ch->qscale : NULL;
+        for (int i = 0; i < 3; i++) {
+            dc[c].f[0][i] = field_of(ch->rq[i].bits);
+            dc[c].f[1][i] = field_of(ch->tq[i].bits);
+            dc[c].f[2][i] = field_of(ch->sq[i].bits);
         }
+    }
+    uint64_t pos = 0;
+    for (uint32_t j = 1; j < k; j++) {
+        if ((pos + bits_per_key) / 32 + 2 <= bs.words) read_key(&bs, &pos, dc, a->desc_count, j, true);
+        else read_key(&bs, &pos, dc, a->desc_count, j, false);
+    }
+    ra_free(dc);
     if (!prepare_decode(a, r->arena)) return ra_cursor_nomem(&r->c);
-    for (uint32_t c = 0; c < a->desc_count; c++)
+    /* |q x mult| <= 2^31 |mult| (rounding is monotonic, and 2^31 |mult| is
+     * exact): every key is within the float range unless a multiplier
+     * exceeds FLT_MAX / 2^31 */
+    bool in_range =
+        2147483648.0 * fabs((double)a->trans_mult) <= FLT_MAX && 2147483648.0 * fabs((double)a->scale_mult) <= FLT_MAX;
+    for (uint32_t c = 0; !in_range && c < a->desc_count; c++)
         for (uint32_t j = 0; j < k; j++) {
             const mp_channel *ch = &a->channels[c];
             if ((ch->has_trans && !vec_in_float_range(mp_key_trans(a, ch, j))) ||
