@@ -93,16 +93,26 @@ static int rot_order_index(uint32_t code)
     return -1;
 }
 
+/* (c, s e_a) q, a rotation about axis a times q: ra_q_mul without the
+ * terms of the axis quaternion's zeros (the same value; at most the sign
+ * of a zero differs) */
+static ra_quat axis_mul(int a, double c, double s, ra_quat q)
+{
+    switch (a) {
+    case 0: return ra_q(c * q.w - s * q.x, c * q.x + s * q.w, c * q.y - s * q.z, c * q.z + s * q.y);
+    case 1: return ra_q(c * q.w - s * q.y, c * q.x + s * q.z, c * q.y + s * q.w, c * q.z - s * q.x);
+    default: return ra_q(c * q.w - s * q.z, c * q.x - s * q.y, c * q.y + s * q.x, c * q.z + s * q.w);
+    }
+}
+
 /* The rotation of Euler angles whose halves have cosines c[] and sines s[]
- * (indexed by axis), applied in the order axes[]. */
+ * (indexed by axis), applied in the order axes[]: the later axis multiplies
+ * from the left. */
 static ra_quat euler_quat_cs(const uint8_t axes[3], const double c[3], const double s[3])
 {
-    ra_quat q = ra_q_identity();
-    for (int i = 0; i < 3; i++) {
-        int a = axes[i];
-        ra_quat qa = ra_q(c[a], a == 0 ? s[a] : 0, a == 1 ? s[a] : 0, a == 2 ? s[a] : 0);
-        q = ra_q_mul(qa, q); /* the later axis multiplies from the left */
-    }
+    int a = axes[0];
+    ra_quat q = ra_q(c[a], a == 0 ? s[a] : 0, a == 1 ? s[a] : 0, a == 2 ? s[a] : 0);
+    for (int i = 1; i < 3; i++) q = axis_mul(axes[i], c[axes[i]], s[axes[i]], q);
     return q;
 }
 
