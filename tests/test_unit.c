@@ -1,5 +1,6 @@
 /* Unit tests of the common layer: cursor, arena, writer, math, JSON, string
  * map, key tracks and the baker. */
+#include <float.h>
 #include <string.h>
 
 #include "ra_test.h"
@@ -231,6 +232,40 @@ static void test_math(void)
     CHECK(ra_step_epsilon(1.0) == 1e-4 && ra_step_epsilon(5000.0) > 1e-4, "step epsilon");
 }
 
+/* ra_f32_floor's bit step against nextafterf: random doubles of every
+ * magnitude and sign, and the edges (zeros, tiny negatives that round to
+ * -0, subnormals, FLT_MAX and beyond, infinities, NaN). */
+static float f32_floor_ref(double t)
+{
+    float f = (float)t;
+    return (double)f > t ? nextafterf(f, -INFINITY) : f;
+}
+
+static void test_f32_floor(void)
+{
+    const double edge[] = {0.0,    -0.0,      -1e-300,  1e-300,     -1e-46,     1e-46,          1e-45,
+                           -1e-45, 1.5e-45,   -1.5e-45, 1e-38,      -1e-38,     FLT_MAX,        -FLT_MAX,
+                           3.5e38, -3.5e38,   1e300,    -1e300,     INFINITY,   -INFINITY,      0.1,
+                           -0.1,   1.0 / 3.0, -1.0 / 3, 16777217.0, -16777217., 0x1.fffffffp127};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+        float a = ra_f32_floor(edge[i]), b = f32_floor_ref(edge[i]);
+        if (memcmp(&a, &b, sizeof a) != 0 && bad++ < 3)
+            CHECK(0, "ra_f32_floor(%.17g) = %.9g, nextafterf %.9g", edge[i], a, b);
+    }
+    float n = ra_f32_floor(NAN);
+    CHECK(n != n, "ra_f32_floor(NaN) is NaN");
+    uint64_t x = 88172645463325252ull;
+    for (int i = 0; i < 200000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        double t = ldexp((double)(x >> 11) / 9007199254740992.0, (int)(x % 300) - 150) * (x & 1024 ? -1 : 1);
+        float a = ra_f32_floor(t), b = f32_floor_ref(t);
+        if (memcmp(&a, &b, sizeof a) != 0 && bad++ < 3)
+            CHECK(0, "ra_f32_floor(%.17g) = %.9g, nextafterf %.9g", t, a, b);
+    }
+    CHECK(bad == 0, "%d values differ from nextafterf's", bad);
+}
+
 static void test_json(void)
 {
     ra_writer w;
@@ -457,6 +492,7 @@ int main(void)
     test_arena_writer();
     test_key_chunks();
     test_math();
+    test_f32_floor();
     test_json();
     test_json_float_digits();
     test_strmap();

@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "retroanim/retroanim.h"
 
@@ -25,7 +27,16 @@ extern "C" {
 static inline float ra_f32_floor(double t)
 {
     float f = (float)t;
-    if ((double)f > t) f = nextafterf(f, -INFINITY);
+    if ((double)f > t) {
+        /* nextafterf(f, -INFINITY) by the bit pattern (f is neither NaN
+         * nor -infinity here): a zero steps to -FLT_TRUE_MIN, a positive
+         * value (infinity too) to the pattern below, a negative one to the
+         * pattern above */
+        uint32_t u;
+        memcpy(&u, &f, sizeof u);
+        u = f == 0 ? 0x80000001u : u >> 31 ? u + 1 : u - 1;
+        memcpy(&f, &u, sizeof f);
+    }
     return f;
 }
 /* fmax / fmin exactly as glibc's x86-64 ones (maxsd / minsd, the non-NaN
