@@ -109,9 +109,17 @@ static bool seek(rd *r, uint64_t off, const char *field)
     return true;
 }
 
-static bool rd_u32(rd *r, uint64_t off, const char *field, uint32_t *v)
+static inline bool rd_u32(rd *r, uint64_t off, const char *field, uint32_t *v)
 {
-    return seek(r, off, field) && (r->be ? ra_rd_u32be(&r->c, v, field) : ra_rd_u32le(&r->c, v, field));
+    ra_cursor *c = &r->c;
+    if (off <= c->size && c->size - off >= 4 && ra_cursor_ok(c)) {
+        /* in range (the common case): the value, and the cursor after it */
+        const uint8_t *p = c->data + off;
+        *v = r->be ? ra_load_u32be(p) : ra_load_u32le(p);
+        c->pos = (size_t)off + 4;
+        return true;
+    }
+    return seek(r, off, field) && (r->be ? ra_rd_u32be(c, v, field) : ra_rd_u32le(c, v, field));
 }
 static bool rd_i32(rd *r, uint64_t off, const char *field, int32_t *v)
 {
