@@ -211,8 +211,8 @@ typedef struct ra_bake_params {
     /* Optional, with span_pieces: on a span it cut with *linear_ts set, the
      * rotations at the ends j0 .. j0 + n - 1 (n <= 32) of its np pieces
      * (out[k] at t0 + (t1 - t0) (j0 + k) / np) for less than one evaluation
-     * each, within 1e-12 rad of the evaluation's.  false: not known here,
-     * evaluated one by one. */
+     * each: the evaluations' values up to rounding (taken as samples, not
+     * verified).  false: not known here, evaluated one by one. */
     bool (*span_rotations)(const void *ctx, double t0, double t1, uint32_t np, uint32_t j0, uint32_t n, ra_quat *out);
 } ra_bake_params;
 
