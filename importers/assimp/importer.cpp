@@ -122,8 +122,10 @@ class RetroanimImporter : public Assimp::BaseImporter {
             throw std::runtime_error("retroanim: the file has " + std::to_string(size) +
                                      " bytes, more than max_file_size (" + std::to_string(max_size) +
                                      ") (max_file_size)");
-        std::vector<uint8_t> data(size);
-        if (size && s->Read(data.data(), 1, size) != size)
+        // not value-initialised: Read fills every byte (zeroing 50 MB first
+        // would touch each page twice)
+        std::unique_ptr<uint8_t[]> data(new uint8_t[size ? size : 1]);
+        if (size && s->Read(data.get(), 1, size) != size)
             throw std::runtime_error(std::string(format_->id) + ": cannot read " + file);
         const char *ticks = ra_options_get(&opt, "ticks");
 
@@ -141,7 +143,7 @@ class RetroanimImporter : public Assimp::BaseImporter {
             ra_error_format(&err, buf, sizeof buf);
             throw std::runtime_error(buf);
         };
-        if (ra_document_read(data.data(), data.size(), path.c_str(), &opt, &doc, &err) != RA_OK) fail();
+        if (ra_document_read(data.get(), size, path.c_str(), &opt, &doc, &err) != RA_OK) fail();
         std::unique_ptr<ra_document, void (*)(ra_document *)> guard(doc, ra_document_free);
         // the automatic density keys go straight into the aiScene's arrays
         // (ConvertSettings::max_key_angle), not into the ra_scene first
@@ -153,7 +155,7 @@ class RetroanimImporter : public Assimp::BaseImporter {
         // scene for the large World of Goo bench file, but glibc then hands
         // the bake fresh pages: 17% more page faults, LEGO's 52 MB file loads
         // 20% slower.)
-        std::vector<uint8_t>().swap(data);
+        data.reset();
         for (size_t i = 0; i < doc->scene.warning_count; i++)
             Assimp::DefaultLogger::get()->warn((std::string(format_->id) + ": " + doc->scene.warnings[i].msg).c_str());
         ConvertSettings cs;
