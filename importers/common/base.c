@@ -702,28 +702,23 @@ void ra_writer_free(ra_writer *w)
     ra_free(w->data);
     memset(w, 0, sizeof *w);
 }
-bool ra_wr_bytes(ra_writer *w, const void *p, size_t n)
+bool ra_wr_grow(ra_writer *w, size_t n)
 {
-    if (w->failed) return false;
-    if (n > w->cap - w->size) {
-        size_t cap = w->cap ? w->cap : 256;
-        while (cap - w->size < n) {
-            if (cap > SIZE_MAX / 2) {
-                w->failed = true;
-                return false;
-            }
-            cap *= 2;
-        }
-        uint8_t *d = ra_realloc(w->data, cap);
-        if (!d) {
+    size_t cap = w->cap ? w->cap : 256;
+    while (cap - w->size < n) {
+        if (cap > SIZE_MAX / 2) {
             w->failed = true;
             return false;
         }
-        w->data = d;
-        w->cap = cap;
+        cap *= 2;
     }
-    if (n) memcpy(w->data + w->size, p, n);
-    w->size += n;
+    uint8_t *d = ra_realloc(w->data, cap);
+    if (!d) {
+        w->failed = true;
+        return false;
+    }
+    w->data = d;
+    w->cap = cap;
     return true;
 }
 static bool wr_le(ra_writer *w, uint64_t v, int n)

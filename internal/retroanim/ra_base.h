@@ -318,7 +318,18 @@ typedef struct ra_writer {
 
 void ra_writer_init(ra_writer *w);
 void ra_writer_free(ra_writer *w);
-bool ra_wr_bytes(ra_writer *w, const void *p, size_t n);
+/* Room for n more bytes past w->size (out of line: the buffer grows);
+ * false, with w->failed set, when out of memory. */
+bool ra_wr_grow(ra_writer *w, size_t n);
+/* Appends n bytes; false once an allocation has failed.  Inline: every
+ * writer's field and the JSON writer's every token take this path. */
+static inline bool ra_wr_bytes(ra_writer *w, const void *p, size_t n)
+{
+    if (w->failed || (n > w->cap - w->size && !ra_wr_grow(w, n))) return false;
+    if (n) memcpy(w->data + w->size, p, n);
+    w->size += n;
+    return true;
+}
 bool ra_wr_u8(ra_writer *w, uint8_t v);
 bool ra_wr_u16le(ra_writer *w, uint16_t v);
 bool ra_wr_u16be(ra_writer *w, uint16_t v);
