@@ -302,12 +302,20 @@ static void *carve(ra_chunk *c, size_t need)
     return p;
 }
 
+/* The bytes a block of size bytes takes from a chunk: rounded up to 16, at
+ * least 16; 0 when the rounding overflows. */
+static size_t block_bytes(size_t size)
+{
+    size_t need = (size + 15u) & ~(size_t)15u;
+    if (need < size) return 0;
+    return need ? need : 16;
+}
+
 static void *arena_take(ra_arena *a, size_t size, bool zero)
 {
     if (!a) return NULL;
-    size_t need = (size + 15u) & ~(size_t)15u;
-    if (need < size) return NULL;
-    if (need == 0) need = 16;
+    size_t need = block_bytes(size);
+    if (!need) return NULL;
     ra_chunk *c = a->head;
     /* Once the arena holds 32 MiB, blocks of 64 KiB to 1 MiB (a channel's
      * keys) are carved from 8 MiB slabs, which take huge pages, instead of
@@ -365,9 +373,8 @@ void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size)
 void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size)
 {
     if (!a || (size && n > SIZE_MAX / size)) return NULL;
-    size_t need = (n * size + 15u) & ~(size_t)15u;
-    if (need < n * size) return NULL;
-    if (need == 0) need = 16;
+    size_t need = block_bytes(n * size);
+    if (!need) return NULL;
     ra_chunk *c = a->keys;
     if (!c || c->size - c->used < need) {
         /* the room left in the arena's own chunk or slab first: it is
