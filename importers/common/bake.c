@@ -199,9 +199,8 @@ static void uniform(bake *b, const sample *x, const sample *y, uint32_t np, bool
             have = np - j < BATCH ? np - j : BATCH;
             batched = b->p->span_rotations(b->ctx, x->t, y->t, np, first, have, rot);
         }
-        sample s = {t, {x->v.t, ra_q_identity(), x->v.s}, true, true};
-        if (batched) s.v.r = rot[j - first];
-        else s = (sample){t, b->eval(b->ctx, t), true, rot_only};
+        sample s = batched ? (sample){t, {x->v.t, rot[j - first], x->v.s}, true, true}
+                           : (sample){t, b->eval(b->ctx, t), true, rot_only};
         if (!append(out, s)) b->failed = true;
     }
 }
