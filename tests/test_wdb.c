@@ -276,7 +276,6 @@ static void run(const char *name)
     fx_close(&fx);
 }
 
-/* A part alone (model=NAME finds no model: the part's LOD list, at identity); a name nothing has; list. */
 /* The animation loaded with wdb=<fixture dir>/<wdb> */
 static ra_status load_with_wdb(const uint8_t *ani, size_t n, const char *wdb, ra_document **doc, ra_error *e)
 {
@@ -298,6 +297,7 @@ static bool warned(const ra_document *doc, const char *a, const char *b)
     return false;
 }
 
+/* A part alone (model=NAME finds no model: the part's LOD list, at identity); a name nothing has; list. */
 static void extras(void)
 {
     size_t n = 0;
