@@ -287,32 +287,45 @@ typedef struct bits {
 
 static inline uint32_t word_at(const bits *b, size_t i) { return i < b->words ? ra_load_u32be(b->p + 4 * i) : 0; }
 
-/* inside: words pos/32 and the next are known to be in the stream */
+/* inside: words pos/32 and the next are known to be in the stream (then
+ * one 64-bit big-endian load, its halves swapped, is the two words) */
 static inline uint64_t window(const bits *b, uint64_t pos, bool inside)
 {
     size_t i = (size_t)(pos >> 5);
-    uint64_t lo = inside ? ra_load_u32be(b->p + 4 * i) : word_at(b, i);
-    uint64_t hi = inside ? ra_load_u32be(b->p + 4 * i + 4) : word_at(b, i + 1);
-    return (lo | hi << 32) >> (pos & 31);
+    uint64_t w;
+    if (inside) {
+        const uint8_t *q = b->p + 4 * i;
+        uint64_t be = (uint64_t)q[0] << 56 | (uint64_t)q[1] << 48 | (uint64_t)q[2] << 40 | (uint64_t)q[3] << 32 |
+                      (uint64_t)q[4] << 24 | (uint64_t)q[5] << 16 | (uint64_t)q[6] << 8 | q[7];
+        w = be << 32 | be >> 32;
+    } else {
+        w = (uint64_t)word_at(b, i) | (uint64_t)word_at(b, i + 1) << 32;
+    }
+    return w >> (pos & 31);
 }
 
-/* One quantized component: its width, the mask of its bits and its sign bit
- * (0 and 0 for a width of 0: no bits, the value 0). */
+/* One quantized component: where its bits start within a key's, the mask
+ * of its bits and its sign bit (0 and 0 for a width of 0: no bits, the
+ * value 0).  Every key has the same layout, so each field's position is the
+ * key's plus a constant: the fields of a key are loaded independently, not
+ * one after another along a running position. */
 typedef struct qfield {
+    uint64_t at;
     uint32_t mask, sign;
-    uint8_t q;
 } qfield;
 
-static qfield field_of(unsigned q)
+/* the field of width q at *bit, which moves past it */
+static qfield field_at(uint64_t *bit, unsigned q)
 {
-    return (qfield){q >= 32 ? 0xFFFFFFFFu : (1u << q) - 1, q ? 1u << (q - 1) : 0, (uint8_t)q};
+    qfield f = {*bit, q >= 32 ? 0xFFFFFFFFu : (1u << q) - 1, q ? 1u << (q - 1) : 0};
+    *bit += q;
+    return f;
 }
 
-/* the field at *pos, sign-extended to 32 bits: (x ^ sign) - sign */
-static inline uint32_t get_field(const bits *b, uint64_t *pos, const qfield *f, bool inside)
+/* the field of the key whose bits start at key, sign-extended to 32 bits: (x ^ sign) - sign */
+static inline uint32_t get_field(const bits *b, uint64_t key, const qfield *f, bool inside)
 {
-    uint32_t x = (uint32_t)window(b, *pos, inside) & f->mask;
-    *pos += f->q;
+    uint32_t x = (uint32_t)window(b, key + f->at, inside) & f->mask;
     return (x ^ f->sign) - f->sign;
 }
 
@@ -352,24 +365,37 @@ static uint64_t delta_bits(const mp_quant *q) { return (uint64_t)q[0].bits + q[1
  * track's accumulators are (NULL: the track is absent) and its fields. */
 typedef struct dchannel {
     uint8_t *wneg;   /* NULL: no rotation */
-    int32_t *acc[3]; /* rotation, translation, scale */
-    qfield f[3][3];
+    uint64_t wbit;   /* the rotation's w sign bit within a key's bits */
+    int32_t *acc[3]; /* the tracks present of rotation, translation, scale */
+    qfield f[3][3];  /* their fields */
+    unsigned tracks; /* how many are present */
 } dchannel;
 
-/* Key j of every channel: its accumulators = key j-1's plus the deltas read
- * from the stream.  inside: the key's bits and the word after them are in
- * the stream (no bounds check per word). */
-static inline void read_key(const bits *bs, uint64_t *pos, const dchannel *dc, uint32_t n, uint32_t j, bool inside)
+/* Key j of every channel, whose bits start at key: its accumulators = key
+ * j-1's plus the deltas read from the stream.  inside: the key's bits and
+ * the word after them are in the stream (no bounds check per word). */
+static inline void read_key(const bits *bs, uint64_t key, const dchannel *dc, uint32_t n, uint32_t j, bool inside)
 {
     for (uint32_t c = 0; c < n; c++) {
         const dchannel *d = &dc[c];
-        if (d->wneg) d->wneg[j] = (uint8_t)(window(bs, (*pos)++, inside) & 1);
-        for (int t = 0; t < 3; t++) {
-            int32_t *acc = d->acc[t];
-            for (uint32_t i = 0; acc && i < 3; i++)
-                acc[3 * j + i] = wrap_add(acc[3 * (j - 1) + i], get_field(bs, pos, &d->f[t][i], inside));
+        if (d->wneg) d->wneg[j] = (uint8_t)(window(bs, key + d->wbit, inside) & 1);
+        for (unsigned t = 0; t < d->tracks; t++) {
+            int32_t *acc = d->acc[t] + 3 * (size_t)j;
+            const qfield *f = d->f[t];
+            uint32_t d0 = get_field(bs, key, &f[0], inside), d1 = get_field(bs, key, &f[1], inside),
+                     d2 = get_field(bs, key, &f[2], inside);
+            acc[0] = wrap_add(acc[-3], d0);
+            acc[1] = wrap_add(acc[-2], d1);
+            acc[2] = wrap_add(acc[-1], d2);
         }
     }
+}
+
+/* read_key for a key inside the stream, compiled on its own so that no
+ * field tests `inside` */
+static void read_key_inside(const bits *bs, uint64_t key, const dchannel *dc, uint32_t n, uint32_t j)
+{
+    read_key(bs, key, dc, n, j, true);
 }
 
 static bool read_v2(rd *r)
@@ -512,22 +538,29 @@ static bool read_v2(rd *r)
     }
     dchannel *dc = ra_malloc((a->desc_count ? a->desc_count : 1) * sizeof *dc);
     if (!dc) return ra_cursor_nomem(&r->c);
+    /* a key's fields in stream order: per channel the w sign bit, then the
+     * rotation's, translation's and scale's three deltas (those present) */
+    uint64_t bit = 0;
     for (uint32_t c = 0; c < a->desc_count; c++) {
         const mp_channel *ch = &a->channels[c];
-        dc[c].wneg = ch->has_rot ? ch->wneg : NULL;
-        dc[c].acc[0] = ch->has_rot ? ch->qrot : NULL;
-        dc[c].acc[1] = ch->has_trans ? ch->qtrans : NULL;
-        dc[c].acc[2] = ch->has_scale ? ch->qscale : NULL;
-        for (int i = 0; i < 3; i++) {
-            dc[c].f[0][i] = field_of(ch->rq[i].bits);
-            dc[c].f[1][i] = field_of(ch->tq[i].bits);
-            dc[c].f[2][i] = field_of(ch->sq[i].bits);
+        dchannel *d = &dc[c];
+        *d = (dchannel){ch->has_rot ? ch->wneg : NULL, bit, {NULL}, {{{0}}}, 0};
+        if (ch->has_rot) bit++;
+        int32_t *acc[3] = {ch->has_rot ? ch->qrot : NULL, ch->has_trans ? ch->qtrans : NULL,
+                           ch->has_scale ? ch->qscale : NULL};
+        const mp_quant *q[3] = {ch->rq, ch->tq, ch->sq};
+        for (int t = 0; t < 3; t++) {
+            if (!acc[t]) continue;
+            d->acc[d->tracks] = acc[t];
+            for (int i = 0; i < 3; i++) d->f[d->tracks][i] = field_at(&bit, q[t][i].bits);
+            d->tracks++;
         }
     }
-    uint64_t pos = 0;
-    for (uint32_t j = 1; j < k; j++) {
-        if ((pos + bits_per_key) / 32 + 2 <= bs.words) read_key(&bs, &pos, dc, a->desc_count, j, true);
-        else read_key(&bs, &pos, dc, a->desc_count, j, false);
+    /* bit is now bits_per_key again, summed field by field */
+    uint64_t key = 0;
+    for (uint32_t j = 1; j < k; j++, key += bits_per_key) {
+        if ((key + bits_per_key) / 32 + 2 <= bs.words) read_key_inside(&bs, key, dc, a->desc_count, j);
+        else read_key(&bs, key, dc, a->desc_count, j, false);
     }
     ra_free(dc);
     if (!prepare_decode(a, r->arena)) return ra_cursor_nomem(&r->c);
