@@ -367,8 +367,13 @@ void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size)
 /* A new key chunk holds an eighth of the key chunks so far (at least 4 KiB,
  * at most 8 MiB), so that the one being filled, which is counted whole,
  * leaves at most an eighth unused; an array larger than that gets a chunk of
- * its own behind it. */
+ * its own behind it.  So does an array larger than an eighth of a chunk
+ * below 4 MiB: a chunk that fits only one or two such arrays was left with a
+ * third of it unused (the room a chunk cannot give the next array is lost),
+ * and chunks that small take no huge pages anyway.  Chunks of 4 MiB or more
+ * share out arrays up to their size, so that they stay backed by huge pages. */
 #define RA_KEY_CHUNK_MIN RA_CHUNK_MIN
+#define RA_KEY_CHUNK_HUGE ((size_t)4 << 20)
 
 void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size)
 {
@@ -386,7 +391,7 @@ void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size)
         size_t want = a->key_bytes / 8;
         if (want < RA_KEY_CHUNK_MIN) want = RA_KEY_CHUNK_MIN;
         if (want > RA_SLAB) want = RA_SLAB;
-        bool own = need > want;
+        bool own = need > (want >= RA_KEY_CHUNK_HUGE ? want : want / 8);
         ra_chunk *nc = new_chunk(a, own ? need : want);
         if (!nc) return NULL;
         a->key_bytes += nc->size;
