@@ -977,6 +977,9 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
         info.usage = err.code == RA_ERR_USAGE;
         return false;
     }
+    // the writers take the scene alone: the model's bulk arrays (the keys as
+    // stored) need not stay beside the file being written
+    ra_document_free_bulk(doc);
     ra_write_stats st;
     ra_status rs;
     if (t.id == "fbx") {

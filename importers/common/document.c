@@ -261,9 +261,23 @@ static ra_status limit_key_angle(ra_document *d, ra_error *err)
     return ra_scene_limit_key_angle(d, angle, max_keys, d->defer_key_cut, err);
 }
 
+static ra_status bulk_gone(const ra_document *d, ra_error *err)
+{
+    return ra_fail(err, RA_ERR_USAGE, d->format->id, RA_NO_OFFSET, "",
+                   "the model's arrays were freed once the scene was built (ra_document_free_bulk)");
+}
+
+void ra_document_free_bulk(ra_document *doc)
+{
+    if (!doc || doc->bulk_freed) return;
+    ra_arena_free_bulk(doc->arena);
+    doc->bulk_freed = true;
+}
+
 ra_status ra_document_build_scene(ra_document *d, ra_error *err)
 {
     ra_error_clear(err); /* a public entry: the caller's error need not be clear */
+    if (d->bulk_freed) return bulk_gone(d, err);
     /* max_keys stops the bake as soon as the kept keys pass it (a key
      * charge failing reads as out of memory to the format: named here) */
     double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
@@ -307,6 +321,7 @@ ra_status ra_document_pose(const ra_document *doc, size_t anim, double t, ra_mat
     ra_error_clear(err); /* a public entry: the caller's error need not be clear */
     if (!doc->format->pose)
         return ra_fail(err, RA_ERR_UNSUPPORTED, doc->format->id, RA_NO_OFFSET, "", "no reference evaluator");
+    if (doc->bulk_freed) return bulk_gone(doc, err);
     if (doc->scene.animation_count && anim >= doc->scene.animation_count)
         return ra_fail(err, RA_ERR_USAGE, doc->format->id, RA_NO_OFFSET, "anim", "animation %zu does not exist", anim);
     return doc->format->pose(doc, anim, t, world, err);
@@ -385,6 +400,7 @@ ra_status ra_document_dump(const ra_document *doc, int flags, char **out, size_t
     if (!doc) return ra_fail(err, RA_ERR_USAGE, fid, RA_NO_OFFSET, "", "no document");
     if ((flags & RA_DUMP_SOURCE) && !doc->format->dump_source)
         return ra_fail(err, RA_ERR_UNSUPPORTED, fid, RA_NO_OFFSET, "", "this format has no source dump");
+    if ((flags & RA_DUMP_SOURCE) && doc->bulk_freed) return bulk_gone(doc, err);
     if (!(flags & RA_DUMP_SOURCE) && !doc->scene.node_count)
         return ra_fail(err, RA_ERR_USAGE, fid, RA_NO_OFFSET, "", "the document has no scene (ra_document_build_scene)");
     ra_writer w;

@@ -89,10 +89,12 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
                        "many objects)",
                        HW_MAD_MAX_SHARING);
     *keys_left -= 40 * n;
-    o->times = ra_arena_array(arena, n, sizeof *o->times);
-    o->tcb = ra_arena_array(arena, n, sizeof *o->tcb);
+    /* bulk (the scene's keys are baked from them), every element read below */
+    o->times = ra_arena_bulk_memdup(arena, NULL, n, sizeof *o->times);
+    o->tcb = ra_arena_bulk_memdup(arena, NULL, n, sizeof *o->tcb);
     bool ok = o->times && o->tcb;
-    for (int i = 0; i < HW_CHANNELS; i++) ok &= (o->path[i] = ra_arena_array(arena, n, sizeof(float))) != NULL;
+    for (int i = 0; i < HW_CHANNELS; i++)
+        ok &= (o->path[i] = ra_arena_bulk_memdup(arena, NULL, n, sizeof(float))) != NULL;
     if (!ok) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, rec, "object", "out of memory (memory_limit)");
     if ((st = read_floats(data, o->times_offset, n, 4, o->times, 1, "time", err)) != RA_OK) return st;
     for (uint64_t k = 0; k < n; k++) { /* in key order: tension, continuity, bias */

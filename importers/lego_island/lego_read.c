@@ -24,7 +24,7 @@ static bool oom(rd *r, const char *field)
 static bool read_trans_keys(rd *r, uint16_t n, lego_trans_key **out, const char *field)
 {
     if (!ra_cursor_check_count(&r->c, n, 16, field)) return false;
-    lego_trans_key *k = ra_arena_array_uninit(r->arena, n, sizeof *k);
+    lego_trans_key *k = ra_arena_bulk_memdup(r->arena, NULL, n, sizeof *k); /* filled below */
     if (!k) return oom(r, field);
     for (uint16_t i = 0; i < n; i++) {
         ra_rd_u32le(&r->c, &k[i].raw, field);
@@ -39,7 +39,7 @@ static bool read_trans_keys(rd *r, uint16_t n, lego_trans_key **out, const char 
 static bool read_rot_keys(rd *r, uint16_t n, lego_rot_key **out, const char *field)
 {
     if (!ra_cursor_check_count(&r->c, n, 20, field)) return false;
-    lego_rot_key *k = ra_arena_array_uninit(r->arena, n, sizeof *k);
+    lego_rot_key *k = ra_arena_bulk_memdup(r->arena, NULL, n, sizeof *k); /* filled below */
     if (!k) return oom(r, field);
     for (uint16_t i = 0; i < n; i++) {
         ra_rd_u32le(&r->c, &k[i].raw, field);

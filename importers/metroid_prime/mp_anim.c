@@ -91,7 +91,7 @@ static bool read_float_array(rd *r, uint32_t expected, uint32_t *count, float **
                               expected);
     }
     if (!ra_cursor_check_count(&r->c, *count, 4u * per, field)) return false;
-    *out = ra_arena_array(r->arena, (size_t)*count * per, sizeof(float));
+    *out = ra_arena_bulk_memdup(r->arena, NULL, (size_t)*count * per, sizeof(float)); /* filled below */
     if (!*out) return ra_cursor_nomem(&r->c);
     for (size_t i = 0; i < (size_t)*count * per; i++)
         if (!rd_finite(r, &(*out)[i], field)) return false;
@@ -113,11 +113,15 @@ static bool check_compact(rd *r, const uint8_t *map, uint32_t n, size_t map_off,
     return true;
 }
 
+/* the tracks' k keys, each filled by the caller (bulk: the scene's keys are baked from them) */
 static bool alloc_channel_keys(rd *r, mp_channel *ch, uint32_t k)
 {
-    if (ch->has_rot && !(ch->rot = ra_arena_array(r->arena, k, sizeof *ch->rot))) return ra_cursor_nomem(&r->c);
-    if (ch->has_trans && !(ch->trans = ra_arena_array(r->arena, k, sizeof *ch->trans))) return ra_cursor_nomem(&r->c);
-    if (ch->has_scale && !(ch->scale = ra_arena_array(r->arena, k, sizeof *ch->scale))) return ra_cursor_nomem(&r->c);
+    ra_arena *ar = r->arena;
+    if (ch->has_rot && !(ch->rot = ra_arena_bulk_memdup(ar, NULL, k, sizeof *ch->rot))) return ra_cursor_nomem(&r->c);
+    if (ch->has_trans && !(ch->trans = ra_arena_bulk_memdup(ar, NULL, k, sizeof *ch->trans)))
+        return ra_cursor_nomem(&r->c);
+    if (ch->has_scale && !(ch->scale = ra_arena_bulk_memdup(ar, NULL, k, sizeof *ch->scale)))
+        return ra_cursor_nomem(&r->c);
     return true;
 }
 
@@ -521,14 +525,15 @@ static bool read_v2(rd *r)
     uint32_t k = a->key_count;
     for (uint32_t c = 0; c < a->desc_count; c++) {
         mp_channel *ch = &a->channels[c];
-        /* every element is written below (key 0 from init, the others from the stream) */
-        if (ch->has_rot && (!(ch->qrot = ra_arena_array_uninit(r->arena, (size_t)k * 3, sizeof(int32_t))) ||
-                            !(ch->wneg = ra_arena_array_uninit(r->arena, k, 1))))
+        /* every element is written below (key 0 from init, the others from
+         * the stream); bulk: the scene's keys are baked from them */
+        if (ch->has_rot && (!(ch->qrot = ra_arena_bulk_memdup(r->arena, NULL, (size_t)k * 3, sizeof(int32_t))) ||
+                            !(ch->wneg = ra_arena_bulk_memdup(r->arena, NULL, k, 1))))
             return ra_cursor_nomem(&r->c);
         if (ch->has_rot) ch->wneg[0] = 0;
-        if (ch->has_trans && !(ch->qtrans = ra_arena_array_uninit(r->arena, (size_t)k * 3, sizeof(int32_t))))
+        if (ch->has_trans && !(ch->qtrans = ra_arena_bulk_memdup(r->arena, NULL, (size_t)k * 3, sizeof(int32_t))))
             return ra_cursor_nomem(&r->c);
-        if (ch->has_scale && !(ch->qscale = ra_arena_array_uninit(r->arena, (size_t)k * 3, sizeof(int32_t))))
+        if (ch->has_scale && !(ch->qscale = ra_arena_bulk_memdup(r->arena, NULL, (size_t)k * 3, sizeof(int32_t))))
             return ra_cursor_nomem(&r->c);
         for (int i = 0; i < 3; i++) {
             if (ch->has_rot) ch->qrot[i] = ch->rq[i].init;

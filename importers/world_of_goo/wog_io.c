@@ -289,7 +289,7 @@ static bool read_slots(anim_rd *ar, uint64_t abs, const char *field, wog_frames 
 {
     rd *r = ar->r;
     uint32_t nf = ar->a->num_frames;
-    f->slot = ra_arena_array(r->ar, nf, sizeof *f->slot);
+    f->slot = ra_arena_bulk_memdup(r->ar, NULL, nf, sizeof *f->slot); /* every slot is set below */
     if (!f->slot) return ra_cursor_nomem(&r->c);
     for (uint32_t j = 0; j < nf; j++) {
         uint64_t k;
@@ -418,7 +418,8 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
                                       a->transform_types[i]);
         }
     }
-    if (!(a->frame_times = ra_arena_array(r->ar, nf, sizeof *a->frame_times))) return ra_cursor_nomem(&r->c);
+    if (!(a->frame_times = ra_arena_bulk_memdup(r->ar, NULL, nf, sizeof *a->frame_times)))
+        return ra_cursor_nomem(&r->c);
     for (uint32_t j = 0; j < nf; j++) {
         uint64_t at = ar.ptr_abs[WOG_PTR_TIMES] + 4ull * j;
         float t;
@@ -490,8 +491,8 @@ static bool read_anim(rd *r, region g, wog_anim *a)
     bool ok = read_anim_in(r, g, a, &km);
     km_free(&km);
     /* the keys were read into heap scratch: the arena gets them at their count */
-    wog_keyframe *k = ok ? ra_arena_memdup(r->ar, a->keys, a->key_count, sizeof *k) : NULL;
-    uint64_t *o = k ? ra_arena_memdup(r->ar, a->key_offset, a->key_count, sizeof *o) : NULL;
+    wog_keyframe *k = ok ? ra_arena_bulk_memdup(r->ar, a->keys, a->key_count, sizeof *k) : NULL;
+    uint64_t *o = k ? ra_arena_bulk_memdup(r->ar, a->key_offset, a->key_count, sizeof *o) : NULL;
     if (ok && !o) ok = ra_cursor_nomem(&r->c);
     ra_free(a->keys);
     ra_free(a->key_offset);

@@ -49,7 +49,16 @@ struct ra_document {
      * is set to the angle to cut at (0: no cut). */
     bool defer_key_cut;
     double key_cut_angle;
+    /* Set by ra_document_free_bulk: the model's bulk arrays are gone (the
+     * scene stays whole); pose, the source dump and another bake are refused. */
+    bool bulk_freed;
 };
+
+/* Frees the model's bulk arrays (ra_arena_bulk_memdup: a track's keys as
+ * stored, which the scene never points into) for a consumer that keeps only
+ * the built scene from here on (the Assimp importer, before it copies the
+ * scene out). */
+void ra_document_free_bulk(ra_document *doc);
 
 struct ra_format {
     const char *id;         /* "lego_ani" */
