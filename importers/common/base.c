@@ -182,7 +182,7 @@ struct ra_arena {
     ra_chunk *head;
     ra_chunk *slab; /* where a large arena's large blocks go (see arena_take) */
     ra_chunk *keys; /* chunks of channel key arrays only (ra_arena_keys_memdup), the one being filled first */
-    ra_chunk *bulk; /* chunks of a model's bulk arrays only (ra_arena_bulk_memdup), the same way */
+    ra_chunk *bulk; /* a model's bulk arrays (ra_arena_bulk_memdup), a chunk each */
     size_t limit, total;
     size_t key_bytes;  /* the key chunks' payload bytes */
     size_t bulk_bytes; /* the bulk chunks' */
@@ -382,17 +382,19 @@ void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size)
 #define RA_KEY_CHUNK_HUGE ((size_t)4 << 20)
 
 /* n elements of size bytes in the chunk list *list (payload bytes *bytes),
- * a copy of src (NULL: not filled).  bulk: every array in the list's own
- * chunks (all of them are freed), and a new shared chunk twice the one
- * before (up to 8 MiB) instead of an eighth of the list: for a list freed
- * all at once, reaching huge-page chunks soon matters more than a chunk's
- * unused tail. */
+ * a copy of src (NULL: not filled).  bulk: every array in a chunk of its
+ * own, never in the arena's other room: the list is freed all at once
+ * (ra_arena_free_bulk), and the allocator then serves the aiScene's arrays
+ * from the small ones' memory, without page faults.  (Shared chunks growing
+ * to huge-page size were tried: the model's read took fewer faults, but
+ * direct compaction stalled it at times, and the aiScene's arrays then
+ * faulted in fresh pages: LEGO's copy took 40,000 faults, not 27,000.) */
 static void *list_memdup(ra_arena *a, ra_chunk **list, size_t *bytes, bool bulk, const void *src, size_t n, size_t size)
 {
     if (!a || (size && n > SIZE_MAX / size)) return NULL;
     size_t need = block_bytes(n * size);
     if (!need) return NULL;
-    ra_chunk *c = *list, *last = c;
+    ra_chunk *c = *list;
     if (!bulk && (!c || c->size - c->used < need)) {
         /* the room left in the arena's own chunk or slab first: it is
          * counted already (such arrays are not released early) */
@@ -400,10 +402,10 @@ static void *list_memdup(ra_arena *a, ra_chunk **list, size_t *bytes, bool bulk,
         if (h && h->size - h->used >= need) c = h;
     }
     if (!c || c->size - c->used < need) {
-        size_t want = bulk ? (last ? last->size * 2 : 0) : *bytes / 8;
+        size_t want = *bytes / 8;
         if (want < RA_KEY_CHUNK_MIN) want = RA_KEY_CHUNK_MIN;
         if (want > RA_SLAB) want = RA_SLAB;
-        bool own = need > (want >= RA_KEY_CHUNK_HUGE ? want : want / 8);
+        bool own = bulk || need > (want >= RA_KEY_CHUNK_HUGE ? want : want / 8);
         ra_chunk *nc = new_chunk(a, own ? need : want);
         if (!nc) return NULL;
         *bytes += nc->size;
