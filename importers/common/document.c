@@ -293,7 +293,7 @@ ra_status ra_document_build_scene(ra_document *d, ra_error *err)
     if (st == RA_OK) st = limit_key_angle(d, err);
     if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);
-    if (st == RA_OK) st = ra_scene_check(&d->scene, err);
+    if (st == RA_OK) st = ra_document_check_scene(d, err);
     if (st == RA_OK) st = warnings_kept(lost, d->format->id, err);
     return st;
 }

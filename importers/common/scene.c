@@ -589,7 +589,17 @@ static bool quat_keys_fine(const ra_quat_key *k, size_t n, double lim)
     return !bad && (!n || k[0].t >= 0);
 }
 
-static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
+/* A channel's keys all fine (the fast checks above) */
+static bool channel_keys_fine(const ra_channel *ch, double duration)
+{
+    double lim = duration + 1e-9;
+    return vec_keys_fine(ch->position, ch->position_count, lim) && vec_keys_fine(ch->scaling, ch->scaling_count, lim) &&
+           quat_keys_fine(ch->rotation, ch->rotation_count, lim);
+}
+
+/* fine: NULL, or for every channel in order (the animations' channels one
+ * after another) whether its keys passed channel_keys_fine already */
+static ra_status scene_check(const ra_scene *s, ra_arena *tmp, const uint8_t *fine, ra_error *err)
 {
 #define BAD(...) return ra_fail(err, RA_ERR_BAD_VALUE, "retroanim", RA_NO_OFFSET, "scene", __VA_ARGS__)
     if (s->node_count == 0) BAD("scene has no nodes");
@@ -610,6 +620,7 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
                 if (!isfinite(n->transform.m[r][c])) BAD("node %s has a non-finite transform", n->name);
     }
     uint8_t *seen = ra_arena_alloc(tmp, s->node_count);
+    size_t chi = 0; /* the channel's index in fine */
     for (size_t a = 0; a < s->animation_count; a++) {
         const ra_animation *an = &s->animations[a];
         if (seen) memset(seen, 0, s->node_count);
@@ -624,11 +635,8 @@ static ra_status scene_check(const ra_scene *s, ra_arena *tmp, ra_error *err)
             if (!ch->position_count && !ch->rotation_count && !ch->scaling_count)
                 BAD("channel on %s has no keys", s->nodes[ch->node].name);
             const char *nm = s->nodes[ch->node].name;
-            double lim = an->duration + 1e-9;
-            if (vec_keys_fine(ch->position, ch->position_count, lim) &&
-                vec_keys_fine(ch->scaling, ch->scaling_count, lim) &&
-                quat_keys_fine(ch->rotation, ch->rotation_count, lim))
-                continue; /* (else the loops below name the first bad key) */
+            bool ok = fine ? fine[chi++] : channel_keys_fine(ch, an->duration);
+            if (ok) continue; /* (else the loops below name the first bad key) */
             for (size_t k = 0; k < ch->position_count; k++) {
                 if (!finite_v(ch->position[k].v) || !isfinite(ch->position[k].t))
                     BAD("non-finite position key on %s", nm);
@@ -722,7 +730,60 @@ ra_status ra_scene_check(const ra_scene *s, ra_error *err)
     ra_arena *tmp = ra_arena_create(0);
     if (!tmp)
         return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
-    ra_status st = scene_check(s, tmp, err);
+    ra_status st = scene_check(s, tmp, NULL, err);
+    ra_arena_destroy(tmp);
+    return st;
+}
+
+/* The channels of ra_document_check_scene's key pass */
+typedef struct fine_pass {
+    const ra_channel **ch;
+    double *duration; /* its animation's */
+    uint8_t *fine;
+} fine_pass;
+
+static ra_status fine_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+{
+    (void)w;
+    (void)err;
+    fine_pass *fp = ctx;
+    fp->fine[i] = channel_keys_fine(fp->ch[i], fp->duration[i]);
+    return RA_OK;
+}
+
+ra_status ra_document_check_scene(ra_document *doc, ra_error *err)
+{
+    const ra_scene *s = &doc->scene;
+    size_t nch = 0;
+    double keys = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            keys += (double)(ch->position_count + ch->rotation_count + ch->scaling_count);
+            nch++;
+        }
+    unsigned threads = ra_document_threads(doc, keys);
+    if (threads <= 1 || nch < 2) return ra_scene_check(s, err);
+    ra_error_clear(err);
+    ra_arena *tmp = ra_arena_create(0);
+    fine_pass fp = {NULL, NULL, NULL};
+    if (tmp) {
+        fp.ch = ra_arena_array(tmp, nch, sizeof *fp.ch);
+        fp.duration = ra_arena_array(tmp, nch, sizeof *fp.duration);
+        fp.fine = ra_arena_array(tmp, nch, 1);
+    }
+    if (!fp.ch || !fp.duration || !fp.fine) {
+        ra_arena_destroy(tmp);
+        return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
+    }
+    size_t i = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++, i++) {
+            fp.ch[i] = &s->animations[a].channels[c];
+            fp.duration[i] = s->animations[a].duration;
+        }
+    ra_status st = ra_parallel_for(doc, threads, nch, fine_job, &fp, NULL, err);
+    if (st == RA_OK) st = scene_check(s, tmp, fp.fine, err);
     ra_arena_destroy(tmp);
     return st;
 }

@@ -60,6 +60,11 @@ struct ra_document {
  * scene out). */
 void ra_document_free_bulk(ra_document *doc);
 
+/* ra_scene_check of the document's scene, its channels' keys (the bulk of
+ * the work) checked on the load's threads first; the same answer and the
+ * same first error. */
+ra_status ra_document_check_scene(ra_document *doc, ra_error *err);
+
 struct ra_format {
     const char *id;         /* "lego_ani" */
     const char *name;       /* "LEGO Island animation" */
