@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -140,6 +141,79 @@ size_t SameAsLoadedScene(const Fixture &f, long *differ)
     return keys;
 }
 
+// Rotation keys of every channel, in order (time and the four floats)
+std::vector<float> RotationKeys(const aiScene &s)
+{
+    std::vector<float> v;
+    for (unsigned a = 0; a < s.mNumAnimations; a++)
+        for (unsigned c = 0; c < s.mAnimations[a]->mNumChannels; c++) {
+            const aiNodeAnim *ch = s.mAnimations[a]->mChannels[c];
+            for (unsigned k = 0; k < ch->mNumRotationKeys; k++) {
+                const aiQuatKey &q = ch->mRotationKeys[k];
+                v.insert(v.end(), {(float)q.mTime, q.mValue.w, q.mValue.x, q.mValue.y, q.mValue.z});
+            }
+        }
+    return v;
+}
+
+// The counts the load hands over for the deferred cut
+// (ConvertSettings::cut_added, as the importer passes ra_document's
+// key_cut_added): ConvertScene with them gives the keys it gives counting
+// them itself, bit for bit; with one channel's count one more, or one less
+// (where that leaves a cut), it throws instead of writing past the array or
+// leaving keys unwritten.  Returns the channels whose counts were spoiled.
+size_t CutCountsHandedOver(const Fixture &f, long *wrong)
+{
+    ra_options o;
+    ra_options_init(&o);
+    if (TakesCinf(f)) ra_options_add(&o, "cinf", "none");
+    if (f.body) ra_options_add(&o, "format", "lego_ani_body");
+    ra_error e;
+    ra_error_clear(&e);
+    ra_document *doc = nullptr;
+    size_t spoiled = 0;
+    if (ra_document_read(f.bytes.data(), f.bytes.size(), f.name.c_str(), &o, &doc, &e) == RA_OK) {
+        doc->defer_key_cut = true;
+        if (ra_document_build_scene(doc, &e) == RA_OK && doc->key_cut_angle > 0) {
+            size_t nch = 0;
+            for (size_t a = 0; a < doc->scene.animation_count; a++) nch += doc->scene.animations[a].channel_count;
+            if (nch && !doc->key_cut_added && (*wrong)++ < 5)
+                std::fprintf(stderr, "%s: no cut counts handed over\n", f.name.c_str());
+            retroanim::ConvertSettings cs;
+            cs.max_key_angle = doc->key_cut_angle;
+            aiScene counted, given;
+            retroanim::ConvertScene(doc->scene, cs, &counted);
+            cs.cut_added = doc->key_cut_added;
+            retroanim::ConvertScene(doc->scene, cs, &given);
+            if (RotationKeys(counted) != RotationKeys(given) && (*wrong)++ < 5)
+                std::fprintf(stderr, "%s: keys with the handed-over counts differ\n", f.name.c_str());
+            std::vector<size_t> bad(doc->key_cut_added, doc->key_cut_added + (doc->key_cut_added ? nch : 0));
+            for (size_t i = 0; i < bad.size(); i++) {
+                if (!bad[i]) continue;
+                for (int d : {1, -1}) {
+                    if (d < 0 && bad[i] < 2) continue;
+                    bad[i] += (size_t)d;
+                    cs.cut_added = bad.data();
+                    bool threw = false;
+                    try {
+                        aiScene x;
+                        retroanim::ConvertScene(doc->scene, cs, &x);
+                    } catch (const std::runtime_error &) {
+                        threw = true;
+                    }
+                    if (!threw && (*wrong)++ < 5)
+                        std::fprintf(stderr, "%s: channel %zu's cut count %+d was taken\n", f.name.c_str(), i, d);
+                    bad[i] -= (size_t)d;
+                    spoiled++;
+                }
+                break; /* the first channel with a cut */
+            }
+        }
+    }
+    ra_document_free(doc);
+    return spoiled;
+}
+
 std::vector<Fixture> g_fx;
 void Collect(const uint8_t *d, size_t n, const char *path, const char *name, bool body)
 {
@@ -197,6 +271,12 @@ int main(int argc, char **argv)
           "importer's density keys against the loaded scene's: %ld fixtures differ (%zu rotation keys compared)",
           cut_differ, cut_keys);
     std::printf("importer's density keys: %zu rotation keys equal to the loaded scene's\n", cut_keys);
+    size_t spoiled = 0;
+    long wrong = 0;
+    for (const Fixture &f : g_fx) spoiled += CutCountsHandedOver(f, &wrong);
+    CHECK(wrong == 0 && spoiled >= 10, "cut counts handed over: %ld wrong results (%zu spoiled counts tried)", wrong,
+          spoiled);
+    std::printf("cut counts handed over: same keys; %zu spoiled counts refused\n", spoiled);
     CHECK(loaded >= 40, "fixtures imported on the main thread: %zu of %zu", loaded, g_fx.size());
     const int kThreads = 4, kRounds = 3;
     std::atomic<long> imports{0}, mismatches{0};

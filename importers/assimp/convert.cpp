@@ -440,6 +440,7 @@ struct KeyJob {
     aiNodeAnim *na;
     double tps;               // ticks per second with ticks=native; 0: seconds
     const ra_key_cutter *cut; // rotation keys cut as ra_scene_limit_key_angle does (ConvertSettings::max_key_angle)
+    size_t added;             // the keys the cut inserts (SIZE_MAX: count them)
     ra_key_chunks *release;   // ConvertSettings::release_keys
 };
 
@@ -447,13 +448,22 @@ struct KeyJob {
 // glTF stores them: each key stays at or before its instant.
 inline double Ticks(double t, double tps) { return tps > 0 ? t * tps : (double)ra_f32_floor(t); }
 
-// Rotation keys into an aiQuatKey array (ra_key_sink)
+// Rotation keys into an aiQuatKey array of cap keys (ra_key_sink); end: one
+// past the last key written, or past cap when the keys would not fit (and
+// then none of them is written)
 struct RotationSink {
     aiQuatKey *out;
+    size_t cap;
     double tps;
+    size_t end;
     static void Put(void *ctx, const ra_quat_key *k, size_t at, size_t n)
     {
-        const RotationSink &s = *static_cast<RotationSink *>(ctx);
+        RotationSink &s = *static_cast<RotationSink *>(ctx);
+        if (at > s.cap || n > s.cap - at) {
+            s.end = s.cap + 1;
+            return;
+        }
+        s.end = at + n;
         for (size_t i = 0; i < n; i++) {
             const ra_quat &q = k[i].q;
             s.out[at + i] =
@@ -475,12 +485,17 @@ void FillChannel(const KeyJob &j)
     }
     if (ch.rotation_count) {
         // the keys, or with the density keys inserted on the way
-        size_t n = ch.rotation_count, added = j.cut ? ra_key_cut_count(j.cut, ch.rotation, n) : 0;
+        // (counted by the load, or here)
+        size_t n = ch.rotation_count;
+        size_t added = !j.cut ? 0 : j.added != SIZE_MAX ? j.added : ra_key_cut_count(j.cut, ch.rotation, n);
         na->mRotationKeys = new aiQuatKey[n + added];
         na->mNumRotationKeys = (unsigned)(n + added);
-        RotationSink sink{na->mRotationKeys, j.tps};
+        RotationSink sink{na->mRotationKeys, n + added, j.tps, 0};
         if (added) ra_key_cut_apply(j.cut, ch.rotation, n, RotationSink::Put, &sink);
         else RotationSink::Put(&sink, ch.rotation, 0, n);
+        if (sink.end != n + added)
+            throw std::runtime_error("retroanim: the key cut inserts another number of keys than counted (" +
+                                     std::to_string(added) + ")");
         ra_key_chunks_drop(j.release, ch.rotation);
     }
     if (ch.scaling_count) {
@@ -608,6 +623,7 @@ void ConvertScene(const ra_scene &s, const ConvertSettings &settings, aiScene *o
                 na->mPreState = ToAi(ch.pre_state);
                 na->mPostState = ToAi(ch.post_state);
                 jobs.push_back({&ch, na, settings.ticks_native ? tps : 0.0, settings.max_key_angle > 0 ? &cut : nullptr,
+                                settings.cut_added ? settings.cut_added[jobs.size()] : SIZE_MAX,
                                 settings.release_keys});
                 if (ch.position_count) ra_key_chunks_use(settings.release_keys, ch.position);
                 if (ch.rotation_count) ra_key_chunks_use(settings.release_keys, ch.rotation);

@@ -163,6 +163,7 @@ class RetroanimImporter : public Assimp::BaseImporter {
         cs.skeleton_mesh = !no_skeleton_;
         cs.threads = (unsigned)ra_options_get_double(&opt, "threads", 0);
         cs.max_key_angle = doc->key_cut_angle;
+        cs.cut_added = doc->key_cut_added; // (counted by the load already)
         // the scene's key arrays are freed as they are copied (the document
         // goes right after): the double-precision keys and the aiScene's
         // float keys are then not all held at once

@@ -262,6 +262,9 @@ ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double ma
                      "max_keys (%.0f)",
                      total + added, cp.cutter.max_angle * 180 / RA_PI, max_keys);
     if (st == RA_OK && added > 0 && !count_only) st = ra_parallel_for(doc, threads, nch, cut_job, &cp, NULL, err);
+    /* the counts, for the consumer that inserts the keys (ConvertSettings::cut_added);
+     * without memory it counts them itself */
+    if (st == RA_OK && count_only) doc->key_cut_added = ra_arena_memdup(doc->arena, cp.added, nch, sizeof *cp.added);
     ra_free(cp.added);
     ra_free(cp.ch);
     return st;

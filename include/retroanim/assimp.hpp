@@ -49,6 +49,12 @@ struct ConvertSettings {
     // playback unchanged), as the automatic key density does; the importers
     // pass that density here instead of inserting it into the ra_scene first
     double max_key_angle = 0;
+    // with max_key_angle: the keys its cut inserts into each channel (the
+    // scene's animations' channels one after another), as the load counted
+    // them at that angle (ra_document's key_cut_added); nullptr: counted
+    // here.  A channel's count of 0 copies its keys without a cut; any other
+    // count the cut's keys do not fill exactly throws std::runtime_error.
+    const size_t *cut_added = nullptr;
     // the importers: the document's key chunks (taken from its arena),
     // freed as the keys are copied so that the scene's keys and the
     // aiScene's are not all held at once; the ra_scene's key arrays are

@@ -49,6 +49,11 @@ struct ra_document {
      * is set to the angle to cut at (0: no cut). */
     bool defer_key_cut;
     double key_cut_angle;
+    /* With defer_key_cut, the rotation keys that cut inserts into each
+     * channel (the animations' channels one after another), as the load
+     * counted them, so that the consumer need not count again (NULL: not
+     * counted, or out of memory). */
+    size_t *key_cut_added;
     /* Set by ra_document_free_bulk: the model's bulk arrays are gone (the
      * scene stays whole); pose, the source dump and another bake are refused. */
     bool bulk_freed;
