@@ -485,6 +485,71 @@ static void test_unique_names(void)
     ra_arena_destroy(a);
 }
 
+/* ra_key_cut_apply against the exact slerp: random key pairs at arcs from
+ * 0.05 to 179 degrees (some on opposite hemispheres, some a step apart),
+ * cut at 0.5 to 20 degrees, so that spans take from 1 to past the
+ * recurrence's 16 pieces.  Every inserted key must lie within 2e-14 (sum
+ * over the components: the recurrence's bound, 7.4e-15 per weight) of
+ * ra_q_slerp_shortest(k0, k1, j / np) (sign of the quaternion aside) at
+ * k0.t + (k1.t - k0.t) j / np, be of length 1 within 2e-14, on the
+ * previous key's hemisphere, and the count must be ra_key_cut_count's. */
+static size_t g_cut_n;
+static ra_quat_key g_cut[4096];
+static void cut_sink(void *ctx, const ra_quat_key *k, size_t at, size_t n)
+{
+    (void)ctx;
+    for (size_t i = 0; i < n && at + i < 4096; i++) g_cut[at + i] = k[i];
+    if (at + n > g_cut_n) g_cut_n = at + n;
+}
+
+static void test_key_cut(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    double worst = 0, worst_len = 0;
+    long pieces = 0, recurrence = 0, beyond = 0;
+    for (int it = 0; it < 4000; it++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        double u[8];
+        for (int i = 0; i < 8; i++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            u[i] = (double)(seed >> 11) / 9007199254740992.0;
+        }
+        ra_vec3 axis = ra_v3(u[0] - 0.5, u[1] - 0.5, u[2] - 0.5);
+        double arc = (0.05 + u[3] * 178.95) * RA_PI / 180, cut = (0.5 + u[4] * 19.5) * RA_PI / 180;
+        ra_quat k0q = ra_q_normalize(ra_q_from_euler_xyz(u[5] * 6, u[6] * 6, u[7] * 6));
+        ra_quat k1q = ra_q_mul(ra_q_axis_angle(axis, arc), k0q);
+        if (it % 3 == 1) k1q = ra_q_neg(k1q);
+        ra_quat_key k[2] = {{1.5, k0q}, {it % 50 == 7 ? 1.5 + 1e-5 : 1.5 + 0.25 + u[3], k1q}};
+        ra_key_cutter c;
+        ra_key_cutter_init(&c, cut);
+        size_t added = ra_key_cut_count(&c, k, 2), np = added + 1;
+        if (np > 4000) continue;
+        g_cut_n = 0;
+        ra_key_cut_apply(&c, k, 2, cut_sink, NULL);
+        CHECK(g_cut_n == added + 2, "cut %d: %zu keys written, %zu counted", it, g_cut_n, added + 2);
+        if (g_cut_n != added + 2) continue;
+        pieces += (long)np;
+        recurrence += np > 1 && np <= 16;
+        beyond += np > 16;
+        for (size_t j = 1; j < np; j++) {
+            const ra_quat_key *q = &g_cut[j];
+            ra_quat e = ra_q_slerp_shortest(k0q, k1q, (double)j / (double)np);
+            double dp = fabs(q->q.w - e.w) + fabs(q->q.x - e.x) + fabs(q->q.y - e.y) + fabs(q->q.z - e.z);
+            double dn = fabs(q->q.w + e.w) + fabs(q->q.x + e.x) + fabs(q->q.y + e.y) + fabs(q->q.z + e.z);
+            double d = fmin(dp, dn), l = fabs(ra_q_len(q->q) - 1);
+            worst = fmax(worst, d);
+            worst_len = fmax(worst_len, l);
+            double t = k[0].t + (k[1].t - k[0].t) * ((double)j / (double)np);
+            CHECK(d <= 2e-14 && l <= 2e-14 && q->t == t && ra_q_dot(q->q, g_cut[j - 1].q) >= 0,
+                  "cut %d, key %zu of %zu: %.3g from the slerp, length off by %.3g, t %.17g (want %.17g)", it, j, np, d,
+                  l, q->t, t);
+        }
+    }
+    CHECK(recurrence > 1000 && beyond > 50, "spans by the recurrence %ld, beyond it %ld", recurrence, beyond);
+    printf("key cut: %ld pieces (%ld spans by the recurrence, %ld beyond), worst %.3g from slerp, length %.3g\n",
+           pieces, recurrence, beyond, worst, worst_len);
+}
+
 int main(void)
 {
     test_unique_names();
@@ -497,6 +562,7 @@ int main(void)
     test_json_float_digits();
     test_strmap();
     test_bake();
+    test_key_cut();
     test_breaks_sort();
     test_options();
     return ra_test_finish("test_unit");

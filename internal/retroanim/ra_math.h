@@ -91,9 +91,7 @@ ra_quat ra_q_axis_angle(ra_vec3 axis, double radians);
  * (what aiQuaternion::Interpolate and glTF slerp do). */
 ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t);
 /* ra_q_slerp_shortest's arc between a and b worked out once, for many t:
- * ra_q_slerp_arc_at(&arc, t) == ra_q_slerp_shortest(a, b, t) bit for bit,
- * and so is ra_q_slerp_arc_mix(&arc, sin((1 - t) * om) / so,
- * sin(t * om) / so) where so != 0 (callers may share the sines between t). */
+ * ra_q_slerp_arc_at(&arc, t) == ra_q_slerp_shortest(a, b, t) bit for bit. */
 typedef struct ra_slerp_arc {
     ra_quat a, b;  /* b on a's hemisphere */
     double om, so; /* so == 0: linear weights */
@@ -101,10 +99,6 @@ typedef struct ra_slerp_arc {
 ra_slerp_arc ra_q_slerp_arc(ra_quat a, ra_quat b);
 /* the same with om = acos(|a.b|) already worked out (bit for bit that acos) */
 ra_slerp_arc ra_q_slerp_arc_om(ra_quat a, ra_quat b, double om);
-static inline ra_quat ra_q_slerp_arc_mix(const ra_slerp_arc *arc, double s0, double s1)
-{
-    return ra_q_normalize(ra_q_add(ra_q_scale(arc->a, s0), ra_q_scale(arc->b, s1)));
-}
 ra_quat ra_q_slerp_arc_at(const ra_slerp_arc *arc, double t);
 /* Plain slerp along the great circle from a to b, no hemisphere flip
  * (t may lie outside [0,1]: the circle is continued). */
