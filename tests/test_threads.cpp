@@ -73,13 +73,19 @@ std::string ImportOnce(Assimp::Importer &imp, const Fixture &f, const char *thre
     return out;
 }
 
+// The C API's options for f: those of Options, and threads when given
+void COptions(const Fixture &f, ra_options *o, const char *threads = nullptr)
+{
+    ra_options_init(o);
+    if (TakesCinf(f)) ra_options_add(o, "cinf", "none");
+    if (threads) ra_options_add(o, "threads", threads);
+    if (f.body) ra_options_add(o, "format", "lego_ani_body");
+}
+
 size_t LoadC(const Fixture &f, const char *threads = nullptr)
 {
     ra_options o;
-    ra_options_init(&o);
-    if (TakesCinf(f)) ra_options_add(&o, "cinf", "none");
-    if (threads) ra_options_add(&o, "threads", threads);
-    if (f.body) ra_options_add(&o, "format", "lego_ani_body");
+    COptions(f, &o, threads);
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = nullptr;
@@ -104,9 +110,7 @@ size_t SameAsLoadedScene(const Fixture &f, long *differ)
     std::string hint = f.name.substr(f.name.find('.') + 1);
     const aiScene *a = imp.ReadFileFromMemory(f.bytes.data(), f.bytes.size(), 0, hint.c_str());
     ra_options o;
-    ra_options_init(&o);
-    if (TakesCinf(f)) ra_options_add(&o, "cinf", "none");
-    if (f.body) ra_options_add(&o, "format", "lego_ani_body");
+    COptions(f, &o);
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = nullptr;
@@ -165,9 +169,7 @@ std::vector<float> RotationKeys(const aiScene &s)
 size_t CutCountsHandedOver(const Fixture &f, long *wrong)
 {
     ra_options o;
-    ra_options_init(&o);
-    if (TakesCinf(f)) ra_options_add(&o, "cinf", "none");
-    if (f.body) ra_options_add(&o, "format", "lego_ani_body");
+    COptions(f, &o);
     ra_error e;
     ra_error_clear(&e);
     ra_document *doc = nullptr;
