@@ -184,8 +184,7 @@ struct ra_arena {
     ra_chunk *keys; /* chunks of channel key arrays only (ra_arena_keys_memdup), the one being filled first */
     ra_chunk *bulk; /* a model's bulk arrays (ra_arena_bulk_memdup), a chunk each */
     size_t limit, total;
-    size_t key_bytes;  /* the key chunks' payload bytes */
-    size_t bulk_bytes; /* the bulk chunks' */
+    size_t key_bytes; /* the key chunks' payload bytes */
 };
 
 #define RA_CHUNK_HDR ((sizeof(ra_chunk) + 15u) & ~(size_t)15u)
@@ -280,7 +279,6 @@ bool ra_arena_adopt(ra_arena *dst, ra_arena *src)
     splice_chunks(&dst->bulk, src->bulk);
     dst->total += src->total;
     dst->key_bytes += src->key_bytes;
-    dst->bulk_bytes += src->bulk_bytes;
     ra_free(src);
     return !dst->limit || dst->total <= dst->limit;
 }
@@ -369,61 +367,60 @@ void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size)
     return p;
 }
 
-/* A new key (or bulk) chunk holds an eighth of the list's chunks so far (at
- * least 4 KiB, at most 8 MiB), so that the one being filled, which is
- * counted whole, leaves at most an eighth unused; an array larger than that
- * gets a chunk of its own behind it.  So does an array larger than an
- * eighth of a chunk below 4 MiB: a chunk that fits only one or two such
- * arrays was left with a third of it unused (the room a chunk cannot give
- * the next array is lost), and chunks that small take no huge pages anyway.
- * Chunks of 4 MiB or more share out arrays up to their size, so that they
- * stay backed by huge pages. */
+/* A new key chunk holds an eighth of the key chunks so far (at least 4 KiB,
+ * at most 8 MiB), so that the one being filled, which is counted whole,
+ * leaves at most an eighth unused; an array larger than that gets a chunk of
+ * its own behind it.  So does an array larger than an eighth of a chunk
+ * below 4 MiB: a chunk that fits only one or two such arrays was left with a
+ * third of it unused (the room a chunk cannot give the next array is lost),
+ * and chunks that small take no huge pages anyway.  Chunks of 4 MiB or more
+ * share out arrays up to their size, so that they stay backed by huge pages. */
 #define RA_KEY_CHUNK_MIN RA_CHUNK_MIN
 #define RA_KEY_CHUNK_HUGE ((size_t)4 << 20)
 
-/* n elements of size bytes in the chunk list *list (payload bytes *bytes),
- * a copy of src (NULL: not filled).  bulk: every array in a chunk of its
- * own, never in the arena's other room: the list is freed all at once
- * (ra_arena_free_bulk), and the allocator then serves the aiScene's arrays
- * from the small ones' memory, without page faults.  (Shared chunks growing
- * to huge-page size were tried: the model's read took fewer faults, but
- * direct compaction stalled it at times, and the aiScene's arrays then
- * faulted in fresh pages: LEGO's copy took 40,000 faults, not 27,000.) */
-static void *list_memdup(ra_arena *a, ra_chunk **list, size_t *bytes, bool bulk, const void *src, size_t n, size_t size)
+void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size)
 {
     if (!a || (size && n > SIZE_MAX / size)) return NULL;
     size_t need = block_bytes(n * size);
     if (!need) return NULL;
-    ra_chunk *c = *list;
-    if (!bulk && (!c || c->size - c->used < need)) {
+    ra_chunk *c = a->keys;
+    if (!c || c->size - c->used < need) {
         /* the room left in the arena's own chunk or slab first: it is
-         * counted already (such arrays are not released early) */
+         * counted already (such keys are not released early) */
         ra_chunk *h = a->head && a->head->size - a->head->used >= need ? a->head : a->slab;
         if (h && h->size - h->used >= need) c = h;
     }
     if (!c || c->size - c->used < need) {
-        size_t want = *bytes / 8;
+        size_t want = a->key_bytes / 8;
         if (want < RA_KEY_CHUNK_MIN) want = RA_KEY_CHUNK_MIN;
         if (want > RA_SLAB) want = RA_SLAB;
-        bool own = bulk || need > (want >= RA_KEY_CHUNK_HUGE ? want : want / 8);
+        bool own = need > (want >= RA_KEY_CHUNK_HUGE ? want : want / 8);
         ra_chunk *nc = new_chunk(a, own ? need : want);
         if (!nc) return NULL;
-        *bytes += nc->size;
-        c = link_chunk(list, c, nc, own && c);
+        a->key_bytes += nc->size;
+        c = link_chunk(&a->keys, c, nc, own && c);
     }
     void *p = carve(c, need);
     if (n && src) memcpy(p, src, n * size);
     return p;
 }
 
-void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size)
-{
-    return a ? list_memdup(a, &a->keys, &a->key_bytes, false, src, n, size) : NULL;
-}
-
+/* Every bulk array in a chunk of its own, never in the arena's other room:
+ * the list is freed all at once (ra_arena_free_bulk), and the allocator then
+ * serves the aiScene's arrays from the small ones' memory, without page
+ * faults.  (Shared chunks growing to huge-page size were tried: the model's
+ * read took fewer faults, but direct compaction stalled it at times, and the
+ * aiScene's arrays then faulted in fresh pages: LEGO's copy took 40,000
+ * faults, not 27,000.) */
 void *ra_arena_bulk_memdup(ra_arena *a, const void *src, size_t n, size_t size)
 {
-    return a ? list_memdup(a, &a->bulk, &a->bulk_bytes, true, src, n, size) : NULL;
+    if (!a || (size && n > SIZE_MAX / size)) return NULL;
+    size_t need = block_bytes(n * size);
+    ra_chunk *nc = need ? new_chunk(a, need) : NULL;
+    if (!nc) return NULL;
+    void *p = carve(link_chunk(&a->bulk, a->bulk, nc, false), need);
+    if (n && src) memcpy(p, src, n * size);
+    return p;
 }
 
 void ra_arena_free_bulk(ra_arena *a)
@@ -432,7 +429,6 @@ void ra_arena_free_bulk(ra_arena *a)
     for (ra_chunk *c = a->bulk; c; c = c->next) a->total -= RA_CHUNK_HDR + c->size;
     free_chunks(a->bulk);
     a->bulk = NULL;
-    a->bulk_bytes = 0;
 }
 
 /* ---- key chunks released early (ra_arena_take_keys) ---- */

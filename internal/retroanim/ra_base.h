@@ -101,7 +101,7 @@ void *ra_arena_memdup(ra_arena *a, const void *src, size_t n, size_t size);
  * copies the keys out may free as it goes (ra_arena_take_keys). */
 void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size);
 /* The same for a format model's bulk arrays (a track's keys as stored, which
- * the scene never points into): chunks of their own again, which
+ * the scene never points into): each in a chunk of its own, which
  * ra_arena_free_bulk frees (ra_document_free_bulk, once the scene is built). */
 void *ra_arena_bulk_memdup(ra_arena *a, const void *src, size_t n, size_t size);
 void ra_arena_free_bulk(ra_arena *a);
