@@ -241,14 +241,8 @@ ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double ma
 {
     ra_scene *s = &doc->scene;
     if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");
-    size_t nch = 0;
-    double total = 0, added = 0;
-    for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
-            const ra_channel *ch = &s->animations[a].channels[c];
-            total += (double)(ch->position_count + ch->rotation_count + ch->scaling_count);
-            nch++;
-        }
+    double total, added = 0;
+    size_t nch = ra_scene_channel_count(s, &total);
     if (!nch) return RA_OK;
     cut_pass cp = {ra_calloc(nch, sizeof *cp.ch), ra_calloc(nch, sizeof *cp.added), s->format, {0, {0}}};
     if (!cp.ch || !cp.added) {

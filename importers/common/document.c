@@ -237,12 +237,8 @@ static ra_status check_counts(ra_document *d, ra_error *err)
     if ((double)s->node_count > max_nodes)
         return ra_fail(err, RA_ERR_LIMIT, d->format->id, RA_NO_OFFSET, "max_nodes",
                        "the scene has %zu nodes, more than max_nodes (%.0f)", s->node_count, max_nodes);
-    double keys = 0;
-    for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
-            const ra_channel *ch = &s->animations[a].channels[c];
-            keys += (double)ch->position_count + (double)ch->rotation_count + (double)ch->scaling_count;
-        }
+    double keys;
+    ra_scene_channel_count(s, &keys);
     if (keys > max_keys)
         return ra_fail(err, RA_ERR_LIMIT, d->format->id, RA_NO_OFFSET, "max_keys",
                        "the animations have %.0f keys, more than max_keys (%.0f)", keys, max_keys);

@@ -735,6 +735,20 @@ ra_status ra_scene_check(const ra_scene *s, ra_error *err)
     return st;
 }
 
+size_t ra_scene_channel_count(const ra_scene *s, double *keys)
+{
+    size_t n = 0;
+    double k = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            k += (double)ch->position_count + (double)ch->rotation_count + (double)ch->scaling_count;
+            n++;
+        }
+    if (keys) *keys = k;
+    return n;
+}
+
 /* The channels of ra_document_check_scene's key pass */
 typedef struct fine_pass {
     const ra_channel **ch;
@@ -754,14 +768,8 @@ static ra_status fine_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
 ra_status ra_document_check_scene(ra_document *doc, ra_error *err)
 {
     const ra_scene *s = &doc->scene;
-    size_t nch = 0;
-    double keys = 0;
-    for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
-            const ra_channel *ch = &s->animations[a].channels[c];
-            keys += (double)(ch->position_count + ch->rotation_count + ch->scaling_count);
-            nch++;
-        }
+    double keys;
+    size_t nch = ra_scene_channel_count(s, &keys);
     unsigned threads = ra_document_threads(doc, keys);
     if (threads <= 1 || nch < 2) return ra_scene_check(s, err);
     ra_error_clear(err);

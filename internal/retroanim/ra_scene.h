@@ -61,6 +61,10 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
 size_t ra_warnings_lost(void);
 void ra_warnings_lost_add(size_t n);
 
+/* The channels of every animation (keys: NULL, or their keys, positions,
+ * rotations and scalings together). */
+size_t ra_scene_channel_count(const ra_scene *s, double *keys);
+
 /* ---- key density for consumers that interpolate quaternion components -------
  * Blender lerps the four components of a rotation and normalises; keys close
  * enough together make that play within RA_DENSITY_TOL (per world-matrix
