@@ -117,11 +117,16 @@ bool ra_meta_set_double(ra_arena *a, ra_meta_list *m, const char *key, double v)
 }
 bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
 {
+    const char *copy = ra_arena_strndup(a, v, strlen(v));
+    return copy && ra_meta_set_string_ref(a, m, key, copy);
+}
+bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
+{
     ra_meta *e = meta_slot(a, m, key);
     if (!e) return false;
     e->type = RA_META_STRING;
-    e->u.s = ra_arena_strndup(a, v, strlen(v));
-    return e->u.s != NULL;
+    e->u.s = v;
+    return true;
 }
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v)
 {

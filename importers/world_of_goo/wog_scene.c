@@ -26,12 +26,19 @@
 #define FMT_ANIM "wog_anim"
 #define FMT_MOVIE "wog_movie"
 
-/* the keyed slots of one channel, in slot order */
+/* the keyed slots of one channel, in slot order.  A channel keyed in every
+ * slot (the usual case) is the model's own arrays; another takes 8 bytes a
+ * key (a large movie holds a million of them while its scene is baked). */
 typedef struct ktrack {
     uint32_t n;
-    double *t;
-    const wog_keyframe **k;
+    const float *t;           /* the slot's frame time, as stored */
+    const int32_t *k;         /* its keyframe: an index into keys (>= 0) */
+    const wog_keyframe *keys; /* the animation's */
 } ktrack;
+
+/* key i's time (in double, as every computation with it) and keyframe */
+static inline double kt(const ktrack *tr, size_t i) { return tr->t[i]; }
+static inline const wog_keyframe *kf(const ktrack *tr, size_t i) { return &tr->keys[(uint32_t)tr->k[i]]; }
 
 /* How an animation's time runs: a standalone animation loops after its
  * period (the scene's duration is one period); a movie actor shorter than
@@ -72,14 +79,14 @@ const wog_file *wog_document_file(const ra_document *doc)
 static int64_t find_key(const ktrack *tr, double tau, uint32_t *hint)
 {
     for (uint32_t lo = hint ? *hint : 0, k = 0; hint && k < 2 && lo <= tr->n; k++, lo++)
-        if ((lo == 0 || tr->t[lo - 1] <= tau) && (lo == tr->n || !(tr->t[lo] <= tau))) {
+        if ((lo == 0 || kt(tr, lo - 1) <= tau) && (lo == tr->n || !(kt(tr, lo) <= tau))) {
             *hint = lo;
             return (int64_t)lo - 1;
         }
     uint32_t lo = 0, hi = tr->n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (tr->t[mid] <= tau) lo = mid + 1;
+        if (kt(tr, mid) <= tau) lo = mid + 1;
         else hi = mid;
     }
     if (hint) *hint = lo;
@@ -97,12 +104,12 @@ static void chan_value(const ktrack *tr, int what, double tau, double v[2], uint
     } while (0)
     v[0] = v[1] = 0;
     if (!tr->n) return;
-    int64_t i = find_key(tr, tau, hint);
-    if (i < 0) i = 0;
-    VAL(tr->k[i], v);
-    if ((uint32_t)i + 1 >= tr->n || tr->k[i]->interpolation != WOG_INTERP_LINEAR || tau <= tr->t[i]) return;
-    double w[2], f = (tau - tr->t[i]) / (tr->t[i + 1] - tr->t[i]);
-    VAL(tr->k[i + 1], w);
+    int64_t found = find_key(tr, tau, hint);
+    size_t i = found < 0 ? 0 : (size_t)found;
+    VAL(kf(tr, i), v);
+    if (i + 1 >= tr->n || kf(tr, i)->interpolation != WOG_INTERP_LINEAR || tau <= kt(tr, i)) return;
+    double w[2], f = (tau - kt(tr, i)) / (kt(tr, i + 1) - kt(tr, i));
+    VAL(kf(tr, i + 1), w);
     v[0] += (w[0] - v[0]) * f;
     v[1] += (w[1] - v[1]) * f;
 #undef VAL
@@ -214,10 +221,10 @@ static uint32_t part_span_pieces(const void *vctx, double t0, double t1, const r
         if (!tr->n) continue;
         int64_t k0 = find_key(tr, tau0, &c->hint[i]), k1 = find_key(tr, tau1, &c->hint[i]);
         if (k0 != k1) return 0;
-        if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k0 < 0 || (uint64_t)k0 + 1 >= tr->n ||
-            tr->k[k0]->interpolation != WOG_INTERP_LINEAR || !(tr->t[k0 + 1] > tr->t[k0]))
-            continue;
-        turn = fabs((double)tr->k[k0 + 1]->angle - tr->k[k0]->angle) * (tau1 - tau0) / (tr->t[k0 + 1] - tr->t[k0]);
+        if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k0 < 0 || (uint64_t)k0 + 1 >= tr->n) continue;
+        size_t k = (size_t)k0;
+        if (kf(tr, k)->interpolation != WOG_INTERP_LINEAR || !(kt(tr, k + 1) > kt(tr, k))) continue;
+        turn = fabs((double)kf(tr, k + 1)->angle - kf(tr, k)->angle) * (tau1 - tau0) / (kt(tr, k + 1) - kt(tr, k));
     }
     double n = ceil(turn * RA_PI / 180.0 / (0.5 * bp->max_key_angle));
     if (!(n >= 1)) n = 1;
@@ -246,8 +253,8 @@ static ra_status part_budget(const ra_document *doc, const wpart *p, double dura
         const ktrack *tr = &p->tracks[e];
         per += tr->n;
         for (uint32_t k = 0; p->a->transform_types[e] == WOG_XFORM_ROTATE && k + 1 < tr->n; k++)
-            if (tr->k[k]->interpolation == WOG_INTERP_LINEAR)
-                per += ceil(fabs((double)tr->k[k + 1]->angle - tr->k[k]->angle) / step);
+            if (kf(tr, k)->interpolation == WOG_INTERP_LINEAR)
+                per += ceil(fabs((double)kf(tr, k + 1)->angle - kf(tr, k)->angle) / step);
     }
     if (reps * per > *budget)
         return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, "",
@@ -277,18 +284,18 @@ static ra_status bake_part(const ra_document *doc, const wpart *p, bool flip, do
             uint32_t e = p->order[p->first + i];
             const ktrack *tr = &p->tracks[e];
             for (uint32_t k = 0; k < tr->n && ok; k++) {
-                double t = off + tr->t[k];
+                double t = off + kt(tr, k);
                 if (t > duration) {
                     past = true;
                     continue;
                 }
                 ok = ra_breaks_push(&b, t);
                 if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k + 1 >= tr->n ||
-                    tr->k[k]->interpolation != WOG_INTERP_LINEAR)
+                    kf(tr, k)->interpolation != WOG_INTERP_LINEAR)
                     continue;
-                double n = ceil(fabs((double)tr->k[k + 1]->angle - tr->k[k]->angle) / step);
+                double n = ceil(fabs((double)kf(tr, k + 1)->angle - kf(tr, k)->angle) / step);
                 for (double m = 1; m < n && ok; m++) {
-                    double tm = t + (tr->t[k + 1] - tr->t[k]) * m / n;
+                    double tm = t + (kt(tr, k + 1) - kt(tr, k)) * m / n;
                     if (tm <= duration) ok = ra_breaks_push(&b, tm);
                 }
             }
@@ -339,16 +346,24 @@ static bool make_track(ra_arena *ar, const wog_anim *a, const wog_frames *f, ktr
 {
     memset(tr, 0, sizeof *tr);
     if (!f->slot) return true;
+    tr->keys = a->keys;
     for (uint32_t j = 0; j < a->num_frames; j++) tr->n += f->slot[j] >= 0;
-    tr->t = ra_arena_array(ar, tr->n, sizeof *tr->t);
-    tr->k = ra_arena_array(ar, tr->n, sizeof *tr->k);
-    if (!tr->t || !tr->k) return false;
+    if (tr->n == a->num_frames) {
+        tr->t = a->frame_times;
+        tr->k = f->slot;
+        return true;
+    }
+    float *t = ra_arena_array(ar, tr->n, sizeof *t);
+    int32_t *k = ra_arena_array(ar, tr->n, sizeof *k);
+    if (!t || !k) return false;
     uint32_t o = 0;
     for (uint32_t j = 0; j < a->num_frames; j++)
         if (f->slot[j] >= 0) {
-            tr->t[o] = a->frame_times[j];
-            tr->k[o++] = &a->keys[f->slot[j]];
+            t[o] = a->frame_times[j];
+            k[o++] = f->slot[j];
         }
+    tr->t = t;
+    tr->k = k;
     return true;
 }
 
@@ -417,9 +432,9 @@ static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uin
             *too_big = true;
             break;
         }
-        const wog_keyframe *k = tr->k[i];
+        const wog_keyframe *k = kf(tr, i);
         ra_json_begin_array(&j);
-        ra_json_number(&j, tr->t[i]);
+        ra_json_number(&j, kt(tr, i));
         if (what == 3) {
             ra_json_int(&j, k->alpha);
         } else if (what == 4) {
@@ -455,7 +470,8 @@ static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, con
         if (too_big)
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
                            "the alpha, colour and sound key lists exceed %zu MiB of metadata", meta_budget(doc) >> 20);
-        if (!g->meta[c] || !ra_meta_set_string(ar, md, key[c], g->meta[c])) return ra_fail_nomem(err, doc->format->id);
+        if (!g->meta[c] || !ra_meta_set_string_ref(ar, md, key[c], g->meta[c]))
+            return ra_fail_nomem(err, doc->format->id);
     }
     return ra_meta_set_double(ar, md, "wog.period", g->period) ? RA_OK : ra_fail_nomem(err, doc->format->id);
 }

@@ -28,6 +28,9 @@ bool ra_meta_set_bool(ra_arena *a, ra_meta_list *m, const char *key, bool v);
 bool ra_meta_set_int(ra_arena *a, ra_meta_list *m, const char *key, int64_t v);
 bool ra_meta_set_double(ra_arena *a, ra_meta_list *m, const char *key, double v);
 bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
+/* The same without a copy: v lives as long as a (made in it, or static), and
+ * several lists may point to one text. */
+bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
 /* Sets e's key in m to e's value (of any type; a string is copied). */
 bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e);
