@@ -523,6 +523,43 @@ static void regressions(void)
                   strcmp(e.field, "mXformFrames[i][frame]") == 0,
               "unaligned keyframe pointer: %s at %llu", e.msg, (unsigned long long)e.offset);
         d[72] = 124;
+        /* keys back to back keep one offset; keys in another order keep each
+         * (dump --source prints them): the first two swapped, bytes and
+         * pointers, play the same and report where each now lies */
+        {
+            ra_document *packed = NULL, *swapped = NULL;
+            CHECK(load_opts(d, fx.size, "p.anim.binltl", NULL, &packed, &e) == RA_OK, "rot_1rps loads: %s", e.msg);
+            uint8_t *s = malloc(fx.size), tmp[WOG_KEYFRAME_SIZE];
+            memcpy(s, d, fx.size);
+            uint32_t k0 = ra_load_u32le(s + 72), k1 = ra_load_u32le(s + 76);
+            memcpy(tmp, s + k0, sizeof tmp);
+            memcpy(s + k0, s + k1, sizeof tmp);
+            memcpy(s + k1, tmp, sizeof tmp);
+            memcpy(s + 72, d + 76, 4);
+            memcpy(s + 76, d + 72, 4);
+            CHECK(load_opts(s, fx.size, "q.anim.binltl", NULL, &swapped, &e) == RA_OK, "swapped keys load: %s", e.msg);
+            if (packed && swapped) {
+                const wog_anim *pa = &wog_document_file(packed)->anim, *sa = &wog_document_file(swapped)->anim;
+                CHECK(!pa->key_offset && pa->key_count == 3, "back to back: no offset array (%u keys)", pa->key_count);
+                for (uint32_t k = 0; k < pa->key_count; k++)
+                    CHECK(wog_key_offset(pa, k) == 124 + 32 * k, "packed key %u at %llu", k,
+                          (unsigned long long)wog_key_offset(pa, k));
+                CHECK(sa->key_offset && sa->key_count == 3, "swapped: the offsets kept");
+                CHECK(wog_key_offset(sa, 0) == k1 && wog_key_offset(sa, 1) == k0 && wog_key_offset(sa, 2) == 188,
+                      "swapped offsets %llu %llu %llu", (unsigned long long)wog_key_offset(sa, 0),
+                      (unsigned long long)wog_key_offset(sa, 1), (unsigned long long)wog_key_offset(sa, 2));
+                const ra_channel *pc = &packed->scene.animations[0].channels[0],
+                                 *sc = &swapped->scene.animations[0].channels[0];
+                bool same = pc->rotation_count == sc->rotation_count;
+                for (size_t i = 0; same && i < pc->rotation_count; i++)
+                    same = !memcmp(&pc->rotation[i], &sc->rotation[i], sizeof pc->rotation[i]);
+                CHECK(same, "swapped keys play the same (%zu and %zu rotation keys)", pc->rotation_count,
+                      sc->rotation_count);
+            }
+            ra_document_free(packed);
+            ra_document_free(swapped);
+            free(s);
+        }
         /* a sound id longer than any resource name is refused, not copied per key */
         ra_document *ok = NULL;
         CHECK(load_opts(d, fx.size, "r.anim.binltl", NULL, &ok, &e) == RA_OK, "rot_1rps loads");

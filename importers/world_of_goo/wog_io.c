@@ -485,6 +485,11 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
     return true;
 }
 
+uint64_t wog_key_offset(const wog_anim *a, uint32_t k)
+{
+    return a->key_offset ? a->key_offset[k] : a->key_base + (uint64_t)k * WOG_KEYFRAME_SIZE;
+}
+
 static bool read_anim(rd *r, region g, wog_anim *a)
 {
     keymap km = {0};
@@ -492,13 +497,19 @@ static bool read_anim(rd *r, region g, wog_anim *a)
     km_free(&km);
     /* the keys were read into heap scratch: the arena gets them at their count */
     wog_keyframe *k = ok ? ra_arena_bulk_memdup(r->ar, a->keys, a->key_count, sizeof *k) : NULL;
-    uint64_t *o = k ? ra_arena_bulk_memdup(r->ar, a->key_offset, a->key_count, sizeof *o) : NULL;
-    if (ok && !o) ok = ra_cursor_nomem(&r->c);
+    /* keys back to back keep their first offset only (a fifth of the model) */
+    bool packed = k && a->key_count;
+    for (uint32_t i = 1; packed && i < a->key_count; i++)
+        packed = a->key_offset[i] - a->key_offset[0] == (uint64_t)i * WOG_KEYFRAME_SIZE;
+    uint64_t *o = k && !packed ? ra_arena_bulk_memdup(r->ar, a->key_offset, a->key_count, sizeof *o) : NULL;
+    bool kept = packed || o;
+    if (ok && !kept) ok = ra_cursor_nomem(&r->c);
+    a->key_base = packed ? a->key_offset[0] : 0;
     ra_free(a->keys);
     ra_free(a->key_offset);
-    a->keys = o ? k : NULL;
+    a->keys = kept ? k : NULL;
     a->key_offset = o;
-    if (!o) a->key_count = 0;
+    if (!kept) a->key_count = 0;
     return ok;
 }
 

@@ -861,7 +861,7 @@ static void dump_frames(ra_json *j, const wog_anim *a, const wog_frames *f)
         }
         const wog_keyframe *k = &a->keys[f->slot[s]];
         ra_json_begin_object(j);
-        ra_json_key(j, "offset"), ra_json_uint(j, a->key_offset[f->slot[s]]);
+        ra_json_key(j, "offset"), ra_json_uint(j, wog_key_offset(a, (uint32_t)f->slot[s]));
         ra_json_key(j, "x"), ra_json_number(j, k->x);
         ra_json_key(j, "y"), ra_json_number(j, k->y);
         ra_json_key(j, "angle"), ra_json_number(j, k->angle);

@@ -55,6 +55,7 @@ enum {
 /* More transform entries than any writer emits (2D Boy files hold 3). */
 #define WOG_MAX_TRANSFORMS 16
 
+#define WOG_KEYFRAME_SIZE 32u /* a keyframe's bytes in the file, in every layout */
 typedef struct wog_keyframe { /* 32 bytes in every layout */
     float x, y, angle;
     int32_t alpha, color, next_frame_index, sound_str_idx, interpolation;
@@ -77,7 +78,10 @@ typedef struct wog_anim {
     wog_frames *xform;        /* num_transforms arrays (NULL if not read) */
     wog_frames alpha, color, sound;
     wog_keyframe *keys;   /* distinct keyframes, in the order first referenced */
-    uint64_t *key_offset; /* absolute offset of each in the source (for messages) */
+    uint64_t *key_offset; /* absolute offset of each in the source (for messages), or NULL when key k
+                             lies at key_base + WOG_KEYFRAME_SIZE k (the keys back to back in the order first
+                             referenced, as 2D Boy's files lay them out): wog_key_offset */
+    uint64_t key_base;
     uint32_t key_count;
     uint8_t *strings; /* the string table as stored (NUL-terminated names back to back) */
     uint32_t strings_size;
@@ -106,6 +110,9 @@ typedef struct wog_file {
     wog_anim anim;   /* !is_movie */
     wog_movie movie; /* is_movie */
 } wog_file;
+
+/* The absolute offset of key k of a in its source. */
+uint64_t wog_key_offset(const wog_anim *a, uint32_t k);
 
 /* Longest name (sound, image, text, font id) accepted: real ids are short. */
 #define WOG_MAX_STRING 1024
