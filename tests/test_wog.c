@@ -558,6 +558,33 @@ static void regressions(void)
             }
             ra_document_free(packed);
             ra_document_free(swapped);
+            /* a slot naming a key read before is that key, not a new one:
+             * while the keys lie back to back (found by their place: slot
+             * 2 takes slot 1's key) and once they do not (found by the map,
+             * which the first key out of order started with the keys before
+             * it: slot 2 takes slot 0's key).  That key's chain then ends
+             * (-1: the reader refuses a chain going back). */
+            for (int order = 0; order < 2; order++) {
+                uint8_t *base = order ? s : d, keep[8];
+                uint32_t from = order ? 72 : 76, k = ra_load_u32le(base + from);
+                memcpy(keep, base + 80, 4);
+                memcpy(keep + 4, base + k + 20, 4);
+                memcpy(base + 80, base + from, 4);
+                memset(base + k + 20, 0xFF, 4);
+                ra_document *al = NULL;
+                CHECK(load_opts(base, fx.size, "a.anim.binltl", NULL, &al, &e) == RA_OK, "aliased slot loads: %s",
+                      e.msg);
+                if (al) {
+                    const wog_anim *aa = &wog_document_file(al)->anim;
+                    CHECK(aa->key_count == 2 && aa->xform[0].slot[0] == 0 && aa->xform[0].slot[1] == 1 &&
+                              aa->xform[0].slot[2] == (order ? 0 : 1),
+                          "aliased slot (%s): %u keys, slots %d %d %d", order ? "swapped" : "in order", aa->key_count,
+                          aa->xform[0].slot[0], aa->xform[0].slot[1], aa->xform[0].slot[2]);
+                }
+                ra_document_free(al);
+                memcpy(base + 80, keep, 4);
+                memcpy(base + k + 20, keep + 4, 4);
+            }
             free(s);
         }
         /* a sound id longer than any resource name is refused, not copied per key */

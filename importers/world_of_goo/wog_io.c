@@ -240,7 +240,8 @@ typedef struct anim_rd {
     rd *r;
     region g;
     wog_anim *a;
-    keymap *km; /* keyframe offset -> index (scratch, the caller frees it) */
+    keymap *km;  /* keyframe offset -> index (scratch, the caller frees it) */
+    bool mapped; /* km holds every key read; until then they lie back to back */
     uint32_t key_cap;
     uint64_t hdr;        /* absolute offset of the header's first int (after any magic) */
     uint64_t ptr_at[7];  /* absolute offsets of the header's pointer fields */
@@ -249,16 +250,44 @@ typedef struct anim_rd {
     uint64_t *xform_at;  /* the offsets of those pointer fields */
 } anim_rd;
 
+/* The index of the key at abs among those read (back to back from the first:
+ * no map needed), or -1 when abs is the next one's place; -2 otherwise. */
+static int64_t packed_index(const wog_anim *a, uint64_t abs)
+{
+    if (!a->key_count) return -1;
+    uint64_t base = a->key_offset[0], d = abs - base;
+    if (abs < base || d % WOG_KEYFRAME_SIZE) return -2;
+    if (d / WOG_KEYFRAME_SIZE < a->key_count) return (int64_t)(d / WOG_KEYFRAME_SIZE);
+    return d / WOG_KEYFRAME_SIZE == a->key_count ? -1 : -2;
+}
+
 static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
 {
     rd *r = ar->r;
     wog_anim *a = ar->a;
     bool found;
-    uint32_t *slot = km_slot(ar->km, abs, &found);
-    if (!slot) return ra_cursor_nomem(&r->c);
-    if (found) {
-        *index = (int32_t)*slot;
+    uint32_t *slot = NULL;
+    int64_t at = ar->mapped ? -2 : packed_index(a, abs);
+    if (at >= 0) {
+        *index = (int32_t)at;
         return true;
+    }
+    if (at == -2 && !ar->mapped) {
+        /* the first key out of that order: the map takes over, with the keys so far */
+        for (uint32_t k = 0; k < a->key_count; k++) {
+            uint32_t *v = km_slot(ar->km, a->key_offset[k], &found);
+            if (!v) return ra_cursor_nomem(&r->c);
+            *v = k;
+        }
+        ar->mapped = true;
+    }
+    if (ar->mapped) {
+        slot = km_slot(ar->km, abs, &found);
+        if (!slot) return ra_cursor_nomem(&r->c);
+        if (found) {
+            *index = (int32_t)*slot;
+            return true;
+        }
     }
     if (a->key_count == ar->key_cap) {
         /* heap scratch while reading; read_anim moves the keys to the arena */
@@ -279,7 +308,7 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
         !rd_i32(r, abs + 28, "keyframe.interpolation", &k->interpolation))
         return false;
     a->key_offset[a->key_count] = abs;
-    *slot = a->key_count;
+    if (slot) *slot = a->key_count;
     *index = (int32_t)a->key_count++;
     return true;
 }
