@@ -550,6 +550,66 @@ static void test_key_cut(void)
            pieces, recurrence, beyond, worst, worst_len);
 }
 
+/* Rotation simplification on the circle (keys about Z alone) against the
+ * general test: random tracks of half angles moving smoothly with turns,
+ * stops and jumps, wrapping past +-pi and with keys negated (q and -q are one
+ * rotation), at the bakers' tolerances; the keys kept must be the same, and
+ * every key dropped within tol of the playback of those kept. */
+static double rnd01(uint64_t *seed)
+{
+    *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(*seed >> 11) / 9007199254740992.0;
+}
+static void test_simplify_circle(void)
+{
+    uint64_t seed = 0x2545f4914f6cdd1dull;
+    long tracks = 0, keys = 0, kept = 0, negated = 0;
+    double worst = 0;
+    enum {
+        N = 400
+    };
+    static ra_quat_key gen[N], circ[N], orig[N];
+    for (int it = 0; it < 600; it++) {
+        size_t n = 3 + (size_t)(rnd01(&seed) * (N - 3));
+        double tol = it % 3 ? 4e-6 : 1e-5, max_angle = (30 + rnd01(&seed) * 150) * RA_PI / 180;
+        double h = (rnd01(&seed) - 0.5) * 2 * RA_PI, rate = (rnd01(&seed) - 0.5) * 8, t = rnd01(&seed);
+        for (size_t i = 0; i < n; i++) {
+            double u = rnd01(&seed);
+            if (u < 0.05) rate = (rnd01(&seed) - 0.5) * 8;          /* a turn */
+            else if (u < 0.08) rate = 0;                            /* a stop */
+            else if (u < 0.10) h += (rnd01(&seed) - 0.5) * 1.5;     /* a jump */
+            else if (u < 0.40) rate += (rnd01(&seed) - 0.5) * 1e-3; /* a drift */
+            double dt = 1.0 / 60;
+            t += dt;
+            h += rate * dt;
+            orig[i].t = t;
+            orig[i].q = (ra_quat){cos(h), 0, 0, sin(h)};
+            if (rnd01(&seed) < 0.1) orig[i].q = ra_q_neg(orig[i].q), negated++;
+        }
+        memcpy(gen, orig, n * sizeof *gen);
+        memcpy(circ, orig, n * sizeof *circ);
+        size_t ng = n, nc = n;
+        CHECK(ra_quat_keys_simplify(gen, &ng, tol, max_angle, false) &&
+                  ra_quat_keys_simplify(circ, &nc, tol, max_angle, true),
+              "track %d: simplified", it);
+        bool same = ng == nc && !memcmp(gen, circ, ng * sizeof *gen);
+        CHECK(same, "track %d (%zu keys, tol %g): general keeps %zu, the circle %zu", it, n, tol, ng, nc);
+        tracks++, keys += (long)n, kept += (long)nc;
+        /* every original key against the playback of the kept ones */
+        for (size_t i = 0, s = 0; i < n && nc >= 2; i++) {
+            while (s + 2 < nc && circ[s + 1].t <= orig[i].t) s++;
+            double f = (orig[i].t - circ[s].t) / (circ[s + 1].t - circ[s].t);
+            if (f < 0 || f > 1) continue;
+            double err = ra_q_angle_between(ra_q_slerp_shortest(circ[s].q, circ[s + 1].q, f), orig[i].q);
+            worst = fmax(worst, err);
+            CHECK(err <= tol * (1 + 1e-6) + 1e-12, "track %d key %zu: %.3g from playback (tol %g)", it, i, err, tol);
+        }
+    }
+    CHECK(kept < keys / 2, "the tracks simplify (%ld of %ld keys kept)", kept, keys);
+    printf("simplify on the circle: %ld tracks, %ld keys (%ld negated), %ld kept, worst %.3g from playback\n", tracks,
+           keys, negated, kept, worst);
+}
+
 int main(void)
 {
     test_unique_names();
@@ -563,6 +623,7 @@ int main(void)
     test_strmap();
     test_bake();
     test_key_cut();
+    test_simplify_circle();
     test_breaks_sort();
     test_options();
     return ra_test_finish("test_unit");

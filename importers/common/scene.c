@@ -397,8 +397,8 @@ bool ra_vec_track_commit(ra_arena *a, ra_vec_track *tr, double tol, ra_vec_key *
 bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max_angle, ra_quat_key **out,
                           size_t *count)
 {
-    ra_quat_track_simplify(tr, tol, max_angle);
-    *out = ra_keys_charge(tr->count) ? ra_arena_keys_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
+    bool ok = ra_quat_track_simplify(tr, tol, max_angle);
+    *out = ok && ra_keys_charge(tr->count) ? ra_arena_keys_memdup(a, tr->keys, tr->count, sizeof **out) : NULL;
     *count = *out ? tr->count : 0;
     ra_quat_track_release(tr);
     return *out != NULL;
@@ -534,31 +534,69 @@ void ra_vec_track_simplify(ra_vec_track *tr, double tol)
  * look-back is bounded so long runs stay linear in time. */
 #define SIMPLIFY_RUN 64
 
-void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
+/* Rotations about Z alone (every key's x and y exactly 0, as World of Goo's
+ * 2D bake makes them) lie on the circle of the w and z components: key q is
+ * its half angle atan2(q.z, q.w) there, the shortest-arc slerp between two
+ * keys moves it linearly, and q and -q are one rotation.  So ra_q_slerp_near
+ * is decided by arithmetic: no sine per key where the span is too long for
+ * the nlerp shortcut (a long run's keys were each tested up to 64 times). */
+static bool about_z(const ra_quat_key *k, size_t n)
 {
-    if (tr->count < 3) return;
-    ra_quat_key *k = tr->keys;
+    for (size_t i = 0; i < n; i++)
+        if (k[i].q.x != 0 || k[i].q.y != 0) return false;
+    return true;
+}
+/* is the rotation between half angles h and g (modulo pi) within tol? */
+static inline bool half_angles_near(double h, double g, double tol)
+{
+    double d = h - g;
+    if (fabs(d) > RA_PI / 2) d = remainder(d, RA_PI);
+    return 2 * fabs(d) <= tol;
+}
+
+bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max_angle, bool circle)
+{
+    size_t n = *count;
+    if (n < 3) return true;
+    /* the half angles, compacted beside the keys.  Only where the general
+     * test resolves tol: its acos cannot tell angles below about 3e-8 apart,
+     * the circle can (tighter tolerances keep the general test's answers). */
+    double *h = NULL;
+    if (circle && tol >= 1e-6 && about_z(k, n)) {
+        if (!(h = ra_malloc(n * sizeof *h))) return false;
+        for (size_t i = 0; i < n; i++) h[i] = atan2(k[i].q.z, k[i].q.w);
+    }
     size_t o = 1, run = 0;
     /* the rotation between a and b is at most max_angle where |a.b| >= cos(max_angle / 2) |a| |b| */
     double c = cos(ra_fmin(max_angle, RA_PI) / 2);
-    for (size_t i = 1; i + 1 < tr->count; i++) {
+    for (size_t i = 1; i + 1 < n; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
         /* dropped only between keys on one hemisphere less than 60 degrees (4D) apart, where the span's nlerp shortcut holds */
         ra_slerp_span span = ra_q_slerp_span(a->q, b->q);
         bool drop = run < SIMPLIFY_RUN && ra_q_dot(a->q, b->q) > 0 && span.dev >= 0 && !ra_q_angle_over(a->q, b->q, c);
+        /* on the circle: b's half angle seen from a's, on a's hemisphere (a.b > 0) */
+        double ha = h ? h[o - 1] : 0, dh = h ? remainder(h[i + 1] - ha, 2 * RA_PI) : 0;
         for (size_t j = i - run; drop && j <= i; j++) {
             double f = (k[j].t - a->t) / (b->t - a->t);
-            if (!ra_q_slerp_near(&span, f, k[j].q, tol)) drop = false;
+            if (!(h ? half_angles_near(ha + f * dh, h[j], tol) : ra_q_slerp_near(&span, f, k[j].q, tol))) drop = false;
         }
         if (drop) {
             run++;
             continue;
         }
+        if (h) h[o] = h[i];
         k[o++] = k[i];
         run = 0;
     }
-    k[o++] = k[tr->count - 1];
-    tr->count = o;
+    k[o++] = k[n - 1];
+    ra_free(h);
+    *count = o;
+    return true;
+}
+
+bool ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle)
+{
+    return ra_quat_keys_simplify(tr->keys, &tr->count, tol, max_angle, true);
 }
 
 /* ---- invariants ---------------------------------------------------------------------------- */

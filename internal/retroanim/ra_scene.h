@@ -142,7 +142,13 @@ bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, 
  * max_angle radians of rotation, so a track split for consumers that
  * interpolate per component (max_key_angle) keeps its split. */
 void ra_vec_track_simplify(ra_vec_track *tr, double tol);
-void ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle);
+/* false when out of memory (the keys are then as they were) */
+bool ra_quat_track_simplify(ra_quat_track *tr, double tol, double max_angle);
+/* The same on *count keys in place (*count becomes how many remain); circle:
+ * tracks of rotations about Z alone are tested on their circle (arithmetic,
+ * where the general test takes sines; the answers are the same), false:
+ * always the general test. */
+bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max_angle, bool circle);
 /* Scratch tracks: the keys live in ra_malloc'd memory with room for `cap`
  * keys (growing if needed), so a track built key by key leaves nothing
  * behind in the arena.  _commit simplifies the track, copies the keys that
