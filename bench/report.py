@@ -17,6 +17,7 @@ def sh(cmd):
 
 
 WRITERS = []
+STOCK = []
 
 
 def parse(path):
@@ -27,6 +28,8 @@ def parse(path):
             batch = kv
         elif line.startswith("writer"):
             WRITERS.append(kv)
+        elif line.startswith("stock"):
+            STOCK.append(kv)
         elif "format" in kv:
             rows.append(kv)
     return rows, batch
@@ -73,6 +76,7 @@ def main():
     w("build-bench/retroanim convert OUT OUT.glb     # the glTF to compare with")
     w("build-bench/bench_run --runs N OUT OUT.glb    # one line of figures")
     w("build-bench/retroanim batch DIR OUT --format glb2 -j 1|2")
+    w("LD_PRELOAD=build-bench/libretroanim_preload.so assimp info OUT -r   # the stock tool")
     w("```")
     w("")
     w("Columns: **read** = `ra_document_read` (the format model) in MB/s of file; **keys/s** = scene keys per second"
@@ -123,6 +127,23 @@ def main():
             w(f"| {fmt} | {' / '.join(f(s[k]['load_ms']) for k in ('1', '4', '16'))} |"
               f" {' / '.join(f(s[k]['ours_ms']) for k in ('1', '4', '16'))} |"
               f" {' / '.join(f(p, 0) for p in per)} | {f(per[2] / per[0], 2)} |")
+        w("")
+    if STOCK:
+        w("")
+        w("## Through the stock `assimp` tool")
+        w("")
+        w("Debian's `assimp info FILE -r` on the largest file of each format through the preload module"
+          " (`LD_PRELOAD=build-bench/libretroanim_preload.so`), against the same command on the file's `.glb`:"
+          f" median wall seconds of {STOCK[0].get('runs', runs)} runs of each, alternating, and the peak resident set of"
+          " one more run of each (the whole process: Assimp, the file, the scene). `-r` (no post-processing) on"
+          " both sides: Assimp 5.2.5's post-processing refuses every glTF file without meshes (\"No materials"
+          " remaining\", fixed in Assimp 5.4), so plain `assimp info` cannot read an animation-only `.glb`.")
+        w("")
+        w("| format | scale | ours s | .glb s | ratio | ours peak RSS MB | .glb peak RSS MB |")
+        w("|---|---|---|---|---|---|---|")
+        for r in STOCK:
+            w(f"| {r['format']} | {r['scale']}x | {f(r['ours_s'], 2)} | {f(r['glb_s'], 2)} | {f(r['ratio'], 2)} |"
+              f" {f(r['ours_rss_mb'], 0)} | {f(r['glb_rss_mb'], 0)} |")
         w("")
     if WRITERS:
         w("")

@@ -19,7 +19,7 @@ QUICK=0
 [ "${1:-}" = "--quick" ] && QUICK=1 && RUNS=2
 
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$B" --target retroanim_cli bench_gen bench_run >/dev/null
+cmake --build "$B" --target retroanim_cli bench_gen bench_run retroanim_preload >/dev/null
 mkdir -p "$D"
 OUT=$B/results.txt
 : >"$OUT"
@@ -53,6 +53,21 @@ for spec in "${FORMATS[@]}"; do
     log "format=$fmt scale=$sc nodes=$n keys_per_track=$k $("$B/bench_run" --runs "$RUNS" "$f" "$g")"
   done
 done
+
+# the stock `assimp` tool (Debian's assimp-utils) on the largest file of each
+# format through the preload module, against the same tool on its .glb
+if command -v assimp >/dev/null && [ -f "$B/libretroanim_preload.so" ]; then
+  for spec in "${FORMATS[@]}"; do
+    read -r fmt ext _ _ <<<"$spec"
+    sc=${SCALES[-1]}
+    f=$D/${fmt}_x$sc.$ext
+    [ -s "$f.glb" ] || continue
+    echo "measuring the stock assimp tool on $fmt x$sc ..." >&2
+    log "stock format=$fmt scale=$sc $(python3 bench/stock.py "$(command -v assimp)" "$B/libretroanim_preload.so" "$f" "$f.glb" "$RUNS")"
+  done
+else
+  echo "no assimp tool (apt-get install assimp-utils) or preload module: the stock tool is not measured" >&2
+fi
 
 # the writers: `convert` to .glb (retroanim's glTF writer) against `convert`
 # to .assbin (Assimp's binary dump, the cheapest exporter) on the largest
