@@ -240,8 +240,8 @@ typedef struct anim_rd {
     rd *r;
     region g;
     wog_anim *a;
-    keymap *km;  /* keyframe offset -> index (scratch, the caller frees it) */
-    bool mapped; /* km holds every key read; until then they lie back to back */
+    keymap *km; /* keyframe offset -> index (scratch, the caller frees it): empty
+                   while the keys read lie back to back, then every key read */
     uint32_t key_cap;
     uint64_t hdr;        /* absolute offset of the header's first int (after any magic) */
     uint64_t ptr_at[7];  /* absolute offsets of the header's pointer fields */
@@ -267,21 +267,22 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
     wog_anim *a = ar->a;
     bool found;
     uint32_t *slot = NULL;
-    int64_t at = ar->mapped ? -2 : packed_index(a, abs);
+    bool mapped = ar->km->count != 0;
+    int64_t at = mapped ? -2 : packed_index(a, abs);
     if (at >= 0) {
         *index = (int32_t)at;
         return true;
     }
-    if (at == -2 && !ar->mapped) {
+    if (at == -2 && !mapped) {
         /* the first key out of that order: the map takes over, with the keys so far */
         for (uint32_t k = 0; k < a->key_count; k++) {
             uint32_t *v = km_slot(ar->km, a->key_offset[k], &found);
             if (!v) return ra_cursor_nomem(&r->c);
             *v = k;
         }
-        ar->mapped = true;
+        mapped = true;
     }
-    if (ar->mapped) {
+    if (mapped) {
         slot = km_slot(ar->km, abs, &found);
         if (!slot) return ra_cursor_nomem(&r->c);
         if (found) {
@@ -523,13 +524,13 @@ static bool read_anim(rd *r, region g, wog_anim *a)
 {
     keymap km = {0};
     bool ok = read_anim_in(r, g, a, &km);
+    /* the map stayed empty: the keys lie back to back (read_key) */
+    bool back_to_back = km.count == 0;
     km_free(&km);
     /* the keys were read into heap scratch: the arena gets them at their count */
     wog_keyframe *k = ok ? ra_arena_bulk_memdup(r->ar, a->keys, a->key_count, sizeof *k) : NULL;
     /* keys back to back keep their first offset only (a fifth of the model) */
-    bool packed = k && a->key_count;
-    for (uint32_t i = 1; packed && i < a->key_count; i++)
-        packed = a->key_offset[i] - a->key_offset[0] == (uint64_t)i * WOG_KEYFRAME_SIZE;
+    bool packed = k && a->key_count && back_to_back;
     uint64_t *o = k && !packed ? ra_arena_bulk_memdup(r->ar, a->key_offset, a->key_count, sizeof *o) : NULL;
     bool kept = packed || o;
     if (ok && !kept) ok = ra_cursor_nomem(&r->c);
