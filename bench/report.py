@@ -134,8 +134,8 @@ def main():
         w("")
         w("Debian's `assimp info FILE -r` on the largest file of each format through the preload module"
           " (`LD_PRELOAD=build-bench/libretroanim_preload.so`), against the same command on the file's `.glb`:"
-          f" median wall seconds of {STOCK[0].get('runs', runs)} runs of each, alternating, and the peak resident set of"
-          " one more run of each (the whole process: Assimp, the file, the scene). `-r` (no post-processing) on"
+          f" median wall seconds of {STOCK[0].get('runs', runs)} runs of each, alternating, and the largest peak resident"
+          " set of those runs (the whole process: Assimp, the file, the scene). `-r` (no post-processing) on"
           " both sides: Assimp 5.2.5's post-processing refuses every glTF file without meshes (\"No materials"
           " remaining\", fixed in Assimp 5.4), so plain `assimp info` cannot read an animation-only `.glb`.")
         w("")

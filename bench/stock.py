@@ -9,33 +9,30 @@ usage: stock.py ASSIMP PRELOAD_SO FILE GLB RUNS
 
 Runs the two commands RUNS times each, alternating (so both see the same
 host state), and prints one line of key=value pairs: the median wall
-seconds of each, their ratio, and each side's largest resident set (MB)."""
+seconds of each, their ratio, and each side's largest peak resident set
+over its runs (MB)."""
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
 def run(cmd, env):
-    """Wall seconds and the peak resident set (KiB) of one run of cmd."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, err = p.communicate()
-    wall = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit(f"stock.py: {' '.join(cmd)} failed ({p.returncode}): {err.decode(errors='replace')[-400:]}")
-    return wall
-
-
-def rss_of(cmd, env):
-    """The child's peak resident set in KiB (wait4's rusage is this child's
-    own; RUSAGE_CHILDREN would be the largest of all the children so far)."""
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, ru = os.wait4(p.pid, 0)
-    if status != 0:
-        sys.exit(f"stock.py: {' '.join(cmd)} failed (status {status})")
-    return ru.ru_maxrss
+    """Wall seconds and peak resident set (KiB) of one run of cmd (wait4's
+    rusage is this child's own; RUSAGE_CHILDREN would be the largest of all
+    the children so far)."""
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        if status != 0:
+            err.seek(0)
+            tail = err.read().decode(errors="replace")[-400:]
+            sys.exit(f"stock.py: {' '.join(cmd)} failed (wait status {status}): {tail}")
+    return wall, ru.ru_maxrss
 
 
 def main():
@@ -47,8 +44,8 @@ def main():
     for _ in range(runs):
         ours.append(run(ours_cmd, ours_env))
         theirs.append(run(glb_cmd, glb_env))
-    o, g = statistics.median(ours), statistics.median(theirs)
-    orss, grss = rss_of(ours_cmd, ours_env), rss_of(glb_cmd, glb_env)
+    o, g = statistics.median(w for w, _ in ours), statistics.median(w for w, _ in theirs)
+    orss, grss = max(m for _, m in ours), max(m for _, m in theirs)
     print(f"ours_s={o:.3f} glb_s={g:.3f} ratio={o / g:.3f} ours_rss_mb={orss / 1024:.1f} glb_rss_mb={grss / 1024:.1f}"
           f" runs={runs}")
 
