@@ -6,8 +6,14 @@
  * into a freed chunk is a use-after-free here), the arena shrinks by the
  * bulk's bytes, pose, the source dump and another bake are refused with a
  * usage error, and freeing twice is harmless.  Each format with bulk arrays
- * (LEGO Island, Metroid Prime, World of Goo, Homeworld) must free some
- * on its fixtures. */
+ * (LEGO Island, Metroid Prime, World of Goo, Homeworld, NIFF) must free
+ * some on its fixtures.
+ *
+ * The same file baked with free_bulk_early (the bake frees each bulk array
+ * after the last job that reads it: NIFF's AnimGroup records), on one
+ * thread and on two, must give the same dump (under AddressSanitizer a job
+ * reading records freed too soon is a use-after-free) and leave no bulk
+ * array in the arena. */
 #include <string.h>
 
 #include "ra_fixture.h"
@@ -58,8 +64,33 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
     CHECK(ra_document_dump(doc, 0, &after, &na, &e) == RA_OK, "%s: dump after free_bulk", nm);
     CHECK(before && after && na == nb && memcmp(before, after, nb) == 0,
           "%s: the scene's dump changed when the bulk was freed (%zu -> %zu bytes)", nm, nb, na);
-    ra_string_free(before);
     ra_string_free(after);
+    for (int threads = 1; threads <= 2; threads++) {
+        ra_options o;
+        ra_options_init(&o);
+        if (body) ra_options_add(&o, "format", "lego_ani_body");
+        ra_options_add(&o, "threads", threads == 1 ? "1" : "2");
+        ra_document *early = NULL;
+        CHECK(ra_document_read(d, n, path, &o, &early, &e) == RA_OK, "%s: read", nm);
+        if (!early) continue;
+        early->free_bulk_early = true;
+        CHECK(ra_document_build_scene(early, &e) == RA_OK, "%s: bake with free_bulk_early, %d thread(s): %s", nm,
+              threads, e.msg);
+        CHECK(early->bulk_freed, "%s: the bulk is not freed after a bake with free_bulk_early", nm);
+        ra_key_chunks *kept = ra_arena_take_bulk(early->arena);
+        CHECK(kept && ra_key_chunks_left(kept) == 0,
+              "%s: a bake with free_bulk_early left %zu bulk chunk(s) in the arena", nm, ra_key_chunks_left(kept));
+        ra_key_chunks_free(kept);
+        char *e_dump = NULL;
+        size_t ne = 0;
+        CHECK(ra_document_dump(early, 0, &e_dump, &ne, &e) == RA_OK, "%s: dump (free_bulk_early)", nm);
+        CHECK(e_dump && ne == nb && memcmp(before, e_dump, nb) == 0,
+              "%s: the scene baked with free_bulk_early (%d thread(s)) differs (%zu -> %zu bytes)", nm, threads, nb,
+              ne);
+        ra_string_free(e_dump);
+        ra_document_free(early);
+    }
+    ra_string_free(before);
 
     /* what needs the model is refused, with a usage error */
     ra_mat4 *w = malloc((doc->scene.node_count ? doc->scene.node_count : 1) * sizeof *w);
@@ -83,7 +114,8 @@ int main(int argc, char **argv)
     }
     fx_for_each_fixture(argc - 1, argv + 1, check_file);
     CHECK(g_files >= 50, "only %ld fixtures loaded", g_files);
-    static const char *const with_bulk[] = {"lego_ani", "metroid_anim", "wog_anim", "wog_movie", "homeworld_mad"};
+    static const char *const with_bulk[] = {"lego_ani",  "metroid_anim",  "wog_anim",
+                                            "wog_movie", "homeworld_mad", "niff"};
     for (size_t i = 0; i < sizeof with_bulk / sizeof *with_bulk; i++)
         CHECK(freed_by(with_bulk[i]) > 0, "%s: no bulk bytes freed on any fixture", with_bulk[i]);
     for (int i = 0; i < FORMATS && g_fmt[i].id; i++)

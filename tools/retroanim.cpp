@@ -972,14 +972,20 @@ bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, 
     ra_error err;
     ra_error_clear(&err);
     ra_document *doc = nullptr;
-    if (ra_document_load(data, size, in == "-" ? nullptr : in.c_str(), &opt, &doc, &err) != RA_OK) {
+    // the writers take the scene alone: the model's bulk arrays (the keys as
+    // stored) go as the bake is done with them, not kept beside the baked
+    // keys and the file being written
+    ra_status ls = ra_document_read(data, size, in == "-" ? nullptr : in.c_str(), &opt, &doc, &err);
+    if (ls == RA_OK) {
+        doc->free_bulk_early = true;
+        ls = ra_document_build_scene(doc, &err);
+    }
+    if (ls != RA_OK) {
+        ra_document_free(doc);
         error = FormatError(err);
         info.usage = err.code == RA_ERR_USAGE;
         return false;
     }
-    // the writers take the scene alone: the model's bulk arrays (the keys as
-    // stored) need not stay beside the file being written
-    ra_document_free_bulk(doc);
     ra_write_stats st;
     ra_status rs;
     if (t.id == "fbx") {

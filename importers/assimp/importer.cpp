@@ -152,10 +152,11 @@ class RetroanimImporter : public Assimp::BaseImporter {
         // the automatic density keys go straight into the aiScene's arrays
         // (ConvertSettings::max_key_angle), not into the ra_scene first
         doc->defer_key_cut = true;
-        if (ra_document_build_scene(doc, &err) != RA_OK) fail();
         // nor the model's bulk arrays (the keys as stored, which the scene's
-        // were baked from) beside the scene and the aiScene being filled
-        ra_document_free_bulk(doc);
+        // were baked from) beside the baked keys and the aiScene being
+        // filled: the bake frees them as it is done with them
+        doc->free_bulk_early = true;
+        if (ra_document_build_scene(doc, &err) != RA_OK) fail();
         for (size_t i = 0; i < doc->scene.warning_count; i++)
             Assimp::DefaultLogger::get()->warn((std::string(format_->id) + ": " + doc->scene.warnings[i].msg).c_str());
         ConvertSettings cs;

@@ -461,20 +461,22 @@ static int key_chunk_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-ra_key_chunks *ra_arena_take_keys(ra_arena *a)
+/* The chunks of *list, taken out of the arena (NULL: out of memory, and
+ * then the arena keeps them; none: NULL, or with `empty` an empty set). */
+static ra_key_chunks *take_chunks(ra_arena *a, ra_chunk **list, bool empty)
 {
     size_t n = 0;
-    for (ra_chunk *c = a ? a->keys : NULL; c; c = c->next) n++;
-    if (!n) return NULL;
+    for (ra_chunk *c = *list; c; c = c->next) n++;
+    if (!n && !empty) return NULL;
     ra_key_chunks *k = ra_malloc(sizeof *k);
-    key_chunk *v = ra_malloc(n * sizeof *v);
+    key_chunk *v = ra_malloc((n ? n : 1) * sizeof *v);
     if (!k || !v) {
         ra_free(k);
         ra_free(v);
         return NULL; /* the arena keeps them: nothing is released early */
     }
     size_t i = 0;
-    for (ra_chunk *c = a->keys; c; c = c->next, i++) {
+    for (ra_chunk *c = *list; c; c = c->next, i++) {
         v[i].lo = (uintptr_t)c + RA_CHUNK_HDR;
         v[i].hi = v[i].lo + c->used;
         v[i].c = c;
@@ -482,14 +484,22 @@ ra_key_chunks *ra_arena_take_keys(ra_arena *a)
         a->total -= RA_CHUNK_HDR + c->size;
     }
     qsort(v, n, sizeof *v, key_chunk_cmp);
-    a->keys = NULL;
-    a->key_bytes = 0;
+    *list = NULL;
     k->v = v;
     k->n = n;
     atomic_init(&k->freed_blocks, 0);
     atomic_init(&k->freed_bytes, 0);
     return k;
 }
+
+ra_key_chunks *ra_arena_take_keys(ra_arena *a)
+{
+    ra_key_chunks *k = a ? take_chunks(a, &a->keys, false) : NULL;
+    if (k) a->key_bytes = 0;
+    return k;
+}
+
+ra_key_chunks *ra_arena_take_bulk(ra_arena *a) { return a ? take_chunks(a, &a->bulk, true) : NULL; }
 
 static key_chunk *find_key_chunk(ra_key_chunks *k, const void *p)
 {

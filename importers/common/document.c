@@ -285,7 +285,8 @@ ra_status ra_document_build_scene(ra_document *d, ra_error *err)
         st = ra_fail(err, RA_ERR_LIMIT, d->format->id, RA_NO_OFFSET, "max_keys",
                      "the animations need more than max_keys (%.0f) keys", max_keys);
     }
-    ra_scratch_flush(); /* the bakers' scratch this thread kept */
+    ra_scratch_flush();                               /* the bakers' scratch this thread kept */
+    if (d->free_bulk_early) ra_document_free_bulk(d); /* what the bake left (the steps below read the scene) */
     if (st == RA_OK) st = limit_key_angle(d, err);
     if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);

@@ -342,6 +342,18 @@ static bool read_anim(rd *r, uint64_t b, uint64_t end, niff_anim *a)
     return blob(r, p, e - p, e, &a->extra, "anim");
 }
 
+/* A zeroed array of an AnimGroup's records (Anims, channel keys): the bulk
+ * that the scene is baked from, each in a chunk of its own, so that a bake
+ * for a consumer that keeps only the scene frees it group by group
+ * (ra_document.free_bulk_early). */
+static void *group_array(ra_arena *a, uint32_t n, size_t size)
+{
+    if (!n) return ra_arena_array(a, 0, size);
+    void *p = ra_arena_bulk_memdup(a, NULL, n, size);
+    if (p) memset(p, 0, (size_t)n * size);
+    return p;
+}
+
 static bool read_channels(rd *r, uint64_t b, uint64_t end, niff_channels *ch)
 {
     ch->offset = b;
@@ -355,7 +367,7 @@ static bool read_channels(rd *r, uint64_t b, uint64_t end, niff_channels *ch)
         if (ch->count[c] > (end - pos) / rec)
             return bad(r, b + 4 + 4ull * c, "channel count", "%llu channel keys cannot fit the %llu bytes left",
                        ch->count[c], end - pos);
-        ch->keys[c] = ra_arena_array(r->ar, ch->count[c], sizeof(niff_chkey));
+        ch->keys[c] = group_array(r->ar, ch->count[c], sizeof(niff_chkey));
         if (!ch->keys[c]) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, pos, "channel keys", "out of memory") == RA_OK;
         for (uint32_t k = 0; k < ch->count[c]; k++, pos += rec) {
             niff_chkey *key = &ch->keys[c][k];
@@ -398,7 +410,7 @@ static bool read_group(rd *r, const item_span *it, bool v2, niff_group *g)
     if (g->anim_num > (body_end - b - 48) / 12)
         return bad(r, b + 28, "anim_num", "%llu Anims cannot fit the %llu bytes of the AnimGroup's body", g->anim_num,
                    body_end - b - 48);
-    g->anims = ra_arena_array(r->ar, g->anim_num, sizeof *g->anims);
+    g->anims = group_array(r->ar, g->anim_num, sizeof *g->anims);
     if (!g->anims) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "anims", "out of memory") == RA_OK;
     uint64_t pos = b + 48; /* never header_size: blend2niff counts its extension there (docs/formats/niff.md §2) */
     for (uint32_t i = 0; i < g->anim_num; i++) {

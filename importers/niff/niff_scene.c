@@ -1068,23 +1068,28 @@ static bool set_group_meta(ra_arena *ar, ra_meta_list *md, const niff_file *f, u
 }
 
 /* The groups a node's transform depends on: its ancestors' and, for a
- * camera or billboard, those of the objects that aim it (marks in `seen`). */
-static void collect_deps(const nstate *st, int32_t node, uint8_t *seen, uint8_t *gseen, int depth)
+ * camera or billboard, those of the objects that aim it (marks in `seen`).
+ * *cut is set when aims deeper than NIFF_MAX_AIM_DEPTH were not followed
+ * (the marks may then miss a group that world_of reads). */
+static void collect_deps(const nstate *st, int32_t node, uint8_t *seen, uint8_t *gseen, int depth, bool *cut)
 {
     for (int32_t n = node; n >= 0 && !seen[n]; n = st->parent[n]) {
         seen[n] = 1;
         const gplay *gp = st->node_gp[n];
         if (gp) gseen[gp - st->gp] = 1;
-        if (depth > NIFF_MAX_AIM_DEPTH) continue;
+        if (depth > NIFF_MAX_AIM_DEPTH) {
+            *cut = true;
+            continue;
+        }
         int32_t cam = st->node_cam[n];
         if (cam >= 0) {
             const niff_cam *c = &st->f->cams[cam];
             const uint32_t t[3] = {c->eye_obj, c->lookat_obj, c->up_obj};
             for (int k = 0; k < 3; k++)
-                if (t[k] != NIFF_NONE) collect_deps(st, st->obj_node[t[k]], seen, gseen, depth + 1);
+                if (t[k] != NIFF_NONE) collect_deps(st, st->obj_node[t[k]], seen, gseen, depth + 1, cut);
         } else if (gp && gp->kind == G_BILLBOARD) {
-            if (st->bb_look[n] >= 0) collect_deps(st, st->bb_look[n], seen, gseen, depth + 1);
-            if (st->bb_up[n] >= 0) collect_deps(st, st->bb_up[n], seen, gseen, depth + 1);
+            if (st->bb_look[n] >= 0) collect_deps(st, st->bb_look[n], seen, gseen, depth + 1, cut);
+            if (st->bb_up[n] >= 0) collect_deps(st, st->bb_up[n], seen, gseen, depth + 1, cut);
         }
     }
 }
@@ -1096,7 +1101,43 @@ typedef struct bake_job {
     ra_channel *ch;
     ra_breaks own; /* dependent channels: their breakpoints; else empty */
     const ra_breaks *breaks;
+    size_t dep0, ndep; /* the groups whose records it reads: bake_deps.v[dep0 ..] */
 } bake_job;
+
+/* The groups each job reads, for freeing a group's records after the last
+ * job that reads them (ra_document.free_bulk_early).  ok false: nothing is
+ * freed early, for more than max entries (many cameras each depending on
+ * many groups); false from deps_push: out of memory. */
+typedef struct bake_deps {
+    uint32_t *v;
+    size_t n, cap, max;
+    bool ok;
+} bake_deps;
+
+static bool deps_push(bake_deps *d, uint32_t g)
+{
+    if (!d->ok) return true;
+    if (d->n == d->max) {
+        d->ok = false;
+        return true;
+    }
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 64;
+        uint32_t *v = cap < SIZE_MAX / sizeof *v ? ra_realloc(d->v, cap * sizeof *v) : NULL;
+        if (!v) return d->ok = false;
+        d->v = v, d->cap = cap;
+    }
+    d->v[d->n++] = g;
+    return true;
+}
+
+/* fn (use or drop) on each of a group's record arrays. */
+static void group_chunks(ra_key_chunks *k, const niff_group *g, void (*fn)(ra_key_chunks *, const void *))
+{
+    if (g->anim_num) fn(k, g->anims);
+    for (int c = 0; c < NIFF_CH_COUNT; c++)
+        if (g->ch.count[c]) fn(k, g->ch.keys[c]);
+}
 
 /* Each worker's world/local/state scratch for dependent channels. */
 typedef struct bake_scratch {
@@ -1109,6 +1150,8 @@ typedef struct bake_jobs {
     bake_job *jobs;
     bake_scratch *scratch; /* one per worker */
     const ra_bake_params *bp;
+    ra_key_chunks *bulk; /* the model's records, freed as the jobs end (NULL: kept) */
+    const uint32_t *deps;
 } bake_jobs;
 
 static ra_status bake_one(void *vctx, size_t j, ra_worker *w, ra_error *err)
@@ -1125,7 +1168,10 @@ static ra_status bake_one(void *vctx, size_t j, ra_worker *w, ra_error *err)
     ra_bake_params bp = *bj->bp;
     bp.samples_left = &w->samples_left;
     bake_ctx ctx = {st, job->node, sc->world, sc->world + st->node_count, sc->state};
-    return ra_bake_channel(w->arena, bake_eval, &ctx, job->breaks->v, job->breaks->n, &bp, job->ch, err);
+    ra_status rs = ra_bake_channel(w->arena, bake_eval, &ctx, job->breaks->v, job->breaks->n, &bp, job->ch, err);
+    for (size_t k = 0; bj->bulk && k < job->ndep; k++)
+        group_chunks(bj->bulk, &st->f->groups[bj->deps[job->dep0 + k]], ra_key_chunks_drop);
+    return rs;
 }
 
 /* One animation over `dur` frames: a channel per animated object (objects
@@ -1180,6 +1226,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     ra_error late_err;
     ra_error_clear(&late_err);
     double work = 0;
+    bake_deps deps = {NULL, 0, 0, 4 * ((size_t)f->group_count + nodes) + 1024, doc->free_bulk_early};
     for (size_t n = 1; rs == RA_OK && late == RA_OK && n < nodes; n++) {
         const gplay *gp = st->node_gp[n];
         bool dependent = st->node_cam[n] >= 0 || (gp && gp->kind == G_BILLBOARD);
@@ -1194,7 +1241,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
             if (first_ch[gi] >= 0) {
                 share_of[an->channel_count] = first_ch[gi];
             } else {
-                jobs[njobs++] = (bake_job){(int32_t)n, ch, {0}, &gb[gi]};
+                jobs[njobs++] = (bake_job){(int32_t)n, ch, {0}, &gb[gi], deps.n, 1};
+                if (!deps_push(&deps, gi)) late = ra_fail_nomem(&late_err, FMT);
                 work += (double)gb[gi].n;
                 first_ch[gi] = (int32_t)an->channel_count;
             }
@@ -1203,7 +1251,8 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         }
         memset(seen, 0, nodes);
         memset(gseen, 0, f->group_count);
-        collect_deps(st, (int32_t)n, seen, gseen, 0);
+        bool cut = false;
+        collect_deps(st, (int32_t)n, seen, gseen, 0, &cut);
         ra_breaks all = {0};
         bool ok = ra_breaks_push(&all, 0) && ra_breaks_push(&all, dur / st->fps);
         for (uint32_t g = 0; ok && g < f->group_count; g++)
@@ -1227,17 +1276,32 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
         }
         budget -= (double)all.n;
         work += (double)all.n * (double)nodes;
-        jobs[njobs] = (bake_job){(int32_t)n, ch, all, NULL};
+        jobs[njobs] = (bake_job){(int32_t)n, ch, all, NULL, deps.n, 0};
         jobs[njobs].breaks = &jobs[njobs].own;
+        bool pushed = true;
+        for (uint32_t g = 0; pushed && g < f->group_count; g++)
+            if (cut || gseen[g]) pushed = deps_push(&deps, g);
+        jobs[njobs].ndep = deps.n - jobs[njobs].dep0;
+        if (!pushed) late = ra_fail_nomem(&late_err, FMT);
         njobs++;
         an->channel_count++;
     }
     if (rs == RA_OK) {
         unsigned threads = ra_document_threads(doc, work);
         bake_scratch *scratch = ra_calloc(threads, sizeof *scratch);
-        bake_jobs bj = {st, jobs, scratch, &bp};
-        rs = scratch ? ra_parallel_for_late(doc, threads, njobs, bake_one, &bj, &samples_left, late, &late_err, err)
-                     : ra_fail_nomem(err, FMT);
+        bake_jobs bj = {st, jobs, scratch, &bp, NULL, deps.v};
+        /* the records of each group go after the last job that reads them
+         * (the others before the first): the model does not stay whole
+         * beside the baked keys.  Nothing after the bake reads them. */
+        if (deps.ok && (bj.bulk = ra_arena_take_bulk(ar))) {
+            for (size_t j = 0; j < njobs; j++)
+                for (size_t k = 0; k < jobs[j].ndep; k++)
+                    group_chunks(bj.bulk, &f->groups[deps.v[jobs[j].dep0 + k]], ra_key_chunks_use);
+            ra_key_chunks_ready(bj.bulk);
+        }
+        if (!scratch || (deps.ok && !bj.bulk)) rs = ra_fail_nomem(err, FMT);
+        else rs = ra_parallel_for_late(doc, threads, njobs, bake_one, &bj, &samples_left, late, &late_err, err);
+        ra_key_chunks_free(bj.bulk);
         for (unsigned t = 0; scratch && t < threads; t++) {
             ra_free(scratch[t].world);
             ra_free(scratch[t].state);
@@ -1257,6 +1321,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     for (uint32_t i = 0; gb && i < f->group_count; i++) ra_free(gb[i].v);
     for (size_t j = 0; jobs && j < njobs; j++) ra_free(jobs[j].own.v);
     ra_free(jobs);
+    ra_free(deps.v);
     ra_free(gb);
     ra_free(seen);
     ra_free(gseen);

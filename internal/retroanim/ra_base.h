@@ -119,6 +119,11 @@ void ra_key_chunks_ready(ra_key_chunks *k);
 void ra_key_chunks_drop(ra_key_chunks *k, const void *p);
 void ra_key_chunks_free(ra_key_chunks *k);
 size_t ra_key_chunks_left(const ra_key_chunks *k); /* chunks not freed yet (when no _drop runs) */
+/* The same set of the model's bulk arrays (ra_arena_bulk_memdup), for a bake
+ * that frees each one once no job left to run reads it
+ * (ra_document.free_bulk_early); what is left goes with ra_key_chunks_free.
+ * NULL only when out of memory (an arena without bulk gives an empty set). */
+ra_key_chunks *ra_arena_take_bulk(ra_arena *a);
 /* Grows an arena array (copying); the old block stays in the arena. */
 void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size);
 /* Makes *v (an arena array of *cap elements of size bytes) hold at least need

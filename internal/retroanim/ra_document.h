@@ -54,6 +54,13 @@ struct ra_document {
      * counted them, so that the consumer need not count again (NULL: not
      * counted, or out of memory). */
     size_t *key_cut_added;
+    /* Set before ra_document_build_scene by a consumer that would call
+     * ra_document_free_bulk right after it (the Assimp importer, the CLI's
+     * convert): a format's bake may free each of the model's bulk arrays as
+     * soon as no job left to run reads it (ra_arena_take_bulk), so that the
+     * model does not stay whole beside the baked keys; build_scene then ends
+     * with ra_document_free_bulk, whether it succeeds or not. */
+    bool free_bulk_early;
     /* Set by ra_document_free_bulk: the model's bulk arrays are gone (the
      * scene stays whole); pose, the source dump and another bake are refused. */
     bool bulk_freed;
