@@ -518,18 +518,32 @@ typedef struct bone_jobs {
     double max_piece;
     const uint32_t *node_of;
     ra_channel *channels;
-    bone_tally *tally; /* one per worker */
+    bone_tally *tally;   /* one per worker */
+    ra_key_chunks *bulk; /* the model's key arrays, freed as the jobs end (NULL: kept) */
 } bone_jobs;
+
+/* fn (use or drop) on each of a channel's key arrays (bulk: read only by
+ * its bone's job). */
+static void channel_chunks(ra_key_chunks *k, const mp_channel *ch, void (*fn)(ra_key_chunks *, const void *))
+{
+    const void *arr[7] = {ch->rot, ch->trans, ch->scale, ch->qrot, ch->qtrans, ch->qscale, ch->wneg};
+    for (int i = 0; i < 7; i++)
+        if (arr[i]) fn(k, arr[i]);
+}
 
 static ra_status bone_job(void *ctx, size_t j, ra_worker *w, ra_error *err)
 {
     const bone_jobs *bj = ctx;
     bone_tally *ty = &bj->tally[w->index];
     if (!ty->pt && !(ty->pt = ra_malloc((bj->tm->np + 2) * sizeof *ty->pt))) return ra_fail_nomem(err, FMT);
-    if (!mp_bone_channel(bj->doc, w->arena, bj->node_of[j], bj->tm, ty->pt, bj->max_piece, &bj->channels[j],
-                         &ty->long_arcs, &ty->zero_quats))
-        return ra_fail_nomem(err, FMT);
-    return RA_OK;
+    bool ok = mp_bone_channel(bj->doc, w->arena, bj->node_of[j], bj->tm, ty->pt, bj->max_piece, &bj->channels[j],
+                              &ty->long_arcs, &ty->zero_quats);
+    if (bj->bulk) {
+        const mp_doc *d = bj->doc->model;
+        const mp_state *st = bj->doc->state;
+        channel_chunks(bj->bulk, &d->anim.channels[st->chan[bj->node_of[j]]], ra_key_chunks_drop);
+    }
+    return ok ? RA_OK : ra_fail_nomem(err, FMT);
 }
 
 static ra_status build_animation(ra_document *doc, double max_piece, ra_error *err)
@@ -572,8 +586,18 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     unsigned threads = ra_document_threads(doc, (double)animated * (double)tm.np);
     bone_tally *tally = ra_calloc(threads, sizeof *tally);
     if (!tally) return ra_fail_nomem(err, FMT);
-    bone_jobs bj = {doc, &tm, max_piece, node_of, an->channels, tally};
-    ra_status rs = ra_parallel_for(doc, threads, animated, bone_job, &bj, NULL, err);
+    bone_jobs bj = {doc, &tm, max_piece, node_of, an->channels, tally, NULL};
+    /* each bone's key arrays go when its job ends (the stored arrays they
+     * were read from, and the bones not animated, before the first): the
+     * model does not stay whole beside the baked keys.  Nothing after the
+     * bake reads them. */
+    ra_status rs = RA_OK;
+    if (doc->free_bulk_early && !(bj.bulk = ra_arena_take_bulk(doc->arena))) rs = ra_fail_nomem(err, FMT);
+    for (size_t j = 0; bj.bulk && j < animated; j++)
+        channel_chunks(bj.bulk, &a->channels[st->chan[node_of[j]]], ra_key_chunks_use);
+    ra_key_chunks_ready(bj.bulk);
+    if (rs == RA_OK) rs = ra_parallel_for(doc, threads, animated, bone_job, &bj, NULL, err);
+    ra_key_chunks_free(bj.bulk);
     for (unsigned t = 0; t < threads; t++) {
         long_arcs += tally[t].long_arcs;
         zero_quats += tally[t].zero_quats;
