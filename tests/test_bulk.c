@@ -11,10 +11,9 @@
  *
  * The same file baked with free_bulk_early (the bake frees each bulk array
  * after the last job that reads it: NIFF's AnimGroup records, Metroid
- * Prime's bone keys), on one
- * thread and on two, must give the same dump (under AddressSanitizer a job
- * reading records freed too soon is a use-after-free) and leave no bulk
- * array in the arena. */
+ * Prime's bone keys, also inside archives), on one thread and on two, must
+ * give the same dump (under AddressSanitizer a job reading records freed
+ * too soon is a use-after-free) and leave no bulk array in the arena. */
 #include <string.h>
 
 #include "ra_fixture.h"

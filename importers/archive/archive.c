@@ -200,6 +200,8 @@ static ra_status arch_to_scene(ra_document *doc, ra_error *err)
     arch_doc *m = doc->model;
     const ra_archive *ar = m->ar;
     const ra_archive_item *it = &ar->items[m->item];
+    /* set on doc after the read made inner (the item's bulk is the arena's) */
+    m->inner.free_bulk_early = doc->free_bulk_early;
     ra_status st = m->inner.format->to_scene(&m->inner, err);
     if (st != RA_OK) return st;
     doc->scene = m->inner.scene;
