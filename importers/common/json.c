@@ -142,12 +142,15 @@ static size_t u64_digits(uint64_t v, char *end)
     return (size_t)(end - p);
 }
 
-static void out_int(ra_json *j, bool neg, uint64_t mag)
+/* a sign and magnitude as decimal text at b (24 bytes), NUL-terminated; its length */
+static size_t int_text(bool neg, uint64_t mag, char *b)
 {
-    char b[24];
-    size_t n = u64_digits(mag, b + sizeof b);
-    if (neg) b[sizeof b - ++n] = '-';
-    out(j, b + sizeof b - n, n);
+    char t[24];
+    size_t n = u64_digits(mag, t + sizeof t), o = 0;
+    if (neg) b[o++] = '-';
+    memcpy(b + o, t + sizeof t - n, n);
+    b[o + n] = 0;
+    return o + n;
 }
 
 /* %.9g of a finite v with 1e-5 <= |v| < 1e15, as snprintf prints it, without
@@ -205,40 +208,45 @@ size_t ra_json_g9(double v, char *b)
     return n;
 }
 
-void ra_json_number(ra_json *j, double v)
+size_t ra_json_number_text(double v, char *b)
 {
-    before_value(j);
     if (!isfinite(v)) {
-        outs(j, "null");
-        return;
+        memcpy(b, "null", 5);
+        return 4;
     }
     /* a whole number of at most 9 digits: what %.9g prints is its digits */
     if (v > -1e9 && v < 1e9 && v == (double)(int64_t)v) {
         int64_t i = (int64_t)v;
-        out_int(j, i < 0, i < 0 ? (uint64_t)-i : (uint64_t)i);
-        return;
+        return int_text(i < 0, i < 0 ? (uint64_t)-i : (uint64_t)i, b);
     }
-    char b[40];
     /* %.9g keeps float32 exact; use more digits only when the double needs them */
     bool f32 = (double)(float)v == v;
-    if (f32 && ra_json_g9(v, b)) {
-        outs(j, b);
-        return;
-    }
-    snprintf(b, sizeof b, "%.9g", v);
+    size_t n = f32 ? ra_json_g9(v, b) : 0;
+    if (n) return n;
+    snprintf(b, RA_JSON_NUMBER_MAX, "%.9g", v);
     double back;
-    if (!f32 && sscanf(b, "%lf", &back) == 1 && back != v) snprintf(b, sizeof b, "%.17g", v);
-    outs(j, b);
+    if (!f32 && sscanf(b, "%lf", &back) == 1 && back != v) snprintf(b, RA_JSON_NUMBER_MAX, "%.17g", v);
+    return strlen(b);
+}
+size_t ra_json_int_text(int64_t v, char *b) { return int_text(v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, b); }
+
+void ra_json_number(ra_json *j, double v)
+{
+    before_value(j);
+    char b[RA_JSON_NUMBER_MAX];
+    out(j, b, ra_json_number_text(v, b));
 }
 void ra_json_int(ra_json *j, int64_t v)
 {
     before_value(j);
-    out_int(j, v < 0, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+    char b[RA_JSON_NUMBER_MAX];
+    out(j, b, ra_json_int_text(v, b));
 }
 void ra_json_uint(ra_json *j, uint64_t v)
 {
     before_value(j);
-    out_int(j, false, v);
+    char b[RA_JSON_NUMBER_MAX];
+    out(j, b, int_text(false, v, b));
 }
 void ra_json_bool(ra_json *j, bool v)
 {
@@ -250,10 +258,11 @@ void ra_json_null(ra_json *j)
     before_value(j);
     outs(j, "null");
 }
-void ra_json_raw(ra_json *j, const char *text)
+void ra_json_raw(ra_json *j, const char *text) { ra_json_raw_n(j, text, strlen(text)); }
+void ra_json_raw_n(ra_json *j, const char *text, size_t n)
 {
     before_value(j);
-    outs(j, text);
+    out(j, text, n);
 }
 void ra_json_finish(ra_json *j) { outs(j, "\n"); }
 

@@ -433,20 +433,35 @@ static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uin
             break;
         }
         const wog_keyframe *k = kf(tr, i);
-        ra_json_begin_array(&j);
-        ra_json_number(&j, kt(tr, i));
-        if (what == 3) {
-            ra_json_int(&j, k->alpha);
-        } else if (what == 4) {
-            char hex[16];
-            snprintf(hex, sizeof hex, "0x%08X", (unsigned)k->color);
-            ra_json_string(&j, hex);
-        } else {
+        if (what == 5) {
             const char *s = wog_string(strings, strings_size, k->sound_str_idx);
+            ra_json_begin_array(&j);
+            ra_json_number(&j, kt(tr, i));
             ra_json_string(&j, s ? s : "");
+            ra_json_end_array(&j);
+            continue;
         }
-        if (what != 5) ra_json_string(&j, k->interpolation == WOG_INTERP_LINEAR ? "linear" : "none");
-        ra_json_end_array(&j);
+        /* [time, alpha or "0x%08X" colour, "linear" or "none"], composed
+         * here and written at once: the lists of a movie have a key per
+         * frame and actor, and the writer's per-token calls were most of
+         * their cost */
+        char b[2 * RA_JSON_NUMBER_MAX + 32];
+        size_t n = 0;
+        b[n++] = '[';
+        n += ra_json_number_text(kt(tr, i), b + n);
+        b[n++] = ',';
+        if (what == 3) {
+            n += ra_json_int_text(k->alpha, b + n);
+        } else {
+            static const char digit[] = "0123456789ABCDEF";
+            memcpy(b + n, "\"0x", 3), n += 3;
+            for (int d = 28; d >= 0; d -= 4) b[n++] = digit[(uint32_t)k->color >> d & 15u];
+            b[n++] = '"';
+        }
+        const char *interp = k->interpolation == WOG_INTERP_LINEAR ? ",\"linear\"]" : ",\"none\"]";
+        size_t li = strlen(interp);
+        memcpy(b + n, interp, li), n += li;
+        ra_json_raw_n(&j, b, n);
     }
     ra_json_end_array(&j);
     const char *s = w.failed || *too_big ? NULL : ra_arena_strndup(ar, (const char *)w.data, w.size);

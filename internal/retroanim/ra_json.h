@@ -45,6 +45,13 @@ void ra_json_null(ra_json *j);
 void ra_json_vec3(ra_json *j, ra_vec3 v); /* [x, y, z] */
 /* Writes a pre-formatted JSON value verbatim (caller guarantees validity). */
 void ra_json_raw(ra_json *j, const char *text);
+void ra_json_raw_n(ra_json *j, const char *text, size_t n);
+/* The text ra_json_number / ra_json_int write for v, NUL-terminated, at b
+ * (RA_JSON_NUMBER_MAX bytes); its length.  For values composed by hand
+ * (ra_json_raw_n) where a list of many small arrays is written. */
+#define RA_JSON_NUMBER_MAX 40
+size_t ra_json_number_text(double v, char *b);
+size_t ra_json_int_text(int64_t v, char *b);
 void ra_json_finish(ra_json *j); /* trailing newline */
 
 /* %.9g of v (1e-5 <= |v| < 1e15) into b (at least 20 bytes) as snprintf
