@@ -411,6 +411,89 @@ static void random_anim(ra_arena *ar, wog_anim *a, bool canonical)
     memcpy(a->strings, table, 16);
 }
 
+/* The key lists' metadata budget (16 MiB plus 8 bytes per byte of the file)
+ * is for the whole text: an animation whose every slot names one key with a
+ * long sound id (aliasing slots, the reason for the budget) loads with k - 1
+ * slots and is refused with k, the first count whose list passes the budget
+ * (its last entry crossing it: a check before each entry alone let it
+ * through, and the budget then wrapped). */
+typedef struct sound_list {
+    ra_writer w; /* the file */
+    size_t text; /* its sound list's bytes: [[0,"S..."],[1,"S..."],...] */
+} sound_list;
+
+/* the bytes of entry j of the list, [j,"S..."] */
+static size_t sound_entry(uint32_t j, size_t id_len) { return (size_t)snprintf(NULL, 0, "%u", j) + id_len + 5; }
+
+static void sound_list_make(sound_list *sl, uint32_t slots, size_t id_len)
+{
+    ra_arena *ar = ra_arena_create(0);
+    wog_anim a;
+    memset(&a, 0, sizeof a);
+    a.num_frames = slots;
+    a.frame_times = ra_arena_array(ar, slots, sizeof *a.frame_times);
+    for (uint32_t j = 0; j < slots; j++) a.frame_times[j] = (float)j;
+    a.transform_types = ra_arena_array(ar, 0, sizeof *a.transform_types);
+    a.has_sound = 1;
+    a.alpha.present = a.color.present = a.sound.present = true;
+    a.sound.slot = ra_arena_array(ar, slots, sizeof *a.sound.slot); /* every slot: key 0 */
+    a.keys = ra_arena_array(ar, 1, sizeof *a.keys);
+    a.keys[0] = (wog_keyframe){-1, -1, -1, -1, -1, -1, 1, WOG_INTERP_NONE};
+    a.key_count = 1;
+    a.strings_size = (uint32_t)id_len + 2;
+    a.strings = ra_arena_alloc(ar, a.strings_size);
+    memset(a.strings + 1, 'S', id_len);
+    ra_writer_init(&sl->w);
+    ra_error e;
+    CHECK(wog_anim_write(&a, WOG_LAYOUT_BINLTL, &sl->w, &e) == RA_OK, "sound list: write: %s", e.msg);
+    sl->text = 2 + (size_t)(slots - 1); /* the brackets and commas */
+    for (uint32_t j = 0; j < slots; j++) sl->text += sound_entry(j, id_len);
+    ra_arena_destroy(ar);
+}
+
+static void meta_budget_edge(void)
+{
+    const size_t id_len = 1000, budget0 = (size_t)16 << 20; /* a sound id has at most 1024 bytes */
+    /* the file grows by the same bytes per slot: the first count whose list passes the budget, worked out */
+    sound_list a, b;
+    sound_list_make(&a, 1000, id_len);
+    sound_list_make(&b, 1001, id_len);
+    size_t per = b.w.size - a.w.size, file0 = a.w.size - 1000 * per;
+    ra_writer_free(&a.w);
+    ra_writer_free(&b.w);
+    uint32_t k = 0;
+    size_t text = 1; /* k entries: 2 brackets, k - 1 commas (1 + k) and the entries */
+    while (k < 100000) {
+        text += sound_entry(k, id_len) + 1;
+        k++;
+        if (text > budget0 + 8 * (file0 + per * k)) break;
+    }
+    for (uint32_t n = k - 1; n <= k; n++) {
+        sound_list sl;
+        sound_list_make(&sl, n, id_len);
+        size_t budget = budget0 + 8 * sl.w.size;
+        CHECK((sl.text > budget) == (n == k), "%u slots: %zu bytes of list, budget %zu", n, sl.text, budget);
+        ra_document *doc = NULL;
+        ra_error e;
+        ra_status st = load_opts(sl.w.data, sl.w.size, "s.anim.binltl", NULL, &doc, &e);
+        if (n < k) {
+            CHECK(st == RA_OK, "%u slots (%zu bytes of list, budget %zu): %s", n, sl.text, budget, e.msg);
+            int32_t node = doc ? ra_scene_find_node(&doc->scene, "s") : -1;
+            const ra_meta *m = node >= 0 ? ra_meta_get(&doc->scene.nodes[node].meta, "wog.sound") : NULL;
+            CHECK(m && m->type == RA_META_STRING && strlen(m->u.s) == sl.text,
+                  "%u slots: the list has %zu bytes, not %zu", n, m && m->type == RA_META_STRING ? strlen(m->u.s) : 0,
+                  sl.text);
+        } else {
+            CHECK(st == RA_ERR_LIMIT && !strcmp(e.field, "wog.sound"),
+                  "%u slots (%zu bytes of list, budget %zu): %s, field '%s', not refused at wog.sound", n, sl.text,
+                  budget, ra_status_name(st), e.field);
+        }
+        ra_document_free(doc);
+        ra_writer_free(&sl.w);
+    }
+    printf("metadata budget: %u slots of a %zu-byte sound id load, %u are refused\n", k - 1, id_len, k);
+}
+
 static void random_files(int count)
 {
     long files = 0;
@@ -687,5 +770,6 @@ int main(int argc, char **argv)
            g_stats.instants, g_stats.worst);
     random_files(150);
     regressions();
+    meta_budget_edge();
     return ra_test_finish("test_wog");
 }

@@ -464,6 +464,7 @@ static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uin
         ra_json_raw_n(&j, b, n);
     }
     ra_json_end_array(&j);
+    if (w.size > *left) *too_big = true; /* the last entry may have crossed it */
     const char *s = w.failed || *too_big ? NULL : ra_arena_strndup(ar, (const char *)w.data, w.size);
     if (s) *left -= w.size;
     ra_writer_free(&w);
