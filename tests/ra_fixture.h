@@ -356,6 +356,27 @@ static inline ra_status fx_load_opt(const uint8_t *d, size_t n, const char *path
     return ra_document_load(d, n, path, &o, doc, &e);
 }
 
+/* Loads with the options o as ra_document_load does or, with early, as the
+ * Assimp importer and the CLI's convert do (free_bulk_early set between the
+ * read and the bake: the bake may free the model's arrays as it goes);
+ * *doc is NULL on failure. */
+static inline ra_status fx_load_with(const uint8_t *d, size_t n, const char *path, const ra_options *o, bool early,
+                                     ra_document **doc, ra_error *e)
+{
+    ra_error_clear(e);
+    *doc = NULL;
+    ra_status st = ra_document_read(d, n, path, o, doc, e);
+    if (st == RA_OK) {
+        (*doc)->free_bulk_early = early;
+        st = ra_document_build_scene(*doc, e);
+    }
+    if (st != RA_OK) {
+        ra_document_free(*doc);
+        *doc = NULL;
+    }
+    return st;
+}
+
 typedef void (*fx_bytes_fn)(const uint8_t *data, size_t size, const char *path, const char *name, bool body);
 static const char *fx_walk_dir;
 static fx_bytes_fn fx_walk_fn;

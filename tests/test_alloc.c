@@ -21,19 +21,7 @@ static ra_status load(const uint8_t *d, size_t n, const char *path, bool body, b
     ra_options o;
     ra_options_init(&o);
     if (body) ra_options_add(&o, "format", "lego_ani_body");
-    ra_error_clear(e);
-    *doc = NULL;
-    if (!early) return ra_document_load(d, n, path, &o, doc, e);
-    ra_status st = ra_document_read(d, n, path, &o, doc, e);
-    if (st == RA_OK) {
-        (*doc)->free_bulk_early = true;
-        st = ra_document_build_scene(*doc, e);
-    }
-    if (st != RA_OK) {
-        ra_document_free(*doc);
-        *doc = NULL;
-    }
-    return st;
+    return fx_load_with(d, n, path, &o, early, doc, e);
 }
 
 static void check_load(const uint8_t *d, size_t n, const char *path, const char *nm, bool body, bool early)

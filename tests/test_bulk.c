@@ -71,11 +71,9 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
         if (body) ra_options_add(&o, "format", "lego_ani_body");
         ra_options_add(&o, "threads", threads == 1 ? "1" : "2");
         ra_document *early = NULL;
-        CHECK(ra_document_read(d, n, path, &o, &early, &e) == RA_OK, "%s: read", nm);
+        CHECK(fx_load_with(d, n, path, &o, true, &early, &e) == RA_OK,
+              "%s: load with free_bulk_early, %d thread(s): %s", nm, threads, e.msg);
         if (!early) continue;
-        early->free_bulk_early = true;
-        CHECK(ra_document_build_scene(early, &e) == RA_OK, "%s: bake with free_bulk_early, %d thread(s): %s", nm,
-              threads, e.msg);
         CHECK(early->bulk_freed, "%s: the bulk is not freed after a bake with free_bulk_early", nm);
         ra_key_chunks *kept = ra_arena_take_bulk(early->arena);
         CHECK(kept && ra_key_chunks_left(kept) == 0,

@@ -35,15 +35,8 @@ static outcome load_with(const uint8_t *d, size_t n, const char *path, bool body
     outcome r = {0};
     ra_error_clear(&r.err);
     ra_document *doc = NULL;
-    r.st = ra_document_read(d, n, path, &o, &doc, &r.err);
-    if (r.st == RA_OK) {
-        doc->free_bulk_early = early;
-        r.st = ra_document_build_scene(doc, &r.err);
-    }
-    if (r.st != RA_OK) {
-        ra_document_free(doc);
-        return r;
-    }
+    r.st = fx_load_with(d, n, path, &o, early, &doc, &r.err);
+    if (r.st != RA_OK) return r;
     ra_writer w;
     ra_writer_init(&w);
     ra_json j;
