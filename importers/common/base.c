@@ -461,13 +461,12 @@ static int key_chunk_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The chunks of *list, taken out of the arena (NULL: out of memory, and
- * then the arena keeps them; none: NULL, or with `empty` an empty set). */
-static ra_key_chunks *take_chunks(ra_arena *a, ra_chunk **list, bool empty)
+/* The chunks of *list (none: an empty set), taken out of the arena (NULL:
+ * out of memory, and then the arena keeps them). */
+static ra_key_chunks *take_chunks(ra_arena *a, ra_chunk **list)
 {
     size_t n = 0;
     for (ra_chunk *c = *list; c; c = c->next) n++;
-    if (!n && !empty) return NULL;
     ra_key_chunks *k = ra_malloc(sizeof *k);
     key_chunk *v = ra_malloc((n ? n : 1) * sizeof *v);
     if (!k || !v) {
@@ -494,12 +493,12 @@ static ra_key_chunks *take_chunks(ra_arena *a, ra_chunk **list, bool empty)
 
 ra_key_chunks *ra_arena_take_keys(ra_arena *a)
 {
-    ra_key_chunks *k = a ? take_chunks(a, &a->keys, false) : NULL;
+    ra_key_chunks *k = a ? take_chunks(a, &a->keys) : NULL;
     if (k) a->key_bytes = 0;
     return k;
 }
 
-ra_key_chunks *ra_arena_take_bulk(ra_arena *a) { return a ? take_chunks(a, &a->bulk, true) : NULL; }
+ra_key_chunks *ra_arena_take_bulk(ra_arena *a) { return a ? take_chunks(a, &a->bulk) : NULL; }
 
 static key_chunk *find_key_chunk(ra_key_chunks *k, const void *p)
 {

@@ -105,8 +105,8 @@ void *ra_arena_keys_memdup(ra_arena *a, const void *src, size_t n, size_t size);
  * ra_arena_free_bulk frees (ra_document_free_bulk, once the scene is built). */
 void *ra_arena_bulk_memdup(ra_arena *a, const void *src, size_t n, size_t size);
 void ra_arena_free_bulk(ra_arena *a);
-/* The key chunks, taken out of the arena (NULL: none, or out of memory, and
- * then the arena keeps them), for a consumer that copies every channel's
+/* The key chunks (none: an empty set), taken out of the arena (NULL: out of
+ * memory, and then the arena keeps them), for a consumer that copies every channel's
  * keys out and then discards the document: _use counts each array that
  * points into a chunk (every channel's, shared arrays once per channel),
  * _ready frees the chunks no array uses, _drop (on any thread) counts an
@@ -121,8 +121,7 @@ void ra_key_chunks_free(ra_key_chunks *k);
 size_t ra_key_chunks_left(const ra_key_chunks *k); /* chunks not freed yet (when no _drop runs) */
 /* The same set of the model's bulk arrays (ra_arena_bulk_memdup), for a bake
  * that frees each one once no job left to run reads it
- * (ra_document.free_bulk_early); what is left goes with ra_key_chunks_free.
- * NULL only when out of memory (an arena without bulk gives an empty set). */
+ * (ra_document.free_bulk_early); what is left goes with ra_key_chunks_free. */
 ra_key_chunks *ra_arena_take_bulk(ra_arena *a);
 /* Grows an arena array (copying); the old block stays in the arena. */
 void *ra_arena_grow(ra_arena *a, void *old, size_t old_n, size_t new_n, size_t size);
