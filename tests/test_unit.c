@@ -288,6 +288,49 @@ static void test_json(void)
     ra_writer_free(&w);
 }
 
+/* ra_json_numbers writes what begin_array, ra_json_number per value and
+ * end_array write, pretty or not, for rows of 0 to 10 numbers (composed at
+ * once up to 8) of every kind ra_json_number prints: whole, float32, a
+ * double needing 17 digits, NaN, infinity, negative zero, tiny and huge. */
+static void test_json_numbers(void)
+{
+    static const double v[] = {0.1f, -3, 1e300, NAN, 0.1, -0.0, 5e-324, INFINITY, 123456789, 1.5e-7, 2};
+    int bad = 0;
+    for (int pretty = 0; pretty < 2; pretty++)
+        for (size_t n = 0; n <= 10; n++) {
+            ra_writer a, b;
+            ra_writer_init(&a);
+            ra_writer_init(&b);
+            ra_json ja, jb;
+            ra_json_init_buffer(&ja, &a, pretty);
+            ra_json_init_buffer(&jb, &b, pretty);
+            ra_json_begin_object(&ja);
+            ra_json_begin_object(&jb);
+            ra_json_key(&ja, "rows");
+            ra_json_key(&jb, "rows");
+            ra_json_begin_array(&ja);
+            ra_json_begin_array(&jb);
+            for (size_t row = 0; row < 2; row++) {
+                ra_json_numbers(&ja, v + row, n);
+                ra_json_begin_array(&jb);
+                for (size_t i = 0; i < n; i++) ra_json_number(&jb, v[row + i]);
+                ra_json_end_array(&jb);
+            }
+            ra_json_end_array(&ja);
+            ra_json_end_array(&jb);
+            ra_json_end_object(&ja);
+            ra_json_end_object(&jb);
+            if (a.failed || b.failed || a.size != b.size || memcmp(a.data, b.data, a.size)) {
+                bad++;
+                fprintf(stderr, "ra_json_numbers n=%zu pretty=%d: %.*s\n  want %.*s\n", n, pretty, (int)a.size,
+                        (const char *)a.data, (int)b.size, (const char *)b.data);
+            }
+            ra_writer_free(&a);
+            ra_writer_free(&b);
+        }
+    CHECK(bad == 0, "ra_json_numbers: %d rows differ from the per-token writer's", bad);
+}
+
 /* ra_json_g9 (ra_json_number's %.9g of float32 values) against snprintf:
  * 2,000,000 floats (random bit patterns of every exponent it takes, numbers
  * near powers of ten, binary fractions with exact ties at the ninth digit,
@@ -619,6 +662,7 @@ int main(void)
     test_math();
     test_f32_floor();
     test_json();
+    test_json_numbers();
     test_json_float_digits();
     test_strmap();
     test_bake();

@@ -264,6 +264,27 @@ void ra_json_raw_n(ra_json *j, const char *text, size_t n)
     before_value(j);
     out(j, text, n);
 }
+void ra_json_numbers(ra_json *j, const double *v, size_t n)
+{
+    enum {
+        ROW = 8 /* most numbers composed at once */
+    };
+    if (j->pretty || n > ROW) {
+        ra_json_begin_array(j);
+        for (size_t i = 0; i < n; i++) ra_json_number(j, v[i]);
+        ra_json_end_array(j);
+        return;
+    }
+    char b[ROW * (RA_JSON_NUMBER_MAX + 1) + 2];
+    size_t o = 0;
+    b[o++] = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i) b[o++] = ',';
+        o += ra_json_number_text(v[i], b + o);
+    }
+    b[o++] = ']';
+    ra_json_raw_n(j, b, o);
+}
 void ra_json_finish(ra_json *j) { outs(j, "\n"); }
 
 void ra_json_vec3(ra_json *j, ra_vec3 v)

@@ -534,11 +534,8 @@ static bool tcb_json(ra_arena *ar, const hw_object *o, size_t *left, const char 
     ra_json_init_buffer(&j, &w, false);
     ra_json_begin_array(&j);
     for (int32_t k = 0; k < o->key_count && w.size <= *left; k++) {
-        ra_json_begin_array(&j);
-        ra_json_number(&j, o->tcb[k].tension);
-        ra_json_number(&j, o->tcb[k].continuity);
-        ra_json_number(&j, o->tcb[k].bias);
-        ra_json_end_array(&j);
+        const double v[3] = {o->tcb[k].tension, o->tcb[k].continuity, o->tcb[k].bias};
+        ra_json_numbers(&j, v, 3);
     }
     ra_json_end_array(&j);
     bool ok = !w.failed;

@@ -52,6 +52,10 @@ void ra_json_raw_n(ra_json *j, const char *text, size_t n);
 #define RA_JSON_NUMBER_MAX 40
 size_t ra_json_number_text(double v, char *b);
 size_t ra_json_int_text(int64_t v, char *b);
+/* An array of n numbers, as begin_array, n ra_json_number and end_array
+ * write it; without pretty printing composed and written at once (for lists
+ * of many small arrays, where the per-token calls are most of the cost). */
+void ra_json_numbers(ra_json *j, const double *v, size_t n);
 void ra_json_finish(ra_json *j); /* trailing newline */
 
 /* %.9g of v (1e-5 <= |v| < 1e15) into b (at least 20 bytes) as snprintf
