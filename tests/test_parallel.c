@@ -24,6 +24,44 @@ typedef struct outcome {
     size_t size;
 } outcome;
 
+/* The automatic key angle from the channels' reach worked out on the
+ * load's threads (ra_document_key_passes, keys left as they are with
+ * defer_key_cut) is the one worked out on this thread: for the scene as
+ * loaded, then with NaN translations in some channels (skipped by both), a
+ * channel of NaN alone and a node's translation NaN. */
+static double angle_on_threads(ra_document *doc, const char *path)
+{
+    ra_arena *tmp = ra_arena_create(0);
+    uint8_t *fine = NULL;
+    ra_error e;
+    ra_error_clear(&e);
+    doc->defer_key_cut = true;
+    doc->key_cut_angle = -1;
+    ra_status st = tmp ? ra_document_key_passes(doc, true, HUGE_VAL, tmp, &fine, &e) : RA_ERR_NO_MEMORY;
+    CHECK(st == RA_OK, "%s: key passes: %s", path, e.msg);
+    ra_arena_destroy(tmp);
+    return doc->key_cut_angle;
+}
+static bool same_angle(double a, double b) { return a == b || (a != a && b != b); }
+static void check_reach(ra_document *doc, const char *path)
+{
+    ra_scene *s = &doc->scene;
+    double many = angle_on_threads(doc, path), one = ra_scene_auto_key_angle(s);
+    CHECK(many > 0 && same_angle(many, one), "%s: key angle %.17g on the load's threads, %.17g on one", path, many,
+          one);
+    size_t ci = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++, ci++) {
+            ra_channel *ch = &s->animations[a].channels[c];
+            if (ci % 3 == 1 && ch->position_count) ch->position[0].v.x = NAN;
+            for (size_t k = 0; ci % 5 == 2 && k < ch->position_count; k++) ch->position[k].v.y = NAN;
+        }
+    if (s->node_count > 1) s->nodes[1].transform.m[0][3] = NAN;
+    many = angle_on_threads(doc, path), one = ra_scene_auto_key_angle(s);
+    CHECK(same_angle(many, one), "%s: with NaN keys, key angle %.17g on the load's threads, %.17g on one", path, many,
+          one);
+}
+
 static outcome load_with(const uint8_t *d, size_t n, const char *path, bool body, const char *threads, const char *key,
                          const char *value, bool early)
 {
@@ -45,6 +83,7 @@ static outcome load_with(const uint8_t *d, size_t n, const char *path, bool body
     CHECK(!w.failed, "%s: dump out of memory", path);
     r.dump = (char *)w.data;
     r.size = w.size;
+    if (strcmp(threads, "1")) check_reach(doc, path);
     ra_document_free(doc);
     return r;
 }

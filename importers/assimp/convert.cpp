@@ -438,10 +438,11 @@ namespace {
 struct KeyJob {
     const ra_channel *ch;
     aiNodeAnim *na;
-    double tps;               // ticks per second with ticks=native; 0: seconds
-    const ra_key_cutter *cut; // rotation keys cut as ra_scene_limit_key_angle does (ConvertSettings::max_key_angle)
-    size_t added;             // the keys the cut inserts (SIZE_MAX: count them)
-    ra_key_chunks *release;   // ConvertSettings::release_keys
+    double tps; // ticks per second with ticks=native; 0: seconds
+    // rotation keys cut as a load cuts them (ra_document_key_passes; ConvertSettings::max_key_angle)
+    const ra_key_cutter *cut;
+    size_t added;           // the keys the cut inserts (SIZE_MAX: count them)
+    ra_key_chunks *release; // ConvertSettings::release_keys
 };
 
 // Key time in ticks; seconds are rounded down to float32 (ra_f32_floor), as

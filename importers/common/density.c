@@ -16,24 +16,32 @@
 #include <string.h>
 
 #include "retroanim/ra_document.h"
-#include "retroanim/ra_parallel.h"
 
 #define NLERP_K 0.0042
 #define SIN_CACHE 16                    /* most pieces of one span cut by the sines' recurrence */
 #define MIN_ANGLE (0.1 * RA_PI / 180.0) /* below this the keys would explode: the bound is then not met */
 
-static double vec_max_len(const ra_vec_key *k, size_t n, double v)
+/* How far a channel's keys reach: the largest squared length of its
+ * translations and the largest component of its scalings, NaN where it has
+ * none (or only NaN keys).  The lever sum takes one square root of the
+ * first (the root is correctly rounded, so monotonic: the root of the largest
+ * is the largest root), and ra_fmax skips NaN as the key-by-key loop did. */
+void ra_channel_reach(const ra_channel *ch, double reach[2])
 {
-    for (size_t i = 0; i < n; i++) v = ra_fmax(v, ra_v3_len(k[i].v));
-    return v;
-}
-static double vec_max_comp(const ra_vec_key *k, size_t n, double v)
-{
-    for (size_t i = 0; i < n; i++) v = ra_fmax(v, ra_fmax(fabs(k[i].v.x), ra_fmax(fabs(k[i].v.y), fabs(k[i].v.z))));
-    return v;
+    double m = NAN;
+    for (size_t i = 0; i < ch->position_count; i++) m = ra_fmax(m, ra_v3_dot(ch->position[i].v, ch->position[i].v));
+    reach[0] = m;
+    m = NAN;
+    for (size_t i = 0; i < ch->scaling_count; i++) {
+        const ra_vec3 v = ch->scaling[i].v;
+        m = ra_fmax(m, ra_fmax(fabs(v.x), ra_fmax(fabs(v.y), fabs(v.z))));
+    }
+    reach[1] = m;
 }
 
-double ra_scene_lever_sum(const ra_scene *s)
+/* reach: ra_channel_reach of every channel (the animations' channels one after
+ * another, two values each), or NULL to work it out here */
+static double lever_sum(const ra_scene *s, const double *reach)
 {
     size_t n = s->node_count;
     if (!n) return 1;
@@ -57,11 +65,15 @@ double ra_scene_lever_sum(const ra_scene *s)
         ext[i] = 0;
         sub[i] = 1;
     }
+    size_t ci = 0;
     for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+        for (size_t c = 0; c < s->animations[a].channel_count; c++, ci++) {
             const ra_channel *ch = &s->animations[a].channels[c];
-            tmax[ch->node] = vec_max_len(ch->position, ch->position_count, tmax[ch->node]);
-            smax[ch->node] = vec_max_comp(ch->scaling, ch->scaling_count, smax[ch->node]);
+            double own[2];
+            if (!reach) ra_channel_reach(ch, own);
+            const double *r = reach ? reach + 2 * ci : own;
+            tmax[ch->node] = ra_fmax(tmax[ch->node], sqrt(r[0]));
+            smax[ch->node] = ra_fmax(smax[ch->node], r[1]);
             if (ch->rotation_count > 1) rot[ch->node] = 1;
         }
     /* bottom-up (children follow their parent in pre-order): how far the
@@ -85,14 +97,21 @@ double ra_scene_lever_sum(const ra_scene *s)
     return isfinite(worst) ? worst : HUGE_VAL;
 }
 
-double ra_scene_auto_key_angle(const ra_scene *s)
+double ra_scene_lever_sum(const ra_scene *s) { return lever_sum(s, NULL); }
+
+static double angle_of_lever(double l)
 {
-    double l = ra_scene_lever_sum(s);
     if (l < 0) return -1;
     double a = cbrt(RA_DENSITY_TOL / (NLERP_K * l));
     if (!(a >= MIN_ANGLE)) a = MIN_ANGLE;
     return a;
 }
+
+double ra_scene_auto_key_angle_reach(const ra_scene *s, const double *reach)
+{
+    return angle_of_lever(lever_sum(s, reach));
+}
+double ra_scene_auto_key_angle(const ra_scene *s) { return ra_scene_auto_key_angle_reach(s, NULL); }
 
 /* ra_step_epsilon without the call where it is its floor 1e-4: below 255
  * four float32 steps are at most 2^-14 */
@@ -197,76 +216,4 @@ void ra_key_cut_apply(const ra_key_cutter *c, const ra_quat_key *k, size_t n, ra
     }
 #undef CUT_PUT
     sink(ctx, buf, done, o);
-}
-
-/* The channels' cuts, between the two passes. */
-typedef struct cut_pass {
-    ra_channel **ch;
-    size_t *added;
-    const char *format;
-    ra_key_cutter cutter;
-} cut_pass;
-
-/* Pass 1 (a job per channel): how many keys each channel's cut inserts. */
-static ra_status count_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
-{
-    (void)w;
-    (void)err;
-    cut_pass *cp = ctx;
-    const ra_channel *ch = cp->ch[i];
-    cp->added[i] = ra_key_cut_count(&cp->cutter, ch->rotation, ch->rotation_count);
-    return RA_OK;
-}
-
-static void copy_sink(void *ctx, const ra_quat_key *k, size_t at, size_t n)
-{
-    memcpy((ra_quat_key *)ctx + at, k, n * sizeof *k);
-}
-
-/* Pass 2 (a job per channel): the channel's rotation keys with the inserted ones. */
-static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
-{
-    cut_pass *cp = ctx;
-    if (!cp->added[i]) return RA_OK;
-    ra_channel *ch = cp->ch[i];
-    ra_quat_key *out = ra_arena_keys_memdup(w->arena, NULL, ch->rotation_count + cp->added[i], sizeof *out);
-    if (!out) return ra_fail_nomem(err, cp->format);
-    ra_key_cut_apply(&cp->cutter, ch->rotation, ch->rotation_count, copy_sink, out);
-    ch->rotation = out;
-    ch->rotation_count += cp->added[i];
-    return RA_OK;
-}
-
-ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, bool count_only, ra_error *err)
-{
-    ra_scene *s = &doc->scene;
-    if (!(max_angle > 0)) return ra_fail(err, RA_ERR_USAGE, s->format, RA_NO_OFFSET, "max_key_angle", "must be > 0");
-    double total, added = 0;
-    size_t nch = ra_scene_channel_count(s, &total);
-    if (!nch) return RA_OK;
-    cut_pass cp = {ra_calloc(nch, sizeof *cp.ch), ra_calloc(nch, sizeof *cp.added), s->format, {0, {0}}};
-    if (!cp.ch || !cp.added) {
-        ra_free(cp.ch);
-        ra_free(cp.added);
-        return ra_fail_nomem(err, s->format);
-    }
-    ra_key_cutter_init(&cp.cutter, max_angle);
-    size_t i = 0;
-    for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++) cp.ch[i++] = &s->animations[a].channels[c];
-    unsigned threads = ra_document_threads(doc, total);
-    ra_status st = ra_parallel_for(doc, threads, nch, count_job, &cp, NULL, err);
-    for (i = 0; st == RA_OK && i < nch; i++) added += (double)cp.added[i];
-    if (st == RA_OK && added > 0 && total + added > max_keys)
-        st = ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
-                     "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
-                     "max_keys (%.0f)",
-                     total + added, cp.cutter.max_angle * 180 / RA_PI, max_keys);
-    if (st == RA_OK && added > 0 && !count_only) st = ra_parallel_for(doc, threads, nch, cut_job, &cp, NULL, err);
-    /* the counts, for the consumer that inserts the keys (ConvertSettings::cut_added);
-     * without memory it counts them itself */
-    if (st == RA_OK && count_only) doc->key_cut_added = ra_arena_memdup(doc->arena, cp.added, nch, sizeof *cp.added);
-    ra_free(cp.added);
-    ra_free(cp.ch);
-    return st;
 }

@@ -245,18 +245,6 @@ static ra_status check_counts(ra_document *d, ra_error *err)
     return RA_OK;
 }
 
-/* Without max_key_angle, rotation keys are brought close enough together for
- * consumers that lerp quaternion components (ra_scene_auto_key_angle). */
-static ra_status limit_key_angle(ra_document *d, ra_error *err)
-{
-    if (ra_options_get(&d->options, "max_key_angle")) return RA_OK;
-    double max_keys = ra_options_get_double(&d->options, "max_keys", RA_DEFAULT_MAX_KEYS);
-    double angle = ra_scene_auto_key_angle(&d->scene);
-    if (!(angle > 0)) return ra_fail(err, RA_ERR_NO_MEMORY, d->format->id, RA_NO_OFFSET, "", "out of memory");
-    if (d->defer_key_cut) d->key_cut_angle = angle;
-    return ra_scene_limit_key_angle(d, angle, max_keys, d->defer_key_cut, err);
-}
-
 static ra_status bulk_gone(const ra_document *d, ra_error *err)
 {
     return ra_fail(err, RA_ERR_USAGE, d->format->id, RA_NO_OFFSET, "",
@@ -287,10 +275,18 @@ ra_status ra_document_build_scene(ra_document *d, ra_error *err)
     }
     ra_scratch_flush();                               /* the bakers' scratch this thread kept */
     if (d->free_bulk_early) ra_document_free_bulk(d); /* what the bake left (the steps below read the scene) */
-    if (st == RA_OK) st = limit_key_angle(d, err);
+    /* the passes over the baked keys: without max_key_angle, rotation keys
+     * brought close enough together for consumers that lerp quaternion
+     * components (ra_scene_auto_key_angle); the scene check's key tests */
+    ra_arena *tmp = st == RA_OK ? ra_arena_create(0) : NULL;
+    uint8_t *fine = NULL;
+    if (st == RA_OK && !tmp) st = ra_fail_nomem(err, d->format->id);
+    bool cut = !ra_options_get(&d->options, "max_key_angle");
+    if (st == RA_OK) st = ra_document_key_passes(d, cut, max_keys, tmp, &fine, err);
     if (st == RA_OK) st = check_counts(d, err);
     if (st == RA_OK) st = name_animations_apart(d, err);
-    if (st == RA_OK) st = ra_document_check_scene(d, err);
+    if (st == RA_OK) st = ra_scene_check_fine(&d->scene, tmp, fine, err);
+    ra_arena_destroy(tmp);
     if (st == RA_OK) st = warnings_kept(lost, d->format->id, err);
     return st;
 }

@@ -792,49 +792,138 @@ size_t ra_scene_channel_count(const ra_scene *s, double *keys)
     return n;
 }
 
-/* The channels of ra_document_check_scene's key pass */
-typedef struct fine_pass {
-    const ra_channel **ch;
-    double *duration; /* its animation's */
-    uint8_t *fine;
-} fine_pass;
+/* ---- the passes over the baked keys ------------------------------------------------
+ * After a bake, every key is read by the scene check's key tests, the
+ * translations and scalings by the lever sum (the automatic key angle) and
+ * the rotations by the count of the density keys.  Made as two parallel
+ * passes, each reading its keys once while they are in cache for all that
+ * needs them: the translations and scalings, then (the angle known) the
+ * rotations. */
+typedef struct key_pass {
+    ra_channel **ch;
+    double *duration;            /* its animation's */
+    uint8_t *fine;               /* channel_keys_fine */
+    double *reach;               /* ra_channel_reach (two per channel); NULL: not wanted */
+    size_t *added;               /* the keys the density cut inserts; NULL: no cut */
+    const ra_key_cutter *cutter; /* with added */
+    const char *format;
+} key_pass;
 
-static ra_status fine_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+/* pass 1: the translations and scalings */
+static ra_status vec_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
 {
     (void)w;
     (void)err;
-    fine_pass *fp = ctx;
-    fp->fine[i] = channel_keys_fine(fp->ch[i], fp->duration[i]);
+    key_pass *kp = ctx;
+    const ra_channel *ch = kp->ch[i];
+    double lim = kp->duration[i] + 1e-9;
+    kp->fine[i] =
+        vec_keys_fine(ch->position, ch->position_count, lim) && vec_keys_fine(ch->scaling, ch->scaling_count, lim);
+    if (kp->reach) ra_channel_reach(ch, kp->reach + 2 * i);
     return RA_OK;
+}
+
+/* pass 2: the rotations */
+static ra_status rot_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+{
+    (void)w;
+    (void)err;
+    key_pass *kp = ctx;
+    const ra_channel *ch = kp->ch[i];
+    kp->fine[i] = kp->fine[i] && quat_keys_fine(ch->rotation, ch->rotation_count, kp->duration[i] + 1e-9);
+    if (kp->added) kp->added[i] = ra_key_cut_count(kp->cutter, ch->rotation, ch->rotation_count);
+    return RA_OK;
+}
+
+static void copy_sink(void *ctx, const ra_quat_key *k, size_t at, size_t n)
+{
+    memcpy((ra_quat_key *)ctx + at, k, n * sizeof *k);
+}
+
+/* the density keys inserted into a channel's rotations, and its new keys tested */
+static ra_status cut_job(void *ctx, size_t i, ra_worker *w, ra_error *err)
+{
+    key_pass *kp = ctx;
+    if (!kp->added[i]) return RA_OK;
+    ra_channel *ch = kp->ch[i];
+    ra_quat_key *out = ra_arena_keys_memdup(w->arena, NULL, ch->rotation_count + kp->added[i], sizeof *out);
+    if (!out) return ra_fail_nomem(err, kp->format);
+    ra_key_cut_apply(kp->cutter, ch->rotation, ch->rotation_count, copy_sink, out);
+    ch->rotation = out;
+    ch->rotation_count += kp->added[i];
+    kp->fine[i] = kp->fine[i] && quat_keys_fine(ch->rotation, ch->rotation_count, kp->duration[i] + 1e-9);
+    return RA_OK;
+}
+
+static ra_status pass_nomem(ra_error *err)
+{
+    return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
+}
+
+ra_status ra_document_key_passes(ra_document *doc, bool cut, double max_keys, ra_arena *tmp, uint8_t **fine,
+                                 ra_error *err)
+{
+    ra_scene *s = &doc->scene;
+    double total;
+    size_t nch = ra_scene_channel_count(s, &total);
+    *fine = ra_arena_array(tmp, nch ? nch : 1, 1);
+    key_pass kp = {ra_arena_array(tmp, nch ? nch : 1, sizeof *kp.ch),
+                   ra_arena_array(tmp, nch ? nch : 1, sizeof *kp.duration),
+                   *fine,
+                   cut ? ra_arena_array(tmp, 2 * (nch ? nch : 1), sizeof *kp.reach) : NULL,
+                   NULL,
+                   NULL,
+                   s->format};
+    if (!kp.ch || !kp.duration || !kp.fine || (cut && !kp.reach)) return pass_nomem(err);
+    size_t i = 0;
+    for (size_t a = 0; a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++, i++) {
+            kp.ch[i] = &s->animations[a].channels[c];
+            kp.duration[i] = s->animations[a].duration;
+        }
+    unsigned threads = ra_document_threads(doc, total);
+    ra_status st = ra_parallel_for(doc, threads, nch, vec_job, &kp, NULL, err);
+    ra_key_cutter cutter;
+    if (st == RA_OK && cut) {
+        double angle = ra_scene_auto_key_angle_reach(s, kp.reach);
+        if (!(angle > 0)) return ra_fail(err, RA_ERR_NO_MEMORY, doc->format->id, RA_NO_OFFSET, "", "out of memory");
+        if (doc->defer_key_cut) doc->key_cut_angle = angle;
+        if (!nch) return RA_OK;
+        ra_key_cutter_init(&cutter, angle);
+        kp.cutter = &cutter;
+        if (!(kp.added = ra_arena_array(tmp, nch, sizeof *kp.added))) return pass_nomem(err);
+    }
+    if (st == RA_OK) st = ra_parallel_for(doc, threads, nch, rot_job, &kp, NULL, err);
+    if (st != RA_OK || !kp.added) return st;
+    double added = 0;
+    for (i = 0; i < nch; i++) added += (double)kp.added[i];
+    if (added > 0 && total + added > max_keys)
+        return ra_fail(err, RA_ERR_LIMIT, s->format, RA_NO_OFFSET, "max_keys",
+                       "the animations need %.0f keys with rotation keys at most %.3g degrees apart, more than "
+                       "max_keys (%.0f)",
+                       total + added, cutter.max_angle * 180 / RA_PI, max_keys);
+    if (doc->defer_key_cut) {
+        /* the counts, for the consumer that inserts the keys (ConvertSettings::cut_added);
+         * without memory it counts them itself */
+        doc->key_cut_added = ra_arena_memdup(doc->arena, kp.added, nch, sizeof *kp.added);
+        return RA_OK;
+    }
+    return added > 0 ? ra_parallel_for(doc, ra_document_threads(doc, total), nch, cut_job, &kp, NULL, err) : RA_OK;
+}
+
+ra_status ra_scene_check_fine(const ra_scene *s, ra_arena *tmp, const uint8_t *fine, ra_error *err)
+{
+    return scene_check(s, tmp, fine, err);
 }
 
 ra_status ra_document_check_scene(ra_document *doc, ra_error *err)
 {
-    const ra_scene *s = &doc->scene;
-    double keys;
-    size_t nch = ra_scene_channel_count(s, &keys);
-    unsigned threads = ra_document_threads(doc, keys);
-    if (threads <= 1 || nch < 2) return ra_scene_check(s, err);
     ra_error_clear(err);
     ra_arena *tmp = ra_arena_create(0);
-    fine_pass fp = {NULL, NULL, NULL};
-    if (tmp) {
-        fp.ch = ra_arena_array(tmp, nch, sizeof *fp.ch);
-        fp.duration = ra_arena_array(tmp, nch, sizeof *fp.duration);
-        fp.fine = ra_arena_array(tmp, nch, 1);
-    }
-    if (!fp.ch || !fp.duration || !fp.fine) {
-        ra_arena_destroy(tmp);
-        return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "scene", "out of memory checking the scene");
-    }
-    size_t i = 0;
-    for (size_t a = 0; a < s->animation_count; a++)
-        for (size_t c = 0; c < s->animations[a].channel_count; c++, i++) {
-            fp.ch[i] = &s->animations[a].channels[c];
-            fp.duration[i] = s->animations[a].duration;
-        }
-    ra_status st = ra_parallel_for(doc, threads, nch, fine_job, &fp, NULL, err);
-    if (st == RA_OK) st = scene_check(s, tmp, fp.fine, err);
+    if (!tmp) return pass_nomem(err);
+    uint8_t *fine = NULL;
+    ra_status st = ra_document_key_passes(doc, false, 0, tmp, &fine, err);
+    if (st == RA_OK) st = scene_check(&doc->scene, tmp, fine, err);
     ra_arena_destroy(tmp);
     return st;
 }

@@ -76,6 +76,18 @@ void ra_document_free_bulk(ra_document *doc);
  * the work) checked on the load's threads first; the same answer and the
  * same first error. */
 ra_status ra_document_check_scene(ra_document *doc, ra_error *err);
+/* The passes over the keys after a bake (ra_document_build_scene), on the
+ * load's threads (ra_document_threads): *fine (in tmp) gets for every
+ * channel whether its keys pass the scene check's key tests, for
+ * ra_scene_check_fine.  With cut, the automatic density: the key angle from
+ * the channels' reach (ra_scene_auto_key_angle), the rotation keys that
+ * bring every two keys within it counted, RA_ERR_LIMIT past max_keys, and
+ * the keys inserted (with defer_key_cut, key_cut_angle and key_cut_added
+ * set for the consumer instead). */
+ra_status ra_document_key_passes(ra_document *doc, bool cut, double max_keys, ra_arena *tmp, uint8_t **fine,
+                                 ra_error *err);
+/* ra_scene_check with the channels' key tests made already (fine as above) */
+ra_status ra_scene_check_fine(const ra_scene *s, ra_arena *tmp, const uint8_t *fine, ra_error *err);
 
 struct ra_format {
     const char *id;         /* "lego_ani" */

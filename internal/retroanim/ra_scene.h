@@ -74,18 +74,22 @@ size_t ra_scene_channel_count(const ra_scene *s, double *keys);
  * entry) of slerp.  The lever sum bounds how much a rotation error of one
  * radian at every rotating node moves any world-matrix entry; the automatic
  * key angle (radians) is cbrt(RA_DENSITY_TOL / (0.0042 * lever sum)), at least
- * 0.1 degree (both return -1 when out of memory).  _limit_key_angle inserts keys on the slerp path (slerp playback
- * does not change) so that no two rotation keys are further apart than
- * max_angle radians (at least 0.1 degree), except the two keys of a step; it fails with
- * RA_ERR_LIMIT when the scene would then hold more than max_keys keys. */
+ * 0.1 degree (both return -1 when out of memory).  A load
+ * (ra_document_key_passes) inserts keys on the slerp path (slerp playback
+ * does not change) so that no two rotation keys are further apart than that
+ * angle, except the two keys of a step; it fails with RA_ERR_LIMIT when the
+ * scene would then hold more than max_keys keys. */
 #define RA_DENSITY_TOL 2.5e-5
 double ra_scene_lever_sum(const ra_scene *s);
 double ra_scene_auto_key_angle(const ra_scene *s);
-/* (on doc's scene, its channels on ra_document_threads threads; count_only:
- * the max_keys check alone, the keys are left as they are for a consumer
- * that cuts them itself with ra_key_cut_*, the Assimp importer) */
-ra_status ra_scene_limit_key_angle(ra_document *doc, double max_angle, double max_keys, bool count_only, ra_error *err);
-/* One rotation track's cut (ra_scene_limit_key_angle's rule for one
+/* How far a channel's keys reach, for the lever sum: the largest squared
+ * length of its translations and the largest component of its scalings
+ * (NaN where it has none).  _reach: the automatic key angle from the reach
+ * of every channel (the animations' channels one after another, two values
+ * each), worked out by the caller (NULL: here). */
+void ra_channel_reach(const ra_channel *ch, double reach[2]);
+double ra_scene_auto_key_angle_reach(const ra_scene *s, const double *reach);
+/* One rotation track's cut (the automatic density's rule for one
  * channel), with a cutter made once for a max_angle: _count gives the keys
  * the cut inserts, _apply hands the n + count keys to sink in order, in
  * batches (at: the index of the batch's first key).  The inserted keys lie
