@@ -557,7 +557,7 @@ static void test_key_cut(void)
 {
     uint64_t seed = 0x9e3779b97f4a7c15ull;
     double worst = 0, worst_len = 0;
-    long pieces = 0, recurrence = 0, beyond = 0;
+    long pieces = 0, recurrence = 0, halving = 0, beyond = 0;
     for (int it = 0; it < 4000; it++) {
         (void)rnd01(&seed); /* skipped: the pairs stay those this test has always drawn */
         double u[8];
@@ -577,7 +577,8 @@ static void test_key_cut(void)
         CHECK(g_cut_n == added + 2, "cut %d: %zu keys written, %zu counted", it, g_cut_n, added + 2);
         if (g_cut_n != added + 2) continue;
         pieces += (long)np;
-        recurrence += np > 1 && np <= 16;
+        recurrence += np > 1 && np <= 16 && (np & (np - 1));
+        halving += np > 1 && np <= 16 && !(np & (np - 1));
         beyond += np > 16;
         for (size_t j = 1; j < np; j++) {
             const ra_quat_key *q = &g_cut[j];
@@ -593,9 +594,11 @@ static void test_key_cut(void)
                   l, q->t, t);
         }
     }
-    CHECK(recurrence > 1000 && beyond > 50, "spans by the recurrence %ld, beyond it %ld", recurrence, beyond);
-    printf("key cut: %ld pieces (%ld spans by the recurrence, %ld beyond), worst %.3g from slerp, length %.3g\n",
-           pieces, recurrence, beyond, worst, worst_len);
+    CHECK(recurrence > 1000 && halving > 300 && beyond > 50, "spans by the recurrence %ld, by halving %ld, beyond %ld",
+          recurrence, halving, beyond);
+    printf("key cut: %ld pieces (%ld spans by the recurrence, %ld by halving, %ld beyond), worst %.3g from slerp, "
+           "length %.3g\n",
+           pieces, recurrence, halving, beyond, worst, worst_len);
 }
 
 /* Rotation simplification on the circle (keys about Z alone) against the
