@@ -416,12 +416,15 @@ static void random_file(ra_arena *ar, niff_file *f, bool v2, uint32_t nobj)
  * before them).  The bakers place keys between frames either by verifying
  * a piece at its quarter points or, for FULL and linear KEY groups, by a
  * bound over the whole piece (bake_span_pieces); this samples between those
- * keys, where a wrong bound would show. */
+ * keys, where a wrong bound would show.  And 0.3 ms either side of every
+ * frame boundary, past the jump's two keys: where the bake takes a boundary
+ * for continuous (bake_continuous: one key there, none 0.1 ms either side),
+ * a step it missed would show as a ramp over the piece before it. */
 static long g_dense_instants;
 static double g_dense_worst;
 static void check_between_frames(const ra_document *doc, const char *what, double tol)
 {
-    static const double frac[7] = {0.11, 0.23, 0.37, 0.52, 0.68, 0.81, 0.93};
+    static const double frac[9] = {0.11, 0.23, 0.37, 0.52, 0.68, 0.81, 0.93, -0.009, 0.009};
     const ra_scene *s = &doc->scene;
     ra_mat4 *pw = malloc(s->node_count * sizeof *pw), *kw = malloc(s->node_count * sizeof *kw);
     double worst = 0, worst_t = 0;
@@ -429,7 +432,8 @@ static void check_between_frames(const ra_document *doc, const char *what, doubl
     for (size_t a = 0; a < s->animation_count; a++) {
         double frames = s->animations[a].duration * 30;
         for (double f = 0; f < frames; f++)
-            for (int k = 0; k < 7 && f + frac[k] < frames; k++) {
+            for (int k = 0; k < 9 && f + frac[k] < frames; k++) {
+                if (f + frac[k] < 0) continue;
                 double t = (f + frac[k]) / 30;
                 fx_pose_and_playback(doc, a, t, pw, kw);
                 for (size_t n = 0; n < s->node_count; n++) {

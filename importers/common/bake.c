@@ -21,6 +21,7 @@ void ra_bake_params_default(ra_bake_params *p)
     p->format = "retroanim";
     p->span_pieces = NULL;
     p->span_rotations = NULL;
+    p->continuous_at = NULL;
 }
 
 typedef struct sample {
@@ -260,6 +261,11 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
                 next = breaks[j];
                 break;
             }
+        if (i && has_next && params->continuous_at && params->continuous_at(ctx, t)) {
+            /* no jump at t: the instant alone, the piece after it smooth */
+            push(&b, t, eval(ctx, t), true);
+            continue;
+        }
         double prev_key = b.n ? b.s[b.n - 1].t : -INFINITY;
         if (t - eps > prev_key && t - eps >= 0) push(&b, t - eps, eval(ctx, t - eps), false);
         push(&b, t, eval(ctx, t), false);

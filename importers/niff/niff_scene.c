@@ -214,6 +214,28 @@ static void channel_eval(const niff_chkey *k, uint32_t n, unsigned nv, double f,
 
 /* The translation, Euler angles and scale (v[0..8]) of a FULL or KEY group
  * at loop frame lf; the group's base values for other kinds. */
+/* The KEY chain's keys around loop frame lf: lo the last at or before it
+ * and *hi the next (lo itself before the first key and from the last on,
+ * where the value holds). */
+static uint32_t key_span(const gplay *gp, double lf, uint32_t *hi)
+{
+    const niff_anim *an = gp->g->anims;
+    uint32_t lo = 0;
+    *hi = gp->n - 1;
+    if (lf <= an[gp->order[0]].key) {
+        *hi = 0;
+    } else if (lf >= an[gp->order[*hi]].key) {
+        lo = *hi;
+    } else {
+        while (*hi - lo > 1) {
+            uint32_t mid = (lo + *hi) / 2;
+            if (an[gp->order[mid]].key <= lf) lo = mid;
+            else *hi = mid;
+        }
+    }
+    return lo;
+}
+
 static void group_values(const gplay *gp, double lf, double v[9])
 {
     memcpy(v, gp->base, 9 * sizeof *v);
@@ -230,18 +252,7 @@ static void group_values(const gplay *gp, double lf, double v[9])
         }
     } else if (gp->kind == G_KEY && gp->n) {
         const niff_anim *an = g->anims;
-        uint32_t lo = 0, hi = gp->n - 1;
-        if (lf <= an[gp->order[0]].key) {
-            hi = 0;
-        } else if (lf >= an[gp->order[hi]].key) {
-            lo = hi;
-        } else {
-            while (hi - lo > 1) {
-                uint32_t mid = (lo + hi) / 2;
-                if (an[gp->order[mid]].key <= lf) lo = mid;
-                else hi = mid;
-            }
-        }
+        uint32_t hi, lo = key_span(gp, lf, &hi);
         const niff_anim *a = &an[gp->order[lo]];
         anim_values(a, v);
         if (hi > lo) {
@@ -669,6 +680,28 @@ static uint32_t bake_span_pieces(const void *vctx, double t0, double t1, const r
     if (!(n >= 1)) n = 1;
     *linear_ts = true;
     return n <= 65536 ? (uint32_t)n : 0;
+}
+
+/* ra_bake_params.continuous_at: a node playing its own FULL or KEY group is
+ * continuous at t where its loop neither wraps nor holds within two step
+ * epsilons either side (the loop frame moves with the frame), and, for a
+ * KEY group, that stretch stays in one key's segment or crosses one key
+ * whose segment before it is not STATIC (every other ease reaches 1 at its
+ * end and starts from 0): FULL frames and KEY segments are continuous in
+ * the loop frame.  Anything else (a seam, a step, two keys at one frame,
+ * channels, cameras, billboards) keeps its samples at t - eps and t + eps. */
+static bool bake_continuous(const void *vctx, double t)
+{
+    const bake_ctx *c = vctx;
+    const nstate *st = c->st;
+    const gplay *gp = st->node_gp[c->node];
+    if (!gp || !gp->n || (gp->kind != G_FULL && gp->kind != G_KEY) || st->node_cam[c->node] >= 0) return false;
+    double e = 2 * ra_step_epsilon(t), f0 = to_frame(st, t - e), f1 = to_frame(st, t + e);
+    double l0 = loop_frame(gp, f0), l1 = loop_frame(gp, f1);
+    if (!(l1 >= l0) || fabs((l1 - l0) - (f1 - f0)) > 1e-9 * (1 + fabs(f1))) return false; /* a wrap, or held */
+    if (gp->kind == G_FULL) return true;
+    uint32_t h0, h1, k0 = key_span(gp, l0, &h0), k1 = key_span(gp, l1, &h1);
+    return k1 == k0 || (k1 == k0 + 1 && gp->g->anims[gp->order[k0]].interp != NIFF_INTERP_STATIC);
 }
 
 /* ra_bake_params.span_rotations on such a span: each half angle moves by a
@@ -1208,6 +1241,7 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     bp.angle_tol = NIFF_ANGLE_TOL;
     bp.span_pieces = bake_span_pieces;
     bp.span_rotations = bake_span_rotations;
+    bp.continuous_at = bake_continuous;
     double kt = ra_options_get_double(&doc->options, "key_tolerance", 0);
     if (kt > 0) bp.value_tol = bp.angle_tol = kt;
     if (gseen) memset(gseen, 0, f->group_count ? f->group_count : 1);

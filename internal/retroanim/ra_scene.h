@@ -197,7 +197,8 @@ void ra_quat_track_release(ra_quat_track *tr);
  * jump or change from one interpolation piece to the next.  Between two
  * breakpoints the function must be continuous.  ra_bake_channel samples it at
  * each breakpoint (with the left value at b - eps and the right value at
- * b + eps, so steps survive linear playback), then subdivides every piece
+ * b + eps, so steps survive linear playback, unless the format knows there
+ * is no step there: continuous_at), then subdivides every piece
  * until linear/shortest-arc playback of the keys stays within the tolerances,
  * and finally drops keys that playback reproduces anyway.  Before the first
  * breakpoint and after the last one the function must be constant. */
@@ -231,6 +232,12 @@ typedef struct ra_bake_params {
      * each: the evaluations' values up to rounding (taken as samples, not
      * verified).  false: not known here, evaluated one by one. */
     bool (*span_rotations)(const void *ctx, double t0, double t1, uint32_t np, uint32_t j0, uint32_t n, ra_quat *out);
+    /* Optional: true when the function is known to have no jump at the
+     * breakpoint t (continuous within a few step epsilons either side).
+     * Such a breakpoint, neither the first nor the last, takes one sample,
+     * at t, and the piece after it is smooth: no left value at t - eps nor
+     * right value at t + eps.  false: not known, sampled as a step. */
+    bool (*continuous_at)(const void *ctx, double t);
 } ra_bake_params;
 
 void ra_bake_params_default(ra_bake_params *p);
