@@ -220,6 +220,12 @@ static uint32_t part_span_pieces(const void *vctx, double t0, double t1, const r
         const ktrack *tr = &p->tracks[e];
         if (!tr->n) continue;
         int64_t k0 = find_key(tr, tau0, &c->hint[i]), k1 = find_key(tr, tau1, &c->hint[i]);
+        /* a span ending on a key (after a breakpoint part_continuous found
+         * smooth) ends the interval before it where that interval's value
+         * reaches the key's: interpolated into it, or the first key held */
+        if (k1 == k0 + 1 && kt(tr, (size_t)k1) == tau1 &&
+            (k0 < 0 || kf(tr, (size_t)k0)->interpolation == WOG_INTERP_LINEAR))
+            k1 = k0;
         if (k0 != k1) return 0;
         if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k0 < 0 || (uint64_t)k0 + 1 >= tr->n) continue;
         size_t k = (size_t)k0;
@@ -230,6 +236,30 @@ static uint32_t part_span_pieces(const void *vctx, double t0, double t1, const r
     if (!(n >= 1)) n = 1;
     *linear_ts = true;
     return n <= 65536 ? (uint32_t)n : 0;
+}
+
+/* ra_bake_params.continuous_at: the part is continuous at t where its
+ * loop neither wraps nor holds within two step epsilons either side (the
+ * local time moves with the time) and, on every track, that stretch stays
+ * in one key interval (or before the first key, whose value holds there)
+ * or crosses one key into which it is interpolated linearly (or the first
+ * key, from its held value): a key whose interval is not interpolated (a
+ * hold, then the jump) or two keys at one time keep the samples at t - eps
+ * and t + eps. */
+static bool part_continuous(const void *vctx, double t)
+{
+    const bake_ctx *c = vctx;
+    const wpart *p = c->p;
+    double e = 2 * ra_step_epsilon(t), tau0 = local_time(p, t - e), tau1 = local_time(p, t + e);
+    if (!(tau1 >= tau0) || fabs((tau1 - tau0) - 2 * e) > 1e-9 * (1 + fabs(t))) return false; /* a wrap, or held */
+    for (uint32_t i = 0; i < p->count; i++) {
+        const ktrack *tr = &p->tracks[p->order[p->first + i]];
+        if (!tr->n) continue;
+        int64_t k0 = find_key(tr, tau0, &c->hint[i]), k1 = find_key(tr, tau1, &c->hint[i]);
+        if (k1 == k0 || (k1 == k0 + 1 && (k0 < 0 || kf(tr, (size_t)k0)->interpolation == WOG_INTERP_LINEAR))) continue;
+        return false;
+    }
+    return true;
 }
 
 /* Most breakpoints one load bakes, over all its nodes (short loops inside a
@@ -314,6 +344,7 @@ static ra_status bake_part(const ra_document *doc, const wpart *p, bool flip, do
     bp.max_samples = ra_document_max_samples(doc);
     bp.format = fmt;
     bp.span_pieces = part_span_pieces;
+    bp.continuous_at = part_continuous;
     bake_ctx ctx = {p, flip, ra_calloc(p->count ? p->count : 1, sizeof(uint32_t))};
     if (!ctx.hint) {
         ra_free(b.v);
