@@ -569,8 +569,30 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
     size_t o = 1, run = 0;
     /* the rotation between a and b is at most max_angle where |a.b| >= cos(max_angle / 2) |a| |b| */
     double c = cos(ra_fmin(max_angle, RA_PI) / 2);
+    /* The keys that stay (most, where a bake sampled only what playback
+     * needs) are told first without the span's square roots: below th2_small
+     * (the span's theta^2 bound) its nlerp deviation is under tol / 100, so
+     * a key off the nlerp by more than 1.02 tol is off by more than tol plus
+     * the deviation, which ra_q_slerp_near refuses: the same answer. */
+    const double th2_small = pow(0.01 * tol / 0.04, 2.0 / 3.0) * (1 - 1e-9), hi_small = 1.02 * tol;
+    const double lim_small = 1.0 - hi_small * hi_small / 8;
     for (size_t i = 1; i + 1 < n; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
+        if (!h && run == 0 && lim_small > 0) {
+            double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
+            /* theta^2 <= 2.196 (1 - cs), and 1 - cs <= 1 - cs^2 = (nn - d^2) / nn <= 2 (nn - d^2) for
+             * nn >= 1/2 and 0 <= cs <= 1 (1e-14 nn: more than the rounding of d^2 and of cs) */
+            if (d > 0 && nn >= 0.5 && 2.196 * 2 * (nn - d * d + 1e-14 * nn) < th2_small) {
+                double f = (k[i].t - a->t) / (b->t - a->t);
+                ra_quat nl = ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f));
+                double cc = ra_q_dot(nl, k[i].q), den = ra_q_dot(nl, nl) * ra_q_dot(k[i].q, k[i].q);
+                if (cc * cc < lim_small * lim_small * den) {
+                    if (h) h[o] = h[i];
+                    k[o++] = k[i];
+                    continue;
+                }
+            }
+        }
         /* dropped only between keys on one hemisphere less than 60 degrees (4D) apart, where the span's nlerp shortcut holds */
         ra_slerp_span span = ra_q_slerp_span(a->q, b->q);
         bool drop = run < SIMPLIFY_RUN && ra_q_dot(a->q, b->q) > 0 && span.dev >= 0 && !ra_q_angle_over(a->q, b->q, c);
