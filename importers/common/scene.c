@@ -587,7 +587,6 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
                 ra_quat nl = ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f));
                 double cc = ra_q_dot(nl, k[i].q), den = ra_q_dot(nl, nl) * ra_q_dot(k[i].q, k[i].q);
                 if (cc * cc < lim_small * lim_small * den) {
-                    if (h) h[o] = h[i];
                     k[o++] = k[i];
                     continue;
                 }
@@ -930,7 +929,7 @@ ra_status ra_document_key_passes(ra_document *doc, bool cut, double max_keys, ra
         doc->key_cut_added = ra_arena_memdup(doc->arena, kp.added, nch, sizeof *kp.added);
         return RA_OK;
     }
-    return added > 0 ? ra_parallel_for(doc, ra_document_threads(doc, total), nch, cut_job, &kp, NULL, err) : RA_OK;
+    return added > 0 ? ra_parallel_for(doc, threads, nch, cut_job, &kp, NULL, err) : RA_OK;
 }
 
 ra_status ra_scene_check_fine(const ra_scene *s, ra_arena *tmp, const uint8_t *fine, ra_error *err)
