@@ -212,8 +212,6 @@ static void channel_eval(const niff_chkey *k, uint32_t n, unsigned nv, double f,
     }
 }
 
-/* The translation, Euler angles and scale (v[0..8]) of a FULL or KEY group
- * at loop frame lf; the group's base values for other kinds. */
 /* The KEY chain's keys around loop frame lf: lo the last at or before it
  * and *hi the next (lo itself before the first key and from the last on,
  * where the value holds). */
@@ -236,6 +234,8 @@ static uint32_t key_span(const gplay *gp, double lf, uint32_t *hi)
     return lo;
 }
 
+/* The translation, Euler angles and scale (v[0..8]) of a FULL or KEY group
+ * at loop frame lf; the group's base values for other kinds. */
 static void group_values(const gplay *gp, double lf, double v[9])
 {
     memcpy(v, gp->base, 9 * sizeof *v);
@@ -644,19 +644,26 @@ static bool linear_turn(const gplay *gp, double l0, double l1, double d[3])
     return true;
 }
 
+/* The loop frames l0 <= l1 of the seconds t0 < t1, where the group's loop
+ * frame moves with the frame between them (no wrap, not held at the end);
+ * false otherwise. */
+static bool loop_follows(const nstate *st, const gplay *gp, double t0, double t1, double *l0, double *l1)
+{
+    double f0 = to_frame(st, t0), f1 = to_frame(st, t1);
+    *l0 = loop_frame(gp, f0), *l1 = loop_frame(gp, f1);
+    return *l1 >= *l0 && fabs((*l1 - *l0) - (f1 - f0)) <= 1e-9 * (1 + fabs(f1));
+}
+
 /* The loop frames l0 <= l1 of the seconds t0 < t1 and the rotation change
  * over them (linear_turn) where the node plays its own group and [t0, t1]
- * lies in one of its linear interpolation spans (no wrap, not held at the
- * end); false otherwise. */
+ * lies in one of its linear interpolation spans (loop_follows); false
+ * otherwise. */
 static bool linear_span(const bake_ctx *c, double t0, double t1, double *l0, double *l1, double d[3])
 {
     const nstate *st = c->st;
     const gplay *gp = st->node_gp[c->node];
     if (!gp || gp->kind == G_BILLBOARD || st->node_cam[c->node] >= 0) return false;
-    double f0 = to_frame(st, t0), f1 = to_frame(st, t1);
-    *l0 = loop_frame(gp, f0), *l1 = loop_frame(gp, f1);
-    if (!(*l1 >= *l0) || fabs((*l1 - *l0) - (f1 - f0)) > 1e-9 * (1 + fabs(f1))) return false; /* a wrap, or held */
-    return linear_turn(gp, *l0, *l1, d);
+    return loop_follows(st, gp, t0, t1, l0, l1) && linear_turn(gp, *l0, *l1, d);
 }
 
 /* ra_bake_params.span_pieces for a node playing its own group: between two
@@ -696,9 +703,8 @@ static bool bake_continuous(const void *vctx, double t)
     const nstate *st = c->st;
     const gplay *gp = st->node_gp[c->node];
     if (!gp || !gp->n || (gp->kind != G_FULL && gp->kind != G_KEY) || st->node_cam[c->node] >= 0) return false;
-    double e = 2 * ra_step_epsilon(t), f0 = to_frame(st, t - e), f1 = to_frame(st, t + e);
-    double l0 = loop_frame(gp, f0), l1 = loop_frame(gp, f1);
-    if (!(l1 >= l0) || fabs((l1 - l0) - (f1 - f0)) > 1e-9 * (1 + fabs(f1))) return false; /* a wrap, or held */
+    double e = 2 * ra_step_epsilon(t), l0, l1;
+    if (!loop_follows(st, gp, t - e, t + e, &l0, &l1)) return false; /* a wrap, or held */
     if (gp->kind == G_FULL) return true;
     uint32_t h0, h1, k0 = key_span(gp, l0, &h0), k1 = key_span(gp, l1, &h1);
     return k1 == k0 || (k1 == k0 + 1 && gp->g->anims[gp->order[k0]].interp != NIFF_INTERP_STATIC);

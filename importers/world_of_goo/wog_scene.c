@@ -202,6 +202,22 @@ static ra_trs part_trs(const void *vctx, double t)
     return r;
 }
 
+/* The local times tau0 <= tau1 of the times t0 < t1, where the part's
+ * local time moves with the time between them (no loop wrap, not held);
+ * false otherwise. */
+static bool local_follows(const wpart *p, double t0, double t1, double *tau0, double *tau1)
+{
+    *tau0 = local_time(p, t0), *tau1 = local_time(p, t1);
+    return *tau1 >= *tau0 && fabs((*tau1 - *tau0) - (t1 - t0)) <= 1e-9 * (1 + fabs(t1));
+}
+
+/* Does key interval k (-1: the hold before the first key) end on the value
+ * of key k + 1: interpolated into it, or the first key's value held? */
+static bool reaches_next(const ktrack *tr, int64_t k)
+{
+    return k < 0 || kf(tr, (size_t)k)->interpolation == WOG_INTERP_LINEAR;
+}
+
 /* ra_bake_params.span_pieces: between two samples inside one key interval
  * of every track of the part (no loop wrap between them), its translation
  * and scale are linear in time, which playback reproduces exactly, and its
@@ -212,8 +228,8 @@ static uint32_t part_span_pieces(const void *vctx, double t0, double t1, const r
 {
     const bake_ctx *c = vctx;
     const wpart *p = c->p;
-    double tau0 = local_time(p, t0), tau1 = local_time(p, t1);
-    if (!(tau1 >= tau0) || fabs((tau1 - tau0) - (t1 - t0)) > 1e-9 * (1 + fabs(t1))) return 0;
+    double tau0, tau1;
+    if (!local_follows(p, t0, t1, &tau0, &tau1)) return 0;
     double turn = 0; /* degrees */
     for (uint32_t i = 0; i < p->count; i++) {
         uint32_t e = p->order[p->first + i];
@@ -223,9 +239,7 @@ static uint32_t part_span_pieces(const void *vctx, double t0, double t1, const r
         /* a span ending on a key (after a breakpoint part_continuous found
          * smooth) ends the interval before it where that interval's value
          * reaches the key's: interpolated into it, or the first key held */
-        if (k1 == k0 + 1 && kt(tr, (size_t)k1) == tau1 &&
-            (k0 < 0 || kf(tr, (size_t)k0)->interpolation == WOG_INTERP_LINEAR))
-            k1 = k0;
+        if (k1 == k0 + 1 && kt(tr, (size_t)k1) == tau1 && reaches_next(tr, k0)) k1 = k0;
         if (k0 != k1) return 0;
         if (p->a->transform_types[e] != WOG_XFORM_ROTATE || k0 < 0 || (uint64_t)k0 + 1 >= tr->n) continue;
         size_t k = (size_t)k0;
@@ -250,14 +264,13 @@ static bool part_continuous(const void *vctx, double t)
 {
     const bake_ctx *c = vctx;
     const wpart *p = c->p;
-    double e = 2 * ra_step_epsilon(t), tau0 = local_time(p, t - e), tau1 = local_time(p, t + e);
-    if (!(tau1 >= tau0) || fabs((tau1 - tau0) - 2 * e) > 1e-9 * (1 + fabs(t))) return false; /* a wrap, or held */
+    double e = 2 * ra_step_epsilon(t), tau0, tau1;
+    if (!local_follows(p, t - e, t + e, &tau0, &tau1)) return false; /* a wrap, or held */
     for (uint32_t i = 0; i < p->count; i++) {
         const ktrack *tr = &p->tracks[p->order[p->first + i]];
         if (!tr->n) continue;
         int64_t k0 = find_key(tr, tau0, &c->hint[i]), k1 = find_key(tr, tau1, &c->hint[i]);
-        if (k1 == k0 || (k1 == k0 + 1 && (k0 < 0 || kf(tr, (size_t)k0)->interpolation == WOG_INTERP_LINEAR))) continue;
-        return false;
+        if (k1 != k0 && !(k1 == k0 + 1 && reaches_next(tr, k0))) return false;
     }
     return true;
 }
