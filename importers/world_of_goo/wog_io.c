@@ -153,13 +153,12 @@ static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
     return true;
 }
 
-/* The pointer field at `at`, relative to g->base, naming `count` items of
- * `item` bytes.  Null is tested on the raw value, before the base is added
- * (docs/formats/world_of_goo.md §1).  *abs = 0 for null. */
-static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t item, const char *field, uint64_t *abs)
+/* The pointer field at `at` (raw, as read), relative to g->base, naming
+ * `count` items of `item` bytes.  Null is tested on the raw value, before the
+ * base is added (docs/formats/world_of_goo.md §1).  *abs = 0 for null. */
+static bool ptr_resolve(rd *r, const region *g, uint64_t at, uint64_t raw, uint64_t count, uint64_t item,
+                        const char *field, uint64_t *abs)
 {
-    uint64_t raw = 0;
-    if (!rd_raw_ptr(r, at, field, &raw)) return false;
     *abs = 0;
     if (raw == 0) return true;
     uint64_t span = g->end - g->base;
@@ -174,6 +173,23 @@ static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t
     *abs = g->base + raw;
     return true;
 }
+static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t item, const char *field, uint64_t *abs)
+{
+    uint64_t raw = 0;
+    return rd_raw_ptr(r, at, field, &raw) && ptr_resolve(r, g, at, raw, count, item, field, abs);
+}
+
+/* The n bytes at off when they lie in the file (the cursor then after them),
+ * else NULL with nothing recorded: the caller reads field by field, which
+ * names the first one cut off. */
+static const uint8_t *rd_block(rd *r, uint64_t off, uint64_t n)
+{
+    ra_cursor *c = &r->c;
+    if (!(off <= c->size && c->size - off >= n && ra_cursor_ok(c))) return NULL;
+    c->pos = (size_t)off;
+    return ra_cursor_take(c, (size_t)n, "");
+}
+static uint32_t ld_u32(const rd *r, const uint8_t *p) { return r->be ? ra_load_u32be(p) : ra_load_u32le(p); }
 
 /* offset -> index, open addressing: keyframes shared by several slots (and
  * animations shared by several actors) are read once, so aliasing tables
@@ -301,12 +317,19 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
         ar->key_cap = cap;
     }
     wog_keyframe *k = &a->keys[a->key_count];
-    if (!rd_f32(r, abs, "keyframe.x", &k->x) || !rd_f32(r, abs + 4, "keyframe.y", &k->y) ||
-        !rd_f32(r, abs + 8, "keyframe.angle", &k->angle) || !rd_i32(r, abs + 12, "keyframe.alpha", &k->alpha) ||
-        !rd_i32(r, abs + 16, "keyframe.color", &k->color) ||
-        !rd_i32(r, abs + 20, "keyframe.nextFrameIndex", &k->next_frame_index) ||
-        !rd_i32(r, abs + 24, "keyframe.soundStrIdx", &k->sound_str_idx) ||
-        !rd_i32(r, abs + 28, "keyframe.interpolation", &k->interpolation))
+    const uint8_t *p = rd_block(r, abs, WOG_KEYFRAME_SIZE);
+    if (p) {
+        uint32_t u[8];
+        for (int i = 0; i < 8; i++) u[i] = ld_u32(r, p + 4 * i);
+        memcpy(&k->x, &u[0], 4), memcpy(&k->y, &u[1], 4), memcpy(&k->angle, &u[2], 4);
+        memcpy(&k->alpha, &u[3], 4), memcpy(&k->color, &u[4], 4), memcpy(&k->next_frame_index, &u[5], 4);
+        memcpy(&k->sound_str_idx, &u[6], 4), memcpy(&k->interpolation, &u[7], 4);
+    } else if (!rd_f32(r, abs, "keyframe.x", &k->x) || !rd_f32(r, abs + 4, "keyframe.y", &k->y) ||
+               !rd_f32(r, abs + 8, "keyframe.angle", &k->angle) || !rd_i32(r, abs + 12, "keyframe.alpha", &k->alpha) ||
+               !rd_i32(r, abs + 16, "keyframe.color", &k->color) ||
+               !rd_i32(r, abs + 20, "keyframe.nextFrameIndex", &k->next_frame_index) ||
+               !rd_i32(r, abs + 24, "keyframe.soundStrIdx", &k->sound_str_idx) ||
+               !rd_i32(r, abs + 28, "keyframe.interpolation", &k->interpolation))
         return false;
     a->key_offset[a->key_count] = abs;
     if (slot) *slot = a->key_count;
@@ -321,11 +344,16 @@ static bool read_slots(anim_rd *ar, uint64_t abs, const char *field, wog_frames 
     uint32_t nf = ar->a->num_frames;
     f->slot = ra_arena_bulk_memdup(r->ar, NULL, nf, sizeof *f->slot); /* every slot is set below */
     if (!f->slot) return ra_cursor_nomem(&r->c);
+    const uint8_t *p = rd_block(r, abs, (uint64_t)nf * r->psz); /* the whole array at once when it can */
     for (uint32_t j = 0; j < nf; j++) {
-        uint64_t k;
-        if (!rd_ptr(r, &ar->g, abs + (uint64_t)j * r->psz, 1, 32, field, &k)) return false;
+        uint64_t at = abs + (uint64_t)j * r->psz, raw, k;
+        if (p)
+            raw = r->psz == 4 ? ld_u32(r, p + 4ull * j)
+                              : (uint64_t)ld_u32(r, p + 8ull * j + 4) << 32 | ld_u32(r, p + 8ull * j);
+        else if (!rd_raw_ptr(r, at, field, &raw)) return false;
         f->slot[j] = -1;
-        if (k && !read_key(ar, k, &f->slot[j])) return false;
+        if (raw && (!ptr_resolve(r, &ar->g, at, raw, 1, WOG_KEYFRAME_SIZE, field, &k) || !read_key(ar, k, &f->slot[j])))
+            return false;
     }
     return true;
 }
