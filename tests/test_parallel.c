@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "ra_fixture.h"
+#include "retroanim/wog.h"
 
 static long g_files, g_loaded, g_compared_bytes, g_limit_cases;
 
@@ -94,12 +95,68 @@ static bool same_error(const outcome *a, const outcome *b)
            !strcmp(a->err.msg, b->err.msg);
 }
 
+/* A World of Goo movie's animations are read on the load's threads: with a
+ * keyframe of two of them made wrong (interpolation 7, or nextFrameIndex
+ * going back) it must fail with threads=2 and 5 as with one thread, with the
+ * error of the first of the two in the movie's order. */
+static long g_movie_errors;
+static void check_movie_errors(const uint8_t *d, size_t n, const char *path, const char *nm)
+{
+    int layout = wog_sniff_layout(d, n, true);
+    ra_arena *ar = ra_arena_create(0);
+    wog_movie mv;
+    ra_error e;
+    ra_error_clear(&e);
+    uint8_t *m = malloc(n);
+    CHECK(ar && m && layout >= 0, "%s: cannot set up", nm);
+    if (!ar || !m || layout < 0 || wog_movie_read(d, n, (wog_layout)layout, ar, &mv, &e) != RA_OK) {
+        CHECK(false, "%s: wog_movie_read fails: %s", nm, e.msg);
+        free(m);
+        ra_arena_destroy(ar);
+        return;
+    }
+    /* the actors whose animation is read (not shared with an earlier one) and has keys */
+    uint32_t *own = malloc(((size_t)mv.num_actors + 1) * sizeof *own), nown = 0;
+    for (uint32_t i = 0; own && i < mv.num_actors; i++) {
+        bool shared = false;
+        for (uint32_t p = 0; p < i && !shared; p++) shared = mv.anims[p].offset == mv.anims[i].offset;
+        if (!shared && mv.anims[i].key_count) own[nown++] = i;
+    }
+    for (uint32_t c = 0; own && c < 24 && nown >= 2; c++) {
+        uint32_t lo = c % (nown - 1), hi = lo + 1 + (c * 7) % (nown - 1 - lo);
+        memcpy(m, d, n);
+        uint32_t which[2] = {own[lo], own[hi]};
+        for (int w = 0; w < 2; w++) {
+            const wog_anim *a = &mv.anims[which[w]];
+            uint64_t at = wog_key_offset(a, (c + (uint32_t)w) % a->key_count);
+            uint32_t v = (c + (uint32_t)w) % 2 ? 7u : 0xFFFFFFF9u; /* interpolation 7 / nextFrameIndex -7 */
+            memcpy(m + at + ((c + (uint32_t)w) % 2 ? 28 : 20), &v, 4);
+        }
+        outcome one = load_with(m, n, path, false, "1", NULL, NULL, false);
+        CHECK(one.st != RA_OK, "%s with keys of actors %u and %u made wrong: loads", nm, which[0], which[1]);
+        for (int t = 0; t < 2; t++) {
+            outcome many = load_with(m, n, path, false, t ? "5" : "2", NULL, NULL, false);
+            CHECK(same_error(&one, &many),
+                  "%s with keys of actors %u and %u made wrong: threads=1 fails with '%s' (%s), threads=%s with '%s' "
+                  "(%s)",
+                  nm, which[0], which[1], one.err.msg, one.err.field, t ? "5" : "2", many.err.msg, many.err.field);
+            free(many.dump);
+        }
+        if (one.st != RA_OK) g_movie_errors++;
+        free(one.dump);
+    }
+    free(own);
+    free(m);
+    ra_arena_destroy(ar);
+}
+
 static void check_file(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
     static const char *const threads[] = {"2", "5"};
     g_files++;
     outcome one = load_with(d, n, path, body, "1", NULL, NULL, false);
     if (one.st == RA_OK) g_loaded++;
+    if (one.st == RA_OK && strstr(path, ".movie.")) check_movie_errors(d, n, path, nm);
     for (int t = 0; t < 2; t++) {
         outcome many = load_with(d, n, path, body, threads[t], NULL, NULL, t == 1);
         if (one.st == RA_OK) {
@@ -166,8 +223,9 @@ int main(int argc, char **argv)
     }
     CHECK(g_loaded >= 40, "only %ld files loaded", g_loaded);
     CHECK(g_limit_cases >= 10, "only %ld files ran past max_samples or max_keys", g_limit_cases);
+    CHECK(g_movie_errors >= 40, "only %ld changed movies failed to load", g_movie_errors);
     printf("parallel bake: %ld files, %ld loaded; %ld bytes of scene dump equal with threads=1, 2 and 5; %ld limit "
-           "cases\n",
-           g_files, g_loaded, g_compared_bytes, g_limit_cases);
+           "cases; %ld changed movies failing alike\n",
+           g_files, g_loaded, g_compared_bytes, g_limit_cases, g_movie_errors);
     return ra_test_finish("test_parallel");
 }

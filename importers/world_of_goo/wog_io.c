@@ -612,8 +612,37 @@ static uint64_t next_start(const uint64_t *s, size_t n, uint64_t start, uint64_t
     return lo < n ? s[lo] : end;
 }
 
-ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, wog_movie *out,
-                         ra_error *err)
+/* The animations of a movie, read as jobs (wog_movie_read_run). */
+typedef struct movie_jobs {
+    const uint8_t *data;
+    size_t size;
+    wog_layout layout;
+    wog_movie *out;
+    uint32_t *actor; /* job -> the actor whose animation it reads */
+    region *g;       /* and the bytes its pointers may reach */
+    size_t n;
+} movie_jobs;
+
+static ra_status movie_job(void *ctx, size_t j, ra_arena *arena, ra_error *err)
+{
+    const movie_jobs *mj = ctx;
+    rd r = rd_init(mj->data, mj->size, mj->layout, arena, "wog_movie", err);
+    return read_anim(&r, mj->g[j], &mj->out->anims[mj->actor[j]]) ? RA_OK : err->code;
+}
+
+/* The jobs in order on this thread, in the arena run_ctx. */
+static ra_status run_serial(void *run_ctx, size_t n, double work, wog_read_job job, void *job_ctx, ra_status late,
+                            const ra_error *late_err, ra_error *err)
+{
+    (void)work;
+    for (size_t i = 0; i < n; i++)
+        if (job(job_ctx, i, run_ctx, err) != RA_OK) return err->code;
+    if (late != RA_OK) *err = *late_err;
+    return late;
+}
+
+ra_status wog_movie_read_run(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, wog_movie *out,
+                             ra_error *err, wog_runner run, void *run_ctx)
 {
     if ((unsigned)layout >= WOG_LAYOUT_COUNT)
         return ra_fail(err, RA_ERR_USAGE, "wog_movie", RA_NO_OFFSET, "layout", "unknown layout");
@@ -713,27 +742,59 @@ ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra
                            idx[k], out->strings_size, WOG_MAX_STRING),
                        err->code;
     }
+    /* the animations to read: the first actor playing each (actors sharing
+     * one share its model), up to the first whose region is too small */
     keymap shared = {0}; /* animation start -> the first actor playing it */
-    bool ok = true;
-    for (uint32_t i = 0; ok && i < n; i++) {
+    movie_jobs mj = {.data = data, .size = size, .layout = layout, .out = out};
+    mj.actor = ra_malloc(((size_t)n + 1) * sizeof *mj.actor);
+    mj.g = ra_malloc(((size_t)n + 1) * sizeof *mj.g);
+    uint32_t *first_of = ra_malloc(((size_t)n + 1) * sizeof *first_of);
+    ra_status late = RA_OK;
+    ra_error late_err;
+    ra_error_clear(&late_err);
+    ra_cursor_init(&r.c, data, size, "wog_movie", &late_err); /* the head is read: its error is the late one */
+    bool ok = mj.actor && mj.g && first_of;
+    double work = 0;
+    uint32_t planned = 0; /* actors whose animation is read or shared */
+    for (; ok && planned < n; planned++) {
+        uint32_t i = planned;
         region g = {starts[i], next_start(sorted, ns, starts[i], size)};
         if (g.end - g.base < anim_header_size(layout)) {
-            ok = ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
-                                "actor %u's animation at %llu has %llu bytes before the next structure, less than its "
-                                "%u-byte header",
-                                i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
-                                anim_header_size(layout));
+            ra_cursor_fail(&rp->c, RA_ERR_BAD_VALUE, anim_at[i], "ppAnims[i]",
+                           "actor %u's animation at %llu has %llu bytes before the next structure, less than "
+                           "its %u-byte header",
+                           i, (unsigned long long)g.base, (unsigned long long)(g.end - g.base),
+                           anim_header_size(layout));
+            late = late_err.code;
             break;
         }
-        /* actors sharing one animation share its model (read once) */
         bool found;
         uint32_t *first = km_slot(&shared, starts[i], &found);
-        if (!first) ok = ra_cursor_nomem(&rp->c);
-        else if (found) out->anims[i] = out->anims[*first];
-        else *first = i, ok = read_anim(rp, g, &out->anims[i]);
+        if (!first) ok = false;
+        else if (found) first_of[i] = *first;
+        else {
+            *first = first_of[i] = i;
+            mj.actor[mj.n] = i;
+            mj.g[mj.n++] = g;
+            work += (double)(g.end - g.base) / WOG_KEYFRAME_SIZE;
+        }
     }
     km_free(&shared);
-    return ok ? RA_OK : err->code;
+    ra_status st = ok ? (run ? run(run_ctx, mj.n, work, movie_job, &mj, late, &late_err, err)
+                             : run_serial(arena, mj.n, work, movie_job, &mj, late, &late_err, err))
+                      : ra_fail_nomem(err, "wog_movie");
+    for (uint32_t i = 0; st == RA_OK && i < planned; i++)
+        if (first_of[i] != i) out->anims[i] = out->anims[first_of[i]];
+    ra_free(mj.actor);
+    ra_free(mj.g);
+    ra_free(first_of);
+    return st;
+}
+
+ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, wog_movie *out,
+                         ra_error *err)
+{
+    return wog_movie_read_run(data, size, layout, arena, out, err, NULL, NULL);
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */
