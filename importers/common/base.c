@@ -827,22 +827,33 @@ ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t 
         return ra_fail(err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
                        "the file has %llu bytes, more than max_file_size (%zu)", (unsigned long long)st.st_size, max);
     }
+    /* read straight into the buffer: a regular file's allocated at its size
+     * (and a byte to see the end), anything else (or a file that grows
+     * meanwhile) grown by at least 64 KiB at a time */
     ra_writer w;
     ra_writer_init(&w);
-    uint8_t buf[65536];
+    const size_t piece = 65536;
+    if (known && S_ISREG(st.st_mode) && (uint64_t)st.st_size < SIZE_MAX - piece) {
+        w.data = ra_malloc((size_t)st.st_size + 1);
+        w.cap = w.data ? (size_t)st.st_size + 1 : 0;
+        w.failed = !w.data;
+    }
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (w.size + n > max || w.size + n < w.size) {
+    for (;;) {
+        if (w.failed || (w.cap == w.size && !ra_wr_grow(&w, piece))) {
+            fclose(f);
+            ra_writer_free(&w);
+            return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory reading the file");
+        }
+        size_t room = w.cap - w.size;
+        if ((n = fread(w.data + w.size, 1, room, f)) == 0) break;
+        if (w.size + n > max) {
             fclose(f);
             ra_writer_free(&w);
             return ra_fail(err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
                            "the file has more than max_file_size (%zu) bytes", max);
         }
-        if (!ra_wr_bytes(&w, buf, n)) {
-            fclose(f);
-            ra_writer_free(&w);
-            return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory reading the file");
-        }
+        w.size += n;
     }
     int bad = ferror(f);
     fclose(f);
