@@ -425,9 +425,9 @@ typedef struct sound_list {
 /* the bytes of entry j of the list, [j,"S..."] */
 static size_t sound_entry(uint32_t j, size_t id_len) { return (size_t)snprintf(NULL, 0, "%u", j) + id_len + 5; }
 
-static void sound_list_make(sound_list *sl, uint32_t slots, size_t id_len)
+/* an animation of `slots` slots, each naming one key with a sound id of id_len bytes */
+static void sound_anim(ra_arena *ar, wog_anim *ap, uint32_t slots, size_t id_len)
 {
-    ra_arena *ar = ra_arena_create(0);
     wog_anim a;
     memset(&a, 0, sizeof a);
     a.num_frames = slots;
@@ -443,13 +443,35 @@ static void sound_list_make(sound_list *sl, uint32_t slots, size_t id_len)
     a.strings_size = (uint32_t)id_len + 2;
     a.strings = ra_arena_alloc(ar, a.strings_size);
     memset(a.strings + 1, 'S', id_len);
+    *ap = a;
+}
+
+/* the anim file (actors 0) or a movie of that many actors, each playing an
+ * animation of its own (written apart, so not shared) */
+static void sound_list_make_n(sound_list *sl, uint32_t actors, uint32_t slots, size_t id_len)
+{
+    ra_arena *ar = ra_arena_create(0);
+    wog_anim a;
+    sound_anim(ar, &a, slots, id_len);
     ra_writer_init(&sl->w);
     ra_error e;
-    CHECK(wog_anim_write(&a, WOG_LAYOUT_BINLTL, &sl->w, &e) == RA_OK, "sound list: write: %s", e.msg);
+    if (!actors) {
+        CHECK(wog_anim_write(&a, WOG_LAYOUT_BINLTL, &sl->w, &e) == RA_OK, "sound list: write: %s", e.msg);
+    } else {
+        wog_movie m;
+        memset(&m, 0, sizeof m);
+        m.length = (float)slots;
+        m.num_actors = actors;
+        m.actors = ra_arena_array(ar, actors, sizeof *m.actors);
+        m.anims = ra_arena_array(ar, actors, sizeof *m.anims);
+        for (uint32_t i = 0; i < actors; i++) m.anims[i] = a, m.actors[i].depth = (float)i;
+        CHECK(wog_movie_write(&m, WOG_LAYOUT_BINLTL, &sl->w, &e) == RA_OK, "sound movie: write: %s", e.msg);
+    }
     sl->text = 2 + (size_t)(slots - 1); /* the brackets and commas */
     for (uint32_t j = 0; j < slots; j++) sl->text += sound_entry(j, id_len);
     ra_arena_destroy(ar);
 }
+static void sound_list_make(sound_list *sl, uint32_t slots, size_t id_len) { sound_list_make_n(sl, 0, slots, id_len); }
 
 static void meta_budget_edge(void)
 {
@@ -492,6 +514,51 @@ static void meta_budget_edge(void)
         ra_writer_free(&sl.w);
     }
     printf("metadata budget: %u slots of a %zu-byte sound id load, %u are refused\n", k - 1, id_len, k);
+
+    /* a movie's lists are made on the load's threads and charged in actor
+     * order: actors whose lists are each under the budget, all of them over
+     * it, fail as on one thread (at the first list past what is left), and
+     * two of them load with their whole lists */
+    uint32_t slots = 11000;
+    for (uint32_t actors = 2; actors <= 3; actors++) {
+        sound_list sl;
+        sound_list_make_n(&sl, actors, slots, id_len);
+        size_t budget = budget0 + 8 * sl.w.size;
+        CHECK(actors == 2 ? 2 * sl.text <= budget : 3 * sl.text > budget && sl.text <= budget,
+              "%u actors' lists of %zu bytes against the budget %zu: not the case this test needs", actors, sl.text,
+              budget);
+        ra_error first;
+        ra_status first_st = RA_OK;
+        static const char *const threads[] = {"1", "2", "3"};
+        for (int t = 0; t < 3; t++) {
+            ra_options o;
+            ra_options_init(&o);
+            ra_options_add(&o, "threads", threads[t]);
+            ra_document *doc = NULL;
+            ra_error e;
+            ra_status st = load_opts(sl.w.data, sl.w.size, "s.movie.binltl", &o, &doc, &e);
+            if (actors == 2) {
+                CHECK(st == RA_OK, "2 actors of %u slots, threads=%s: %s", slots, threads[t], e.msg);
+                for (uint32_t i = 0; doc && i < doc->scene.node_count; i++) {
+                    const ra_meta *m = ra_meta_get(&doc->scene.nodes[i].meta, "wog.sound");
+                    if (m)
+                        CHECK(m->type == RA_META_STRING && strlen(m->u.s) == sl.text,
+                              "threads=%s: a list of %zu bytes, not %zu", threads[t],
+                              m->type == RA_META_STRING ? strlen(m->u.s) : 0, sl.text);
+                }
+            } else {
+                CHECK(st == RA_ERR_LIMIT && !strcmp(e.field, "wog.sound"),
+                      "3 actors of %u slots, threads=%s: %s, field '%s', not refused at wog.sound", slots, threads[t],
+                      ra_status_name(st), e.field);
+                if (t == 0) first = e, first_st = st;
+                else
+                    CHECK(st == first_st && !strcmp(e.msg, first.msg), "threads=%s: '%s', threads=1: '%s'", threads[t],
+                          e.msg, first.msg);
+            }
+            ra_document_free(doc);
+        }
+        ra_writer_free(&sl.w);
+    }
 }
 
 static void random_files(int count)

@@ -16,6 +16,7 @@
  * order; a list that does not (a repeated type, or another order) becomes a
  * chain of nodes, each exact. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -384,6 +385,7 @@ typedef struct group {
     int32_t same;         /* an earlier group with the same animation (its model and keys are shared), or -1 */
     size_t first_channel; /* its channels: first_channel .. + runs */
     const char *meta[3];  /* alpha, colour, sound key lists */
+    size_t meta_len[3];   /* their bytes */
 } group;
 
 static bool make_track(ra_arena *ar, const wog_anim *a, const wog_frames *f, ktrack *tr)
@@ -463,8 +465,11 @@ static size_t meta_budget(const ra_document *doc)
     return WOG_MAX_META + (doc->source_size < SIZE_MAX / 16 ? 8 * doc->source_size : SIZE_MAX / 2);
 }
 
+/* One channel's key list as JSON text in ar, *len its bytes, charged to
+ * *left; NULL when out of memory, or with *too_big when it is more than
+ * *left. */
 static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uint8_t *strings, uint32_t strings_size,
-                             size_t *left, bool *too_big)
+                             size_t *left, bool *too_big, size_t *len)
 {
     ra_writer w;
     ra_writer_init(&w);
@@ -510,7 +515,7 @@ static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uin
     ra_json_end_array(&j);
     if (w.size > *left) *too_big = true; /* the last entry may have crossed it */
     const char *s = w.failed || *too_big ? NULL : ra_arena_strndup(ar, (const char *)w.data, w.size);
-    if (s) *left -= w.size;
+    if (s) *left -= w.size, *len = w.size;
     ra_writer_free(&w);
     return s;
 }
@@ -525,8 +530,11 @@ static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, con
     for (int c = 0; c < 3; c++) {
         if (!tr[c]->n) continue;
         bool too_big = false;
+        size_t len;
         if (same) g->meta[c] = same->meta[c];
-        else g->meta[c] = json_keys(ar, tr[c], 3 + c, g->a->strings, g->a->strings_size, left, &too_big);
+        else if (g->meta[c] && g->meta_len[c] <= *left) *left -= g->meta_len[c]; /* made on the threads */
+        else if (g->meta[c]) too_big = true;
+        else g->meta[c] = json_keys(ar, tr[c], 3 + c, g->a->strings, g->a->strings_size, left, &too_big, &len);
         if (too_big)
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
                            "the alpha, colour and sound key lists exceed %zu MiB of metadata", meta_budget(doc) >> 20);
@@ -684,6 +692,55 @@ static ra_status wog_names(wog_build *b, ra_error *err)
     return ra_names_make_unique(b->ar, names + 1, b->nodes - 1, reserved, 1) ? RA_OK : ra_fail_nomem(err, b->fmt);
 }
 
+/* The alpha, colour and sound key lists of the groups that do not share an
+ * earlier one's, made on the load's threads before the nodes: set_keys_meta
+ * then takes them in order and charges the budget as one thread would.  A
+ * list not made here (the lists made so far passed the budget, or it alone
+ * did) is made there, on one thread, which reports it as it always did. */
+typedef struct meta_pass {
+    group *g;
+    uint32_t *job; /* group * 3 + channel */
+    size_t budget;
+    atomic_size_t used;
+    const char *fmt;
+} meta_pass;
+
+static ra_status meta_job(void *ctx, size_t j, ra_worker *w, ra_error *err)
+{
+    meta_pass *mp = ctx;
+    group *g = &mp->g[mp->job[j] / 3];
+    int c = (int)(mp->job[j] % 3);
+    if (atomic_load_explicit(&mp->used, memory_order_relaxed) > mp->budget) return RA_OK;
+    const ktrack *tr = c == 0 ? &g->alpha : c == 1 ? &g->color : &g->sound;
+    size_t left = mp->budget;
+    bool too_big = false;
+    g->meta[c] = json_keys(w->arena, tr, 3 + c, g->a->strings, g->a->strings_size, &left, &too_big, &g->meta_len[c]);
+    if (!g->meta[c] && !too_big) return ra_fail_nomem(err, mp->fmt);
+    if (g->meta[c]) atomic_fetch_add_explicit(&mp->used, g->meta_len[c], memory_order_relaxed);
+    return RA_OK;
+}
+
+static ra_status wog_meta_lists(wog_build *b, ra_error *err)
+{
+    double work = 0;
+    size_t n = 0;
+    for (uint32_t i = 0; i < b->ng; i++)
+        if (b->g[i].same < 0) work += (double)b->g[i].alpha.n + b->g[i].color.n + b->g[i].sound.n;
+    unsigned threads = ra_document_threads(b->doc, work);
+    if (threads <= 1) return RA_OK;
+    meta_pass mp = {.g = b->g, .budget = meta_budget(b->doc), .fmt = b->fmt};
+    atomic_init(&mp.used, 0);
+    if (!(mp.job = ra_malloc(3 * (size_t)b->ng * sizeof *mp.job))) return ra_fail_nomem(err, b->fmt);
+    for (uint32_t i = 0; i < b->ng; i++) {
+        const ktrack *tr[3] = {&b->g[i].alpha, &b->g[i].color, &b->g[i].sound};
+        for (uint32_t c = 0; c < 3 && b->g[i].same < 0; c++)
+            if (tr[c]->n) mp.job[n++] = 3 * i + c;
+    }
+    ra_status rs = ra_parallel_for(b->doc, threads, n, meta_job, &mp, NULL, err);
+    ra_free(mp.job);
+    return rs;
+}
+
 /* Group i's nodes (one per run of its transform list, outermost first) and
  * their channels; *ni is the index of the next name. */
 static ra_status wog_group_nodes(wog_build *b, uint32_t i, ra_animation *an, size_t *ni, double *budget,
@@ -763,7 +820,8 @@ static ra_status wog_animation(wog_build *b, ra_error *err)
     b->share = ra_malloc(2 * b->nodes * sizeof *b->share);
     if (!b->jobs || !b->share) return ra_fail_nomem(err, b->fmt);
     /* the nodes in order; a failure stops them after the bakes planned before it */
-    ra_status late = RA_OK;
+    ra_status late = wog_meta_lists(b, err);
+    if (late != RA_OK) return late;
     ra_error late_err;
     ra_error_clear(&late_err);
     for (uint32_t i = 0; late == RA_OK && i < b->ng; i++)
