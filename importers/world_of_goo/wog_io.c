@@ -109,16 +109,30 @@ static bool seek(rd *r, uint64_t off, const char *field)
     return true;
 }
 
-static inline bool rd_u32(rd *r, uint64_t off, const char *field, uint32_t *v)
+/* The n bytes at off when they lie in the file (the common case; the cursor
+ * then after them), else NULL with nothing recorded: the caller then reads
+ * through the cursor, whose error names the field cut off. */
+static inline const uint8_t *rd_block(rd *r, uint64_t off, uint64_t n)
 {
     ra_cursor *c = &r->c;
-    if (off <= c->size && c->size - off >= 4 && ra_cursor_ok(c)) {
-        /* in range (the common case): the value, and the cursor after it */
-        const uint8_t *p = c->data + off;
-        *v = r->be ? ra_load_u32be(p) : ra_load_u32le(p);
-        c->pos = (size_t)off + 4;
+    if (!(off <= c->size && c->size - off >= n && ra_cursor_ok(c))) return NULL;
+    c->pos = (size_t)(off + n);
+    return c->data + off;
+}
+/* a pointer field's raw value at p, in the layout's width and byte order */
+static uint64_t ld_ptr(const rd *r, const uint8_t *p)
+{
+    return r->psz == 4 ? ld32(p, r->be) : (uint64_t)ld32(p + 4, r->be) << 32 | ld32(p, r->be);
+}
+
+static inline bool rd_u32(rd *r, uint64_t off, const char *field, uint32_t *v)
+{
+    const uint8_t *p = rd_block(r, off, 4);
+    if (p) {
+        *v = ld32(p, r->be);
         return true;
     }
+    ra_cursor *c = &r->c;
     return seek(r, off, field) && (r->be ? ra_rd_u32be(c, v, field) : ra_rd_u32le(c, v, field));
 }
 static bool rd_i32(rd *r, uint64_t off, const char *field, int32_t *v)
@@ -137,6 +151,11 @@ static bool rd_f32(rd *r, uint64_t off, const char *field, float *v)
 }
 static bool rd_raw_ptr(rd *r, uint64_t off, const char *field, uint64_t *v)
 {
+    const uint8_t *p = rd_block(r, off, r->psz);
+    if (p) {
+        *v = ld_ptr(r, p);
+        return true;
+    }
     if (r->psz == 4) {
         uint32_t u;
         if (!rd_u32(r, off, field, &u)) return false;
@@ -178,18 +197,6 @@ static bool rd_ptr(rd *r, const region *g, uint64_t at, uint64_t count, uint64_t
     uint64_t raw = 0;
     return rd_raw_ptr(r, at, field, &raw) && ptr_resolve(r, g, at, raw, count, item, field, abs);
 }
-
-/* The n bytes at off when they lie in the file (the cursor then after them),
- * else NULL with nothing recorded: the caller reads field by field, which
- * names the first one cut off. */
-static const uint8_t *rd_block(rd *r, uint64_t off, uint64_t n)
-{
-    ra_cursor *c = &r->c;
-    if (!(off <= c->size && c->size - off >= n && ra_cursor_ok(c))) return NULL;
-    c->pos = (size_t)off;
-    return ra_cursor_take(c, (size_t)n, "");
-}
-static uint32_t ld_u32(const rd *r, const uint8_t *p) { return r->be ? ra_load_u32be(p) : ra_load_u32le(p); }
 
 /* offset -> index, open addressing: keyframes shared by several slots (and
  * animations shared by several actors) are read once, so aliasing tables
@@ -320,7 +327,7 @@ static bool read_key(anim_rd *ar, uint64_t abs, int32_t *index)
     const uint8_t *p = rd_block(r, abs, WOG_KEYFRAME_SIZE);
     if (p) {
         uint32_t u[8];
-        for (int i = 0; i < 8; i++) u[i] = ld_u32(r, p + 4 * i);
+        for (int i = 0; i < 8; i++) u[i] = ld32(p + 4 * i, r->be);
         memcpy(&k->x, &u[0], 4), memcpy(&k->y, &u[1], 4), memcpy(&k->angle, &u[2], 4);
         memcpy(&k->alpha, &u[3], 4), memcpy(&k->color, &u[4], 4), memcpy(&k->next_frame_index, &u[5], 4);
         memcpy(&k->sound_str_idx, &u[6], 4), memcpy(&k->interpolation, &u[7], 4);
@@ -347,9 +354,7 @@ static bool read_slots(anim_rd *ar, uint64_t abs, const char *field, wog_frames 
     const uint8_t *p = rd_block(r, abs, (uint64_t)nf * r->psz); /* the whole array at once when it can */
     for (uint32_t j = 0; j < nf; j++) {
         uint64_t at = abs + (uint64_t)j * r->psz, raw, k;
-        if (p)
-            raw = r->psz == 4 ? ld_u32(r, p + 4ull * j)
-                              : (uint64_t)ld_u32(r, p + 8ull * j + 4) << 32 | ld_u32(r, p + 8ull * j);
+        if (p) raw = ld_ptr(r, p + (size_t)j * r->psz);
         else if (!rd_raw_ptr(r, at, field, &raw)) return false;
         f->slot[j] = -1;
         if (raw && (!ptr_resolve(r, &ar->g, at, raw, 1, WOG_KEYFRAME_SIZE, field, &k) || !read_key(ar, k, &f->slot[j])))

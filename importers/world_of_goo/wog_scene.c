@@ -520,21 +520,27 @@ static const char *json_keys(ra_arena *ar, const ktrack *tr, int what, const uin
     return s;
 }
 
+/* group g's key list c (0 alpha, 1 colour, 2 sound), and its text (json_keys) */
+static const ktrack *list_track(const group *g, int c) { return c == 0 ? &g->alpha : c == 1 ? &g->color : &g->sound; }
+static const char *list_json(ra_arena *ar, const group *g, int c, size_t *left, bool *too_big, size_t *len)
+{
+    return json_keys(ar, list_track(g, c), 3 + c, g->a->strings, g->a->strings_size, left, too_big, len);
+}
+
 /* the key lists as node metadata (groups sharing an animation share the text) */
 static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, const group *same, size_t *left,
                                ra_error *err)
 {
     ra_arena *ar = doc->arena;
-    const ktrack *tr[3] = {&g->alpha, &g->color, &g->sound};
     static const char *const key[3] = {"wog.alpha", "wog.color", "wog.sound"};
     for (int c = 0; c < 3; c++) {
-        if (!tr[c]->n) continue;
+        if (!list_track(g, c)->n) continue;
         bool too_big = false;
         size_t len;
         if (same) g->meta[c] = same->meta[c];
         else if (g->meta[c] && g->meta_len[c] <= *left) *left -= g->meta_len[c]; /* made on the threads */
         else if (g->meta[c]) too_big = true;
-        else g->meta[c] = json_keys(ar, tr[c], 3 + c, g->a->strings, g->a->strings_size, left, &too_big, &len);
+        else g->meta[c] = list_json(ar, g, c, left, &too_big, &len);
         if (too_big)
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
                            "the alpha, colour and sound key lists exceed %zu MiB of metadata", meta_budget(doc) >> 20);
@@ -711,10 +717,9 @@ static ra_status meta_job(void *ctx, size_t j, ra_worker *w, ra_error *err)
     group *g = &mp->g[mp->job[j] / 3];
     int c = (int)(mp->job[j] % 3);
     if (atomic_load_explicit(&mp->used, memory_order_relaxed) > mp->budget) return RA_OK;
-    const ktrack *tr = c == 0 ? &g->alpha : c == 1 ? &g->color : &g->sound;
     size_t left = mp->budget;
     bool too_big = false;
-    g->meta[c] = json_keys(w->arena, tr, 3 + c, g->a->strings, g->a->strings_size, &left, &too_big, &g->meta_len[c]);
+    g->meta[c] = list_json(w->arena, g, c, &left, &too_big, &g->meta_len[c]);
     if (!g->meta[c] && !too_big) return ra_fail_nomem(err, mp->fmt);
     if (g->meta[c]) atomic_fetch_add_explicit(&mp->used, g->meta_len[c], memory_order_relaxed);
     return RA_OK;
@@ -731,11 +736,9 @@ static ra_status wog_meta_lists(wog_build *b, ra_error *err)
     meta_pass mp = {.g = b->g, .budget = meta_budget(b->doc), .fmt = b->fmt};
     atomic_init(&mp.used, 0);
     if (!(mp.job = ra_malloc(3 * (size_t)b->ng * sizeof *mp.job))) return ra_fail_nomem(err, b->fmt);
-    for (uint32_t i = 0; i < b->ng; i++) {
-        const ktrack *tr[3] = {&b->g[i].alpha, &b->g[i].color, &b->g[i].sound};
-        for (uint32_t c = 0; c < 3 && b->g[i].same < 0; c++)
-            if (tr[c]->n) mp.job[n++] = 3 * i + c;
-    }
+    for (uint32_t i = 0; i < b->ng; i++)
+        for (int c = 0; c < 3 && b->g[i].same < 0; c++)
+            if (list_track(&b->g[i], c)->n) mp.job[n++] = 3 * i + (uint32_t)c;
     ra_status rs = ra_parallel_for(b->doc, threads, n, meta_job, &mp, NULL, err);
     ra_free(mp.job);
     return rs;
