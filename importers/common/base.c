@@ -283,6 +283,16 @@ bool ra_arena_adopt(ra_arena *dst, ra_arena *src)
     return !dst->limit || dst->total <= dst->limit;
 }
 
+ra_status ra_read_run_serial(void *run_ctx, size_t n, double work, ra_read_job job, void *job_ctx, ra_status late,
+                             const ra_error *late_err, ra_error *err)
+{
+    (void)work;
+    for (size_t i = 0; i < n; i++)
+        if (job(job_ctx, i, run_ctx, err) != RA_OK) return err->code;
+    if (late != RA_OK) *err = *late_err;
+    return late;
+}
+
 /* nc into the list at *head: behind c, the chunk being filled (a large
  * block's own chunk, so c's free space is not wasted), or as the new head. */
 static ra_chunk *link_chunk(ra_chunk **head, ra_chunk *c, ra_chunk *nc, bool behind)

@@ -232,3 +232,23 @@ ra_status ra_parallel_for_late(ra_document *doc, unsigned threads, size_t n, ra_
     *err = *late_err;
     return late;
 }
+
+/* ---- a reader's jobs on the load's threads ------------------------------------- */
+typedef struct read_run {
+    ra_read_job job;
+    void *job_ctx;
+} read_run;
+
+static ra_status read_job_run(void *ctx, size_t i, ra_worker *w, ra_error *err)
+{
+    const read_run *rr = ctx;
+    return rr->job(rr->job_ctx, i, w->arena, err);
+}
+
+ra_status ra_document_read_runner(void *run_ctx, size_t n, double work, ra_read_job job, void *job_ctx, ra_status late,
+                                  const ra_error *late_err, ra_error *err)
+{
+    read_run rr = {job, job_ctx};
+    ra_document *doc = run_ctx;
+    return ra_parallel_for_late(doc, ra_document_threads(doc, work), n, read_job_run, &rr, NULL, late, late_err, err);
+}

@@ -635,19 +635,8 @@ static ra_status movie_job(void *ctx, size_t j, ra_arena *arena, ra_error *err)
     return read_anim(&r, mj->g[j], &mj->out->anims[mj->actor[j]]) ? RA_OK : err->code;
 }
 
-/* The jobs in order on this thread, in the arena run_ctx. */
-static ra_status run_serial(void *run_ctx, size_t n, double work, wog_read_job job, void *job_ctx, ra_status late,
-                            const ra_error *late_err, ra_error *err)
-{
-    (void)work;
-    for (size_t i = 0; i < n; i++)
-        if (job(job_ctx, i, run_ctx, err) != RA_OK) return err->code;
-    if (late != RA_OK) *err = *late_err;
-    return late;
-}
-
 ra_status wog_movie_read_run(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, wog_movie *out,
-                             ra_error *err, wog_runner run, void *run_ctx)
+                             ra_error *err, ra_read_runner run, void *run_ctx)
 {
     if ((unsigned)layout >= WOG_LAYOUT_COUNT)
         return ra_fail(err, RA_ERR_USAGE, "wog_movie", RA_NO_OFFSET, "layout", "unknown layout");
@@ -786,7 +775,7 @@ ra_status wog_movie_read_run(const uint8_t *data, size_t size, wog_layout layout
     }
     km_free(&shared);
     ra_status st = ok ? (run ? run(run_ctx, mj.n, work, movie_job, &mj, late, &late_err, err)
-                             : run_serial(arena, mj.n, work, movie_job, &mj, late, &late_err, err))
+                             : ra_read_run_serial(arena, mj.n, work, movie_job, &mj, late, &late_err, err))
                       : ra_fail_nomem(err, "wog_movie");
     for (uint32_t i = 0; st == RA_OK && i < planned; i++)
         if (first_of[i] != i) out->anims[i] = out->anims[first_of[i]];

@@ -939,27 +939,6 @@ static int layout_for(const ra_document *doc, const uint8_t *data, size_t size, 
     return WOG_LAYOUT_BINLTL;
 }
 
-/* A movie's animations read on the load's threads (wog_movie_read_run). */
-typedef struct read_run {
-    ra_document *doc;
-    wog_read_job job;
-    void *job_ctx;
-} read_run;
-
-static ra_status read_job_run(void *ctx, size_t i, ra_worker *w, ra_error *err)
-{
-    const read_run *rr = ctx;
-    return rr->job(rr->job_ctx, i, w->arena, err);
-}
-
-static ra_status read_on_threads(void *run_ctx, size_t n, double work, wog_read_job job, void *job_ctx, ra_status late,
-                                 const ra_error *late_err, ra_error *err)
-{
-    read_run rr = {run_ctx, job, job_ctx};
-    ra_document *doc = run_ctx;
-    return ra_parallel_for_late(doc, ra_document_threads(doc, work), n, read_job_run, &rr, NULL, late, late_err, err);
-}
-
 static ra_status wog_read(ra_document *doc, const uint8_t *data, size_t size, ra_error *err, bool movie)
 {
     wog_file *f = ra_arena_alloc(doc->arena, sizeof *f);
@@ -969,7 +948,7 @@ static ra_status wog_read(ra_document *doc, const uint8_t *data, size_t size, ra
     f->layout = (wog_layout)l;
     f->is_movie = movie;
     doc->model = f;
-    return movie ? wog_movie_read_run(data, size, f->layout, doc->arena, &f->movie, err, read_on_threads, doc)
+    return movie ? wog_movie_read_run(data, size, f->layout, doc->arena, &f->movie, err, ra_document_read_runner, doc)
                  : wog_anim_read(data, size, f->layout, doc->arena, &f->anim, err);
 }
 

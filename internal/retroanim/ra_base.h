@@ -144,6 +144,22 @@ size_t ra_arena_room(const ra_arena *a);
  * (the memory moves all the same). */
 bool ra_arena_adopt(ra_arena *dst, ra_arena *src);
 
+/* ---- a reader's independent parts, read as jobs ------------------------------
+ * (a World of Goo movie's animations, a Metroid Prime bitstream's channels)
+ * job(job_ctx, i, arena, err) reads the i-th of n parts into `arena`.  A
+ * runner runs them all, on any threads, each job's arena living as long as
+ * the reader's (ra_document_read_runner: the load's threads).  It returns
+ * the error of the lowest job that fails, else `late` with late_err: the
+ * reader's own error found after the parts the jobs read (one thread reports
+ * it after them).  `work` is about the number of keys the jobs read. */
+typedef ra_status (*ra_read_job)(void *job_ctx, size_t i, ra_arena *arena, ra_error *err);
+typedef ra_status (*ra_read_runner)(void *run_ctx, size_t n, double work, ra_read_job job, void *job_ctx,
+                                    ra_status late, const ra_error *late_err, ra_error *err);
+/* The runner of a reader given none: the jobs in order on this thread, in
+ * the arena run_ctx. */
+ra_status ra_read_run_serial(void *run_ctx, size_t n, double work, ra_read_job job, void *job_ctx, ra_status late,
+                             const ra_error *late_err, ra_error *err);
+
 /* ---- string map (open addressing, in an arena): name -> uint32 value ------ */
 typedef struct ra_strmap {
     ra_arena *arena;

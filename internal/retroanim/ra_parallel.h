@@ -59,6 +59,12 @@ ra_status ra_parallel_for(ra_document *doc, unsigned threads, size_t n, ra_job_f
 ra_status ra_parallel_for_late(ra_document *doc, unsigned threads, size_t n, ra_job_fn job, void *ctx,
                                size_t *samples_left, ra_status late, const ra_error *late_err, ra_error *err);
 
+/* The ra_read_runner of a load: run_ctx is its document, the jobs run on
+ * its threads (ra_document_threads for `work`), each in its worker's arena
+ * (ra_parallel_for_late). */
+ra_status ra_document_read_runner(void *run_ctx, size_t n, double work, ra_read_job job, void *job_ctx, ra_status late,
+                                  const ra_error *late_err, ra_error *err);
+
 /* For ra_scene_warn: true when the calling thread runs a job, in which case
  * the message is kept for the replay (scene.c). */
 bool ra_parallel_defer_warning(ra_scene *s, const char *msg);

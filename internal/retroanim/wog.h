@@ -131,18 +131,11 @@ ra_status wog_anim_read(const uint8_t *data, size_t size, wog_layout layout, ra_
                         ra_error *err);
 ra_status wog_movie_read(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, wog_movie *out,
                          ra_error *err);
-/* wog_movie_read with its animations read as jobs: job(job_ctx, i, arena,
- * err) reads the i-th of n into `arena`.  run runs them all (NULL: in order
- * on this thread, in the movie's arena), on any threads, each job's arena
- * living as long as the movie's; it returns the error of the lowest job that
- * fails, else `late` with late_err: the movie's error found after the
- * animations the jobs read (one thread reports it after them).  `work` is
- * about the number of keys the jobs read. */
-typedef ra_status (*wog_read_job)(void *job_ctx, size_t i, ra_arena *arena, ra_error *err);
-typedef ra_status (*wog_runner)(void *run_ctx, size_t n, double work, wog_read_job job, void *job_ctx, ra_status late,
-                                const ra_error *late_err, ra_error *err);
+/* wog_movie_read with its animations read as jobs (ra_read_runner; run
+ * NULL: ra_read_run_serial in the movie's arena).  The late error is the
+ * movie's found after the animations the jobs read. */
 ra_status wog_movie_read_run(const uint8_t *data, size_t size, wog_layout layout, ra_arena *arena, wog_movie *out,
-                             ra_error *err, wog_runner run, void *run_ctx);
+                             ra_error *err, ra_read_runner run, void *run_ctx);
 /* Write in the canonical order of 2D Boy's files (docs/formats/world_of_goo.md §1, §2). */
 ra_status wog_anim_write(const wog_anim *a, wog_layout layout, ra_writer *w, ra_error *err);
 ra_status wog_movie_write(const wog_movie *m, wog_layout layout, ra_writer *w, ra_error *err);
