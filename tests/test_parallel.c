@@ -16,13 +16,15 @@
 #include "ra_fixture.h"
 #include "retroanim/wog.h"
 
-static long g_files, g_loaded, g_compared_bytes, g_limit_cases;
+static long g_files, g_loaded, g_compared_bytes, g_compared_src, g_limit_cases;
 
 typedef struct outcome {
     ra_status st;
     ra_error err;
     char *dump; /* malloc'd JSON of the scene; NULL when the load failed */
     size_t size;
+    char *src; /* and of the model the reader made (its source dump), where kept */
+    size_t src_size;
 } outcome;
 
 /* The automatic key angle from the channels' reach worked out on the
@@ -84,6 +86,16 @@ static outcome load_with(const uint8_t *d, size_t n, const char *path, bool body
     CHECK(!w.failed, "%s: dump out of memory", path);
     r.dump = (char *)w.data;
     r.size = w.size;
+    /* the model the reader made (some readers decode on the threads),
+     * where the bake has not freed its bulk arrays (early) */
+    if (!early && doc->format->dump_source) {
+        ra_writer_init(&w);
+        ra_json_init_buffer(&j, &w, false);
+        doc->format->dump_source(doc, &j);
+        CHECK(!w.failed, "%s: source dump out of memory", path);
+        r.src = (char *)w.data;
+        r.src_size = w.size;
+    }
     if (strcmp(threads, "1")) check_reach(doc, path);
     ra_document_free(doc);
     return r;
@@ -141,9 +153,11 @@ static void check_movie_errors(const uint8_t *d, size_t n, const char *path, con
                   "(%s)",
                   nm, which[0], which[1], one.err.msg, one.err.field, t ? "5" : "2", many.err.msg, many.err.field);
             free(many.dump);
+            free(many.src);
         }
         if (one.st != RA_OK) g_movie_errors++;
         free(one.dump);
+        free(one.src);
     }
     free(own);
     free(m);
@@ -166,13 +180,21 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
                   "%s: the scene with threads=%s differs from threads=1 (%zu / %zu bytes of dump)", nm, threads[t],
                   many.size, one.size);
             g_compared_bytes += (long)one.size;
+            if (one.src && many.src) {
+                CHECK(many.src_size == one.src_size && !memcmp(many.src, one.src, one.src_size),
+                      "%s: the model read with threads=%s differs from threads=1 (%zu / %zu bytes of source dump)", nm,
+                      threads[t], many.src_size, one.src_size);
+                g_compared_src++;
+            }
         } else {
             CHECK(same_error(&one, &many), "%s: threads=1 fails with '%s' (%s), threads=%s with '%s' (%s)", nm,
                   one.err.msg, one.err.field, threads[t], many.err.msg, many.err.field);
         }
         free(many.dump);
+        free(many.src);
     }
     free(one.dump);
+    free(one.src);
     if (one.st != RA_OK) return;
     /* the shared limits, tight enough that the bigger files exceed them */
     static const char *const lim[][2] = {{"max_samples", "300"}, {"max_keys", "60"}, {"memory_limit", "65536"}};
@@ -197,6 +219,8 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
         }
         free(a.dump);
         free(b.dump);
+        free(a.src);
+        free(b.src);
     }
 }
 
@@ -222,10 +246,11 @@ int main(int argc, char **argv)
         free(data);
     }
     CHECK(g_loaded >= 40, "only %ld files loaded", g_loaded);
+    CHECK(g_compared_src >= 40, "only %ld models compared", g_compared_src);
     CHECK(g_limit_cases >= 10, "only %ld files ran past max_samples or max_keys", g_limit_cases);
     CHECK(g_movie_errors >= 40, "only %ld changed movies failed to load", g_movie_errors);
-    printf("parallel bake: %ld files, %ld loaded; %ld bytes of scene dump equal with threads=1, 2 and 5; %ld limit "
-           "cases; %ld changed movies failing alike\n",
-           g_files, g_loaded, g_compared_bytes, g_limit_cases, g_movie_errors);
+    printf("parallel bake: %ld files, %ld loaded; %ld bytes of scene dump equal with threads=1, 2 and 5, %ld models "
+           "with threads=1 and 2; %ld limit cases; %ld changed movies failing alike\n",
+           g_files, g_loaded, g_compared_bytes, g_compared_src, g_limit_cases, g_movie_errors);
     return ra_test_finish("test_parallel");
 }

@@ -901,7 +901,9 @@ static ra_status mp_read_anim(ra_document *doc, const uint8_t *data, size_t size
     if (lo && *lo && strcmp(lo, "auto") && !mp_layout_from_name(lo, &hint))
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "layout",
                        "layout must be auto, v0-mp1, v0-mp2, v2-mp1, v2-mp2, v2-demo or v3-pc, not '%s'", lo);
-    ra_status st = mp_anim_read(data, size, hint, doc->arena, &d->anim, err);
+    /* the bitstream in as many runs as the load's threads for a large file */
+    ra_status st = mp_anim_read_run(data, size, hint, doc->arena, &d->anim, err, ra_document_read_runner, doc,
+                                    ra_document_threads(doc, RA_PARALLEL_MIN_WORK));
     if (st != RA_OK) return st;
     d->has_anim = true;
     d->stem = ra_file_stem(doc->arena, doc->filename, "ANIM");

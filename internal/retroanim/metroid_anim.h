@@ -142,6 +142,11 @@ static inline ra_vec3 mp_key_scale(const mp_anim *a, const mp_channel *ch, uint3
 /* Reads and decodes an ANIM.  layout_hint 0 = detect (docs/formats/metroid_prime.md §2, §3.6). */
 ra_status mp_anim_read(const uint8_t *data, size_t size, mp_layout layout_hint, ra_arena *arena, mp_anim *out,
                        ra_error *err);
+/* The same with the compressed bitstream's channels decoded as jobs, in
+ * `parts` runs of channels (the threads run will use; run NULL: on this
+ * thread, as one).  The model is the same. */
+ra_status mp_anim_read_run(const uint8_t *data, size_t size, mp_layout layout_hint, ra_arena *arena, mp_anim *out,
+                           ra_error *err, ra_read_runner run, void *run_ctx, unsigned parts);
 /* Writes the model exactly (v2/3 from the quantized values, v0 from the arrays). */
 ra_status mp_anim_write(const mp_anim *a, ra_writer *w, ra_error *err);
 
