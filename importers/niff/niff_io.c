@@ -53,12 +53,14 @@ typedef struct rd {
     size_t size; /* file_size */
     ra_arena *ar;
     ra_error *err;
+    size_t billboards; /* Anims of that type read (check_links looks at their links) */
 } rd;
 
 static bool failed(const rd *r) { return r->err->code != RA_OK; }
 
-/* u32 at `off`, which must lie inside [.., end) (the enclosing area). */
-static uint32_t u32(rd *r, uint64_t off, uint64_t end, const char *field)
+/* u32 at `off`, which must lie inside [.., end) (the enclosing area):
+ * through the cursor, which reports a field past the end. */
+static uint32_t u32_cursor(rd *r, uint64_t off, uint64_t end, const char *field)
 {
     uint32_t v = 0;
     if (failed(r)) return 0;
@@ -71,6 +73,15 @@ static uint32_t u32(rd *r, uint64_t off, uint64_t end, const char *field)
     r->c.pos = (size_t)off;
     ra_rd_u32be(&r->c, &v, field);
     return v;
+}
+
+/* u32_cursor, with the word loaded at once where it lies inside its area
+ * and the file (as every field of a well-formed file does): the cursor
+ * would read it the same. */
+static inline uint32_t u32(rd *r, uint64_t off, uint64_t end, const char *field)
+{
+    if (!failed(r) && end <= r->size && off <= end && end - off >= 4) return ra_load_u32be(r->data + off);
+    return u32_cursor(r, off, end, field);
 }
 
 static float f32(rd *r, uint64_t off, uint64_t end, const char *field)
@@ -335,6 +346,7 @@ static bool read_anim(rd *r, uint64_t b, uint64_t end, niff_anim *a)
         for (uint32_t i = 0; i < 3; i++) a->s[i] = ffin(r, p + 28 + 4ull * i, e, "scale");
         p += 40;
     } else if (a->tag == NIFF_TAG_ANIM_BILLBOARD) {
+        r->billboards++;
         a->lookat_obj = u32(r, p, e, "lookat_obj_index");
         a->upper_obj = u32(r, p + 4, e, "upper_obj_index");
         p += 8;
@@ -471,7 +483,7 @@ static bool check_links(rd *r, const niff_file *f)
     for (uint32_t i = 0; i < f->group_count; i++) {
         const niff_group *g = &f->groups[i];
         if (!index_ok(r, g->name_index, f->name_count, g->offset + 16, "anim_name_index", "NameList")) return false;
-        for (uint32_t k = 0; k < g->anim_num; k++) {
+        for (uint32_t k = 0; r->billboards && k < g->anim_num; k++) {
             const niff_anim *a = &g->anims[k];
             if (a->tag == NIFF_TAG_ANIM_BILLBOARD &&
                 (!index_ok(r, a->lookat_obj, f->obj_count, a->offset + 12, "lookat_obj_index", "ObjList") ||
