@@ -21,17 +21,24 @@ static bool oom(rd *r, const char *field)
     return ra_cursor_fail(&r->c, RA_ERR_NO_MEMORY, r->c.pos, field, "out of memory (memory_limit)");
 }
 
+static float ld_f32le(const uint8_t *p)
+{
+    uint32_t u = ra_load_u32le(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* The keys are read as one block: the count was checked against the bytes
+ * left, so every key is there (no key can be cut off by the file's end). */
 static bool read_trans_keys(rd *r, uint16_t n, lego_trans_key **out, const char *field)
 {
     if (!ra_cursor_check_count(&r->c, n, 16, field)) return false;
     lego_trans_key *k = ra_arena_bulk_memdup(r->arena, NULL, n, sizeof *k); /* filled below */
     if (!k) return oom(r, field);
-    for (uint16_t i = 0; i < n; i++) {
-        ra_rd_u32le(&r->c, &k[i].raw, field);
-        ra_rd_f32le(&r->c, &k[i].x, field);
-        ra_rd_f32le(&r->c, &k[i].y, field);
-        ra_rd_f32le(&r->c, &k[i].z, field);
-    }
+    const uint8_t *p = ra_cursor_take(&r->c, (size_t)n * 16, field);
+    for (uint16_t i = 0; p && i < n; i++, p += 16)
+        k[i] = (lego_trans_key){ra_load_u32le(p), ld_f32le(p + 4), ld_f32le(p + 8), ld_f32le(p + 12)};
     *out = k;
     return ra_cursor_ok(&r->c);
 }
@@ -41,13 +48,9 @@ static bool read_rot_keys(rd *r, uint16_t n, lego_rot_key **out, const char *fie
     if (!ra_cursor_check_count(&r->c, n, 20, field)) return false;
     lego_rot_key *k = ra_arena_bulk_memdup(r->arena, NULL, n, sizeof *k); /* filled below */
     if (!k) return oom(r, field);
-    for (uint16_t i = 0; i < n; i++) {
-        ra_rd_u32le(&r->c, &k[i].raw, field);
-        ra_rd_f32le(&r->c, &k[i].w, field);
-        ra_rd_f32le(&r->c, &k[i].x, field);
-        ra_rd_f32le(&r->c, &k[i].y, field);
-        ra_rd_f32le(&r->c, &k[i].z, field);
-    }
+    const uint8_t *p = ra_cursor_take(&r->c, (size_t)n * 20, field);
+    for (uint16_t i = 0; p && i < n; i++, p += 20)
+        k[i] = (lego_rot_key){ra_load_u32le(p), ld_f32le(p + 4), ld_f32le(p + 8), ld_f32le(p + 12), ld_f32le(p + 16)};
     *out = k;
     return ra_cursor_ok(&r->c);
 }
