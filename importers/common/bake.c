@@ -151,15 +151,39 @@ static bool piece_ok(bake *b, const sample *x, const sample *y, probes *q)
     return true;
 }
 
+/* The final samples, in time order, as the tracks take them: every
+ * sample's rotation goes to the rotation track as it comes, and the
+ * translation and scale of those that are not rotation samples (most of a
+ * long smooth span's are) to a short list for their tracks.  No sample is
+ * kept whole: writing each (96 bytes) and reading it back was most of
+ * ra_bake_channel's own time. */
+typedef struct vec_sample {
+    double t;
+    ra_vec3 pos, scale;
+} vec_sample;
+
 typedef struct samples {
-    sample *s;
-    size_t n, cap;
+    ra_arena *a;
+    ra_quat_track rot; /* scratch */
+    vec_sample *v;     /* scratch */
+    size_t nv, vcap;
 } samples;
 
 static bool append(samples *o, sample v)
 {
-    if (o->n == o->cap && !grow_samples(&o->s, o->n, &o->cap, 64)) return false;
-    o->s[o->n++] = v;
+    if (!ra_quat_track_push(o->a, &o->rot, v.t, v.v.r)) return false;
+    if (v.rot_only) return true;
+    if (o->nv == o->vcap) {
+        size_t want = o->vcap ? o->vcap * 2 : 64, got = 0;
+        if (want > SIZE_MAX / sizeof *o->v) return false;
+        vec_sample *nv = ra_scratch_take(want * sizeof *nv, &got);
+        if (!nv) return false;
+        if (o->nv) memcpy(nv, o->v, o->nv * sizeof *nv);
+        ra_scratch_give(o->v, o->vcap * sizeof *o->v);
+        o->v = nv;
+        o->vcap = got / sizeof *nv;
+    }
+    o->v[o->nv++] = (vec_sample){v.t, v.v.t, v.v.s};
     return true;
 }
 
@@ -206,25 +230,16 @@ static void uniform(bake *b, const sample *x, const sample *y, uint32_t np, bool
     }
 }
 
-/* The keys of one track: built in a scratch buffer sized for every sample
- * (so pushing never grows it), simplified, and only then copied into the
- * arena, which thus holds just the keys that remain. */
-static bool dup_vec(ra_arena *a, const sample *s, size_t n, int which, ra_vec_key **out, size_t *count, double tol)
+/* The keys of a translation or scale track: built in a scratch buffer sized
+ * for every sample (so pushing never grows it), simplified, and only then
+ * copied into the arena, which thus holds just the keys that remain (the
+ * rotation track is such a buffer already). */
+static bool dup_vec(ra_arena *a, const samples *fs, int which, ra_vec_key **out, size_t *count, double tol)
 {
     ra_vec_track tr;
-    if (!ra_vec_track_reserve(&tr, n)) return false;
-    for (size_t i = 0; i < n; i++)
-        if (!s[i].rot_only) ra_vec_track_push(a, &tr, s[i].t, which ? s[i].v.s : s[i].v.t);
+    if (!ra_vec_track_reserve(&tr, fs->nv)) return false;
+    for (size_t k = 0; k < fs->nv; k++) ra_vec_track_push(a, &tr, fs->v[k].t, which ? fs->v[k].scale : fs->v[k].pos);
     return ra_vec_track_commit(a, &tr, tol, out, count);
-}
-
-static bool dup_quat(ra_arena *a, const sample *s, size_t n, ra_quat_key **out, size_t *count, double tol,
-                     double max_angle)
-{
-    ra_quat_track tr;
-    if (!ra_quat_track_reserve(&tr, n)) return false;
-    for (size_t i = 0; i < n; i++) ra_quat_track_push(a, &tr, s[i].t, s[i].v.r);
-    return ra_quat_track_commit(a, &tr, tol, max_angle, out, count);
 }
 
 static ra_status bake_failed(const ra_bake_params *p, ra_error *err)
@@ -277,7 +292,8 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
         return bake_failed(params, err);
     }
     /* subdivide the smooth pieces */
-    samples fs = {0};
+    samples fs = {a, {0}, NULL, 0, 0};
+    if (!ra_quat_track_reserve(&fs.rot, 2 * b.n + 64)) b.failed = true; /* grows as needed */
     for (size_t i = 0; i < b.n && !b.failed; i++) {
         if (!append(&fs, b.s[i])) b.failed = true;
         if (i + 1 < b.n && b.s[i].smooth_after) {
@@ -290,16 +306,14 @@ ra_status ra_bake_channel(ra_arena *a, ra_eval_fn eval, const void *ctx, const d
         }
     }
     ra_scratch_give(b.s, b.cap * sizeof *b.s);
-    sample *fin = fs.s;
-    size_t nfin = fs.n;
-    if (b.failed) {
-        ra_scratch_give(fin, fs.cap * sizeof *fin);
-        return bake_failed(params, err);
-    }
-    bool ok = dup_vec(a, fin, nfin, 0, &ch->position, &ch->position_count, params->value_tol) &&
-              dup_vec(a, fin, nfin, 1, &ch->scaling, &ch->scaling_count, params->value_tol) &&
-              dup_quat(a, fin, nfin, &ch->rotation, &ch->rotation_count, params->angle_tol, params->max_key_angle);
-    ra_scratch_give(fin, fs.cap * sizeof *fin);
+    bool ok = !b.failed && dup_vec(a, &fs, 0, &ch->position, &ch->position_count, params->value_tol) &&
+              dup_vec(a, &fs, 1, &ch->scaling, &ch->scaling_count, params->value_tol);
+    if (ok) /* (releases the track) */
+        ok = ra_quat_track_commit(a, &fs.rot, params->angle_tol, params->max_key_angle, &ch->rotation,
+                                  &ch->rotation_count);
+    else ra_quat_track_release(&fs.rot);
+    ra_scratch_give(fs.v, fs.vcap * sizeof *fs.v);
+    if (b.failed) return bake_failed(params, err);
     return ok ? RA_OK : ra_fail_nomem(err, params->format);
 }
 
