@@ -55,19 +55,20 @@ static bool take_sample(bake *b)
     return true;
 }
 
-/* Grows a sample array to at least twice its capacity (from `first`),
- * through the thread's scratch blocks (ra_scratch_take); false when out of
- * memory (the old array is kept). */
-static bool grow_samples(sample **s, size_t n, size_t *cap, size_t first)
+/* Grows an array of n elements of `size` bytes (*v, room for *cap) to at
+ * least twice its capacity (from `first`), through the thread's scratch
+ * blocks (ra_scratch_take); false when out of memory (the old array is
+ * kept). */
+static bool grow_scratch(void **v, size_t n, size_t *cap, size_t first, size_t size)
 {
     size_t want = *cap ? *cap * 2 : first, got = 0;
-    if (want > SIZE_MAX / sizeof **s) return false;
-    sample *ns = ra_scratch_take(want * sizeof *ns, &got);
-    if (!ns) return false;
-    if (n) memcpy(ns, *s, n * sizeof *ns);
-    ra_scratch_give(*s, *cap * sizeof **s);
-    *s = ns;
-    *cap = got / sizeof *ns;
+    if (want > SIZE_MAX / size) return false;
+    void *nv = ra_scratch_take(want * size, &got);
+    if (!nv) return false;
+    if (n) memcpy(nv, *v, n * size);
+    ra_scratch_give(*v, *cap * size);
+    *v = nv;
+    *cap = got / size;
     return true;
 }
 
@@ -80,7 +81,7 @@ static void push(bake *b, double t, ra_trs v, bool smooth_after)
         b->s[b->n - 1].smooth_after = smooth_after;
         return;
     }
-    if (b->n == b->cap && !grow_samples(&b->s, b->n, &b->cap, 32)) {
+    if (b->n == b->cap && !grow_scratch((void **)&b->s, b->n, &b->cap, 32, sizeof *b->s)) {
         b->failed = true;
         return;
     }
@@ -173,16 +174,7 @@ static bool append(samples *o, sample v)
 {
     if (!ra_quat_track_push(o->a, &o->rot, v.t, v.v.r)) return false;
     if (v.rot_only) return true;
-    if (o->nv == o->vcap) {
-        size_t want = o->vcap ? o->vcap * 2 : 64, got = 0;
-        if (want > SIZE_MAX / sizeof *o->v) return false;
-        vec_sample *nv = ra_scratch_take(want * sizeof *nv, &got);
-        if (!nv) return false;
-        if (o->nv) memcpy(nv, o->v, o->nv * sizeof *nv);
-        ra_scratch_give(o->v, o->vcap * sizeof *o->v);
-        o->v = nv;
-        o->vcap = got / sizeof *nv;
-    }
+    if (o->nv == o->vcap && !grow_scratch((void **)&o->v, o->nv, &o->vcap, 64, sizeof *o->v)) return false;
     o->v[o->nv++] = (vec_sample){v.t, v.v.t, v.v.s};
     return true;
 }
