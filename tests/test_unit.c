@@ -656,6 +656,83 @@ static void test_simplify_circle(void)
            keys, negated, kept, worst);
 }
 
+/* The shortcuts of ra_quat_keys_simplify (a key far from a short or a long
+ * span's nlerp is kept without the span's roots) against the same greedy
+ * walk deciding every key with ra_q_slerp_near_exact alone: random tracks
+ * about random axes, keys at uneven times turning 0.01 to 20 degrees a key
+ * on average, some keys on the slerp between their neighbours (off the
+ * nlerp, by up to the deviation the shortcuts allow for), at tolerances
+ * from 1e-7 to 1e-3.  The keys kept must be the same.  (Below, at the
+ * Metroid Prime bake's 1e-9, ra_q_slerp_near's own nlerp shortcut keeps a
+ * few keys lying within rounding of the slerp that the exact test drops.) */
+static size_t simplify_exact(ra_quat_key *k, size_t n, double tol, double max_angle)
+{
+    if (n < 3) return n;
+    double c = cos(fmin(max_angle, RA_PI) / 2);
+    size_t o = 1, run = 0;
+    for (size_t i = 1; i + 1 < n; i++) {
+        const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
+        ra_slerp_span span = ra_q_slerp_span(a->q, b->q);
+        bool drop = run < 64 && ra_q_dot(a->q, b->q) > 0 && span.dev >= 0 && !ra_q_angle_over(a->q, b->q, c);
+        for (size_t j = i - run; drop && j <= i; j++)
+            if (!ra_q_slerp_near_exact(&span, (k[j].t - a->t) / (b->t - a->t), k[j].q, tol)) drop = false;
+        if (drop) {
+            run++;
+            continue;
+        }
+        k[o++] = k[i];
+        run = 0;
+    }
+    k[o++] = k[n - 1];
+    return o;
+}
+
+static void test_simplify_shortcuts(void)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    long tracks = 0, keys = 0, kept = 0;
+    enum {
+        N = 300
+    };
+    static ra_quat_key orig[N], fast[N], exact[N];
+    static const double tols[] = {1e-6, 1e-7, 4e-6, 1e-5, 1e-3};
+    for (int it = 0; it < 1500; it++) {
+        size_t n = 3 + (size_t)(rnd01(&seed) * (N - 3));
+        double tol = tols[it % 5], max_angle = (30 + rnd01(&seed) * 150) * RA_PI / 180;
+        double step = 0.01 * pow(2000.0, rnd01(&seed)) * RA_PI / 180; /* 0.01 to 20 degrees a key */
+        ra_vec3 axis = ra_v3(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5);
+        ra_quat q =
+            ra_q_axis_angle(ra_v3(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5), rnd01(&seed) * 6);
+        double t = rnd01(&seed);
+        for (size_t i = 0; i < n; i++) {
+            double u = rnd01(&seed);
+            if (u < 0.05) axis = ra_v3(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5); /* a turn */
+            else if (u < 0.15) axis = ra_v3_add(axis, ra_v3(rnd01(&seed) * 0.1, 0, rnd01(&seed) * 0.1));
+            double dt = (0.2 + 1.6 * rnd01(&seed)) / 30; /* uneven: a key on the slerp lies off the nlerp */
+            t += dt;
+            q = ra_q_normalize(ra_q_mul(ra_q_axis_angle(axis, step * (0.5 + rnd01(&seed))), q));
+            orig[i] = (ra_quat_key){t, q};
+        }
+        /* some keys on the slerp of their neighbours, to be dropped */
+        for (size_t i = 1; i + 1 < n; i++)
+            if (rnd01(&seed) < 0.3) {
+                double f = (orig[i].t - orig[i - 1].t) / (orig[i + 1].t - orig[i - 1].t);
+                orig[i].q = ra_q_slerp_shortest(orig[i - 1].q, orig[i + 1].q, f);
+            }
+        memcpy(fast, orig, n * sizeof *fast);
+        memcpy(exact, orig, n * sizeof *exact);
+        size_t nf = n;
+        CHECK(ra_quat_keys_simplify(fast, &nf, tol, max_angle, false), "track %d: simplified", it);
+        size_t ne = simplify_exact(exact, n, tol, max_angle);
+        CHECK(nf == ne && !memcmp(fast, exact, nf * sizeof *fast),
+              "track %d (%zu keys, %.3g degrees a key, tol %g): the shortcuts keep %zu keys, the exact test %zu", it, n,
+              step * 180 / RA_PI, tol, nf, ne);
+        tracks++, keys += (long)n, kept += (long)nf;
+    }
+    CHECK(kept < keys * 9 / 10 && kept > keys / 2, "the tracks simplify in part (%ld of %ld keys kept)", kept, keys);
+    printf("simplify shortcuts: %ld tracks, %ld keys, %ld kept, as the exact test keeps\n", tracks, keys, kept);
+}
+
 int main(void)
 {
     test_unique_names();
@@ -671,6 +748,7 @@ int main(void)
     test_bake();
     test_key_cut();
     test_simplify_circle();
+    test_simplify_shortcuts();
     test_breaks_sort();
     test_options();
     return ra_test_finish("test_unit");

@@ -576,17 +576,39 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
      * the deviation, which ra_q_slerp_near refuses: the same answer. */
     const double th2_small = pow(0.01 * tol / 0.04, 2.0 / 3.0) * (1 - 1e-9), hi_small = 1.02 * tol;
     const double lim_small = 1.0 - hi_small * hi_small / 8;
+    /* A key on a longer span (most of a bake's per-frame keys) is told
+     * without the span's square roots and divisions too, where it is far
+     * from the nlerp: dev^2 = 0.0016 theta^6 and (tol + dev)^2 <= 2 tol^2 +
+     * 2 dev^2, so with theta^2 bounded as below, a key off the nlerp by more
+     * than sqrt(2 tol^2 + 0.0032 th2^3) is off by more than tol + dev, which
+     * ra_q_slerp_near refuses (and so does a span of cs <= 1/2 or longer than
+     * max_angle, which nothing is dropped between).  The nlerp's weights
+     * need no division: the test does not change when nl is scaled.  Its
+     * hi^2 lies at least a third of itself above ra_q_slerp_near's (dev^2
+     * overestimated at least 1.5^3 times, from cs > 1/2 and nn >= 1/2; tol^2
+     * twice), and hi^2 of 1e-12 or more keeps that margin (at least 9e-14 in
+     * lim^2) far above the rounding of either test's cc^2 / den (about
+     * 1e-15), so it never keeps a key the exact test would drop. */
     for (size_t i = 1; i + 1 < n; i++) {
         const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
         if (!h && run == 0 && lim_small > 0) {
             double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
             /* theta^2 <= 2.196 (1 - cs), and 1 - cs <= 1 - cs^2 = (nn - d^2) / nn <= 2 (nn - d^2) for
              * nn >= 1/2 and 0 <= cs <= 1 (1e-14 nn: more than the rounding of d^2 and of cs) */
-            if (d > 0 && nn >= 0.5 && 2.196 * 2 * (nn - d * d + 1e-14 * nn) < th2_small) {
+            double th2 = 2.196 * 2 * (nn - d * d + 1e-14 * nn);
+            if (d > 0 && nn >= 0.5 && th2 < th2_small) {
                 double f = (k[i].t - a->t) / (b->t - a->t);
                 ra_quat nl = ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f));
                 double cc = ra_q_dot(nl, k[i].q), den = ra_q_dot(nl, nl) * ra_q_dot(k[i].q, k[i].q);
                 if (cc * cc < lim_small * lim_small * den) {
+                    k[o++] = k[i];
+                    continue;
+                }
+            } else if (d > 0 && nn >= 0.5) {
+                double hi2 = 2 * tol * tol + 0.0032 * th2 * th2 * th2, lim = 1.0 - hi2 / 8;
+                ra_quat nl = ra_q_add(ra_q_scale(a->q, b->t - k[i].t), ra_q_scale(b->q, k[i].t - a->t));
+                double cc = ra_q_dot(nl, k[i].q), den = ra_q_dot(nl, nl) * ra_q_dot(k[i].q, k[i].q);
+                if (hi2 >= 1e-12 && lim > 0 && cc * cc < lim * lim * den) {
                     k[o++] = k[i];
                     continue;
                 }
