@@ -21,14 +21,6 @@ static bool oom(rd *r, const char *field)
     return ra_cursor_fail(&r->c, RA_ERR_NO_MEMORY, r->c.pos, field, "out of memory (memory_limit)");
 }
 
-static float ld_f32le(const uint8_t *p)
-{
-    uint32_t u = ra_load_u32le(p);
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 /* The keys are read as one block: the count was checked against the bytes
  * left, so every key is there (no key can be cut off by the file's end). */
 static bool read_trans_keys(rd *r, uint16_t n, lego_trans_key **out, const char *field)
@@ -38,7 +30,7 @@ static bool read_trans_keys(rd *r, uint16_t n, lego_trans_key **out, const char 
     if (!k) return oom(r, field);
     const uint8_t *p = ra_cursor_take(&r->c, (size_t)n * 16, field);
     for (uint16_t i = 0; p && i < n; i++, p += 16)
-        k[i] = (lego_trans_key){ra_load_u32le(p), ld_f32le(p + 4), ld_f32le(p + 8), ld_f32le(p + 12)};
+        k[i] = (lego_trans_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12)};
     *out = k;
     return ra_cursor_ok(&r->c);
 }
@@ -50,7 +42,8 @@ static bool read_rot_keys(rd *r, uint16_t n, lego_rot_key **out, const char *fie
     if (!k) return oom(r, field);
     const uint8_t *p = ra_cursor_take(&r->c, (size_t)n * 20, field);
     for (uint16_t i = 0; p && i < n; i++, p += 20)
-        k[i] = (lego_rot_key){ra_load_u32le(p), ld_f32le(p + 4), ld_f32le(p + 8), ld_f32le(p + 12), ld_f32le(p + 16)};
+        k[i] = (lego_rot_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12),
+                              ra_load_f32le(p + 16)};
     *out = k;
     return ra_cursor_ok(&r->c);
 }

@@ -407,14 +407,6 @@ typedef struct lod_head {
     uint64_t pos_at, nrm_at, uv_at, meshes_at;
 } lod_head;
 
-static float rd_f32_at(const uint8_t *p)
-{
-    uint32_t u = ra_load_u32le(p);
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 /* A name skipped (a LOD walked, not decoded): nothing allocated. */
 static bool skip_name(ra_cursor *c, const char *field)
 {
@@ -519,14 +511,14 @@ static bool read_mesh(lego_wdb_set *w, ra_cursor *c, const lod_head *h, lego_wdb
         const uint8_t *p = base + h->pos_at + 12ull * (v & 0xFFFFu);
         const uint8_t *n = base + h->nrm_at + 12ull * ((v >> 16) & 0x7FFFu);
         for (int q = 0; q < 3; q++) {
-            out->positions[3 * k + (uint32_t)q] = rd_f32_at(p + 4 * q);
-            out->normals[3 * k + (uint32_t)q] = rd_f32_at(n + 4 * q);
+            out->positions[3 * k + (uint32_t)q] = ra_load_f32le(p + 4 * q);
+            out->normals[3 * k + (uint32_t)q] = ra_load_f32le(n + 4 * q);
         }
         uint32_t ti = use_uv ? ra_load_u32le(texi + 4 * i) : 0;
         if (use_uv && ti < (uint32_t)h->nuv) { /* else (0, 0): the arena's zeros */
             const uint8_t *u = base + h->uv_at + 8ull * ti;
-            out->uvs[2 * k] = rd_f32_at(u);
-            out->uvs[2 * k + 1] = rd_f32_at(u + 4);
+            out->uvs[2 * k] = ra_load_f32le(u);
+            out->uvs[2 * k + 1] = ra_load_f32le(u + 4);
         }
         out->indices[i] = k++;
     }

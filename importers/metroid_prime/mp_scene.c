@@ -1330,17 +1330,9 @@ static void mp_dump_source(const ra_document *doc, ra_json *j)
 }
 
 /* ---- detection (a prefix of the file; no magic exists) -------------------------------------------------- */
-static float bef(const uint8_t *p)
-{
-    uint32_t v = ra_load_u32be(p);
-    float f;
-    memcpy(&f, &v, sizeof f);
-    return f;
-}
-
 static bool plausible_times(const uint8_t *dur, const uint8_t *iv)
 {
-    float d = bef(dur), i = bef(iv);
+    float d = ra_load_f32be(dur), i = ra_load_f32be(iv);
     return isfinite(d) && d >= 0 && d < 1e6f && isfinite(i) && i > 0 && i <= 10.0f;
 }
 
@@ -1375,12 +1367,12 @@ static int mp_cinf_detect(const uint8_t *d, size_t n)
     uint32_t count = ra_load_u32be(d);
     if (count == 0 || count > 200 || ra_load_u32be(d + 4) >= MP_BONE_SLOTS) return 0;
     for (int i = 0; i < 3; i++)
-        if (!isfinite(bef(d + 12 + 4 * i)) || fabsf(bef(d + 12 + 4 * i)) > 1e5f) return 0;
+        if (!isfinite(ra_load_f32be(d + 12 + 4 * i)) || fabsf(ra_load_f32be(d + 12 + 4 * i)) > 1e5f) return 0;
     uint32_t links = ra_load_u32be(d + 24);
     if (links >= 1 && links <= 100) return 40;
     if (n >= 44) {
         double q = 0;
-        for (int i = 0; i < 4; i++) q += (double)bef(d + 24 + 4 * i) * bef(d + 24 + 4 * i);
+        for (int i = 0; i < 4; i++) q += (double)ra_load_f32be(d + 24 + 4 * i) * ra_load_f32be(d + 24 + 4 * i);
         if (fabs(q - 1) < 1e-3) return 40;
     }
     return 0;

@@ -198,6 +198,21 @@ static inline uint32_t ra_load_u32be(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
+/* the same bits as an IEEE float */
+static inline float ra_load_f32le(const uint8_t *p)
+{
+    uint32_t u = ra_load_u32le(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline float ra_load_f32be(const uint8_t *p)
+{
+    uint32_t u = ra_load_u32be(p);
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
 
 /* The reads of fixed-size values.  They are inline (every loader's inner
  * loop): n bytes are taken when the cursor has no error and n bytes are left;
