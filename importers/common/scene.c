@@ -554,6 +554,16 @@ static inline bool half_angles_near(double h, double g, double tol)
     return 2 * fabs(d) <= tol;
 }
 
+/* Is e off the nlerp wa a + wb b by more than the angle whose cos(T/2) is
+ * lim (cc^2 < lim^2 den: cos(T/2) >= 1 - T^2/8)?  The weights may be
+ * scaled together: the test does not change. */
+static inline bool off_nlerp(ra_quat a, double wa, ra_quat b, double wb, ra_quat e, double lim)
+{
+    ra_quat nl = ra_q_add(ra_q_scale(a, wa), ra_q_scale(b, wb));
+    double cc = ra_q_dot(nl, e), den = ra_q_dot(nl, nl) * ra_q_dot(e, e);
+    return cc * cc < lim * lim * den;
+}
+
 bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max_angle, bool circle)
 {
     size_t n = *count;
@@ -595,23 +605,17 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
             double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
             /* theta^2 <= 2.196 (1 - cs), and 1 - cs <= 1 - cs^2 = (nn - d^2) / nn <= 2 (nn - d^2) for
              * nn >= 1/2 and 0 <= cs <= 1 (1e-14 nn: more than the rounding of d^2 and of cs) */
-            double th2 = 2.196 * 2 * (nn - d * d + 1e-14 * nn);
+            double th2 = 2.196 * 2 * (nn - d * d + 1e-14 * nn), hi2 = 2 * tol * tol + 0.0032 * th2 * th2 * th2;
+            bool far = false;
             if (d > 0 && nn >= 0.5 && th2 < th2_small) {
                 double f = (k[i].t - a->t) / (b->t - a->t);
-                ra_quat nl = ra_q_add(ra_q_scale(a->q, 1 - f), ra_q_scale(b->q, f));
-                double cc = ra_q_dot(nl, k[i].q), den = ra_q_dot(nl, nl) * ra_q_dot(k[i].q, k[i].q);
-                if (cc * cc < lim_small * lim_small * den) {
-                    k[o++] = k[i];
-                    continue;
-                }
-            } else if (d > 0 && nn >= 0.5) {
-                double hi2 = 2 * tol * tol + 0.0032 * th2 * th2 * th2, lim = 1.0 - hi2 / 8;
-                ra_quat nl = ra_q_add(ra_q_scale(a->q, b->t - k[i].t), ra_q_scale(b->q, k[i].t - a->t));
-                double cc = ra_q_dot(nl, k[i].q), den = ra_q_dot(nl, nl) * ra_q_dot(k[i].q, k[i].q);
-                if (hi2 >= 1e-12 && lim > 0 && cc * cc < lim * lim * den) {
-                    k[o++] = k[i];
-                    continue;
-                }
+                far = off_nlerp(a->q, 1 - f, b->q, f, k[i].q, lim_small);
+            } else if (d > 0 && nn >= 0.5 && hi2 >= 1e-12 && hi2 < 8) {
+                far = off_nlerp(a->q, b->t - k[i].t, b->q, k[i].t - a->t, k[i].q, 1.0 - hi2 / 8);
+            }
+            if (far) {
+                k[o++] = k[i];
+                continue;
             }
         }
         /* dropped only between keys on one hemisphere less than 60 degrees (4D) apart, where the span's nlerp shortcut holds */
