@@ -63,7 +63,7 @@ typedef struct rd {
     ra_cursor c;
     ra_arena *arena;
     mp_anim *a;
-    ra_read_runner run; /* the bitstream's channels decoded as jobs (NULL: on this thread) */
+    ra_read_runner run; /* the bitstream's channels decoded as jobs */
     void *run_ctx;
     unsigned parts; /* in this many (the threads run will use) */
 } rd;
@@ -614,10 +614,8 @@ static bool read_v2(rd *r)
     }
     /* bit is now bits_per_key again, summed field by field */
     decode_jobs dj = {bs, dc, {0}, k, bits_per_key};
-    size_t jobs = k > 1 ? plan_decode(&dj, a->desc_count, r->run ? r->parts : 1) : 0;
-    ra_status st =
-        r->run ? r->run(r->run_ctx, jobs, (double)(k - 1) * a->desc_count, decode_job, &dj, RA_OK, NULL, r->c.err)
-               : ra_read_run_serial(r->arena, jobs, 0, decode_job, &dj, RA_OK, NULL, r->c.err);
+    size_t jobs = k > 1 ? plan_decode(&dj, a->desc_count, r->parts) : 0;
+    ra_status st = r->run(r->run_ctx, jobs, (double)(k - 1) * a->desc_count, decode_job, &dj, RA_OK, NULL, r->c.err);
     ra_free(dc);
     if (st != RA_OK) return false;
     if (!prepare_decode(a, r->arena)) return ra_cursor_nomem(&r->c);
@@ -671,6 +669,11 @@ ra_status mp_anim_read_run(const uint8_t *data, size_t size, mp_layout layout_hi
                            ra_error *err, ra_read_runner run, void *run_ctx, unsigned parts)
 {
     memset(out, 0, sizeof *out);
+    if (!run) { /* on this thread, as one run */
+        run = ra_read_run_serial;
+        run_ctx = arena;
+        parts = 1;
+    }
     rd r = {{0}, arena, out, run, run_ctx, parts};
     ra_cursor_init(&r.c, data, size, FMT, err);
     uint32_t version;

@@ -640,6 +640,10 @@ ra_status wog_movie_read_run(const uint8_t *data, size_t size, wog_layout layout
 {
     if ((unsigned)layout >= WOG_LAYOUT_COUNT)
         return ra_fail(err, RA_ERR_USAGE, "wog_movie", RA_NO_OFFSET, "layout", "unknown layout");
+    if (!run) { /* in order on this thread */
+        run = ra_read_run_serial;
+        run_ctx = arena;
+    }
     rd r = rd_init(data, size, layout, arena, "wog_movie", err);
     rd *rp = &r;
     memset(out, 0, sizeof *out);
@@ -774,9 +778,8 @@ ra_status wog_movie_read_run(const uint8_t *data, size_t size, wog_layout layout
         }
     }
     km_free(&shared);
-    ra_status st = ok ? (run ? run(run_ctx, mj.n, work, movie_job, &mj, late, &late_err, err)
-                             : ra_read_run_serial(arena, mj.n, work, movie_job, &mj, late, &late_err, err))
-                      : ra_fail_nomem(err, "wog_movie");
+    ra_status st =
+        ok ? run(run_ctx, mj.n, work, movie_job, &mj, late, &late_err, err) : ra_fail_nomem(err, "wog_movie");
     for (uint32_t i = 0; st == RA_OK && i < planned; i++)
         if (first_of[i] != i) out->anims[i] = out->anims[first_of[i]];
     ra_free(mj.actor);
