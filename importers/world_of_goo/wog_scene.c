@@ -536,11 +536,10 @@ static ra_status set_keys_meta(ra_document *doc, ra_meta_list *md, group *g, con
     for (int c = 0; c < 3; c++) {
         if (!list_track(g, c)->n) continue;
         bool too_big = false;
-        size_t len;
         if (same) g->meta[c] = same->meta[c];
         else if (g->meta[c] && g->meta_len[c] <= *left) *left -= g->meta_len[c]; /* made on the threads */
         else if (g->meta[c]) too_big = true;
-        else g->meta[c] = list_json(ar, g, c, left, &too_big, &len);
+        else g->meta[c] = list_json(ar, g, c, left, &too_big, &g->meta_len[c]);
         if (too_big)
             return ra_fail(err, RA_ERR_LIMIT, doc->format->id, RA_NO_OFFSET, key[c],
                            "the alpha, colour and sound key lists exceed %zu MiB of metadata", meta_budget(doc) >> 20);
