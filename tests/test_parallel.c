@@ -27,6 +27,12 @@ typedef struct outcome {
     size_t src_size;
 } outcome;
 
+static void outcome_free(outcome *o)
+{
+    free(o->dump);
+    free(o->src);
+}
+
 /* The automatic key angle from the channels' reach worked out on the
  * load's threads (ra_document_key_passes, keys left as they are with
  * defer_key_cut) is the one worked out on this thread: for the scene as
@@ -152,12 +158,10 @@ static void check_movie_errors(const uint8_t *d, size_t n, const char *path, con
                   "%s with keys of actors %u and %u made wrong: threads=1 fails with '%s' (%s), threads=%s with '%s' "
                   "(%s)",
                   nm, which[0], which[1], one.err.msg, one.err.field, t ? "5" : "2", many.err.msg, many.err.field);
-            free(many.dump);
-            free(many.src);
+            outcome_free(&many);
         }
         if (one.st != RA_OK) g_movie_errors++;
-        free(one.dump);
-        free(one.src);
+        outcome_free(&one);
     }
     free(own);
     free(m);
@@ -190,11 +194,9 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
             CHECK(same_error(&one, &many), "%s: threads=1 fails with '%s' (%s), threads=%s with '%s' (%s)", nm,
                   one.err.msg, one.err.field, threads[t], many.err.msg, many.err.field);
         }
-        free(many.dump);
-        free(many.src);
+        outcome_free(&many);
     }
-    free(one.dump);
-    free(one.src);
+    outcome_free(&one);
     if (one.st != RA_OK) return;
     /* the shared limits, tight enough that the bigger files exceed them */
     static const char *const lim[][2] = {{"max_samples", "300"}, {"max_keys", "60"}, {"memory_limit", "65536"}};
@@ -217,10 +219,8 @@ static void check_file(const uint8_t *d, size_t n, const char *path, const char 
                   "%s: %s exceeded names '%s' with threads=1, '%s' with threads=4", nm, lim[l][0], a.err.field,
                   b.err.field);
         }
-        free(a.dump);
-        free(b.dump);
-        free(a.src);
-        free(b.src);
+        outcome_free(&a);
+        outcome_free(&b);
     }
 }
 
