@@ -733,6 +733,52 @@ static void test_simplify_shortcuts(void)
     printf("simplify shortcuts: %ld tracks, %ld keys, %ld kept, as the exact test keeps\n", tracks, keys, kept);
 }
 
+/* ra_quat_arc_pieces tells most pairs one piece without normalising them:
+ * its answer must be the normalised test's (below, as it was written
+ * before) for pairs of any length, the 4D angle between them on either
+ * side of max_angle by 1e-16 to 1e-3 of it, and for zero, huge, tiny and
+ * non-finite ones. */
+static size_t arc_pieces_ref(ra_quat q0, ra_quat q1, double max_angle)
+{
+    double d = ra_q_dot(ra_q_normalize(q0), ra_q_normalize(q1));
+    if (d > 1) d = 1;
+    if (d < -1) d = -1;
+    if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
+    if (d >= cos(max_angle)) return 1;
+    size_t pieces = (size_t)ceil(acos(d) / max_angle);
+    return pieces < 1 ? 1 : pieces;
+}
+
+static void test_arc_pieces(void)
+{
+    uint64_t seed = 0x243f6a8885a308d3ull;
+    long pairs = 0, one = 0, near_edge = 0;
+    static const double lens[] = {1, 1e-3, 1e3, 1e-49, 1e49, 1e-52, 1e52, 0.7, 1.3};
+    for (int it = 0; it < 200000; it++) {
+        double max_angle = it % 7 == 0 ? 1.5 : 0.01 + rnd01(&seed) * 1.6; /* past 1.5 too */
+        double edge = max_angle > 1.5 ? 1.5 : max_angle;
+        /* q1 at 4D angle edge (1 + e) from q0, e of either sign from 1e-16 to 1e-3 */
+        double e = pow(10, -16 + 13 * rnd01(&seed)) * (rnd01(&seed) < 0.5 ? -1 : 1);
+        double ang = it % 5 == 0 ? rnd01(&seed) * 3 : edge * (1 + e);
+        ra_quat a =
+            ra_q_normalize(ra_q(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5));
+        ra_quat p = ra_q(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5);
+        p = ra_q_normalize(ra_q_add(p, ra_q_scale(a, -ra_q_dot(p, a)))); /* unit, perpendicular to a */
+        ra_quat b = ra_q_add(ra_q_scale(a, cos(ang)), ra_q_scale(p, sin(ang)));
+        ra_quat q0 = ra_q_scale(a, lens[it % 9]), q1 = ra_q_scale(b, lens[(it / 9) % 9]);
+        if (it % 101 == 0) q1 = ra_q(0, 0, 0, 0);
+        if (it % 103 == 0) q0.x = NAN;
+        if (it % 107 == 0) q1.w = INFINITY;
+        size_t got = ra_quat_arc_pieces(q0, q1, max_angle), want = arc_pieces_ref(q0, q1, max_angle);
+        CHECK(got == want, "pair %d (lengths %g, %g, angle %.17g of max %.17g): %zu pieces, the normalised test %zu",
+              it, lens[it % 9], lens[(it / 9) % 9], ang, max_angle, got, want);
+        pairs++, one += got == 1, near_edge += it % 5 && fabs(e) < 1e-12;
+    }
+    CHECK(one > pairs / 4 && one < pairs * 3 / 4, "both answers are tested (%ld of %ld pairs one piece)", one, pairs);
+    printf("arc pieces: %ld pairs (%ld within 1e-12 of the edge), %ld one piece, as normalised\n", pairs, near_edge,
+           one);
+}
+
 int main(void)
 {
     test_unique_names();
@@ -749,6 +795,7 @@ int main(void)
     test_key_cut();
     test_simplify_circle();
     test_simplify_shortcuts();
+    test_arc_pieces();
     test_breaks_sort();
     test_options();
     return ra_test_finish("test_unit");
