@@ -573,6 +573,16 @@ static inline bool off_nlerp(ra_quat a, double wa, ra_quat b, double wb, ra_quat
     return cc * cc < lim * lim * den;
 }
 
+/* Keeps k[i] as k[(*o)++], and in *last, which the next keys' tests read:
+ * read back from k just after it was written, each test waited for the
+ * store to reach memory.  Most keys stay where they are: no store at all. */
+static inline void keep_key(ra_quat_key *k, size_t i, size_t *o, ra_quat_key *last)
+{
+    *last = k[i];
+    if (*o != i) k[*o] = *last;
+    ++*o;
+}
+
 bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max_angle, bool circle)
 {
     size_t n = *count;
@@ -608,8 +618,10 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
      * twice), and hi^2 of 1e-12 or more keeps that margin (at least 9e-14 in
      * lim^2) far above the rounding of either test's cc^2 / den (about
      * 1e-15), so it never keeps a key the exact test would drop. */
+    ra_quat_key last = k[0]; /* k[o - 1], see keep_key */
+    const ra_quat_key *a = &last;
     for (size_t i = 1; i + 1 < n; i++) {
-        const ra_quat_key *a = &k[o - 1], *b = &k[i + 1];
+        const ra_quat_key *b = &k[i + 1];
         if (!h && run == 0 && lim_small > 0) {
             double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
             /* theta^2 <= 2.196 (1 - cs), and 1 - cs <= 1 - cs^2 = (nn - d^2) / nn <= 2 (nn - d^2) for
@@ -623,7 +635,7 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
                 far = off_nlerp(a->q, b->t - k[i].t, b->q, k[i].t - a->t, k[i].q, 1.0 - hi2 / 8);
             }
             if (far) {
-                k[o++] = k[i];
+                keep_key(k, i, &o, &last);
                 continue;
             }
         }
@@ -641,7 +653,7 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
             continue;
         }
         if (h) h[o] = h[i];
-        k[o++] = k[i];
+        keep_key(k, i, &o, &last);
         run = 0;
     }
     k[o++] = k[n - 1];
