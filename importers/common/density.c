@@ -183,12 +183,11 @@ void ra_key_cut_apply(const ra_key_cutter *c, const ra_quat_key *k, size_t n, ra
              * point the normalised sum of the two it halves (the slerp's
              * midpoint of unit a and b is (a + b) sin(om / 2) / sin(om),
              * of length 1), without the arc's acos and sines */
-            ra_quat m[SIN_CACHE + 1];
-            m[0] = k0.q;
-            m[np] = ra_q_dot(k0.q, k1.q) < 0 ? ra_q_neg(k1.q) : k1.q;
+            ra_quat m[SIN_CACHE + 1]; /* m[0] is a, m[np] b: not read back from m (see keep_key in scene.c) */
+            ra_quat a = k0.q, b = ra_q_dot(k0.q, k1.q) < 0 ? ra_q_neg(k1.q) : k1.q;
             for (uint32_t step = np / 2; step; step /= 2)
                 for (uint32_t j = step; j < np; j += 2 * step)
-                    m[j] = ra_q_normalize(ra_q_add(m[j - step], m[j + step]));
+                    m[j] = ra_q_normalize(ra_q_add(j == step ? a : m[j - step], j + step == np ? b : m[j + step]));
             for (uint32_t j = 1; j < np; j++) CUT_PUT(k0.t + (k1.t - k0.t) * ((double)j / (double)np), m[j]);
         } else if (np > 1) {
             /* the rotations j / np of the way along the slerp arc (om, its
