@@ -618,6 +618,15 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
      * twice), and hi^2 of 1e-12 or more keeps that margin (at least 9e-14 in
      * lim^2) far above the rounding of either test's cc^2 / den (about
      * 1e-15), so it never keeps a key the exact test would drop. */
+    /* From tol 1.1e-6 on, a long span's key is told by a closer bound,
+     * for one square root: its dev = 0.04 th2^1.5 from the th2 bound above
+     * is at least ra_q_slerp_near's, so a key off the nlerp by more than
+     * hi = 1.02 (tol + dev) is off by more than its tol + dev.  Kept below
+     * hi = 1, where both lim lie above 7/8, the two lim^2 are at least
+     * 0.04 tol^2 / 8 * 1.75 >= 1e-14 apart, far above the rounding of
+     * either test (most of NIFF's keys the shortcut above left to the slow
+     * path lie 1.02 to 1.41 times tol + dev off the nlerp). */
+    const bool tight = tol >= 1.1e-6;
     ra_quat_key last = k[0]; /* k[o - 1], see keep_key */
     const ra_quat_key *a = &last;
     for (size_t i = 1; i + 1 < n; i++) {
@@ -631,8 +640,13 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
             if (d > 0 && nn >= 0.5 && th2 < th2_small) {
                 double f = (k[i].t - a->t) / (b->t - a->t);
                 far = off_nlerp(a->q, 1 - f, b->q, f, k[i].q, lim_small);
-            } else if (d > 0 && nn >= 0.5 && hi2 >= 1e-12 && hi2 < 8) {
-                far = off_nlerp(a->q, b->t - k[i].t, b->q, k[i].t - a->t, k[i].q, 1.0 - hi2 / 8);
+            } else if (d > 0 && nn >= 0.5) {
+                if (tight) { /* one root for a closer bound (see tight) */
+                    double hi = 1.02 * (tol + 0.04 * th2 * sqrt(th2));
+                    hi2 = hi < 1 ? hi * hi : 0;
+                }
+                if (hi2 >= 1e-12 && hi2 < 8)
+                    far = off_nlerp(a->q, b->t - k[i].t, b->q, k[i].t - a->t, k[i].q, 1.0 - hi2 / 8);
             }
             if (far) {
                 keep_key(k, i, &o, &last);
