@@ -108,7 +108,7 @@ static ra_quat axis_mul(int a, double c, double s, ra_quat q)
 /* The rotation of Euler angles whose halves have cosines c[] and sines s[]
  * (indexed by axis), applied in the order axes[]: the later axis multiplies
  * from the left. */
-static ra_quat euler_quat_cs(const uint8_t axes[3], const double c[3], const double s[3])
+static inline ra_quat euler_quat_cs(const uint8_t axes[3], const double c[3], const double s[3])
 {
     int a = axes[0];
     ra_quat q = ra_q(c[a], a == 0 ? s[a] : 0, a == 1 ? s[a] : 0, a == 2 ? s[a] : 0);
