@@ -415,23 +415,23 @@ static ra_trs trs_at(baker *b, double u, bool left)
     return local_trs(b->st, v);
 }
 
-static bool push(baker *b, double u, ra_trs r)
+static bool push(baker *b, double u, const ra_trs *r)
 {
     if (!*b->left) return false;
     --*b->left;
-    return ra_vec_track_push(b->arena, &b->pos, u, r.t) && ra_quat_track_push(b->arena, &b->rot, u, r.r);
+    return ra_vec_track_push(b->arena, &b->pos, u, r->t) && ra_quat_track_push(b->arena, &b->rot, u, r->r);
 }
 
 /* Between two samples a slerp must not turn more than 90 degrees, or the
  * consumer's shortest arc may go the wrong way round, nor more than
  * max_key_angle: halve until it does. */
-static bool push_between(baker *b, double u0, ra_quat q0, double u1, ra_trs r1, int depth)
+static bool push_between(baker *b, double u0, const ra_quat *q0, double u1, const ra_trs *r1, int depth)
 {
-    if (depth < 24 && ra_q_angle_over(q0, r1.r, b->cos_half_max) && u1 - u0 > 2 * step_eps(u1)) {
+    if (depth < 24 && ra_q_angle_over(*q0, r1->r, b->cos_half_max) && u1 - u0 > 2 * step_eps(u1)) {
         double um = 0.5 * (u0 + u1);
         ra_trs rm = trs_at(b, um, false);
-        if (!push_between(b, u0, q0, um, rm, depth + 1)) return false;
-        return push_between(b, um, rm.r, u1, r1, depth + 1);
+        if (!push_between(b, u0, q0, um, &rm, depth + 1)) return false;
+        return push_between(b, um, &rm.r, u1, r1, depth + 1);
     }
     return push(b, u1, r1);
 }
@@ -491,10 +491,14 @@ static ra_status bake_object(ra_arena *ar, const hw_state *st, const hw_object *
         if (smp[i].kind == SAMPLE_STEP) {
             double e = step_eps(u);
             ra_trs l = trs_at(&b, u, true);
-            ok = (i == 0 || push_between(&b, pu, pq, u - e, l, 0)) && push(&b, u, trs_at(&b, u, false));
+            ok = i == 0 || push_between(&b, pu, &pq, u - e, &l, 0);
+            if (ok) {
+                ra_trs r = trs_at(&b, u, false);
+                ok = push(&b, u, &r);
+            }
         } else {
             ra_trs r = trs_at(&b, u, false);
-            ok = i == 0 ? push(&b, u, r) : push_between(&b, pu, pq, u, r, 0);
+            ok = i == 0 ? push(&b, u, &r) : push_between(&b, pu, &pq, u, &r, 0);
         }
         pu = u;
         pq = b.rot.count ? b.rot.keys[b.rot.count - 1].q : pq;
