@@ -183,7 +183,10 @@ void ra_key_cut_apply(const ra_key_cutter *c, const ra_quat_key *k, size_t n, ra
              * point the normalised sum of the two it halves (the slerp's
              * midpoint of unit a and b is (a + b) sin(om / 2) / sin(om),
              * of length 1), without the arc's acos and sines */
-            ra_quat m[SIN_CACHE + 1]; /* m[0] is a, m[np] b: not read back from m (see keep_key in scene.c) */
+            /* m[0] is a and m[np] b, taken from here: stored in 8-byte
+             * pieces and read back at once as pairs, they held the sums up
+             * until the stores reached the cache */
+            ra_quat m[SIN_CACHE + 1];
             ra_quat a = k0.q, b = ra_q_dot(k0.q, k1.q) < 0 ? ra_q_neg(k1.q) : k1.q;
             for (uint32_t step = np / 2; step; step /= 2)
                 for (uint32_t j = step; j < np; j += 2 * step)
