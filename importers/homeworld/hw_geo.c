@@ -10,13 +10,7 @@
 
 static uint32_t u32(const uint8_t *d, size_t o) { return ra_load_u32le(d + o); }
 static uint16_t u16(const uint8_t *d, size_t o) { return (uint16_t)(d[o] | d[o + 1] << 8); }
-static float f32(const uint8_t *d, size_t o)
-{
-    uint32_t v = u32(d, o);
-    float f;
-    memcpy(&f, &v, 4);
-    return f;
-}
+static float f32(const uint8_t *d, size_t o) { return ra_load_f32le(d + o); }
 
 /* A NUL-terminated string at off (0: none) */
 static ra_status name_at(const uint8_t *d, size_t size, uint32_t off, size_t at, const char *field, ra_arena *ar,

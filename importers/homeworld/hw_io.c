@@ -34,9 +34,7 @@ static ra_status read_floats(const uint8_t *data, uint32_t off, size_t n, size_t
                              const char *field, ra_error *err)
 {
     for (size_t i = 0; i < n; i++) {
-        uint32_t bits = ra_load_u32le(data + off + i * stride);
-        float f;
-        memcpy(&f, &bits, 4);
+        float f = ra_load_f32le(data + off + i * stride);
         if (!isfinite(f))
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, (uint64_t)off + i * stride, field, "%s is not a finite number",
                            field);
