@@ -635,13 +635,16 @@ bool ra_quat_keys_simplify(ra_quat_key *k, size_t *count, double tol, double max
             double d = ra_q_dot(a->q, b->q), nn = ra_q_dot(a->q, a->q) * ra_q_dot(b->q, b->q);
             /* theta^2 <= 2.196 (1 - cs), and 1 - cs <= 1 - cs^2 = (nn - d^2) / nn <= 2 (nn - d^2) for
              * nn >= 1/2 and 0 <= cs <= 1 (1e-14 nn: more than the rounding of d^2 and of cs) */
-            double th2 = 2.196 * 2 * (nn - d * d + 1e-14 * nn), hi2 = 2 * tol * tol + 0.0032 * th2 * th2 * th2;
+            double th2 = 2.196 * 2 * (nn - d * d + 1e-14 * nn);
             bool far = false;
             if (d > 0 && nn >= 0.5 && th2 < th2_small) {
                 double f = (k[i].t - a->t) / (b->t - a->t);
                 far = off_nlerp(a->q, 1 - f, b->q, f, k[i].q, lim_small);
             } else if (d > 0 && nn >= 0.5) {
-                if (tight) { /* one root for a closer bound (see tight) */
+                double hi2;
+                if (!tight) {
+                    hi2 = 2 * tol * tol + 0.0032 * th2 * th2 * th2;
+                } else { /* one root for a closer bound (see tight) */
                     double hi = 1.02 * (tol + 0.04 * th2 * sqrt(th2));
                     hi2 = hi < 1 ? hi * hi : 0;
                 }
