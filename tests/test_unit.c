@@ -2,9 +2,48 @@
  * map, key tracks and the baker. */
 #include <float.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "ra_test.h"
 #include "retroanim/ra_document.h"
+
+/* An arena's blocks from 128 KiB to a slab (8 MiB) come from glibc's heap,
+ * not from pages mapped for each: the first such block raises glibc's mmap
+ * threshold above a slab (base.c, raise_mmap_threshold), so that what a load
+ * frees is reused by the aiScene's arrays instead of going back to the
+ * system.  Run first, while the process has freed no large block (which
+ * raises the threshold too); mallinfo2's hblks counts the mapped blocks.
+ * Not under a sanitizer, whose allocator is not glibc's. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define RA_OTHER_MALLOC 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RA_OTHER_MALLOC 1
+#endif
+static void test_heap_blocks(void)
+{
+#if defined(__GLIBC__) && !defined(RA_OTHER_MALLOC)
+    const size_t sizes[] = {(size_t)160 << 10, (size_t)1 << 20, (size_t)3 << 20, ((size_t)8 << 20) - 4096};
+    ra_arena *a = ra_arena_create(0);
+    CHECK(a != NULL, "arena");
+    if (!a) return;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        size_t mapped = mallinfo2().hblks;
+        unsigned char *p = ra_arena_alloc(a, sizes[i]);
+        CHECK(p != NULL, "a block of %zu bytes", sizes[i]);
+        if (p) p[sizes[i] - 1] = 1;
+        CHECK(mallinfo2().hblks == mapped, "a block of %zu bytes mapped on its own (%zu mapped blocks, %zu before)",
+              sizes[i], mallinfo2().hblks, mapped);
+    }
+    ra_arena_destroy(a);
+#else
+    printf("heap blocks: not glibc's allocator, not tested\n");
+#endif
+}
 
 static void test_cursor(void)
 {
@@ -781,6 +820,7 @@ static void test_arc_pieces(void)
 
 int main(void)
 {
+    test_heap_blocks(); /* first: before anything large is freed */
     test_unique_names();
     test_cursor();
     test_arena_writer();

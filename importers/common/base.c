@@ -209,12 +209,39 @@ static void advise_huge(void *p, size_t bytes)
 #endif
 }
 
+/* glibc serves a block above its mmap threshold from pages mapped for it and
+ * unmaps them when it is freed.  The threshold starts at 128 KiB and rises to
+ * the size of such a block once one is freed (up to 32 MiB on a 64-bit
+ * system), so a large load's slabs and key chunks were all mapped on their
+ * own: the key chunks released while the aiScene is filled
+ * (ra_key_chunks_drop) went back to the system, and the aiScene's arrays
+ * faulted in fresh pages (the stock tool's import of Homeworld x16: 110,000
+ * page faults, 74,000 with the threshold raised first).  At the first chunk
+ * glibc would map (128 KiB), a slab's worth is allocated and freed, once per
+ * process: the threshold rises above a slab, as it does anyway when a load
+ * frees its first slab, only before the slabs instead of after them (a load
+ * too small for slabs leaves it at a slab rather than at its largest block).
+ * Chunks up to a slab then come from the heap, and what they leave is
+ * reused.  A program that set M_MMAP_THRESHOLD itself keeps it: glibc adjusts
+ * only its own. */
+static void raise_mmap_threshold(void)
+{
+#if defined(__GLIBC__)
+    static atomic_bool done;
+    if (atomic_load_explicit(&done, memory_order_relaxed) || atomic_exchange(&done, true)) return;
+    static void *volatile block; /* volatile: a malloc freed unused would be left out */
+    block = malloc(RA_CHUNK_HDR + RA_SLAB);
+    free(block);
+#endif
+}
+
 /* A new chunk of want payload bytes, counted and limited; NULL on failure. */
 static ra_chunk *new_chunk(ra_arena *a, size_t want)
 {
     if (want > SIZE_MAX - RA_CHUNK_HDR) return NULL;
     size_t bytes = RA_CHUNK_HDR + want;
     if (a->limit && (bytes > a->limit || a->total > a->limit - bytes)) return NULL;
+    if (bytes >= ((size_t)128 << 10)) raise_mmap_threshold();
     ra_chunk *nc = ra_malloc(bytes);
     if (!nc) return NULL;
     advise_huge(nc, bytes);
