@@ -11,11 +11,10 @@
 
 /* An arena's blocks from 128 KiB to a slab (8 MiB) come from glibc's heap,
  * not from pages mapped for each: the first such block raises glibc's mmap
- * threshold above a slab (base.c, ra_heap_expect), so that what a load
+ * threshold above a slab (base.c, raise_mmap_threshold), so that what a load
  * frees is reused by the aiScene's arrays instead of going back to the
- * system; ra_heap_expect(n) does the same for a block of n bytes.  Run
- * first, while the process has freed no large block (which raises the
- * threshold too); mallinfo2's hblks counts the mapped blocks.
+ * system.  Run first, while the process has freed no large block (which
+ * raises the threshold too); mallinfo2's hblks counts the mapped blocks.
  * Not under a sanitizer, whose allocator is not glibc's. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
@@ -41,14 +40,6 @@ static void test_heap_blocks(void)
               sizes[i], mallinfo2().hblks, mapped);
     }
     ra_arena_destroy(a);
-    /* a block larger than a slab the caller announces (a file's bytes) */
-    size_t mapped = mallinfo2().hblks, big = ((size_t)20 << 20) + 12345;
-    ra_heap_expect(big);
-    unsigned char *p = malloc(big);
-    CHECK(p != NULL, "a block of %zu bytes", big);
-    if (p) p[big - 1] = 1;
-    CHECK(mallinfo2().hblks == mapped, "an expected block of %zu bytes mapped on its own", big);
-    free(p);
 #else
     printf("heap blocks: not glibc's allocator, not tested\n");
 #endif

@@ -123,10 +123,7 @@ class RetroanimImporter : public Assimp::BaseImporter {
                                      " bytes, more than max_file_size (" + std::to_string(max_size) +
                                      ") (max_file_size)");
         // not value-initialised: Read fills every byte (zeroing 50 MB first
-        // would touch each page twice).  The bytes go right after the read:
-        // from the heap (ra_heap_expect), not mapped for them, their pages
-        // are reused by the bake
-        if (size >= (size_t(128) << 10)) ra_heap_expect(size);
+        // would touch each page twice)
         std::unique_ptr<uint8_t[]> data(new uint8_t[size ? size : 1]);
         if (size && s->Read(data.get(), 1, size) != size)
             throw std::runtime_error(std::string(format_->id) + ": cannot read " + file);

@@ -222,28 +222,16 @@ static void advise_huge(void *p, size_t bytes)
  * frees its first slab, only before the slabs instead of after them (a load
  * too small for slabs leaves it at a slab rather than at its largest block).
  * Chunks up to a slab then come from the heap, and what they leave is
- * reused.  ra_heap_expect raises it further for a block the caller is about
- * to allocate and free (a file's bytes).  A program that set
- * M_MMAP_THRESHOLD itself keeps it: glibc adjusts only its own. */
-#define RA_MMAP_MAX ((size_t)32 << 20) /* glibc's highest threshold on a 64-bit system */
-void ra_heap_expect(size_t bytes)
+ * reused.  A program that set M_MMAP_THRESHOLD itself keeps it: glibc adjusts
+ * only its own. */
+static void raise_mmap_threshold(void)
 {
 #if defined(__GLIBC__)
-    static atomic_size_t raised; /* the largest block freed here so far */
+    static atomic_bool done;
+    if (atomic_load_explicit(&done, memory_order_relaxed) || atomic_exchange(&done, true)) return;
     static void *volatile block; /* volatile: a malloc freed unused would be left out */
-    /* a mapped block's size is its request and a header rounded up to a
-     * page: one a page larger than `bytes` puts the threshold above it */
-    size_t want = RA_CHUNK_HDR + RA_SLAB;
-    if (bytes < RA_MMAP_MAX - 2 * 4096 && bytes + 4096 > want) want = bytes + 4096;
-    size_t cur = atomic_load_explicit(&raised, memory_order_relaxed);
-    while (cur < want)
-        if (atomic_compare_exchange_weak(&raised, &cur, want)) {
-            block = malloc(want);
-            free(block);
-            break;
-        }
-#else
-    (void)bytes;
+    block = malloc(RA_CHUNK_HDR + RA_SLAB);
+    free(block);
 #endif
 }
 
@@ -253,7 +241,7 @@ static ra_chunk *new_chunk(ra_arena *a, size_t want)
     if (want > SIZE_MAX - RA_CHUNK_HDR) return NULL;
     size_t bytes = RA_CHUNK_HDR + want;
     if (a->limit && (bytes > a->limit || a->total > a->limit - bytes)) return NULL;
-    if (bytes >= ((size_t)128 << 10)) ra_heap_expect(0);
+    if (bytes >= ((size_t)128 << 10)) raise_mmap_threshold();
     ra_chunk *nc = ra_malloc(bytes);
     if (!nc) return NULL;
     advise_huge(nc, bytes);

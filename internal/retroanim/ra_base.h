@@ -59,14 +59,6 @@ void *ra_calloc(size_t n, size_t size);
 void *ra_realloc(void *p, size_t size);
 void ra_free(void *p);
 
-/* Where malloc is glibc's: raises its mmap threshold above an arena slab
- * (8 MiB), and above `bytes` where that is below 32 MiB, so that a block of
- * that size comes from the heap and is reused once freed instead of being
- * mapped and unmapped (base.c says why).  The arena does this itself at its
- * first large chunk; call it before allocating a large block that is freed
- * before the load ends (the file's bytes).  Elsewhere it does nothing. */
-void ra_heap_expect(size_t bytes);
-
 typedef struct ra_heap_stats {
     uint64_t allocations; /* calls of ra_malloc/ra_calloc/ra_realloc since the reset */
     uint64_t failures;    /* of them, failed on purpose (ra_heap_fail_nth) */
