@@ -15,18 +15,10 @@
  * frees is reused by the aiScene's arrays instead of going back to the
  * system.  Run first, while the process has freed no large block (which
  * raises the threshold too); mallinfo2's hblks counts the mapped blocks.
- * Not under a sanitizer, whose allocator is not glibc's. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define RA_OTHER_MALLOC 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define RA_OTHER_MALLOC 1
-#endif
+ * Not under a sanitizer (RA_SANITIZED), whose allocator is not glibc's. */
 static void test_heap_blocks(void)
 {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && !defined(RA_OTHER_MALLOC) /* mallinfo2 */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33) && !defined(RA_SANITIZED) /* mallinfo2 */
     const char *tun = getenv("GLIBC_TUNABLES");
     if (getenv("MALLOC_MMAP_THRESHOLD_") || (tun && strstr(tun, "mmap_threshold"))) {
         printf("heap blocks: the environment sets glibc's mmap threshold, not tested\n");
