@@ -170,6 +170,11 @@ expect 3 "" "dump -o into a missing folder" "$BIN" dump "$LEGO" -o "$TMP/nope/d.
 expect 0 "" "info - (standard input)" sh -c "\"$BIN\" info - <\"$LEGO\""
 grep -q "lego_ani" "$TMP/out" && ok || bad "info - : $(cat "$TMP/out")"
 expect 0 "" "convert - OUT" sh -c "\"$BIN\" convert - \"$TMP/stdin.glb\" --quiet <\"$LEGO\""
+"$BIN" dump - <"$LEGO" >"$TMP/stdin.json" && cmp -s "$TMP/stdin.json" <("$BIN" dump "$LEGO") && ok ||
+  bad "dump - differs from dump FILE"
+expect 1 "" "standard input over max_file_size" sh -c "\"$BIN\" info - --option max_file_size=100 <\"$LEGO\""
+grep -q "^retroanim: -: the input has more than max_file_size (100) bytes" "$TMP/err" && ok ||
+  bad "standard input over max_file_size: $(cat "$TMP/err")"
 # error lines: one shape, the format's message for empty files and directories
 : >"$TMP/empty.ani"
 for c in "info" "dump" "convert:$TMP/e.glb" "convert:$TMP/e.assbin"; do

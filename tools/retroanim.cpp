@@ -535,8 +535,29 @@ bool CheckCommonOptions(const ra_options &opt, ra_error &err)
     return ra_options_validate_known(&opt, nullptr, &err) == RA_OK;
 }
 
+// A file's bytes in the buffer they were read into (ra_malloc'd, not copied)
+class FileBytes {
+  public:
+    FileBytes() = default;
+    FileBytes(const FileBytes &) = delete;
+    FileBytes &operator=(const FileBytes &) = delete;
+    ~FileBytes() { ra_free(data_); }
+    const uint8_t *data() const { return data_; }
+    size_t size() const { return size_; }
+    void Take(uint8_t *data, size_t size)
+    {
+        ra_free(data_);
+        data_ = data;
+        size_ = size;
+    }
+
+  private:
+    uint8_t *data_ = nullptr;
+    size_t size_ = 0;
+};
+
 struct Loaded {
-    std::vector<uint8_t> bytes;
+    FileBytes bytes;
     ra_document *doc = nullptr;
     ~Loaded() { ra_document_free(doc); }
 };
@@ -544,32 +565,39 @@ struct Loaded {
 // The file's bytes (- is standard input) into `bytes`; false (with err) if it
 // cannot be read or has more than the option max_file_size (checked before
 // it is read).
-bool ReadBytes(const std::string &file, const ra_options &opt, std::vector<uint8_t> &bytes, ra_error &err)
+bool ReadBytes(const std::string &file, const ra_options &opt, FileBytes &bytes, ra_error &err)
 {
     size_t max = ra_max_file_size(&opt);
     if (file == "-") {
-        bytes.clear();
+        ra_writer w;
+        ra_writer_init(&w);
         uint8_t buf[65536];
         size_t n;
         while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
-            if (bytes.size() + n > max) {
+            if (w.size + n > max) {
+                ra_writer_free(&w);
                 ra_fail(&err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
                         "the input has more than max_file_size (%zu) bytes", max);
                 return false;
             }
-            bytes.insert(bytes.end(), buf, buf + n);
+            if (!ra_wr_bytes(&w, buf, n)) {
+                ra_writer_free(&w);
+                ra_fail(&err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory reading standard input");
+                return false;
+            }
         }
         if (std::ferror(stdin)) {
+            ra_writer_free(&w);
             ra_fail(&err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot read standard input");
             return false;
         }
+        bytes.Take(w.data, w.size);
         return true;
     }
     uint8_t *data = nullptr;
     size_t size = 0;
     if (ra_read_file_max(file.c_str(), max, &data, &size, &err) != RA_OK) return false;
-    bytes.assign(data, data + size);
-    ra_free(data);
+    bytes.Take(data, size);
     return true;
 }
 
@@ -963,7 +991,7 @@ bool WriteBlobs(const aiExportDataBlob *master, const std::string &out, bool com
 // extra: more "k=v" options for this file (batch's animation=ID of an archive item)
 // bytes: in's contents when the caller has them already (batch shares an
 // archive's bytes between the conversions of its animations); else in is read
-using Bytes = std::shared_ptr<const std::vector<uint8_t>>;
+using Bytes = std::shared_ptr<const FileBytes>;
 // retroanim's own writer: the document loaded by the C library, written
 // without Assimp
 bool ConvertOwn(const std::string &in, const std::string &out, const Target &t, const ra_options &opt,
@@ -1037,7 +1065,7 @@ bool ConvertOne(const std::string &in, const std::string &out, const Target &tar
         return false;
     }
     if (!bytes) {
-        auto v = std::make_shared<std::vector<uint8_t>>();
+        auto v = std::make_shared<FileBytes>();
         if (!ReadBytes(in, o.opt, *v, err)) {
             error = FormatError(err);
             return false;
@@ -1177,7 +1205,7 @@ int CmdConvert(const Args &a, const Options &o)
 
 // An archive read into memory and listed.
 struct Archive {
-    std::vector<uint8_t> bytes;
+    FileBytes bytes;
     ra_archive *ar = nullptr;
     ~Archive() { ra_archive_free(ar); }
 };
@@ -1237,7 +1265,7 @@ std::string IdText(const ra_archive *ar, uint32_t id)
 
 // A LEGO Island WORLD.WDB (not an archive of animations): its worlds,
 // models, parts and textures.
-int ListWdb(const std::string &file, const ra_options &opt, const std::vector<uint8_t> &bytes)
+int ListWdb(const std::string &file, const ra_options &opt, const FileBytes &bytes)
 {
     ra_error err;
     ra_error_clear(&err);
@@ -1491,12 +1519,12 @@ int CmdBatch(const Args &a, const Options &given)
     // The animations of one archive are consecutive jobs: a worker keeps the
     // archive's bytes while its jobs are from that archive, and workers on the
     // same archive share one copy (read once, not once per animation).
-    std::map<std::string, std::weak_ptr<const std::vector<uint8_t>>> shared_bytes;
+    std::map<std::string, std::weak_ptr<const FileBytes>> shared_bytes;
     std::mutex bytes_mu;
     auto archive_bytes = [&](const std::string &in, std::string &error) -> Bytes {
         std::lock_guard<std::mutex> lock(bytes_mu);
         if (Bytes b = shared_bytes[in].lock()) return b;
-        auto v = std::make_shared<std::vector<uint8_t>>();
+        auto v = std::make_shared<FileBytes>();
         ra_error err;
         ra_error_clear(&err);
         if (!ReadBytes(in, o.opt, *v, err)) {
