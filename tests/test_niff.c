@@ -656,6 +656,40 @@ static void hostile(void)
     CHECK(refused > 50, "only %ld of the 0xFFFFFFFF words were refused", refused);
     ra_writer_free(&w);
     ra_arena_destroy(ar);
+
+    /* a quiet NaN (big-endian 7FC00000) in every word of a file with every
+     * kind of Anim and channel: each float that must be finite is refused
+     * with its own field and byte offset, the floats read in runs included */
+    static const char *const finite_fields[] = {"translate", "rotate_axis", "scale", "channel value",
+                                                "channel differential"};
+    long hits[5] = {0};
+    ar = ra_arena_create(0);
+    fx_rng = 9; /* 12 objects, 4.6 KB: every field below is hit, the loads take 0.07 s */
+    random_file(ar, &f, true, 12);
+    ra_writer_init(&w);
+    ra_error_clear(&e);
+    niff_write(&f, &w, &e);
+    for (size_t off = 0; off + 4 <= w.size; off += 4) {
+        uint8_t save[4];
+        memcpy(save, w.data + off, 4);
+        memcpy(w.data + off, "\x7F\xC0\x00\x00", 4);
+        ra_document *doc = NULL;
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "format", "niff");
+        if (load(w.data, w.size, "nan", &o, &doc, &e) != RA_OK && strstr(e.msg, "not a finite number")) {
+            int k = 0;
+            while (k < 5 && strcmp(e.field, finite_fields[k])) k++;
+            CHECK(k < 5 && e.offset == off, "NaN at %zu: refused in %s at byte %llu", off, e.field,
+                  (unsigned long long)e.offset);
+            if (k < 5) hits[k]++;
+        }
+        ra_document_free(doc);
+        memcpy(w.data + off, save, 4);
+    }
+    for (int k = 0; k < 5; k++) CHECK(hits[k] > 0, "no NaN was refused in %s", finite_fields[k]);
+    ra_writer_free(&w);
+    ra_arena_destroy(ar);
 }
 
 static bool is_fixture(const char *n)

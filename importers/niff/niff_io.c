@@ -100,6 +100,24 @@ static float ffin(rd *r, uint64_t off, uint64_t end, const char *field)
     return f;
 }
 
+/* n calls of ffin at off, off + 4, ...: where all n lie inside their area
+ * and the file, loaded in one loop without the per-field checks */
+static void ffin_n(rd *r, uint64_t off, uint64_t end, unsigned n, float *out, const char *field)
+{
+    if (failed(r) || end > r->size || off > end || (end - off) / 4 < n) {
+        for (unsigned i = 0; i < n; i++) out[i] = ffin(r, off + 4ull * i, end, field);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t u = ra_load_u32be(r->data + off + 4ull * i);
+        memcpy(&out[i], &u, 4);
+        if (!isfinite(out[i])) {
+            ra_fail(r->err, RA_ERR_BAD_VALUE, FMT, off + 4ull * i, field, "not a finite number");
+            return;
+        }
+    }
+}
+
 static bool blob(rd *r, uint64_t off, uint64_t len, uint64_t end, niff_blob *b, const char *field)
 {
     b->size = 0;
@@ -340,10 +358,10 @@ static bool read_anim(rd *r, uint64_t b, uint64_t end, niff_anim *a)
         p += 12;
     }
     if (need >= 52) {
-        for (uint32_t i = 0; i < 3; i++) a->t[i] = ffin(r, p + 4ull * i, e, "translate");
-        for (uint32_t i = 0; i < 3; i++) a->r[i] = ffin(r, p + 12 + 4ull * i, e, "rotate_axis");
+        ffin_n(r, p, e, 3, a->t, "translate");
+        ffin_n(r, p + 12, e, 3, a->r, "rotate_axis");
         a->expand_flag = u32(r, p + 24, e, "rotate_expand_flag");
-        for (uint32_t i = 0; i < 3; i++) a->s[i] = ffin(r, p + 28 + 4ull * i, e, "scale");
+        ffin_n(r, p + 28, e, 3, a->s, "scale");
         p += 40;
     } else if (a->tag == NIFF_TAG_ANIM_BILLBOARD) {
         r->billboards++;
@@ -385,9 +403,8 @@ static bool read_channels(rd *r, uint64_t b, uint64_t end, niff_channels *ch)
             niff_chkey *key = &ch->keys[c][k];
             key->interp = u32(r, pos, end, "channel interpolation_type");
             key->key = u32(r, pos + 4, end, "channel key");
-            for (unsigned v = 0; v < nv; v++) key->v[v] = ffin(r, pos + 8 + 4ull * v, end, "channel value");
-            for (unsigned v = 0; v < nv; v++)
-                key->d[v] = ffin(r, pos + 8 + 4ull * (nv + v), end, "channel differential");
+            ffin_n(r, pos + 8, end, nv, key->v, "channel value");
+            ffin_n(r, pos + 8 + 4ull * nv, end, nv, key->d, "channel differential");
             if (failed(r)) return false;
             if (k && key->key < ch->keys[c][k - 1].key)
                 return bad(r, pos + 4, "channel key", "key frame %llu comes before the previous key's %llu", key->key,
