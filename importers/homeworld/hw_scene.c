@@ -326,24 +326,28 @@ static bool in_order(const sample *c, size_t from, size_t to)
     return true;
 }
 
-/* Sorts c[0, n) by cmp_sample as three runs [0, m1), [m1, m2), [m2, n),
- * each usually in order already (one that is not is sorted first), then
- * merged linearly. */
-static bool merge_runs(sample *c, size_t m1, size_t m2, size_t n)
+/* c[0, n) sorted by cmp_sample, as three runs [0, m1), [m1, m2), [m2, n),
+ * each usually in order already (one that is not is sorted first), merged
+ * in one pass into a new array: the order of merging the first two runs and
+ * then the third, the left side first on ties.  c is freed; NULL: out of
+ * memory. */
+static sample *merge_runs(sample *c, size_t m1, size_t m2, size_t n)
 {
     const size_t run[4] = {0, m1, m2, n};
     for (int r = 0; r < 3; r++)
         if (!in_order(c, run[r], run[r + 1])) qsort(c + run[r], run[r + 1] - run[r], sizeof *c, cmp_sample);
-    sample *tmp = ra_malloc(n * sizeof *tmp);
-    if (!tmp) return false;
-    const size_t bounds[2][3] = {{0, m1, m2}, {0, m2, n}};
-    for (int pass = 0; pass < 2; pass++) {
-        size_t i = bounds[pass][0], mid = bounds[pass][1], j = mid, end = bounds[pass][2], o = 0;
-        while (i < mid || j < end) tmp[o++] = j >= end || (i < mid && cmp_sample(&c[i], &c[j]) <= 0) ? c[i++] : c[j++];
-        memcpy(c, tmp, o * sizeof *c);
+    sample *out = ra_malloc(n * sizeof *out);
+    if (out) {
+        size_t i = 0, j = m1, k = m2;
+        for (size_t o = 0; o < n; o++) {
+            /* the next of the first two runs merged, then it against the third's */
+            size_t *x = i < m1 && (j >= m2 || cmp_sample(&c[i], &c[j]) <= 0) ? &i : j < m2 ? &j : NULL;
+            if (x && (k >= n || cmp_sample(&c[*x], &c[k]) <= 0)) out[o] = c[(*x)++];
+            else out[o] = c[k++];
+        }
     }
-    ra_free(tmp);
-    return true;
+    ra_free(c);
+    return out;
 }
 
 /* ra_step_epsilon without the call where it is its floor 1e-4: below 255
@@ -373,10 +377,7 @@ static sample *window_samples(const hw_object *o, const hw_animation *a, double 
         double u = (double)o->times[i] - a->start;
         if (u > 0 && u < d) c[k++] = (sample){u, i >= 2 && o->times[i] == o->times[i - 1] ? SAMPLE_STEP : SAMPLE_KEY};
     }
-    if (!merge_runs(c, 2, keys, k)) {
-        ra_free(c);
-        return NULL;
-    }
+    if (!(c = merge_runs(c, 2, keys, k))) return NULL;
     size_t out = 0;
     for (size_t i = 0; i < k; i++) {
         sample s = c[i];
