@@ -1,9 +1,15 @@
 /* Unit tests of the common layer: cursor, arena, writer, math, JSON, string
  * map, key tracks and the baker. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, mkfifo */
 #include <float.h>
 #include <string.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
+#endif
+#if defined(__unix__)
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #endif
 
 #include "ra_test.h"
@@ -815,6 +821,89 @@ static void test_arc_pieces(void)
            one);
 }
 
+/* ra_file_bytes_get: a regular file mapped (the same bytes as ra_read_file_max
+ * reads), an empty file and a pipe read, and every refusal the same status
+ * and message as ra_read_file_max's. */
+static void test_file_bytes(void)
+{
+    char dir[] = "/tmp/ra_unit_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    char path[64], empty[64], fifo[64];
+    snprintf(path, sizeof path, "%s/f.bin", dir);
+    snprintf(empty, sizeof empty, "%s/e.bin", dir);
+    snprintf(fifo, sizeof fifo, "%s/p", dir);
+    const size_t n = 100003; /* not a whole number of pages */
+    uint8_t *bytes = malloc(n);
+    for (size_t i = 0; i < n; i++) bytes[i] = (uint8_t)(i * 131 + (i >> 9));
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(bytes, 1, n, f) == n, "write %s", path);
+    if (f) fclose(f);
+    f = fopen(empty, "wb");
+    if (f) fclose(f);
+    ra_error e;
+    ra_error_clear(&e);
+    ra_file_bytes fb;
+    CHECK(ra_file_bytes_get(path, n, &fb, &e) == RA_OK && fb.size == n && !memcmp(fb.data, bytes, n),
+          "a file of exactly max bytes: its bytes");
+#if defined(__unix__)
+    CHECK(fb.mapped == fb.data, "a regular file is mapped");
+#endif
+    ra_file_bytes_free(&fb);
+    CHECK(fb.data == NULL && fb.size == 0 && fb.mapped == NULL, "freed: cleared");
+    CHECK(ra_file_bytes_get(empty, n, &fb, &e) == RA_OK && fb.size == 0 && fb.mapped == NULL, "an empty file: read");
+    ra_file_bytes_free(&fb);
+
+    /* refusals: the status and line ra_read_file_max gives */
+    const char *paths[] = {path, dir, "/nonexistent/ra_unit_file"};
+    const size_t maxes[] = {n - 1, n, n};
+    for (int i = 0; i < 3; i++) {
+        ra_error e1, e2;
+        ra_error_clear(&e1);
+        ra_error_clear(&e2);
+        uint8_t *d = NULL;
+        size_t sz = 0;
+        ra_status s1 = ra_read_file_max(paths[i], maxes[i], &d, &sz, &e1);
+        ra_status s2 = ra_file_bytes_get(paths[i], maxes[i], &fb, &e2);
+        char l1[RA_ERROR_TEXT_MAX], l2[RA_ERROR_TEXT_MAX];
+        ra_error_format(&e1, l1, sizeof l1);
+        ra_error_format(&e2, l2, sizeof l2);
+        CHECK(s1 != RA_OK && s1 == s2 && !strcmp(l1, l2) && fb.data == NULL, "%s refused alike: '%s' / '%s'", paths[i],
+              l1, l2);
+        ra_free(d);
+    }
+
+#if defined(__unix__)
+    /* a pipe has no size: read, and refused once it passes max */
+    if (mkfifo(fifo, 0600) == 0) {
+        for (int over = 0; over < 2; over++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                FILE *w = fopen(fifo, "wb");
+                size_t put = w ? fwrite(bytes, 1, n, w) : 0;
+                if (w) fclose(w);
+                _exit(put == n ? 0 : 1);
+            }
+            ra_status st = ra_file_bytes_get(fifo, over ? n - 1 : n, &fb, &e);
+            if (over) {
+                /* (the writer ends on SIGPIPE once the reader has gone) */
+                CHECK(st == RA_ERR_LIMIT && !strcmp(e.field, "max_file_size"), "a pipe over max: refused (%d)", st);
+            } else {
+                CHECK(st == RA_OK && fb.size == n && fb.mapped == NULL && !memcmp(fb.data, bytes, n),
+                      "a pipe: read whole");
+            }
+            ra_file_bytes_free(&fb);
+            int status = 0;
+            waitpid(pid, &status, 0);
+        }
+        unlink(fifo);
+    }
+#endif
+    free(bytes);
+    unlink(path);
+    unlink(empty);
+    rmdir(dir);
+}
+
 int main(void)
 {
     test_heap_blocks(); /* first: before anything large is freed */
@@ -835,5 +924,6 @@ int main(void)
     test_arc_pieces();
     test_breaks_sort();
     test_options();
+    test_file_bytes();
     return ra_test_finish("test_unit");
 }

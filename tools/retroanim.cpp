@@ -541,19 +541,18 @@ class FileBytes {
     FileBytes() = default;
     FileBytes(const FileBytes &) = delete;
     FileBytes &operator=(const FileBytes &) = delete;
-    ~FileBytes() { ra_free(data_); }
-    const uint8_t *data() const { return data_; }
-    size_t size() const { return size_; }
-    void Take(uint8_t *data, size_t size)
+    ~FileBytes() { ra_file_bytes_free(&bytes_); }
+    const uint8_t *data() const { return bytes_.data; }
+    size_t size() const { return bytes_.size; }
+    // bytes as ra_file_bytes_get gives them (mapped or ra_malloc'd)
+    void Take(const ra_file_bytes &bytes)
     {
-        ra_free(data_);
-        data_ = data;
-        size_ = size;
+        ra_file_bytes_free(&bytes_);
+        bytes_ = bytes;
     }
 
   private:
-    uint8_t *data_ = nullptr;
-    size_t size_ = 0;
+    ra_file_bytes bytes_ = {};
 };
 
 struct Loaded {
@@ -591,13 +590,12 @@ bool ReadBytes(const std::string &file, const ra_options &opt, FileBytes &bytes,
             ra_fail(&err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot read standard input");
             return false;
         }
-        bytes.Take(w.data, w.size);
+        bytes.Take(ra_file_bytes{w.data, w.size, nullptr});
         return true;
     }
-    uint8_t *data = nullptr;
-    size_t size = 0;
-    if (ra_read_file_max(file.c_str(), max, &data, &size, &err) != RA_OK) return false;
-    bytes.Take(data, size);
+    ra_file_bytes f;
+    if (ra_file_bytes_get(file.c_str(), max, &f, &err) != RA_OK) return false;
+    bytes.Take(f);
     return true;
 }
 

@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#if defined(__linux__)
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
+#define RA_CAN_MAP 1
 #endif
 
 #include "retroanim/ra_base.h"
@@ -901,6 +904,49 @@ ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t 
     *data = w.data;
     *size = w.size;
     return RA_OK;
+}
+
+ra_status ra_file_bytes_get(const char *path, size_t max, ra_file_bytes *out, ra_error *err)
+{
+    *out = (ra_file_bytes){0};
+#if defined(RA_CAN_MAP)
+    /* told by the path first: a FIFO is opened once only (by the read
+     * below), as a second open would wait for a writer that has gone */
+    struct stat st;
+    bool map = stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= (uint64_t)max &&
+               (uint64_t)st.st_size <= SIZE_MAX;
+    int fd = map ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= (uint64_t)max && (uint64_t)st.st_size <= SIZE_MAX) {
+        int flags = MAP_PRIVATE;
+#if defined(MAP_POPULATE)
+        flags |= MAP_POPULATE; /* one call instead of a fault per page (or per 16 with fault-around) */
+#endif
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            *out = (ra_file_bytes){p, (size_t)st.st_size, p};
+            return RA_OK;
+        }
+    }
+    if (fd >= 0) close(fd);
+#endif
+    /* not mapped: read, with ra_read_file_max's checks and messages */
+    uint8_t *data = NULL;
+    size_t size = 0;
+    ra_status rs = ra_read_file_max(path, max, &data, &size, err);
+    if (rs == RA_OK) *out = (ra_file_bytes){data, size, NULL};
+    return rs;
+}
+
+void ra_file_bytes_free(ra_file_bytes *b)
+{
+#if defined(RA_CAN_MAP)
+    if (b->mapped) munmap(b->mapped, b->size);
+    else
+#endif
+        ra_free((void *)b->data);
+    *b = (ra_file_bytes){0};
 }
 
 ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error *err)

@@ -375,12 +375,11 @@ ra_status ra_document_load_file(const char *path, const ra_options *opt, ra_docu
     *out = NULL;
     ra_status st = ra_options_validate_known(opt, NULL, err); /* the format's own keys: once it is known */
     if (st != RA_OK) return st;
-    uint8_t *data = NULL;
-    size_t size = 0;
-    st = ra_read_file_max(path, ra_max_file_size(opt), &data, &size, err);
+    ra_file_bytes f;
+    st = ra_file_bytes_get(path, ra_max_file_size(opt), &f, err);
     if (st != RA_OK) return st;
-    st = ra_document_load(data, size, path, opt, out, err);
-    ra_free(data);
+    st = ra_document_load(f.data, f.size, path, opt, out, err);
+    ra_file_bytes_free(&f);
     return st;
 }
 

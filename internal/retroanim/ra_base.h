@@ -391,6 +391,20 @@ ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error 
  * max bytes: a regular file by its size before anything is read, a stream
  * (a pipe, /dev/zero) once it passes max; a directory is an RA_ERR_IO. */
 ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t *size, ra_error *err);
+/* A file's bytes, read-only: a regular file that is not empty is mapped
+ * where the system can (POSIX), its pages filled in one call, with neither a
+ * copy nor a page fault per page; anything else (and a file that cannot be
+ * mapped) is read with ra_read_file_max, whose refusals and messages it
+ * shares.  Release with ra_file_bytes_free.  A mapped file cut short by
+ * another program while it is being read ends the process with SIGBUS, as
+ * any mapped input does. */
+typedef struct ra_file_bytes {
+    const uint8_t *data;
+    size_t size;
+    void *mapped; /* the mapping (NULL: data is ra_malloc'd) */
+} ra_file_bytes;
+ra_status ra_file_bytes_get(const char *path, size_t max, ra_file_bytes *out, ra_error *err);
+void ra_file_bytes_free(ra_file_bytes *b);
 /* Written whole or not at all (ra_output.h): a failure leaves an existing file as it was. */
 ra_status ra_write_file(const char *path, const void *data, size_t size, ra_error *err);
 
