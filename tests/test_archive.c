@@ -108,6 +108,12 @@ static void compare_loose(const char *archive, const char *item, const char *dir
     compare_loose_in(archive, item, dir, loose, dir, cinf);
 }
 
+static bool meta_int_is(const ra_meta_list *m, const char *key, int64_t v)
+{
+    const ra_meta *x = ra_meta_get(m, key);
+    return x && x->u.i == v;
+}
+
 static ra_archive *open_buf(const uint8_t *d, size_t n, const char *mem, ra_error *e)
 {
     ra_options o;
@@ -194,6 +200,18 @@ static void fixtures(void)
     compare_loose("several.pak", "upper_idle", g_mp, "upper.ANIM", "upper.CINF");
     compare_loose("several.pak", "loose_v2", g_mp, "v2_mp1.anim", NULL);
     compare_loose("tiny.pak", "ANIM_00001001", g_mp, "v2_mp1.anim", NULL);
+
+    /* a pak of the 8-byte header alone (version 00030005, reserved 0; one is on the
+     * Echoes demo disc): an empty archive; two bytes more are a truncated named count */
+    const uint8_t bare[10] = {0x00, 0x03, 0x00, 0x05, 0, 0, 0, 0, 0, 0};
+    ar = open_buf(bare, 8, NULL, &e);
+    CHECK(ar && ar->count == 0 && !strcmp(ar->format, "metroid_pak") && meta_int_is(&ar->meta, "pak.resources", 0),
+          "a header-only pak opens empty (%s)", e.msg);
+    ra_archive_free(ar);
+    ar = open_buf(bare, 10, NULL, &e);
+    CHECK(!ar && e.code == RA_ERR_TRUNCATED && e.offset == 8 && !strcmp(e.field, "named.count"),
+          "a pak cut inside its named count: truncated at byte 8 (%s)", e.msg);
+    ra_archive_free(ar);
 }
 
 /* ---- Metroid Prime 2 (Echoes) paks: LZO1X segments, the Echoes ANCS ------------------------------------ */
@@ -249,12 +267,6 @@ static uint32_t res_offset(const uint8_t *d, size_t n, uint32_t id)
 {
     size_t e = pak_entry(d, n, id);
     return e ? ra_load_u32be(d + e + 16) : 0;
-}
-
-static bool meta_int_is(const ra_meta_list *m, const char *key, int64_t v)
-{
-    const ra_meta *x = ra_meta_get(m, key);
-    return x && x->u.i == v;
 }
 
 static void skeleton_is(ra_archive *ar, size_t i, const char *file)

@@ -281,9 +281,13 @@ strip_geo='import json,sys; d=json.load(open(sys.argv[1])); d.pop("metadata"); [
 a=$(python3 -c "$strip_geo" "$TMP/a.json"); l=$(python3 -c "$strip_geo" "$TMP/l.json")
 [ "$a" = "$l" ] && [ "${a%% *}" -gt 0 ] && ok || bad "big_geo.big differs from its extracted pair (meshes ${a%% *} / ${l%% *})"
 mkdir -p "$TMP/arcs" && cp "$AR"/*.si "$AR"/*.pak "$TMP/arcs/" && rm -f "$TMP/arcs/"*_bad_*
+printf '\000\003\000\005\000\000\000\000' >"$TMP/arcs/header_only.pak" # the Echoes demo disc has one: empty
+expect_rc 0 "list a header-only pak" "$BIN" list "$TMP/arcs/header_only.pak"
+grep -q "metroid_pak, 0 animation(s)" "$TMP/out" && ok || bad "header-only pak list: $(cat "$TMP/out")"
 expect_rc 0 "batch archives -j2" "$BIN" batch "$TMP/arcs" "$TMP/arcs_out" --format glb2 -j 2 --quiet
 n=$(find "$TMP/arcs_out" -name '*.glb' | wc -l)
 [ "$n" -eq 11 ] && ok || bad "batch archives: $n outputs, wanted 11 (3 + 1 + 3 + 1 + 3): $(find "$TMP/arcs_out")"
+[ ! -e "$TMP/arcs_out/header_only" ] && ok || bad "batch made a folder for an archive with no animation"
 head -c 300 "$AR/several.pak" >"$TMP/arcs/broken.pak"
 expect_rc 1 "batch with a broken archive" "$BIN" batch "$TMP/arcs" "$TMP/arcs_out2" --format glb2 --quiet
 grep -q "^retroanim: .*broken.pak: metroid_pak: .*past the end" "$TMP/err" && ok || bad "broken archive line: $(cat "$TMP/err")"

@@ -1473,7 +1473,7 @@ int CmdBatch(const Args &a, const Options &given)
                     continue;
                 }
                 std::string dir = a.pos[1] + "/" + base;
-                std::filesystem::create_directories(dir, mk);
+                if (arc.ar->count) std::filesystem::create_directories(dir, mk); // none for an empty archive
                 std::vector<std::string> item_stems = ItemStems(arc.ar);
                 for (size_t k = 0; k < arc.ar->count; k++)
                     jobs_list.push_back({in, dir + "/" + item_stems[k] + "." + ext,

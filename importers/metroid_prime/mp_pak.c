@@ -52,7 +52,7 @@ typedef struct pak_item {
 
 static bool pak_detect(const uint8_t *data, size_t size)
 {
-    return size >= 16 && ra_load_u32be(data) == PAK_VERSION && ra_load_u32be(data + 4) == 0;
+    return size >= 8 && ra_load_u32be(data) == PAK_VERSION && ra_load_u32be(data + 4) == 0;
 }
 
 static size_t find_res(const pak *p, const char *type, uint32_t id)
@@ -512,7 +512,9 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     if (version != PAK_VERSION)
         return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "version",
                        "pak version %08X (Metroid Prime 1/2 paks are 00030005)", version);
-    ra_rd_u32be(&c, &named, "named.count");
+    /* a pak of the header alone (one is on the Echoes demo disc) holds nothing */
+    bool bare = c.pos == ar->size;
+    if (!bare) ra_rd_u32be(&c, &named, "named.count");
     if (!ra_cursor_check_count(&c, named, 12, "named.count")) return err->code;
     ra_arena *a = ar->arena;
     ra_meta_list names = {0};
@@ -529,7 +531,7 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
         if (!ra_meta_get(&names, key) && !ra_meta_set_string(a, &names, key, name))
             return ra_fail(err, RA_ERR_NO_MEMORY, FMT, c.pos, "named", "out of memory (memory_limit)");
     }
-    ra_rd_u32be(&c, &count, "resources.count");
+    if (!bare) ra_rd_u32be(&c, &count, "resources.count");
     if (!ra_cursor_check_count(&c, count, 20, "resources.count")) return err->code;
     pak *p = ra_arena_alloc(a, sizeof *p);
     if (!p || !(p->res = ra_arena_array(a, count ? count : 1, sizeof *p->res)))
