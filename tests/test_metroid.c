@@ -621,6 +621,64 @@ static bool is_fixture(const char *n)
     return anim || (cinf && !has_anim_partner(n));
 }
 
+/* root_motion=strip leaves the root-motion bone at rest and every other
+ * channel as it was: bone 3 in a Prime 1 file, the header's root bone in a
+ * Prime 2 one (v2_mp2's is bone 0, v0_mp2's bone 3). */
+static size_t animated_bones(const ra_document *doc, uint32_t *ids, size_t cap)
+{
+    size_t n = 0;
+    const ra_animation *an = doc->scene.animation_count ? &doc->scene.animations[0] : NULL;
+    for (size_t c = 0; an && c < an->channel_count && n < cap; c++) {
+        const ra_meta *m = ra_meta_get(&doc->scene.nodes[an->channels[c].node].meta, "metroid.bone_id");
+        ids[n++] = m ? (uint32_t)m->u.i : UINT32_MAX;
+    }
+    return n;
+}
+
+static void root_motion_strip(void)
+{
+    const struct {
+        const char *anim, *cinf;
+        uint32_t root;
+    } cases[] = {{"upper.ANIM", "upper.CINF", 3}, {"v2_mp2.anim", "v2_mp2.cinf", 0}, {"v0_mp2.anim", "v0_mp2.cinf", 3}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char path[1200], cinf[1200];
+        snprintf(path, sizeof path, "%s/%s", g_dir, cases[k].anim);
+        snprintf(cinf, sizeof cinf, "%s/%s", g_dir, cases[k].cinf);
+        size_t n = 0;
+        uint8_t *d = NULL;
+        ra_error e;
+        CHECK(ra_read_file(path, &d, &n, &e) == RA_OK, "%s: read", path);
+        uint32_t kept[64], stripped[64];
+        size_t nk = 0, ns = 0;
+        for (int strip = 0; strip < 2 && d; strip++) {
+            ra_options o;
+            ra_options_init(&o);
+            ra_options_add(&o, "cinf", cinf);
+            ra_options_add(&o, "root_motion", strip ? "strip" : "keep");
+            ra_document *doc = NULL;
+            CHECK(load_opts(d, n, path, &o, &doc, &e) == RA_OK, "%s: load (%s)", cases[k].anim, e.msg);
+            if (!doc) continue;
+            if (strip) ns = animated_bones(doc, stripped, 64);
+            else nk = animated_bones(doc, kept, 64);
+            ra_document_free(doc);
+        }
+        size_t o = 0;
+        bool had_root = false, same = true;
+        for (size_t i = 0; i < nk; i++) {
+            if (kept[i] == cases[k].root) {
+                had_root = true;
+                continue;
+            }
+            same = same && o < ns && stripped[o] == kept[i];
+            o++;
+        }
+        CHECK(had_root && same && o == ns, "%s: strip leaves bone %u alone at rest (%zu channels kept, %zu stripped)",
+              cases[k].anim, cases[k].root, nk, ns);
+        ra_free(d);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -636,6 +694,7 @@ int main(int argc, char **argv)
     big_file();
     regressions();
     skeleton_search();
+    root_motion_strip();
     printf("fixtures: %d, instants compared: %ld, worst pose/playback difference: %.3g, files re-encoded exactly: %d\n",
            fixtures, g_stats.instants, g_stats.worst, g_reencoded);
     return ra_test_finish("test_metroid");

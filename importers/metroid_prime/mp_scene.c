@@ -553,10 +553,13 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     ra_scene *s = &doc->scene;
     const mp_anim *a = &d->anim;
     size_t animated = 0;
+    /* the root-motion bone: 3 in Prime 1; Prime 2 renumbers bones from 0 and
+     * names it in the header */
+    uint32_t root = a->layout == MP_V0_MP2 || a->layout == MP_V2_MP2 ? a->root_bone : MP_ROOT_BONE;
     for (size_t i = 1; i < s->node_count; i++) {
         if (st->chan[i] < 0) continue;
         const mp_channel *ch = &a->channels[st->chan[i]];
-        if ((st->strip_root && ch->bone_id == MP_ROOT_BONE) || !(ch->has_rot || ch->has_trans || ch->has_scale)) {
+        if ((st->strip_root && ch->bone_id == root) || !(ch->has_rot || ch->has_trans || ch->has_scale)) {
             st->chan[i] = -1;
             continue;
         }
@@ -1387,7 +1390,8 @@ static const ra_option_decl mp_anim_options[] = {
     {"layout", RA_OPT_ENUM, 0, 0, false, "auto|v0-mp1|v0-mp2|v2-mp1|v2-mp2|v2-demo|v3-pc", "auto",
      "force the ANIM layout when detection guesses wrong"},
     {"root_motion", RA_OPT_ENUM, 0, 0, false, "keep|strip", "keep",
-     "strip: bone 3 (the character root, whose motion the game applies to the actor) stays at rest"},
+     "strip: the character root (bone 3; in Prime 2 layouts the header's root bone), whose motion the game "
+     "applies to the actor, stays at rest"},
 };
 
 const ra_format ra_format_metroid_anim = {
