@@ -701,6 +701,79 @@ static bool is_fixture(const char *n)
     return x && (!strcmp(x, ".niff") || !strcmp(x, ".nif"));
 }
 
+/* A Tex whose image is in another file (the SDK's TexList page: tex_img_index
+ * 0xFFFFFFFF): textures.niff with that word written into each used Tex in turn
+ * loads; the Mat that used it is untextured and names it in its metadata, a
+ * warning says so, and every other material keeps its texture. */
+static void external_textures(void)
+{
+    size_t n = 0;
+    uint8_t *d = fx_slurp(g_dir, "textures.niff", &n);
+    ra_error e;
+    ra_document *doc = NULL;
+    CHECK(d && load(d, n, "textures.niff", NULL, &doc, &e) == RA_OK, "textures.niff: %s", e.msg);
+    if (!doc) {
+        ra_free(d);
+        return;
+    }
+    /* each material's texture name, and each Tex's tex_img_index offset */
+    enum {
+        MAXM = 16
+    };
+    char mat[MAXM][64], tex[MAXM][64];
+    size_t nm = doc->scene.material_count < MAXM ? doc->scene.material_count : MAXM;
+    for (size_t i = 0; i < nm; i++) {
+        const ra_material *m = &doc->scene.materials[i];
+        snprintf(mat[i], sizeof mat[i], "%s", m->name);
+        snprintf(tex[i], sizeof tex[i], "%s", m->texture >= 0 ? doc->scene.textures[m->texture].name : "");
+    }
+    const niff_file *f = niff_document_file(doc);
+    uint32_t ntex = f->geo.tex_count < MAXM ? f->geo.tex_count : MAXM;
+    uint64_t at[MAXM];
+    char tname[MAXM][64];
+    for (uint32_t t = 0; t < ntex; t++) {
+        at[t] = f->geo.texs[t].area + 24;
+        const uint32_t ni = f->geo.texs[t].name_index;
+        snprintf(tname[t], sizeof tname[t], "%s", ni < f->name_count && f->names[ni].text ? f->names[ni].text : "");
+    }
+    size_t textures = doc->scene.texture_count;
+    ra_document_free(doc);
+    int tried = 0;
+    for (uint32_t t = 0; t < ntex; t++) {
+        size_t user = SIZE_MAX; /* the material that shows Tex t */
+        for (size_t i = 0; i < nm; i++)
+            if (tname[t][0] && !strcmp(tex[i], tname[t])) user = i;
+        if (user == SIZE_MAX || at[t] + 4 > n) continue;
+        uint8_t keep[4];
+        memcpy(keep, d + at[t], 4);
+        memset(d + at[t], 0xFF, 4);
+        ra_status st = load(d, n, "textures.niff", NULL, &doc, &e);
+        memcpy(d + at[t], keep, 4);
+        tried++;
+        CHECK(st == RA_OK, "Tex %u external: refused (%s)", t, e.msg);
+        if (st != RA_OK) continue;
+        const ra_scene *s = &doc->scene;
+        bool warned = false;
+        for (size_t w = 0; w < s->warning_count; w++) warned = warned || strstr(s->warnings[w].msg, "another file");
+        CHECK(warned && s->texture_count == textures - 1, "Tex %u external: %zu textures (want %zu), warned %d", t,
+              s->texture_count, textures - 1, warned);
+        for (size_t i = 0; i < nm && i < s->material_count; i++) {
+            const ra_material *m = &s->materials[i];
+            const ra_meta *x = ra_meta_get(&m->meta, "niff.external_texture");
+            const char *now = m->texture >= 0 ? s->textures[m->texture].name : "";
+            if (i == user)
+                CHECK(!strcmp(m->name, mat[i]) && m->texture == -1 && x && !strcmp(x->u.s, tname[t]),
+                      "Tex %u external: material %s untextured, naming %s", t, mat[i], tname[t]);
+            else
+                CHECK(!strcmp(m->name, mat[i]) && !strcmp(now, tex[i]) && !x, "Tex %u external: material %s keeps %s",
+                      t, mat[i], tex[i]);
+        }
+        ra_document_free(doc);
+    }
+    CHECK(tried >= 7, "textures.niff: %d used Texs made external", tried);
+    ra_free(d);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -710,6 +783,7 @@ int main(int argc, char **argv)
     g_dir = argv[1];
     int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
     CHECK(fixtures >= 34, "only %d fixtures", fixtures);
+    external_textures();
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;

@@ -44,7 +44,7 @@ typedef struct gbuild {
     const int32_t *obj_node; /* item (object, then chain element) -> scene node */
     ra_mat4 *world;          /* rest world of every scene node */
     size_t mesh_cap, mat_cap, tex_cap, skin_cap;
-    size_t animated_shapes, approximated_parts, animated_tex;
+    size_t animated_shapes, approximated_parts, animated_tex, external_tex;
 } gbuild;
 
 static const char *name_or(const niff_file *f, uint32_t idx, ra_arena *ar, const char *prefix, uint32_t i)
@@ -153,9 +153,14 @@ static int32_t texture_of(gbuild *b, uint32_t ti)
 static int32_t material_of(gbuild *b, uint32_t mi, bool double_sided, bool textured)
 {
     const niff_mat *m = &b->f->geo.mats[mi];
-    textured = textured && m->tex.n && m->tex.v[0] != NIFF_NONE;
+    /* a Tex whose image is in another file: the material goes without it */
+    const bool has_tex = m->tex.n && m->tex.v[0] != NIFF_NONE;
+    const niff_tex *ext = has_tex && b->f->geo.texs[m->tex.v[0]].external ? &b->f->geo.texs[m->tex.v[0]] : NULL;
+    textured = textured && has_tex && !ext;
     int32_t *slot = &b->mat_map[4 * (size_t)mi + 2u * double_sided + textured];
     if (*slot >= 0) return *slot;
+    b->external_tex += ext != NULL;
+    const char *ext_name = ext ? name_or(b->f, ext->name_index, b->ar, "tex", m->tex.v[0]) : NULL;
     ra_scene *s = b->s;
     int32_t tex = -1;
     if (textured && (tex = texture_of(b, m->tex.v[0])) < 0) return -2;
@@ -178,7 +183,8 @@ static int32_t material_of(gbuild *b, uint32_t mi, bool double_sided, bool textu
         !ra_meta_set_int(ar, &rm->meta, "niff.mat_color_type", m->color_type[0]) ||
         !ra_meta_set_int(ar, &rm->meta, "niff.mat_alpha_type", m->alpha_type[0]) ||
         (m->has_diffuse &&
-         !ra_meta_set_vec3(ar, &rm->meta, "niff.diffuse", ra_v3(m->diffuse[0], m->diffuse[1], m->diffuse[2])))) {
+         !ra_meta_set_vec3(ar, &rm->meta, "niff.diffuse", ra_v3(m->diffuse[0], m->diffuse[1], m->diffuse[2]))) ||
+        (ext && (!ext_name || !ra_meta_set_string(ar, &rm->meta, "niff.external_texture", ext_name)))) {
         ra_fail_nomem(b->err, FMT);
         return -2;
     }
@@ -721,5 +727,10 @@ ra_status niff_build_geometry(ra_document *doc, const niff_file *f, const int32_
                       "the shape's object",
                       b.approximated_parts);
     if (b.animated_tex) ra_scene_warn(s, "%zu animated texture(s): their first image is exported", b.animated_tex);
+    if (b.external_tex)
+        ra_scene_warn(s,
+                      "%zu material(s) use a texture whose image is in another file (not read): they are exported "
+                      "untextured, the texture's name in their metadata (niff.external_texture)",
+                      b.external_tex);
     return RA_OK;
 }

@@ -799,17 +799,20 @@ static bool read_tex(rd *r, const item_span *it, bool v2, niff_tex *t)
         nimg = u32(r, a + 16, ae, "img_num");
         if (failed(r)) return false;
         uint64_t words = 3ull * ns + 3ull * no + 2ull * nimg;
-        if (nimg == 0 || words > (area - 20) / 4)
+        if (words > (area - 20) / 4)
             return bad(r, a + 16, "img_num", "%llu images (and their keys) do not fit the %llu bytes of TexDataArea",
                        nimg, area);
-        t->img_index = u32(r, a + 20 + 4 * (3ull * ns + 3ull * no + nimg), ae, "img_index");
+        /* no image here: the Tex's images are in another file */
+        t->img_index = nimg ? u32(r, a + 20 + 4 * (3ull * ns + 3ull * no + nimg), ae, "img_index") : NIFF_NONE;
     }
+    /* an image in another file: tex_img_index NONE (the SDK's TexList page) */
+    t->external = t->img_index == NIFF_NONE;
     if (!view_ext(r, b + 44, ae, end)) return false;
     if (v2 && nx >= 20) { /* filter, perspective, mipmap level, use_color_palette, external image count, arrays */
         t->has_filter = true;
         t->filter = u32(r, ae, end, "tex_filter");
         t->use_palette = u32(r, ae + 12, end, "use_color_palette") == 1;
-        if (t->use_palette) {
+        if (t->use_palette && nimg) { /* (an animated Tex of no image here has no palette arrays) */
             if (nx < 20 + 8ull * nimg)
                 return bad(r, ae + 12, "use_color_palette", "the palette arrays (%llu images) do not fit %llu bytes",
                            nimg, nx);
@@ -1348,6 +1351,7 @@ static bool check_views(rd *r, const niff_file *f)
     for (uint32_t i = 0; i < g->tex_count; i++) {
         const niff_tex *t = &g->texs[i];
         if (!index_ok(r, t->name_index, f->name_count, t->offset + 16, "tex_name_index", "NameList")) return false;
+        if (t->external) continue; /* its image is not in this file: nothing here to check */
         if (t->use_palette) {
             if (t->img_index >= g->ciimg_count)
                 return bad(r, t->area + 24, "tex_img_index", "colour-indexed image %llu, but the CiImgList has %llu",

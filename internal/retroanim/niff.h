@@ -310,7 +310,8 @@ typedef struct niff_mat {
 typedef struct niff_tex {
     uint32_t name_index, type, wrap_s, wrap_t, anim;
     uint32_t img_w, img_h, img_index; /* the still image (animated: the first) */
-    bool use_palette;                 /* NIFF 2: img_index names a CiImg */
+    bool external;    /* img_index NIFF_NONE (an animated Tex: no image): the image is in another file */
+    bool use_palette; /* NIFF 2: img_index names a CiImg */
     uint32_t palette_index, tlut_bank;
     bool has_filter;
     uint32_t filter;
