@@ -4,9 +4,12 @@
  * broken fixtures refused with the field and offset make_big.py computed;
  * mutations of ships.big (TOC fields, names, sizes) refused or warned about.
  * usage: test_big ARCHIVES_DIR HOMEWORLD_DIR */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ra_fixture.h"
 #include "retroanim/ra_archive_internal.h"
@@ -587,6 +590,90 @@ static void check_geo(void)
     free(d), free(geo), free(mad);
 }
 
+/* ---- a loose .mad in an extracted data folder: R1/GeoShip.MAD with its
+ * meshes in R1/GeoShip/Rl0/LOD<n>/ (the game's layout) ---- */
+static bool put_file(const char *root, const char *rel, const uint8_t *d, size_t n)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", root, rel);
+    for (char *q = p + strlen(root) + 1; (q = strchr(q, '/')) != NULL; q++) {
+        *q = 0;
+        mkdir(p, 0755);
+        *q = '/';
+    }
+    FILE *f = fopen(p, "wb");
+    bool ok = f && fwrite(d, 1, n, f) == n;
+    if (f) ok = fclose(f) == 0 && ok;
+    return ok;
+}
+
+static void ship_folder(void)
+{
+    size_t gn = 0, mn = 0;
+    uint8_t *geo = fx_slurp(g_hw, "geo_ship.geo", &gn), *mad = fx_slurp(g_hw, "geo_ship.mad", &mn);
+    char root[] = "/tmp/ra_ship_XXXXXX", loose[4096], madp[4096];
+    CHECK(geo && mad && mkdtemp(root), "ship folder: fixtures and a folder");
+    snprintf(loose, sizeof loose, "%s/geo_ship.mad", g_hw);
+    snprintf(madp, sizeof madp, "%s/R1/GeoShip.MAD", root);
+    ra_document *ref = geo && mad ? load_geo_opt(mad, mn, loose, NULL) : NULL;
+    CHECK(ref && put_file(root, "R1/GeoShip.MAD", mad, mn), "ship folder: the .mad");
+    /* each step adds one file; the geometry the .mad then takes, and from where
+     * (a file of another stem and one four folders down are never taken) */
+    const struct {
+        const char *add, *want, *source;
+    } steps[] = {
+        {"R1/GeoShip/a/b/c/GeoShip.geo", NULL, "none"},
+        {"R1/GeoShip/Rl0/LOD0/Other.geo", NULL, "none"},
+        {"R1/GeoShip/Rl0/LOD1/geoship.PEO", "R1/GeoShip/Rl0/LOD1/geoship.PEO", "ship_folder"},
+        {"R1/GeoShip/Rl0/LOD0/GeoShip.peo", "R1/GeoShip/Rl0/LOD0/GeoShip.peo", "ship_folder"},
+        {"R1/GeoShip/Rl0/LOD0/GEOSHIP.GEO", "R1/GeoShip/Rl0/LOD0/GEOSHIP.GEO", "ship_folder"},
+        {"R1/GeoShip/GeoShip.peo", "R1/GeoShip/GeoShip.peo", "ship_folder"},
+        {"R1/geoship.geo", "R1/geoship.geo", "sibling"},
+    };
+    for (size_t k = 0; ref && k < sizeof steps / sizeof steps[0]; k++) {
+        CHECK(put_file(root, steps[k].add, geo, gn), "ship folder: write %s", steps[k].add);
+        ra_document *doc = load_geo_opt(mad, mn, madp, NULL);
+        if (!doc) continue;
+        char expect[4096];
+        snprintf(expect, sizeof expect, "%s/%s", root, steps[k].want ? steps[k].want : "");
+        const char *got = meta_s(&doc->scene.meta, "homeworld.geo"),
+                   *src = meta_s(&doc->scene.meta, "homeworld.geo_source");
+        CHECK(!strcmp(src, steps[k].source) && (!steps[k].want || !strcmp(got, expect)),
+              "ship folder, after %s: geometry %s from %s (want %s from %s)", steps[k].add, got, src,
+              steps[k].want ? steps[k].want : "-", steps[k].source);
+        if (steps[k].want) {
+            same_scene(doc, ref, "ship folder vs the loose geo_ship.mad");
+            same_meshes(doc, ref, "ship folder vs the loose geo_ship.mad");
+        } else {
+            CHECK(doc->scene.mesh_count == 0, "ship folder, after %s: no meshes", steps[k].add);
+        }
+        ra_document_free(doc);
+    }
+    for (size_t k = sizeof steps / sizeof steps[0]; k-- > 0;) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", root, steps[k].add);
+        unlink(p);
+    }
+    snprintf(madp, sizeof madp, "%s/R1/GeoShip.MAD", root);
+    unlink(madp);
+    const char *dirs[] = {"R1/GeoShip/a/b/c",
+                          "R1/GeoShip/a/b",
+                          "R1/GeoShip/a",
+                          "R1/GeoShip/Rl0/LOD0",
+                          "R1/GeoShip/Rl0/LOD1",
+                          "R1/GeoShip/Rl0",
+                          "R1/GeoShip",
+                          "R1",
+                          ""};
+    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", root, dirs[k]);
+        rmdir(p);
+    }
+    ra_document_free(ref);
+    free(geo), free(mad);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -603,6 +690,7 @@ int main(int argc, char **argv)
     check_long();
     check_hw2();
     check_geo();
+    ship_folder();
     check_broken("big_bad_toc.big", true, 0, RA_ERR_TRUNCATED, "numFiles", 7);
     check_broken("big_bad_lzss.big", false, 1, RA_ERR_TRUNCATED, "data", 1267);
     check_broken("big_bad_ref.big", false, 1, RA_ERR_BAD_VALUE, "data", 978);

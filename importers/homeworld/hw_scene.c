@@ -862,23 +862,74 @@ static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
     return RA_OK;
 }
 
-/* The .geo / .peo: --option geo=PATH (none: without), else a sibling with
- * the .mad's stem and extension .geo, then .peo, in any case. */
-static bool find_geo(const char *mad, char *out, size_t out_size)
+/* A ship geometry found under a folder: the .mad's stem with .geo or .peo
+ * (any case), the shallowest, then the first path ignoring case (LOD0
+ * before LOD1), a .geo before a .peo at the same place: the rule of the
+ * .big's pairing (hw_big.c). */
+typedef struct geo_search {
+    const char *stem;
+    size_t stem_len;
+    char best[4096];
+    int best_depth;
+    size_t dirs_left; /* folders that may still be opened */
+} geo_search;
+
+static bool geo_better(const geo_search *g, const char *path, int depth)
 {
-    if (!mad || !*mad) return false;
+    if (!g->best[0] || depth != g->best_depth) return !g->best[0] || depth < g->best_depth;
+    size_t n = strlen(path), bn = strlen(g->best);
+    int c = strncasecmp(path, g->best, (n < bn ? n : bn) - 4);
+    if (c == 0 && n != bn) c = n < bn ? -1 : 1;
+    return c < 0 || (c == 0 && !strcasecmp(path + n - 4, ".geo") && strcasecmp(g->best + bn - 4, ".geo"));
+}
+
+/* dir (a path of at most 4095 bytes) and, below depth 3, its folders */
+static void geo_walk(geo_search *g, const char *dir, int depth)
+{
+    if (!g->dirs_left) return;
+    g->dirs_left--;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        int k = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (k <= 0 || (size_t)k >= sizeof path || stat(path, &sb) != 0) continue;
+        size_t n = strlen(e->d_name);
+        if (S_ISREG(sb.st_mode) && n == g->stem_len + 4 && !strncasecmp(e->d_name, g->stem, g->stem_len) &&
+            (!strcasecmp(e->d_name + n - 4, ".geo") || !strcasecmp(e->d_name + n - 4, ".peo")) &&
+            geo_better(g, path, depth)) {
+            memcpy(g->best, path, (size_t)k + 1);
+            g->best_depth = depth;
+        } else if (S_ISDIR(sb.st_mode) && depth < 3) {
+            geo_walk(g, path, depth + 1); /* bounded: depth 3, dirs_left folders */
+        }
+    }
+    closedir(d);
+}
+
+/* The .geo / .peo: --option geo=PATH (none: without), else one with the
+ * .mad's stem (any case): beside it, .geo before .peo; else in the game's
+ * layout of an extracted data folder, below a folder named like the stem
+ * (R1/Probe.MAD and R1/Probe/rl0/LOD0/Probe.geo), the shallowest, then the
+ * first path ignoring case, at most 3 folders down and 256 folders read. */
+static int find_geo(const char *mad, char *out, size_t out_size)
+{
+    if (!mad || !*mad) return 0;
     const char *slash = strrchr(mad, '/');
     const char *base = slash ? slash + 1 : mad;
     const char *dot = strrchr(base, '.');
     size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     char dir[4096];
     size_t dl = slash ? (size_t)(slash - mad) : 0;
-    if (dl + 2 > sizeof dir) return false;
+    if (dl + 2 > sizeof dir) return 0;
     if (slash) memcpy(dir, mad, dl ? dl : 1), dir[dl ? dl : 1] = 0;
     else strcpy(dir, ".");
     for (int want = 0; want < 2; want++) {
         DIR *d = opendir(dir);
-        if (!d) return false;
+        if (!d) return 0;
         struct dirent *e;
         bool found = false;
         while (!found && (e = readdir(d)) != NULL) {
@@ -891,9 +942,26 @@ static bool find_geo(const char *mad, char *out, size_t out_size)
             found = k > 0 && (size_t)k < out_size && stat(out, &sb) == 0 && S_ISREG(sb.st_mode);
         }
         closedir(d);
-        if (found) return true;
+        if (found) return 1;
     }
-    return false;
+    /* the ship's folder beside the .mad, named like its stem (any case) */
+    geo_search g = {base, stem, {0}, 0, 256};
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *e;
+    char sub[4096];
+    while ((e = readdir(d)) != NULL) {
+        int k = snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+        struct stat sb;
+        if (strlen(e->d_name) != stem || strncasecmp(e->d_name, base, stem) || k <= 0 || (size_t)k >= sizeof sub ||
+            stat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        geo_walk(&g, sub, 1);
+    }
+    closedir(d);
+    if (!g.best[0] || strlen(g.best) >= out_size) return 0;
+    memcpy(out, g.best, strlen(g.best) + 1);
+    return 2;
 }
 
 /* The .geo bytes (a file's, or the archive's entry) read into b->geo. */
@@ -945,10 +1013,11 @@ static ra_status hw_find_geo(hw_build *b, ra_error *err)
         rs = load_geo(b, opt, &e);
         b->geo_source = "option";
     } else {
-        if (d->in_archive || !find_geo(d->filename, path, sizeof path)) return RA_OK;
+        int where = d->in_archive ? 0 : find_geo(d->filename, path, sizeof path);
+        if (!where) return RA_OK;
         what = path;
         rs = load_geo(b, path, &e);
-        b->geo_source = "sibling";
+        b->geo_source = where == 1 ? "sibling" : "ship_folder";
     }
     if (rs == RA_OK) return RA_OK;
     if (given) return ra_fail_wrap(err, &e, "homeworld_geo", e.offset, "geo", "geometry %s", what);
@@ -1280,8 +1349,8 @@ static int hw_detect(const uint8_t *d, size_t n) { return n >= 8 && !memcmp(d, H
 static const ra_option_decl hw_options[] = {
     {"sample_rate", RA_OPT_DOUBLE, 0, 100000, true, NULL, "60", "how often the TCB spline is sampled (Hz)"},
     {"geo", RA_OPT_PATH, 0, 0, false, NULL, "searched",
-     "the ship's .geo/.peo geometry (default: the sibling of the same stem, or in a .big the entry of that stem), or "
-     "none"},
+     "the ship's .geo/.peo geometry (default: the sibling of the same stem, else one in the ship's LOD folders "
+     "(R1/Probe/rl0/LOD0/ for R1/Probe.mad), or in a .big the entry of that stem), or none"},
     {"space", RA_OPT_ENUM, 0, 0, false, "ship|lightwave", "ship",
      "ship: the game's ship frame; lightwave: the raw LightWave values"},
 };
