@@ -977,12 +977,11 @@ static ra_status use_geo(hw_build *b, const uint8_t *data, size_t size, const ch
 
 static ra_status load_geo(hw_build *b, const char *path, ra_error *err)
 {
-    uint8_t *data = NULL;
-    size_t size = 0;
-    ra_status rs = ra_read_file_max(path, ra_max_file_size(&b->doc->options), &data, &size, err);
+    ra_file_bytes f;
+    ra_status rs = ra_file_bytes_get(path, ra_max_file_size(&b->doc->options), &f, err);
     if (rs != RA_OK) return rs;
-    rs = use_geo(b, data, size, path, err);
-    ra_free(data);
+    rs = use_geo(b, f.data, f.size, path, err);
+    ra_file_bytes_free(&f);
     return rs;
 }
 

@@ -345,11 +345,10 @@ ra_status lego_wdb_bind(ra_document *doc, const lego_ani *a, const lego_node *co
         if (nomem) return ra_fail_nomem(err, FMT);
         if (!path) return RA_OK; /* no WDB: the animation alone, as always */
     }
-    uint8_t *data = NULL;
-    size_t size = 0;
+    ra_file_bytes f;
     ra_error e;
     ra_error_clear(&e);
-    if (ra_read_file_max(path, ra_max_file_size(&doc->options), &data, &size, &e) != RA_OK) {
+    if (ra_file_bytes_get(path, ra_max_file_size(&doc->options), &f, &e) != RA_OK) {
         if (e.code == RA_ERR_NO_MEMORY) return ra_fail_nomem(err, FMT);
         return ra_fail_wrap(err, &e, FMT, RA_NO_OFFSET, "wdb", "%s", path);
     }
@@ -357,10 +356,10 @@ ra_status lego_wdb_bind(ra_document *doc, const lego_ani *a, const lego_node *co
     binder b = {doc, NULL, ar, &e, NULL, 0, LEGO_DEFAULT_MAX_DEPTH, {0}};
     ra_scene *s = &doc->scene;
     size_t meshes = s->mesh_count, materials = s->material_count, textures = s->texture_count;
-    ra_status st = lego_wdb_open(data, size, ar, world, s, &b.w, &e);
+    ra_status st = lego_wdb_open(f.data, f.size, ar, world, s, &b.w, &e);
     if (st == RA_OK) st = bind_all(&b, a, node_of, native);
     if (b.w) lego_wdb_close(b.w);
-    ra_free(data);
+    ra_file_bytes_free(&f);
     if (st != RA_OK) {
         if (e.code == RA_ERR_NO_MEMORY) return ra_fail_nomem(err, FMT);
         if (opt) return ra_fail_wrap(err, &e, FMT, RA_NO_OFFSET, "wdb", "%s", path);

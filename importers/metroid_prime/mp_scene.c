@@ -715,12 +715,11 @@ static ra_status mp_to_scene(ra_document *doc, ra_error *err)
 /* ---- read -------------------------------------------------------------------------------------------- */
 static ra_status load_cinf(ra_document *doc, mp_doc *d, const char *path, ra_error *err)
 {
-    uint8_t *data = NULL;
-    size_t size = 0;
-    ra_status st = ra_read_file_max(path, ra_max_file_size(&doc->options), &data, &size, err);
+    ra_file_bytes f;
+    ra_status st = ra_file_bytes_get(path, ra_max_file_size(&doc->options), &f, err);
     if (st == RA_OK) {
-        st = mp_cinf_read(data, size, 0, doc->arena, &d->cinf, err);
-        ra_free(data);
+        st = mp_cinf_read(f.data, f.size, 0, doc->arena, &d->cinf, err);
+        ra_file_bytes_free(&f);
     }
     if (st != RA_OK) return st;
     d->has_cinf = true;
@@ -748,17 +747,16 @@ static ra_status read_part(ra_document *doc, mp_character *ch, bool skin, const 
 
 static ra_status read_part_file(ra_document *doc, mp_character *ch, bool skin, const char *path, ra_error *err)
 {
-    uint8_t *data = NULL;
-    size_t size = 0;
+    ra_file_bytes f;
     ra_error e;
     ra_error_clear(&e);
-    ra_status st = ra_read_file_max(path, ra_max_file_size(&doc->options), &data, &size, &e);
+    ra_status st = ra_file_bytes_get(path, ra_max_file_size(&doc->options), &f, &e);
     if (st != RA_OK)
         return ra_fail_wrap(err, &e, skin ? "metroid_cskr" : FMT_CMDL, e.offset, skin ? "cskr" : "cmdl", "%s %s",
                             skin ? "skin" : "model", path);
     const char *name = ra_arena_strndup(doc->arena, path, strlen(path));
-    st = name ? read_part(doc, ch, skin, data, size, name, err) : ra_fail_nomem(err, FMT);
-    ra_free(data);
+    st = name ? read_part(doc, ch, skin, f.data, f.size, name, err) : ra_fail_nomem(err, FMT);
+    ra_file_bytes_free(&f);
     return st;
 }
 
