@@ -596,7 +596,7 @@ static bool read_vgroup(rd *r, const item_span *it, uint32_t tag, uint32_t comps
     g->comps = comps;
     g->offset = b;
     g->v = ra_arena_array(r->ar, (size_t)n * comps, sizeof *g->v);
-    if (!g->v && n) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "records", "out of memory") == RA_OK;
+    if (!g->v) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "records", "out of memory") == RA_OK;
     for (uint64_t k = 0; k < (uint64_t)n * comps; k++) g->v[k] = ffin(r, b + hs + 4 * k, end, "record");
     return !failed(r);
 }
@@ -1094,7 +1094,7 @@ static bool read_weight_group(rd *r, const item_span *it, niff_vgroup *g)
         item_span *it_ = list_items(r, off, end, MIN, &n_, &ext_);                                                     \
         if (!it_) return false;                                                                                        \
         TYPE *v_ = ra_arena_array(r->ar, n_, sizeof *v_);                                                              \
-        if (!v_ && n_) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, off, "items", "out of memory") == RA_OK;          \
+        if (!v_) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, off, "items", "out of memory") == RA_OK;                \
         for (uint32_t i = 0; i < n_; i++) {                                                                            \
             TYPE *item = &v_[i];                                                                                       \
             const item_span *span = &it_[i];                                                                           \
