@@ -347,6 +347,29 @@ static void deform_corner(const source *src, uint32_t tri, int c, cval *out)
     set_uv(out, ref_group(g->st, g->st_count, p->st), v->st);
     const niff_vgroup *vc = ref_group(g->vtx_color, g->vtx_color_count, p->vtx_color[0]);
     if (vc && v->vtx_color < vc->count) set_color(out, vc, v->vtx_color, SRC_VTX);
+    /* the triangle's own normal and colour where the vertex has none (vertex before triangle, as in a TriGroup):
+     * the first TriNvGroup / TriColorGroup of the triangle's part (kind_for_tri, part_for_tri), the normal turned
+     * by that part's first node's rest world matrix */
+    int tk = part_kind(t->part_kind, src->d->cluster);
+    const niff_envpart *tp = tk >= 0 && t->part < src->d->part_count[tk] ? &src->d->parts[tk][t->part] : NULL;
+    if (tp && tp->group_count) {
+        /* a source per part: equal indices into two parts' groups are different values */
+        uint32_t tsrc = SRC_TRI + 2u * ((uint32_t)tk + NIFF_PART_KINDS * t->part);
+        const float *tn =
+            out->has & HAS_NV ? NULL : normal_at(ref_group(g->tri_nv, g->tri_nv_count, tp->tri_nv[0]), t->tri_nv);
+        if (tn) {
+            const ra_mat4 *m = &src->world[src->part_node[tk][src->part_base[tk][t->part]]];
+            double r3[3];
+            for (int r = 0; r < 3; r++) r3[r] = m->m[r][0] * tn[0] + m->m[r][1] * tn[1] + m->m[r][2] * tn[2];
+            double tl = sqrt(r3[0] * r3[0] + r3[1] * r3[1] + r3[2] * r3[2]);
+            if (tl > 1e-12) {
+                float fn[3] = {(float)(r3[0] / tl), (float)(r3[1] / tl), (float)(r3[2] / tl)};
+                set_normal(out, fn, tsrc, t->tri_nv);
+            }
+        }
+        const niff_vgroup *tc = ref_group(g->tri_color, g->tri_color_count, tp->tri_color[0]);
+        if (!(out->has & HAS_COL) && tc && t->tri_color < tc->count) set_color(out, tc, t->tri_color, tsrc);
+    }
     /* the four largest weights, as skin joints */
     uint32_t order[4] = {0, 0, 0, 0}, used = 0;
     bool taken[64] = {false};

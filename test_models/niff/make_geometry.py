@@ -1811,6 +1811,31 @@ def deform_meshes(sc, geo, nodes, shape_node, si, sh, meshes, used_names):
         corners = [(cn, deform_vertex(sc, geo, nodes, rest, shape_node,
                                       kinds[cn[0]][cn[1]], cn))
                    for cn in t.corners]
+        # the triangle's own normal and colour where a corner has none
+        # (RULES: vertex before triangle): the first TriNvGroup /
+        # TriColorGroup of the triangle's part, the normal turned by that
+        # part's first node at rest
+        tps = kinds.get(t.part[0], [])
+        tp = tps[t.part[1]] if t.part[1] < len(tps) else None
+        for cn, v in corners:
+            v['nkey'] = ('vtx', cn[4])
+            v['ckey'] = ('vtx', cn[5])
+            if tp is None:
+                continue
+            gi = tp.groups['tri_nv'][0]
+            vals = geo.tri_nvs[gi].vals if gi < len(geo.tri_nvs) else []
+            if v['n'] is None and t.tri_nv < len(vals) and \
+                    mf.v_len(vals[t.tri_nv]) >= 1e-12:
+                node = node_of(sc, nodes, tp.nodes[0][0], tp.nodes[0][1],
+                               shape_node)
+                assert is_rigid(rest[node]), 'a scaled node with normals'
+                v['n'] = normalized(m_linear(rest[node], vals[t.tri_nv]))
+                v['nkey'] = ('tri', t.part, t.tri_nv)
+            gi = tp.groups['tri_color'][0]
+            cols = geo.tri_colors[gi].vals if gi < len(geo.tri_colors) else []
+            if v['c'] is None and t.tri_color < len(cols):
+                v['c'] = cols[t.tri_color]
+                v['ckey'] = ('tri', t.part, t.tri_color)
         has_uv = all(v['uv'] is not None for cn, v in corners)
         has_n = all(v['n'] is not None for cn, v in corners)
         has_c = all(v['c'] is not None for cn, v in corners)
@@ -1826,8 +1851,8 @@ def deform_meshes(sc, geo, nodes, shape_node, si, sh, meshes, used_names):
         for cn, v in corners:
             # a vertex: (part kind, part index, vtx) and its attribute sources
             vkey = (cn[0], cn[1], cn[2], cn[3] if has_uv else None,
-                    ('vtx', cn[4]) if has_n else None,
-                    ('vtx', cn[5]) if has_c else None)
+                    v['nkey'] if has_n else None,
+                    v['ckey'] if has_c else None)
             if vkey not in m.verts:
                 m.verts.append(vkey)
                 m.values.append((v['pos'], v['uv'] if has_uv else None,
@@ -2446,6 +2471,27 @@ def cluster():
     return sc, geo
 
 
+def cluster_tri():
+    """cluster() with per-triangle normals and colours: the foot's Cluster
+    has a TriNvGroup instead of vertex normals, the thigh's and the foot's a
+    TriColorGroup, and the ClusterTris on them name a triangle normal and
+    colour, which the corners without their own take."""
+    sc, geo = cluster()
+    cs = geo.clusters[0]
+    CL = TAG_CLUSTER
+    cs.clusters[1] = full_part((NODE_OBJ, 1), 1, st=0, vtx_nv=1, tri_color=0,
+                               tag=CL)
+    cs.clusters[2] = full_part((NODE_OBJ, 2), 2, st=1, tri_nv=0, tri_color=1,
+                               tag=CL)
+    for k, (nv, col) in enumerate([(NOLINK, NOLINK), (NOLINK, NOLINK),
+                                   (NOLINK, 0), (NOLINK, 1), (1, 0), (0, 1)]):
+        cs.tris[k].tri_nv, cs.tris[k].tri_color = nv, col
+    geo.tri_colors = [AttrGroup([(0.9, 0.1, 0.2, 1), (0.2, 0.3, 0.8, 0.5)]),
+                      AttrGroup([(0.1, 0.6, 0.3, 1), (0.7, 0.7, 0.1, 1)])]
+    geo.tri_nvs = [AttrGroup([(0, 0, 1), (0, 3, 4)])]
+    return sc, geo
+
+
 # --- requests, broken files ------------------------------------------------------------
 
 POSES = {
@@ -2461,11 +2507,12 @@ POSES = {
                      for f in CLUSTER_FRAMES],
 }
 # the frames of the expect-skinned lines
-SKIN_FRAMES = {'envelope.niff': ENV_FRAMES, 'cluster.niff': CLUSTER_FRAMES}
+SKIN_FRAMES = {'envelope.niff': ENV_FRAMES, 'cluster.niff': CLUSTER_FRAMES,
+               'cluster_tri.niff': CLUSTER_FRAMES}
 
 GOOD = [('geometry.niff', geometry), ('textures.niff', textures),
         ('ci_palette.niff', ci_palette), ('envelope.niff', envelope),
-        ('cluster.niff', cluster)]
+        ('cluster.niff', cluster), ('cluster_tri.niff', cluster_tri)]
 
 # (file, base, what, mark, relative offset, new value): one u32 changed
 BROKEN = [
@@ -2530,7 +2577,8 @@ FILES = {'geometry.niff': 'ok', 'textures.niff': 'ok', 'ci_palette.niff': 'ok',
          'bad_tri_vertex.niff': 'bad', 'bad_teximg_size.niff': 'bad',
          'bad_ci_index.niff': 'bad', 'bad_shape_link.niff': 'bad',
          'bad_vtx_count.niff': 'bad', 'envelope.niff': 'ok',
-         'cluster.niff': 'ok', 'bad_envelope_node.niff': 'bad',
+         'cluster.niff': 'ok', 'cluster_tri.niff': 'ok',
+         'bad_envelope_node.niff': 'bad',
          'bad_envelope_part.niff': 'bad', 'bad_cluster_vertex.niff': 'bad'}
 
 
@@ -2865,9 +2913,27 @@ def check_hand_num(lines):
             (fname, prefix, have, want)
 
 
+def hand_cluster_tri(sc, geo):
+    # the foot's rest rotation: hip ry 0.2, thigh rx 0.3, foot rz 0.1 at frame 0
+    rot = mf.mm3(mf.mm3(mf.ry3(0.2), mf.rx3(0.3)), mf.rz3(0.1))
+    n = mf.mv3(rot, (0, 0.6, 0.8))
+    HAND_NUM.append(('cluster_tri.niff', 'expect-triangle mesh=bird_shape index=1 ',
+                     'n', 0, n))
+    return [
+        'Hand evaluation (RULES "Geometry": vertex before triangle):',
+        '  ClusterTri 4 lies on Cluster 2 (foot), which has no vertex normals: its corners take',
+        '    the triangle normal, TriNvGroup 0 record 1 (0,3,4) -> (0,0.6,0.8), turned by the foot\'s',
+        '    rest rotation Ry(0.2) Rx(0.3) Rz(0.1) (hip, thigh, foot at frame 0) = %s,' % mf.fmt_list(n),
+        '    and the triangle colour, TriColorGroup 1 record 0 (0.1,0.6,0.3,1).',
+        '  ClusterTri 5 (cluster_for_tri 2): the hip corner keeps its vertex colour and normal, the',
+        '    foot corner takes the triangle\'s normal (0,0,1) turned and colour (0.7,0.7,0.1,1), the',
+        '    thigh corner (vertex normal, no vertex colour) the colour only.',
+    ]
+
+
 HANDWORK = {'geometry.niff': hand_geometry, 'textures.niff': hand_textures,
             'ci_palette.niff': hand_ci, 'envelope.niff': hand_envelope,
-            'cluster.niff': hand_cluster}
+            'cluster.niff': hand_cluster, 'cluster_tri.niff': hand_cluster_tri}
 
 
 # --- prose --------------------------------------------------------------------------------
@@ -3077,6 +3143,25 @@ three levels of an animated hierarchy, rest positions and normals in the
 root's space, colours from one cluster only (dropped on stitching
 triangles), a Part material by ClusterTri index, one skin (hip, thigh,
 foot), world positions of every corner at frames 0, 5, 10, 20.''')
+PROSE['cluster_tri.niff'] = ('NIFF 2, deformable geometry: cluster.niff with triangle normals and colours', '''
+How it was made: make_geometry.py, cluster_tri() packed by pack_geo_file():
+cluster() with these changes.
+  Cluster 1 (thigh): VtxNvGroup 1, TriColorGroup 0 (no vertex colours)
+  Cluster 2 (foot):  no VtxNvGroup, TriNvGroup 0, TriColorGroup 1
+  TriColorGroup 0: (0.9,0.1,0.2,1) (0.2,0.3,0.8,0.5)
+  TriColorGroup 1: (0.1,0.6,0.3,1) (0.7,0.7,0.1,1)
+  TriNvGroup 0:    (0,0,1) (0,3,4)
+  ClusterTris (triangle's cluster; tri_nv, tri_color): 0 C0 (-, -)
+  1 C0 (-, -)  2 C1 (-, 0)  3 C1 (-, 1)  4 C2 (1, 0)  5 C2 (0, 1)
+''' + COMMON + '''
+
+What it covers: RULES "Deformable geometry" with "vertex before triangle"
+(RULES "Geometry"): a corner without its own normal or colour takes the
+triangle's, from the first TriNvGroup / TriColorGroup of the triangle's
+cluster (ClusterTri cluster_for_tri), the normal turned by that cluster's
+object at rest; triangles 0 and 1 on the hip's cluster keep what they had,
+the thigh's triangles get colours, the foot's normals and colours, and
+triangle 5 mixes a vertex colour (hip) with triangle values.''')
 
 BASES = {
     'envelope': 'envelope.niff (its .txt describes it): NIFF 2, one Envelope '
