@@ -275,6 +275,8 @@ static void run_fixture(const char *name)
             fx_check_pose_line_ex(doc, line, name, TOL, sampling_tol);
         } else if (!strncmp(line, "expect-mesh ", 12)) {
             check_mesh_line(s, line, name);
+        } else if (sscanf(line, "expect-meshes %ld", &n) == 1) {
+            CHECK((long)s->mesh_count == n, "%s: %zu meshes, expected %ld", name, s->mesh_count, n);
         } else if (!strncmp(line, "expect-rest ", 12)) {
             check_rest_line(doc, line, name);
         } else if (!strncmp(line, "expect-warning ", 15)) {

@@ -772,6 +772,25 @@ static ra_status hw_geo_nodes(hw_build *b, ra_error *err)
 
 static float unit8(uint32_t rgb, int shift) { return (float)((rgb >> shift) & 0xFFu) / 255.0f; }
 
+/* The objects the game draws: object 0, its sister chain, and everything
+ * below them (meshRender; LWExport gives roots no sisters, so a second
+ * parent-less object is not drawn).  NULL: out of memory. */
+static bool *drawn_objects(ra_arena *ar, const hw_geo *g)
+{
+    uint32_t n = g->object_count;
+    bool *start = ra_arena_array(ar, n + 1, sizeof *start), *drawn = ra_arena_array(ar, n + 1, sizeof *drawn);
+    if (!start || !drawn) return NULL;
+    for (int32_t i = n ? 0 : -1, steps = 0; i >= 0 && !start[i] && steps < (int32_t)n;
+         i = g->objects[i].sister, steps++)
+        start[i] = true;
+    for (uint32_t i = 0; i < n; i++) { /* itself or an ancestor drawn from (the reader refused mother cycles) */
+        int32_t at = (int32_t)i;
+        for (uint32_t steps = 0; at >= 0 && !drawn[i] && steps <= n; steps++, at = g->objects[at].mother)
+            drawn[i] = start[at];
+    }
+    return drawn;
+}
+
 /* Materials (diffuse colour, two-sided; the .lif texture only named) and one
  * mesh per object and material, three vertices per triangle (UVs are per corner). */
 static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
@@ -802,13 +821,27 @@ static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
             return ra_fail_nomem(err, FMT);
     }
     s->material_count = nm;
-    /* count the meshes: (object, material) pairs with triangles */
-    size_t nmesh = 0;
+    /* count the meshes: (object, material) pairs with triangles, of the objects the game draws */
+    bool *drawn = drawn_objects(ar, g);
+    if (!drawn) return ra_fail_nomem(err, FMT);
+    size_t nmesh = 0, hidden = 0;
+    for (uint32_t i = 0; i < g->object_count; i++) {
+        if (drawn[i]) continue;
+        hidden++;
+        if (!ra_meta_set_int(ar, &s->nodes[b->geo_node[i]].meta, "homeworld.geo_drawn", 0))
+            return ra_fail_nomem(err, FMT);
+    }
+    if (hidden)
+        ra_scene_warn(s,
+                      "%zu object(s) of the .geo are not drawn by the game (below a parent-less object other than "
+                      "object 0 and its sisters): they keep their nodes, without meshes",
+                      hidden);
     uint32_t *tri = ra_arena_array(ar, nm ? nm : 1, sizeof *tri);
     if (!tri) return ra_fail_nomem(err, FMT);
     for (size_t pass = 0; pass < 2; pass++) {
         for (uint32_t i = 0; i < g->object_count; i++) {
             const hw_geo_object *o = &g->objects[i];
+            if (!drawn[i]) continue;
             memset(tri, 0, (nm ? nm : 1) * sizeof *tri);
             for (int32_t k = 0; k < o->polygon_count; k++) tri[o->polygons[k].material]++;
             for (size_t mi = 0; mi < nm; mi++) {

@@ -41,13 +41,15 @@ FILES = {
     'homeworld2.mad': 'notdetected',
     'geo_ship.mad': 'geo',        # with its sibling geo_ship.geo
     'geo_sibling.mad': 'badgeo',  # its sibling .geo is broken: flat, with a warning
+    'geo_roots.mad': 'geo',       # a second parent-less object: its subtree is not drawn
 }
 GEO_TIMES = ('0', '0.25', '0.5', '1')
 
 
 def read_geo(data):
     """the .geo's objects as read back through its offsets: (name, mother index,
-    row-major localMatrix, {material: triangles}) -- docs/formats/homeworld.md"""
+    row-major localMatrix, {material: triangles}, sister index) --
+    docs/formats/homeworld.md"""
     import struct
 
     def cstr(off):
@@ -58,15 +60,33 @@ def read_geo(data):
         at = 68 + 112 * i
         name_off, = struct.unpack_from('<I', data, at)
         npoly, = struct.unpack_from('<i', data, at + 20)
-        po, mother = struct.unpack_from('<II', data, at + 32)
+        po, mother, _, sister = struct.unpack_from('<IIII', data, at + 32)
         col = struct.unpack_from('<16f', data, at + 48)
         M = [[col[c * 4 + r] for c in range(4)] for r in range(4)]
         tris = {}
         for k in range(npoly):
             mi, = struct.unpack_from('<H', data, po + 40 * k + 10)
             tris[mi] = tris.get(mi, 0) + 1
-        objs.append((cstr(name_off), (mother - 68) // 112 if mother else -1, M, tris))
+        objs.append((cstr(name_off), (mother - 68) // 112 if mother else -1, M, tris,
+                     (sister - 68) // 112 if sister else -1))
     return objs
+
+
+def drawn_objects(objs):
+    """the objects the game draws (meshRender): object 0, its sister chain and
+    everything below them"""
+    start, k = set(), 0 if objs else -1
+    while k >= 0 and k not in start:
+        start.add(k)
+        k = objs[k][4]
+    drawn = set()
+    for i in range(len(objs)):
+        k = i
+        while k >= 0 and k not in start:
+            k = objs[k][1]
+        if k >= 0:
+            drawn.add(i)
+    return drawn
 
 
 def geo_expectations(fname, m, info):
@@ -75,7 +95,7 @@ def geo_expectations(fname, m, info):
     names = [o.name for o in m.objs]
 
     def world(t, k):
-        name, mother, M, _ = objs[k]
+        name, mother, M, _, _ = objs[k]
         if name in names and mf.participates(m, names.index(name), 0):
             o = m.objs[names.index(name)]
             M = mf.local_matrix(mf.channels_at(o, m.anims[0].start + t))
@@ -89,10 +109,14 @@ def geo_expectations(fname, m, info):
     for t in GEO_TIMES:
         for k in range(len(objs)):
             L.append('expect-pose anim=0 t=%s node=%s world=%s' % (t, objs[k][0], mf.mat_str(world(float(t), k))))
-    for name, _, _, tris in objs:
-        for mi in sorted(tris):
+    drawn = drawn_objects(objs)
+    for k, (name, _, _, tris, _) in enumerate(objs):
+        for mi in sorted(tris) if k in drawn else ():
             L.append('expect-mesh name=%s.material%d node=%s vertices=%d triangles=%d material=material%d'
                      % (name, mi, name, 3 * tris[mi], tris[mi], mi))
+    L.append('expect-meshes %d' % sum(len(objs[k][3]) for k in drawn))
+    if len(drawn) < len(objs):
+        L.append('expect-warning not drawn by the game')
     return L
 
 

@@ -98,15 +98,15 @@ def mad():
         dict(name='Ghost', frames=[0, 30], x=[0, 0], y=[5, 5], z=[0, 0], h=[0, 0], p=[0, 0], b=[0, 0])])
 
 
-def world(m, t, node):
-    """node index in OBJS; the path matrix replaces the localMatrix of bound objects"""
+def world(m, t, node, objs=OBJS):
+    """node index in objs; the path matrix replaces the localMatrix of bound objects"""
     mad_names = [o.name for o in m.objs]
-    name, mother, M = OBJS[node]
+    name, mother, M = objs[node]
     if name in mad_names:
         j = mad_names.index(name)
         if mf.participates(m, j, 0):
             M = mf.local_matrix(mf.channels_at(m.objs[j], m.anims[0].start + t))
-    parent = mf.ROOT if mother < 0 else world(m, t, mother)
+    parent = mf.ROOT if mother < 0 else world(m, t, mother, objs)
     return mf.m4mul(parent, M)
 
 
@@ -178,6 +178,49 @@ def sibling_expect(m, info):
     return mf.expect_lines(m, info, []) + ['expect-warning could not be read']
 
 
+ROOTS_TXT = """geo_roots.mad + geo_roots.geo -- a .geo with a second parent-less object
+
+How it was made: make_geo.py: geo_roots.mad is geo_ship.mad; geo_roots.geo is
+geo_ship.geo with Turret's oMother (offset %d) set to 0, so Turret (and
+Barrel below it) hang from no object; Hull's oDaughter and the sister links
+are left as they were. The game draws object 0 (Hull), its sister chain (none:
+LWExport gives roots no sisters) and everything below them (meshRender;
+docs/formats/homeworld.md section 10), so Turret and Barrel are not drawn:
+their nodes stay (Turret under the root; the .mad still animates both), Barrel's
+two triangles are not exported, and a warning says so.
+Expected worlds: W = Rz(+90) * W(mother) * M with Turret's mother gone,
+computed by make_geo.py.
+
+"""
+
+
+def write_roots(geo, mad_bytes, m):
+    """geo_roots: Turret's oMother cleared (one field); its lines from OBJS with that change"""
+    off = obj_field(1, 36)
+    with open(os.path.join(HERE, 'geo_roots.geo'), 'wb') as fh:
+        fh.write(put(geo, off, '<I', 0))
+    with open(os.path.join(HERE, 'geo_roots.mad'), 'wb') as fh:
+        fh.write(mad_bytes)
+    objs = [(name, -1 if name == 'Turret' else mother, M) for name, mother, M in OBJS]
+    L = geo_lines(m, objs, ['expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0',
+                            'expect-meshes 1', 'expect-warning not drawn by the game'])
+    with open(os.path.join(HERE, 'geo_roots.txt'), 'w') as fh:
+        fh.write(ROOTS_TXT % off + '\n'.join(L) + '\n')
+
+
+def geo_lines(m, objs, tail):
+    L = ['expect-format homeworld_mad', 'expect-canonical 1',
+         'expect-nodes %d' % (1 + len(objs) + 1), 'expect-animations 1']
+    for a, an in enumerate(m.anims):  # as make_fixtures.expect_lines names them
+        L.append('expect-anim index=%d duration=%s loop=%d channels=%d name=%s'
+                 % (a, '%.9g' % (an.end - an.start), an.flags & mf.MAF_LOOP, mf.anim_channels(m, a), an.name))
+    for t in ('0', '0.25', '0.5', '1'):
+        for k in range(len(objs)):
+            L.append('expect-pose anim=0 t=%s node=%s world=%s'
+                     % (t, objs[k][0], mf.mat_str(world(m, float(t), k, objs))))
+    return L + tail
+
+
 def main():
     geo, offs = pack_geo()
     m = mad()
@@ -191,16 +234,10 @@ def main():
     m2, info2 = mf.parse_bytes(data)
     with open(os.path.join(HERE, 'geo_sibling.txt'), 'w') as fh:
         fh.write(SIBLING_TXT + '\n'.join(sibling_expect(m2, info2)) + '\n')
-    L = ['expect-format homeworld_mad', 'expect-canonical 1',
-         'expect-nodes %d' % (1 + len(OBJS) + 1), 'expect-animations 1']
-    for a, an in enumerate(m.anims):  # as make_fixtures.expect_lines names them
-        L.append('expect-anim index=%d duration=%s loop=%d channels=%d name=%s'
-                 % (a, '%.9g' % (an.end - an.start), an.flags & mf.MAF_LOOP, mf.anim_channels(m, a), an.name))
-    for t in ('0', '0.25', '0.5', '1'):
-        for k in range(len(OBJS)):
-            L.append('expect-pose anim=0 t=%s node=%s world=%s' % (t, OBJS[k][0], mf.mat_str(world(m, float(t), k))))
-    L.append('expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0')
-    L.append('expect-mesh name=Barrel.material1 node=Barrel vertices=6 triangles=2 material=material1')
+    write_roots(geo, data, m)
+    L = geo_lines(m, OBJS, ['expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0',
+                            'expect-mesh name=Barrel.material1 node=Barrel vertices=6 triangles=2 material=material1',
+                            'expect-meshes 2'])
     print('\n'.join(L))
 
 
