@@ -906,18 +906,25 @@ ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t 
     return RA_OK;
 }
 
+#if defined(RA_CAN_MAP)
+/* a regular file that is not empty and not over max */
+static bool mappable(const struct stat *st, size_t max)
+{
+    return S_ISREG(st->st_mode) && st->st_size > 0 && (uint64_t)st->st_size <= (uint64_t)max &&
+           (uint64_t)st->st_size <= SIZE_MAX;
+}
+#endif
+
 ra_status ra_file_bytes_get(const char *path, size_t max, ra_file_bytes *out, ra_error *err)
 {
     *out = (ra_file_bytes){0};
 #if defined(RA_CAN_MAP)
     /* told by the path first: a FIFO is opened once only (by the read
-     * below), as a second open would wait for a writer that has gone */
+     * below), as a second open would wait for a writer that has gone; then
+     * by what was opened (the path may have changed in between) */
     struct stat st;
-    bool map = stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= (uint64_t)max &&
-               (uint64_t)st.st_size <= SIZE_MAX;
-    int fd = map ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size <= (uint64_t)max && (uint64_t)st.st_size <= SIZE_MAX) {
+    int fd = stat(path, &st) == 0 && mappable(&st, max) ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    if (fd >= 0 && fstat(fd, &st) == 0 && mappable(&st, max)) {
         int flags = MAP_PRIVATE;
 #if defined(MAP_POPULATE)
         flags |= MAP_POPULATE; /* one call instead of a fault per page (or per 16 with fault-around) */
