@@ -772,21 +772,29 @@ static ra_status hw_geo_nodes(hw_build *b, ra_error *err)
 
 static float unit8(uint32_t rgb, int shift) { return (float)((rgb >> shift) & 0xFFu) / 255.0f; }
 
-/* The objects the game draws: object 0, its sister chain, and everything
- * below them (meshRender; LWExport gives roots no sisters, so a second
- * parent-less object is not drawn).  NULL: out of memory. */
-static bool *drawn_objects(ra_arena *ar, const hw_geo *g)
+/* The objects the game draws: meshRender walks from object 0 along
+ * oSister, and below each object along oDaughter and then that daughter's
+ * oSister; it never reads oMother.  LWExport gives parent-less objects no
+ * sisters, so a second parent-less object is not reached.  *disagree counts
+ * the drawn objects whose oMother is not the object those links draw them
+ * under (the nodes follow oMother).  NULL: out of memory. */
+static bool *drawn_objects(ra_arena *ar, const hw_geo *g, size_t *disagree)
 {
     uint32_t n = g->object_count;
-    bool *start = ra_arena_array(ar, n + 1, sizeof *start), *drawn = ra_arena_array(ar, n + 1, sizeof *drawn);
-    if (!start || !drawn) return NULL;
-    for (int32_t i = n ? 0 : -1, steps = 0; i >= 0 && !start[i] && steps < (int32_t)n;
-         i = g->objects[i].sister, steps++)
-        start[i] = true;
-    for (uint32_t i = 0; i < n; i++) { /* itself or an ancestor drawn from (the reader refused mother cycles) */
-        int32_t at = (int32_t)i;
-        for (uint32_t steps = 0; at >= 0 && !drawn[i] && steps <= n; steps++, at = g->objects[at].mother)
-            drawn[i] = start[at];
+    bool *drawn = ra_arena_array(ar, n + 1, sizeof *drawn);
+    int32_t *todo = ra_arena_array(ar, n + 1, sizeof *todo), *under = ra_arena_array(ar, n + 1, sizeof *under);
+    *disagree = 0;
+    if (!drawn || !todo || !under) return NULL;
+    size_t top = 0;
+    if (n) todo[top++] = 0, drawn[0] = true, under[0] = -1;
+    while (top) { /* each object is pushed once (drawn marks it), so the stack holds at most n */
+        int32_t i = todo[--top];
+        const hw_geo_object *o = &g->objects[i];
+        *disagree += o->mother != under[i];
+        const int32_t next[2] = {o->daughter, o->sister}, parent[2] = {i, under[i]};
+        for (int k = 0; k < 2; k++)
+            if (next[k] >= 0 && !drawn[next[k]])
+                drawn[next[k]] = true, under[next[k]] = parent[k], todo[top++] = next[k];
     }
     return drawn;
 }
@@ -822,8 +830,14 @@ static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
     }
     s->material_count = nm;
     /* count the meshes: (object, material) pairs with triangles, of the objects the game draws */
-    bool *drawn = drawn_objects(ar, g);
+    size_t disagree = 0;
+    bool *drawn = drawn_objects(ar, g, &disagree);
     if (!drawn) return ra_fail_nomem(err, FMT);
+    if (disagree)
+        ra_scene_warn(s,
+                      "%zu object(s) of the .geo have an oMother other than the object their daughter and sister "
+                      "links draw them under: the nodes follow oMother",
+                      disagree);
     size_t nmesh = 0, hidden = 0;
     for (uint32_t i = 0; i < g->object_count; i++) {
         if (drawn[i]) continue;
@@ -833,8 +847,8 @@ static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
     }
     if (hidden)
         ra_scene_warn(s,
-                      "%zu object(s) of the .geo are not drawn by the game (below a parent-less object other than "
-                      "object 0 and its sisters): they keep their nodes, without meshes",
+                      "%zu object(s) of the .geo are not drawn by the game (not reached from object 0 by the "
+                      "sister and daughter links): they keep their nodes, without meshes",
                       hidden);
     uint32_t *tri = ra_arena_array(ar, nm ? nm : 1, sizeof *tri);
     if (!tri) return ra_fail_nomem(err, FMT);

@@ -41,7 +41,8 @@ FILES = {
     'homeworld2.mad': 'notdetected',
     'geo_ship.mad': 'geo',        # with its sibling geo_ship.geo
     'geo_sibling.mad': 'badgeo',  # its sibling .geo is broken: flat, with a warning
-    'geo_roots.mad': 'geo',       # a second parent-less object: its subtree is not drawn
+    'geo_roots.mad': 'geo',       # a second parent-less object, not linked: its subtree is not drawn
+    'geo_links.mad': 'geo',       # an oMother the daughter/sister links disagree with: drawn, warned
 }
 GEO_TIMES = ('0', '0.25', '0.5', '1')
 
@@ -60,7 +61,7 @@ def read_geo(data):
         at = 68 + 112 * i
         name_off, = struct.unpack_from('<I', data, at)
         npoly, = struct.unpack_from('<i', data, at + 20)
-        po, mother, _, sister = struct.unpack_from('<IIII', data, at + 32)
+        po, mother, daughter, sister = struct.unpack_from('<IIII', data, at + 32)
         col = struct.unpack_from('<16f', data, at + 48)
         M = [[col[c * 4 + r] for c in range(4)] for r in range(4)]
         tris = {}
@@ -68,24 +69,21 @@ def read_geo(data):
             mi, = struct.unpack_from('<H', data, po + 40 * k + 10)
             tris[mi] = tris.get(mi, 0) + 1
         objs.append((cstr(name_off), (mother - 68) // 112 if mother else -1, M, tris,
-                     (sister - 68) // 112 if sister else -1))
+                     (sister - 68) // 112 if sister else -1, (daughter - 68) // 112 if daughter else -1))
     return objs
 
 
 def drawn_objects(objs):
-    """the objects the game draws (meshRender): object 0, its sister chain and
-    everything below them"""
-    start, k = set(), 0 if objs else -1
-    while k >= 0 and k not in start:
-        start.add(k)
-        k = objs[k][4]
-    drawn = set()
-    for i in range(len(objs)):
-        k = i
-        while k >= 0 and k not in start:
-            k = objs[k][1]
-        if k >= 0:
-            drawn.add(i)
+    """the objects the game draws (meshRender): from object 0 along the
+    sister links, and below each along its daughter link (oMother unread);
+    with the object each is drawn under"""
+    drawn, todo = {}, [(0, -1)] if objs else []
+    while todo:
+        k, under = todo.pop()
+        if k < 0 or k in drawn:
+            continue
+        drawn[k] = under
+        todo += [(objs[k][4], under), (objs[k][5], k)]
     return drawn
 
 
@@ -95,7 +93,7 @@ def geo_expectations(fname, m, info):
     names = [o.name for o in m.objs]
 
     def world(t, k):
-        name, mother, M, _, _ = objs[k]
+        name, mother, M, _, _, _ = objs[k]
         if name in names and mf.participates(m, names.index(name), 0):
             o = m.objs[names.index(name)]
             M = mf.local_matrix(mf.channels_at(o, m.anims[0].start + t))
@@ -110,13 +108,15 @@ def geo_expectations(fname, m, info):
         for k in range(len(objs)):
             L.append('expect-pose anim=0 t=%s node=%s world=%s' % (t, objs[k][0], mf.mat_str(world(float(t), k))))
     drawn = drawn_objects(objs)
-    for k, (name, _, _, tris, _) in enumerate(objs):
+    for k, (name, _, _, tris, _, _) in enumerate(objs):
         for mi in sorted(tris) if k in drawn else ():
             L.append('expect-mesh name=%s.material%d node=%s vertices=%d triangles=%d material=material%d'
                      % (name, mi, name, 3 * tris[mi], tris[mi], mi))
     L.append('expect-meshes %d' % sum(len(objs[k][3]) for k in drawn))
     if len(drawn) < len(objs):
         L.append('expect-warning not drawn by the game')
+    if any(objs[k][1] != under for k, under in drawn.items()):
+        L.append('expect-warning have an oMother other than')
     return L
 
 

@@ -181,13 +181,14 @@ def sibling_expect(m, info):
 ROOTS_TXT = """geo_roots.mad + geo_roots.geo -- a .geo with a second parent-less object
 
 How it was made: make_geo.py: geo_roots.mad is geo_ship.mad; geo_roots.geo is
-geo_ship.geo with Turret's oMother (offset %d) set to 0, so Turret (and
-Barrel below it) hang from no object; Hull's oDaughter and the sister links
-are left as they were. The game draws object 0 (Hull), its sister chain (none:
-LWExport gives roots no sisters) and everything below them (meshRender;
-docs/formats/homeworld.md section 10), so Turret and Barrel are not drawn:
-their nodes stay (Turret under the root; the .mad still animates both), Barrel's
-two triangles are not exported, and a warning says so.
+geo_ship.geo with three links changed, as LWExport would write Turret as a
+second root: Turret's oMother (offset %d) and oSister (offset %d) set to 0,
+Hull's oDaughter (offset %d) set to Antenna's record (%d). The game draws from
+object 0 (Hull) along the sister links and below each object along its
+daughter link (meshRender; docs/formats/homeworld.md section 10): Hull and
+Antenna. Turret and Barrel are not drawn: their nodes stay (Turret under the
+root; the .mad still animates both), Barrel's two triangles are not exported,
+and a warning says so.
 Expected worlds: W = Rz(+90) * W(mother) * M with Turret's mother gone,
 computed by make_geo.py.
 
@@ -195,17 +196,47 @@ computed by make_geo.py.
 
 
 def write_roots(geo, mad_bytes, m):
-    """geo_roots: Turret's oMother cleared (one field); its lines from OBJS with that change"""
-    off = obj_field(1, 36)
+    """geo_roots: Turret made a second root (its links and Hull's daughter changed); its lines from OBJS"""
+    off, sis, dau = obj_field(1, 36), obj_field(1, 44), obj_field(0, 40)
+    data = put(put(put(geo, off, '<I', 0), sis, '<I', 0), dau, '<I', obj_field(3, 0))
     with open(os.path.join(HERE, 'geo_roots.geo'), 'wb') as fh:
-        fh.write(put(geo, off, '<I', 0))
+        fh.write(data)
     with open(os.path.join(HERE, 'geo_roots.mad'), 'wb') as fh:
         fh.write(mad_bytes)
     objs = [(name, -1 if name == 'Turret' else mother, M) for name, mother, M in OBJS]
     L = geo_lines(m, objs, ['expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0',
                             'expect-meshes 1', 'expect-warning not drawn by the game'])
     with open(os.path.join(HERE, 'geo_roots.txt'), 'w') as fh:
-        fh.write(ROOTS_TXT % off + '\n'.join(L) + '\n')
+        fh.write(ROOTS_TXT % (off, sis, dau, obj_field(3, 0)) + '\n'.join(L) + '\n')
+
+
+LINKS_TXT = """geo_links.mad + geo_links.geo -- an oMother the daughter and sister links disagree with
+
+How it was made: make_geo.py: geo_links.mad is geo_ship.mad; geo_links.geo is
+geo_ship.geo with one field changed: Turret's oMother (offset %d) set to 0,
+while Hull's oDaughter still names Turret. The game draws by the daughter and
+sister links (meshRender never reads oMother), so all four objects are drawn
+and both meshes are exported; the nodes follow oMother (Turret under the root)
+and a warning says that the two disagree.
+Expected worlds: W = Rz(+90) * W(mother) * M with Turret's mother gone,
+computed by make_geo.py.
+
+"""
+
+
+def write_links(geo, mad_bytes, m):
+    """geo_links: only Turret's oMother cleared; its lines from OBJS with that change"""
+    off = obj_field(1, 36)
+    with open(os.path.join(HERE, 'geo_links.geo'), 'wb') as fh:
+        fh.write(put(geo, off, '<I', 0))
+    with open(os.path.join(HERE, 'geo_links.mad'), 'wb') as fh:
+        fh.write(mad_bytes)
+    objs = [(name, -1 if name == 'Turret' else mother, M) for name, mother, M in OBJS]
+    L = geo_lines(m, objs, ['expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0',
+                            'expect-mesh name=Barrel.material1 node=Barrel vertices=6 triangles=2 material=material1',
+                            'expect-meshes 2', 'expect-warning have an oMother other than'])
+    with open(os.path.join(HERE, 'geo_links.txt'), 'w') as fh:
+        fh.write(LINKS_TXT % off + '\n'.join(L) + '\n')
 
 
 def geo_lines(m, objs, tail):
@@ -235,6 +266,7 @@ def main():
     with open(os.path.join(HERE, 'geo_sibling.txt'), 'w') as fh:
         fh.write(SIBLING_TXT + '\n'.join(sibling_expect(m2, info2)) + '\n')
     write_roots(geo, data, m)
+    write_links(geo, data, m)
     L = geo_lines(m, OBJS, ['expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0',
                             'expect-mesh name=Barrel.material1 node=Barrel vertices=6 triangles=2 material=material1',
                             'expect-meshes 2'])
