@@ -687,7 +687,7 @@ static bool read_trigroup(rd *r, const item_span *it, niff_trigroup *g)
         return bad(r, b + 28, "tri_num", "%llu triangles cannot fit the %llu bytes left", g->tri_num,
                    pos > end ? 0 : end - pos);
     g->tris = ra_arena_array(r->ar, g->tri_num, sizeof *g->tris);
-    if (!g->tris && g->tri_num) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "tris", "out of memory") == RA_OK;
+    if (!g->tris) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "tris", "out of memory") == RA_OK;
     for (uint32_t i = 0; i < g->tri_num; i++) {
         niff_tri *t = &g->tris[i];
         uint32_t tag = u32(r, pos, end, "tri_tag"), sz = u32(r, pos + 8, end, "tri_size");
@@ -874,7 +874,7 @@ static bool read_palette(rd *r, const item_span *it, niff_palette *p)
     if (p->count > (it->size - 84) / 2)
         return bad(r, b + 16, "color_num", "%llu colours cannot fit the %llu bytes left", p->count, it->size - 84);
     p->colors = ra_arena_array(r->ar, p->count, sizeof *p->colors);
-    if (!p->colors && p->count) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "colors", "out of memory") == RA_OK;
+    if (!p->colors) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "colors", "out of memory") == RA_OK;
     for (uint32_t i = 0; i < p->count; i++) {
         uint32_t w = u32(r, b + 84 + 4ull * (i / 2), end, "color");
         p->colors[i] = (uint16_t)(i % 2 ? w & 0xFFFFu : w >> 16);
@@ -1175,7 +1175,7 @@ static bool read_obj_chains(rd *r, niff_obj *o, uint64_t ext_off)
     o->chain_root.n = n;
     o->chain_root_offset = ext_off + 28;
     o->chain_root.v = ra_arena_array(r->ar, n, sizeof *o->chain_root.v);
-    if (!o->chain_root.v && n)
+    if (!o->chain_root.v)
         return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, ext_off, "obj_chain_root_link", "out of memory") == RA_OK;
     for (uint32_t k = 0; k < n; k++) o->chain_root.v[k] = ra_load_u32be(x->data + 28 + 4 * k);
     return true;
