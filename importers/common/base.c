@@ -921,9 +921,10 @@ ra_status ra_file_bytes_get(const char *path, size_t max, ra_file_bytes *out, ra
 #if defined(RA_CAN_MAP)
     /* told by the path first: a FIFO is opened once only (by the read
      * below), as a second open would wait for a writer that has gone; then
-     * by what was opened (the path may have changed in between) */
+     * by what was opened (the path may have changed in between: O_NONBLOCK
+     * keeps a FIFO put there from blocking the open) */
     struct stat st;
-    int fd = stat(path, &st) == 0 && mappable(&st, max) ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = stat(path, &st) == 0 && mappable(&st, max) ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
     if (fd >= 0 && fstat(fd, &st) == 0 && mappable(&st, max)) {
         int flags = MAP_PRIVATE;
 #if defined(MAP_POPULATE)

@@ -395,9 +395,9 @@ ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t 
  * where the system can (POSIX), its pages filled in one call, with neither a
  * copy nor a page fault per page; anything else (and a file that cannot be
  * mapped) is read with ra_read_file_max, whose refusals and messages it
- * shares.  Release with ra_file_bytes_free.  A mapped file cut short by
- * another program while it is being read ends the process with SIGBUS, as
- * any mapped input does. */
+ * shares.  Release with ra_file_bytes_free.  A mapped file another program
+ * changes while it is read is seen as it changes; one cut short, or a read
+ * error of the disk, ends the process with SIGBUS, as any mapped input does. */
 typedef struct ra_file_bytes {
     const uint8_t *data;
     size_t size;
