@@ -677,6 +677,24 @@ static void root_motion_strip(void)
               cases[k].anim, cases[k].root, nk, ns);
         ra_free(d);
     }
+    /* hero.anim animates no bone 3: the strip says it stripped nothing */
+    char path[1200];
+    snprintf(path, sizeof path, "%s/hero.anim", g_dir);
+    size_t n = 0;
+    uint8_t *d = NULL;
+    ra_error e;
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, "root_motion", "strip");
+    ra_document *doc = NULL;
+    CHECK(ra_read_file(path, &d, &n, &e) == RA_OK && load_opts(d, n, path, &o, &doc, &e) == RA_OK, "hero.anim: %s",
+          e.msg);
+    bool warned = false;
+    for (size_t w = 0; doc && w < doc->scene.warning_count; w++)
+        warned = warned || strstr(doc->scene.warnings[w].msg, "nothing is stripped");
+    CHECK(warned, "hero.anim with root_motion=strip: no warning that nothing was stripped");
+    ra_document_free(doc);
+    ra_free(d);
 }
 
 int main(int argc, char **argv)

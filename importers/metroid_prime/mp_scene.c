@@ -556,15 +556,20 @@ static ra_status build_animation(ra_document *doc, double max_piece, ra_error *e
     /* the root-motion bone: 3 in Prime 1; Prime 2 renumbers bones from 0 and
      * names it in the header */
     uint32_t root = a->layout == MP_V0_MP2 || a->layout == MP_V2_MP2 ? a->root_bone : MP_ROOT_BONE;
+    bool stripped = false;
     for (size_t i = 1; i < s->node_count; i++) {
         if (st->chan[i] < 0) continue;
         const mp_channel *ch = &a->channels[st->chan[i]];
-        if ((st->strip_root && ch->bone_id == root) || !(ch->has_rot || ch->has_trans || ch->has_scale)) {
+        bool strip = st->strip_root && ch->bone_id == root;
+        stripped = stripped || strip;
+        if (strip || !(ch->has_rot || ch->has_trans || ch->has_scale)) {
             st->chan[i] = -1;
             continue;
         }
         animated++;
     }
+    if (st->strip_root && !stripped)
+        ra_scene_warn(s, "root_motion=strip: the root bone (id %u) has no channel here; nothing is stripped", root);
     if (!animated || !a->key_count) {
         /* Assimp refuses an animation without channels */
         ra_scene_warn(s, "no bone is animated%s; the scene has no animation",
