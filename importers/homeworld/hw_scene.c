@@ -927,7 +927,10 @@ static bool geo_better(const geo_search *g, const char *path, int depth)
     size_t n = strlen(path), bn = strlen(g->best);
     int c = strncasecmp(path, g->best, (n < bn ? n : bn) - 4);
     if (c == 0 && n != bn) c = n < bn ? -1 : 1;
-    return c < 0 || (c == 0 && !strcasecmp(path + n - 4, ".geo") && strcasecmp(g->best + bn - 4, ".geo"));
+    if (c) return c < 0;
+    bool geo = !strcasecmp(path + n - 4, ".geo"), best_geo = !strcasecmp(g->best + bn - 4, ".geo");
+    /* equal but for case (a case-sensitive file system): byte order, not the folder's listing order */
+    return geo != best_geo ? geo : strcmp(path, g->best) < 0;
 }
 
 /* dir (a path of at most 4095 bytes) and, below depth 3, its folders */
@@ -978,18 +981,23 @@ static int find_geo(const char *mad, char *out, size_t out_size)
         DIR *d = opendir(dir);
         if (!d) return 0;
         struct dirent *e;
-        bool found = false;
-        while (!found && (e = readdir(d)) != NULL) {
+        char path[4096], found[4096] = "";
+        while ((e = readdir(d)) != NULL) { /* several that differ only in case: the first in byte order */
             size_t n = strlen(e->d_name);
             if (n != stem + 4 || strncasecmp(e->d_name, base, stem) ||
                 strcasecmp(e->d_name + stem, want ? ".peo" : ".geo"))
                 continue;
-            int k = snprintf(out, out_size, "%s/%s", dir, e->d_name);
+            int k = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
             struct stat sb;
-            found = k > 0 && (size_t)k < out_size && stat(out, &sb) == 0 && S_ISREG(sb.st_mode);
+            if (k > 0 && (size_t)k < out_size && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                (!found[0] || strcmp(path, found) < 0))
+                memcpy(found, path, (size_t)k + 1);
         }
         closedir(d);
-        if (found) return 1;
+        if (found[0]) {
+            memcpy(out, found, strlen(found) + 1);
+            return 1;
+        }
     }
     /* the ship's folder beside the .mad, named like its stem (any case) */
     geo_search g = {base, stem, {0}, 0, 256};
