@@ -729,28 +729,40 @@ static void external_textures(void)
     }
     const niff_file *f = niff_document_file(doc);
     uint32_t ntex = f->geo.tex_count < MAXM ? f->geo.tex_count : MAXM;
-    uint64_t at[MAXM];
+    uint64_t at[MAXM], toff[MAXM];
     char tname[MAXM][64];
     for (uint32_t t = 0; t < ntex; t++) {
-        at[t] = f->geo.texs[t].area + 24;
+        at[t] = f->geo.texs[t].area;     /* the TexDataArea: 24 tex_img_index (still) */
+        toff[t] = f->geo.texs[t].offset; /* the Tex: 32 tex_anim */
         const uint32_t ni = f->geo.texs[t].name_index;
         snprintf(tname[t], sizeof tname[t], "%s", ni < f->name_count && f->names[ni].text ? f->names[ni].text : "");
     }
     size_t textures = doc->scene.texture_count;
     ra_document_free(doc);
     int tried = 0;
-    for (uint32_t t = 0; t < ntex; t++) {
+    /* variant 0: tex_img_index NONE; variant 1: an animated Tex (tex_anim FLIPBOOK) of no image: its
+     * TexDataArea's scale_num, offset_num and img_num (the still area's tile_w, tile_h, offset_x) 0 */
+    for (uint32_t vt = 0; vt < 2 * ntex; vt++) {
+        uint32_t t = vt % ntex, variant = vt / ntex;
         size_t user = SIZE_MAX; /* the material that shows Tex t */
         for (size_t i = 0; i < nm; i++)
             if (tname[t][0] && !strcmp(tex[i], tname[t])) user = i;
-        if (user == SIZE_MAX || at[t] + 4 > n) continue;
-        uint8_t keep[4];
-        memcpy(keep, d + at[t], 4);
-        memset(d + at[t], 0xFF, 4);
+        /* the words written (offset, value) and what they held */
+        const uint64_t where[2][4] = {{at[t] + 24}, {toff[t] + 32, at[t] + 8, at[t] + 12, at[t] + 16}};
+        const uint32_t value[2][4] = {{0xFFFFFFFFu}, {1, 0, 0, 0}};
+        const uint32_t words = variant ? 4 : 1;
+        if (user == SIZE_MAX || at[t] + 28 > n || toff[t] + 36 > n) continue;
+        uint8_t keep[4][4];
+        for (uint32_t w = 0; w < words; w++) {
+            uint8_t *q = d + where[variant][w];
+            uint32_t v = value[variant][w];
+            memcpy(keep[w], q, 4);
+            q[0] = (uint8_t)(v >> 24), q[1] = (uint8_t)(v >> 16), q[2] = (uint8_t)(v >> 8), q[3] = (uint8_t)v;
+        }
         ra_status st = load(d, n, "textures.niff", NULL, &doc, &e);
-        memcpy(d + at[t], keep, 4);
+        for (uint32_t w = 0; w < words; w++) memcpy(d + where[variant][w], keep[w], 4);
         tried++;
-        CHECK(st == RA_OK, "Tex %u external: refused (%s)", t, e.msg);
+        CHECK(st == RA_OK, "Tex %u external (%s): refused (%s)", t, variant ? "animated" : "NONE", e.msg);
         if (st != RA_OK) continue;
         const ra_scene *s = &doc->scene;
         bool warned = false;
@@ -770,7 +782,7 @@ static void external_textures(void)
         }
         ra_document_free(doc);
     }
-    CHECK(tried >= 7, "textures.niff: %d used Texs made external", tried);
+    CHECK(tried >= 14, "textures.niff: %d used Texs made external, two ways", tried);
     ra_free(d);
 }
 
