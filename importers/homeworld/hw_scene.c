@@ -909,10 +909,10 @@ static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
     return RA_OK;
 }
 
-/* A ship geometry found under a folder: the .mad's stem with .geo or .peo
- * (any case), the shallowest, then the first path ignoring case (LOD0
- * before LOD1), a .geo before a .peo at the same place: the rule of the
- * .big's pairing (hw_big.c). */
+/* The ship geometry of a .mad: its stem with .geo or .peo (any case), the
+ * shallowest, then the first path ignoring case (LOD0 before LOD1), a .geo
+ * before a .peo at the same place (the rule of the .big's pairing, hw_big.c),
+ * names equal but for case in byte order. */
 typedef struct geo_search {
     const char *stem;
     size_t stem_len;
@@ -933,7 +933,9 @@ static bool geo_better(const geo_search *g, const char *path, int depth)
     return geo != best_geo ? geo : strcmp(path, g->best) < 0;
 }
 
-/* dir (a path of at most 4095 bytes) and, below depth 3, its folders */
+/* dir (a path of at most 4095 bytes) at depth: the .mad's folder is 0, where
+ * only the folder named like the stem is entered (the game's ship folder,
+ * R1/Probe/ beside R1/Probe.MAD); below it every folder, down to depth 3 */
 static void geo_walk(geo_search *g, const char *dir, int depth)
 {
     if (!g->dirs_left) return;
@@ -943,17 +945,23 @@ static void geo_walk(geo_search *g, const char *dir, int depth)
     struct dirent *e;
     char path[4096];
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
-        int k = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        const char *name = e->d_name;
+        size_t n = strlen(name);
+        bool stem = n >= g->stem_len && !strncasecmp(name, g->stem, g->stem_len);
+        bool file =
+            stem && n == g->stem_len + 4 && (!strcasecmp(name + n - 4, ".geo") || !strcasecmp(name + n - 4, ".peo"));
+        /* the .mad's folder: only its geometry and the ship folder, told by name before any stat() */
+        bool folder = depth > 0 ? name[0] != '.' && depth < 3 : stem && n == g->stem_len;
+        if ((depth > 0 && name[0] == '.') || !strcmp(name, ".") || !strcmp(name, "..") || !(file || folder)) continue;
+        int k = snprintf(path, sizeof path, "%s/%s", dir, name);
         struct stat sb;
         if (k <= 0 || (size_t)k >= sizeof path || stat(path, &sb) != 0) continue;
-        size_t n = strlen(e->d_name);
-        if (S_ISREG(sb.st_mode) && n == g->stem_len + 4 && !strncasecmp(e->d_name, g->stem, g->stem_len) &&
-            (!strcasecmp(e->d_name + n - 4, ".geo") || !strcasecmp(e->d_name + n - 4, ".peo")) &&
-            geo_better(g, path, depth)) {
-            memcpy(g->best, path, (size_t)k + 1);
-            g->best_depth = depth;
-        } else if (S_ISDIR(sb.st_mode) && depth < 3) {
+        if (S_ISREG(sb.st_mode) && file) {
+            if (geo_better(g, path, depth)) {
+                memcpy(g->best, path, (size_t)k + 1);
+                g->best_depth = depth;
+            }
+        } else if (S_ISDIR(sb.st_mode) && folder) {
             geo_walk(g, path, depth + 1); /* bounded: depth 3, dirs_left folders */
         }
     }
@@ -961,10 +969,10 @@ static void geo_walk(geo_search *g, const char *dir, int depth)
 }
 
 /* The .geo / .peo: --option geo=PATH (none: without), else one with the
- * .mad's stem (any case): beside it, .geo before .peo; else in the game's
- * layout of an extracted data folder, below a folder named like the stem
- * (R1/Probe.MAD and R1/Probe/rl0/LOD0/Probe.geo), the shallowest, then the
- * first path ignoring case, at most 3 folders down and 256 folders read. */
+ * .mad's stem (any case): beside it (1 returned); else in the game's layout
+ * of an extracted data folder, below the folder named like the stem
+ * (R1/Probe.MAD and R1/Probe/rl0/LOD0/Probe.geo; 2 returned), at most 3
+ * folders down and 256 folders read below the .mad's.  0: none. */
 static int find_geo(const char *mad, char *out, size_t out_size)
 {
     if (!mad || !*mad) return 0;
@@ -977,46 +985,12 @@ static int find_geo(const char *mad, char *out, size_t out_size)
     if (dl + 2 > sizeof dir) return 0;
     if (slash) memcpy(dir, mad, dl ? dl : 1), dir[dl ? dl : 1] = 0;
     else strcpy(dir, ".");
-    for (int want = 0; want < 2; want++) {
-        DIR *d = opendir(dir);
-        if (!d) return 0;
-        struct dirent *e;
-        char path[4096], found[4096] = "";
-        while ((e = readdir(d)) != NULL) { /* several that differ only in case: the first in byte order */
-            size_t n = strlen(e->d_name);
-            if (n != stem + 4 || strncasecmp(e->d_name, base, stem) ||
-                strcasecmp(e->d_name + stem, want ? ".peo" : ".geo"))
-                continue;
-            int k = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            struct stat sb;
-            if (k > 0 && (size_t)k < out_size && stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-                (!found[0] || strcmp(path, found) < 0))
-                memcpy(found, path, (size_t)k + 1);
-        }
-        closedir(d);
-        if (found[0]) {
-            memcpy(out, found, strlen(found) + 1);
-            return 1;
-        }
-    }
-    /* the ship's folder beside the .mad, named like its stem (any case) */
-    geo_search g = {base, stem, {0}, 0, 256};
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    struct dirent *e;
-    char sub[4096];
-    while ((e = readdir(d)) != NULL) {
-        int k = snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-        struct stat sb;
-        if (strlen(e->d_name) != stem || strncasecmp(e->d_name, base, stem) || k <= 0 || (size_t)k >= sizeof sub ||
-            stat(sub, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            continue;
-        geo_walk(&g, sub, 1);
-    }
-    closedir(d);
-    if (!g.best[0] || strlen(g.best) >= out_size) return 0;
-    memcpy(out, g.best, strlen(g.best) + 1);
-    return 2;
+    geo_search g = {base, stem, {0}, 0, 1 + 256};
+    geo_walk(&g, dir, 0);
+    size_t n = strlen(g.best);
+    if (!n || n >= out_size) return 0;
+    memcpy(out, g.best, n + 1);
+    return g.best_depth == 0 ? 1 : 2;
 }
 
 /* The .geo bytes (a file's, or the archive's entry) read into b->geo. */
