@@ -502,7 +502,13 @@ static ra_status bake_object(ra_arena *ar, const hw_state *st, const hw_object *
             ok = i == 0 ? push(&b, u, &r) : push_between(&b, pu, &pq, u, &r, 0);
         }
         pu = u;
-        pq = b.rot.count ? b.rot.keys[b.rot.count - 1].q : pq;
+        if (b.rot.count) {
+            /* the key as stored, read a double at a time (volatile: not merged
+             * into 16-byte loads, which would straddle the push's just-made
+             * stores and wait for them: a fifth of this function's time) */
+            const volatile ra_quat *k = &b.rot.keys[b.rot.count - 1].q;
+            pq = ra_q(k->w, k->x, k->y, k->z);
+        }
     }
     ra_free(smp);
     if (ok) {
