@@ -705,10 +705,11 @@ static void test_simplify_circle(void)
  * about random axes, keys at uneven times turning 0.01 to 20 degrees a key
  * on average, some keys on the slerp between their neighbours (off the
  * nlerp, by up to the deviation the shortcuts allow for), at tolerances
- * from 1e-7 to 1e-3.  The keys kept must be the same.  (Below, at the
- * Metroid Prime bake's 1e-9, ra_q_slerp_near's own nlerp shortcut keeps a
- * few keys lying within rounding of the slerp that the exact test drops.) */
-static size_t simplify_exact(ra_quat_key *k, size_t n, double tol, double max_angle)
+ * from 1e-7 to 1e-3.  The keys kept must be the same.  (At the Metroid
+ * Prime bake's 1e-9, ra_q_slerp_near's own nlerp shortcut keeps a few keys
+ * lying within rounding of the slerp that the exact test drops: the walk
+ * with near_shortcut decides by ra_q_slerp_near, for test_simplify_tiny_tol.) */
+static size_t simplify_walk(ra_quat_key *k, size_t n, double tol, double max_angle, bool near_shortcut)
 {
     if (n < 3) return n;
     double c = cos(fmin(max_angle, RA_PI) / 2);
@@ -718,7 +719,9 @@ static size_t simplify_exact(ra_quat_key *k, size_t n, double tol, double max_an
         ra_slerp_span span = ra_q_slerp_span(a->q, b->q);
         bool drop = run < 64 && ra_q_dot(a->q, b->q) > 0 && span.dev >= 0 && !ra_q_angle_over(a->q, b->q, c);
         for (size_t j = i - run; drop && j <= i; j++)
-            if (!ra_q_slerp_near_exact(&span, (k[j].t - a->t) / (b->t - a->t), k[j].q, tol)) drop = false;
+            if (!(near_shortcut ? ra_q_slerp_near : ra_q_slerp_near_exact)(&span, (k[j].t - a->t) / (b->t - a->t),
+                                                                           k[j].q, tol))
+                drop = false;
         if (drop) {
             run++;
             continue;
@@ -728,6 +731,30 @@ static size_t simplify_exact(ra_quat_key *k, size_t n, double tol, double max_an
     }
     k[o++] = k[n - 1];
     return o;
+}
+
+/* A random track of n keys turning about `step` radians a key about a
+ * wandering axis at uneven times (a key on the slerp lies off the nlerp),
+ * with some keys (three in ten) on the slerp of their neighbours, to be
+ * dropped. */
+static void random_track(ra_quat_key *k, size_t n, double step, uint64_t *seed)
+{
+    ra_vec3 axis = ra_v3(rnd01(seed) - 0.5, rnd01(seed) - 0.5, rnd01(seed) - 0.5);
+    ra_quat q = ra_q_axis_angle(ra_v3(rnd01(seed) - 0.5, rnd01(seed) - 0.5, rnd01(seed) - 0.5), rnd01(seed) * 6);
+    double t = rnd01(seed);
+    for (size_t i = 0; i < n; i++) {
+        double u = rnd01(seed);
+        if (u < 0.05) axis = ra_v3(rnd01(seed) - 0.5, rnd01(seed) - 0.5, rnd01(seed) - 0.5); /* a turn */
+        else if (u < 0.15) axis = ra_v3_add(axis, ra_v3(rnd01(seed) * 0.1, 0, rnd01(seed) * 0.1));
+        t += (0.2 + 1.6 * rnd01(seed)) / 30;
+        q = ra_q_normalize(ra_q_mul(ra_q_axis_angle(axis, step * (0.5 + rnd01(seed))), q));
+        k[i] = (ra_quat_key){t, q};
+    }
+    for (size_t i = 1; i + 1 < n; i++)
+        if (rnd01(seed) < 0.3) {
+            double f = (k[i].t - k[i - 1].t) / (k[i + 1].t - k[i - 1].t);
+            k[i].q = ra_q_slerp_shortest(k[i - 1].q, k[i + 1].q, f);
+        }
 }
 
 static void test_simplify_shortcuts(void)
@@ -743,30 +770,12 @@ static void test_simplify_shortcuts(void)
         size_t n = 3 + (size_t)(rnd01(&seed) * (N - 3));
         double tol = tols[it % 5], max_angle = (30 + rnd01(&seed) * 150) * RA_PI / 180;
         double step = 0.01 * pow(2000.0, rnd01(&seed)) * RA_PI / 180; /* 0.01 to 20 degrees a key */
-        ra_vec3 axis = ra_v3(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5);
-        ra_quat q =
-            ra_q_axis_angle(ra_v3(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5), rnd01(&seed) * 6);
-        double t = rnd01(&seed);
-        for (size_t i = 0; i < n; i++) {
-            double u = rnd01(&seed);
-            if (u < 0.05) axis = ra_v3(rnd01(&seed) - 0.5, rnd01(&seed) - 0.5, rnd01(&seed) - 0.5); /* a turn */
-            else if (u < 0.15) axis = ra_v3_add(axis, ra_v3(rnd01(&seed) * 0.1, 0, rnd01(&seed) * 0.1));
-            double dt = (0.2 + 1.6 * rnd01(&seed)) / 30; /* uneven: a key on the slerp lies off the nlerp */
-            t += dt;
-            q = ra_q_normalize(ra_q_mul(ra_q_axis_angle(axis, step * (0.5 + rnd01(&seed))), q));
-            orig[i] = (ra_quat_key){t, q};
-        }
-        /* some keys on the slerp of their neighbours, to be dropped */
-        for (size_t i = 1; i + 1 < n; i++)
-            if (rnd01(&seed) < 0.3) {
-                double f = (orig[i].t - orig[i - 1].t) / (orig[i + 1].t - orig[i - 1].t);
-                orig[i].q = ra_q_slerp_shortest(orig[i - 1].q, orig[i + 1].q, f);
-            }
+        random_track(orig, n, step, &seed);
         memcpy(fast, orig, n * sizeof *fast);
         memcpy(exact, orig, n * sizeof *exact);
         size_t nf = n;
         CHECK(ra_quat_keys_simplify(fast, &nf, tol, max_angle, false), "track %d: simplified", it);
-        size_t ne = simplify_exact(exact, n, tol, max_angle);
+        size_t ne = simplify_walk(exact, n, tol, max_angle, false);
         CHECK(nf == ne && !memcmp(fast, exact, nf * sizeof *fast),
               "track %d (%zu keys, %.3g degrees a key, tol %g): the shortcuts keep %zu keys, the exact test %zu", it, n,
               step * 180 / RA_PI, tol, nf, ne);
@@ -774,6 +783,40 @@ static void test_simplify_shortcuts(void)
     }
     CHECK(kept < keys * 9 / 10 && kept > keys / 2, "the tracks simplify in part (%ld of %ld keys kept)", kept, keys);
     printf("simplify shortcuts: %ld tracks, %ld keys, %ld kept, as the exact test keeps\n", tracks, keys, kept);
+}
+
+/* At Metroid Prime's tolerance (1e-9) the shortcuts, whose cosine bounds
+ * cannot resolve tol there, must keep the keys ra_q_slerp_near keeps (a
+ * key more than about 1e-7 off the slerp; one on it is dropped).  Tracks
+ * turning 0.2 to 5 degrees a key (spans long enough that the shortest-span
+ * shortcut, whose rounding the walk below does not share, never answers),
+ * three keys in ten on the slerp of their neighbours: the keys kept must be
+ * the walk's that decides every key by ra_q_slerp_near. */
+static void test_simplify_tiny_tol(void)
+{
+    uint64_t seed = 0x452821e638d01377ull;
+    long keys = 0, kept = 0;
+    enum {
+        N = 300
+    };
+    static ra_quat_key orig[N], fast[N], walk[N];
+    for (int it = 0; it < 600; it++) {
+        size_t n = 3 + (size_t)(rnd01(&seed) * (N - 3));
+        double max_angle = (30 + rnd01(&seed) * 150) * RA_PI / 180;
+        double step = 0.2 * pow(25.0, rnd01(&seed)) * RA_PI / 180;
+        random_track(orig, n, step, &seed);
+        memcpy(fast, orig, n * sizeof *fast);
+        memcpy(walk, orig, n * sizeof *walk);
+        size_t nf = n;
+        CHECK(ra_quat_keys_simplify(fast, &nf, 1e-9, max_angle, false), "track %d: simplified", it);
+        size_t nw = simplify_walk(walk, n, 1e-9, max_angle, true);
+        CHECK(nf == nw && !memcmp(fast, walk, nf * sizeof *fast),
+              "track %d (%zu keys, %.3g degrees a key): the shortcuts keep %zu keys, ra_q_slerp_near %zu", it, n,
+              step * 180 / RA_PI, nf, nw);
+        keys += (long)n, kept += (long)nf;
+    }
+    CHECK(kept < keys * 9 / 10 && kept > keys / 2, "the tracks simplify in part (%ld of %ld keys kept)", kept, keys);
+    printf("simplify at tol 1e-9: %ld keys, %ld kept, as ra_q_slerp_near keeps\n", keys, kept);
 }
 
 /* ra_quat_arc_pieces tells most pairs one piece without normalising them:
@@ -925,6 +968,7 @@ int main(void)
     test_key_cut();
     test_simplify_circle();
     test_simplify_shortcuts();
+    test_simplify_tiny_tol();
     test_arc_pieces();
     test_breaks_sort();
     test_options();
