@@ -376,9 +376,9 @@ static void tolerated(const char *stem)
 
 static void tolerances(void)
 {
-    static const char *const stems[] = {"pak_bad_cmdl", "pak_bad_skin",      "pak_no_parts", "skin_missing_bone",
-                                        "lightmap",     "short_uv_fallback", "dl_long",      "lenient",
-                                        "wound_ok",     "wound_inverted"};
+    static const char *const stems[] = {"pak_bad_cmdl", "pak_bad_skin",      "pak_no_parts",  "skin_missing_bone",
+                                        "lightmap",     "short_uv_fallback", "dl_long",       "dl_cut",
+                                        "lenient",      "wound_ok",          "wound_inverted"};
     for (size_t i = 0; i < sizeof stems / sizeof stems[0]; i++) tolerated(stems[i]);
     /* the hero model is wound as its normals say */
     ra_options o;

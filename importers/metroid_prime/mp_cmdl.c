@@ -287,9 +287,15 @@ static bool read_arrays(cmdl_rd *r, uint32_t first)
 }
 
 /* ---- surfaces and display lists -------------------------------------------------------------------------- */
-/* Walks one display list: with tris NULL it only checks and counts. */
-static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t to, mp_corner *tris, uint32_t *count,
-                    size_t *end)
+/* Walks one display list, from `from` to its size field's end `cut` (at
+ * most the section's end `to`): with tris NULL it only checks and counts.
+ * The game hands GX the size field's bytes (CCubeSurface), so a list that
+ * goes on past them is cut there: a primitive the cut splits keeps the
+ * triangles whose vertices all lie before it, and *over is set.  A
+ * primitive running past the section's end where the size field does not
+ * cut it first is refused. */
+static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t cut, size_t to, mp_corner *tris,
+                    uint32_t *count, bool *over)
 {
     mp_cmdl *m = r->m;
     ra_cursor c;
@@ -313,6 +319,7 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t to, m
         "display_list.uv_index",       "display_list.uv_index",     "display_list.uv_index"};
     uint32_t uv_attr = A_TEX0 + mt->base_uv;
     uint32_t n_tri = 0;
+    *over = false;
     while (c.pos < to) {
         size_t op_at = c.pos;
         uint8_t op = 0;
@@ -320,6 +327,10 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t to, m
         ra_rd_u8(&c, &op, "display_list.opcode");
         if (op == 0) { /* GX NOP: the padding after the list */
             c.pos = op_at;
+            break;
+        }
+        if (op_at + 3 > cut) { /* (more than padding past the size field) */
+            *over = true;
             break;
         }
         if (!ra_rd_u16be(&c, &n, "display_list.count")) return false;
@@ -330,14 +341,19 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t to, m
          * format > 2 or one that disagrees with the header's normals is counted (a warning), as the public
          * loaders ignore it */
         if (!tris && (vat > 2 || ((vf & 0xC) && (vat == 0) != !(m->flags & 2)))) m->vat_mismatch++;
-        if ((uint64_t)n * vsize > to - c.pos)
-            return ra_cursor_fail(&c, RA_ERR_TRUNCATED, op_at + 1, "display_list.count",
-                                  "%u vertices of %zu bytes run past the display list (%zu bytes left)", n, vsize,
-                                  to - c.pos);
+        uint32_t nv = n; /* the vertices GX reads whole */
+        if ((uint64_t)n * vsize > cut - c.pos) {
+            if (cut == to)
+                return ra_cursor_fail(&c, RA_ERR_TRUNCATED, op_at + 1, "display_list.count",
+                                      "%u vertices of %zu bytes run past the display list (%zu bytes left)", n, vsize,
+                                      to - c.pos);
+            nv = (uint32_t)((cut - c.pos) / vsize);
+            *over = true;
+        }
         bool tri = prim == 0x80 || prim == 0x90 || prim == 0x98 || prim == 0xA0;
         if (!tri) m->skipped_primitives += tris ? 0 : 1;
         mp_corner v[3] = {{0}}, first = {0}, prev = {0};
-        for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t i = 0; i < nv; i++) {
             mp_corner cv = {MP_NO_INDEX, MP_NO_INDEX, MP_NO_INDEX, MP_NO_INDEX};
             c.pos += direct; /* matrix indices: the CPU skins these models */
             for (uint32_t a = 0; a < A_COUNT; a++) {
@@ -394,9 +410,9 @@ static bool walk_dl(cmdl_rd *r, const mp_material *mt, size_t from, size_t to, m
             if (tris) memcpy(&tris[3 * (size_t)n_tri], t, sizeof t);
             n_tri++;
         }
+        if (nv < n) break;
     }
     *count = n_tri;
-    if (end) *end = c.pos;
     return true;
 }
 
@@ -429,20 +445,22 @@ static bool read_surface(cmdl_rd *r, uint32_t k, mp_surface *sf, uint32_t index)
     /* a corner's uv is short when the base texture reads TEX0 and flag 0x2000 sends TEX0 to the short array;
      * without the header's short-UV array (flag 4) the float array is read, as PWE does (a warning) */
     sf->short_uv = (mt->flags & 0x2000) && (m->flags & 4) && mt->base_uv == 0;
-    /* the list runs to the section's end (0x00 padding ends it), as the public loaders walk it: the size
-     * field is unreliable on some retail models; a longer list is a warning */
+    /* the list runs to the smaller of the section's end and its size field's (0x00 padding ends it
+     * before): the game draws the size field's bytes, the public loaders walk to the section's end, so
+     * a list longer than its field is cut, with a warning */
     uint64_t from = r->start[k] + header, to = r->start[k] + r->size[k], len = dl & 0x7FFFFFFFu;
+    uint64_t cut = len < to - from ? from + len : to;
     uint32_t n = 0;
-    size_t end = 0;
-    if (!walk_dl(r, mt, (size_t)from, (size_t)to, NULL, &n, &end)) return false;
-    if (end - from > len) m->dl_over_size++;
+    bool over = false;
+    if (!walk_dl(r, mt, (size_t)from, (size_t)cut, (size_t)to, NULL, &n, &over)) return false;
+    if (over) m->dl_over_size++;
     sf->corners = ra_arena_array_uninit(r->ar, 3 * (size_t)n + 1, sizeof *sf->corners);
     if (!sf->corners) {
         ra_fail_nomem(r->err, FMT);
         return false;
     }
     sf->tri_count = n;
-    return walk_dl(r, mt, (size_t)from, (size_t)to, sf->corners, &n, NULL);
+    return walk_dl(r, mt, (size_t)from, (size_t)cut, (size_t)to, sf->corners, &n, &over);
 }
 
 ra_status mp_cmdl_read(const uint8_t *data, size_t size, ra_arena *ar, mp_cmdl *out, ra_error *err)

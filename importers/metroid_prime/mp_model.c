@@ -452,8 +452,8 @@ ra_status mp_build_model(ra_document *doc, const mp_character *ch, bool native, 
                       m->float_uv_fallback);
     if (m->dl_over_size)
         ra_scene_warn(s,
-                      "%u surface(s) hold a display list longer than their size field; read to the section's end, "
-                      "as the game's loaders do",
+                      "%u surface(s) hold a display list longer than their size field; cut there, as the game "
+                      "draws only the size field's bytes (the public loaders read to the section's end)",
                       m->dl_over_size);
     if (m->vat_mismatch)
         ra_scene_warn(s,

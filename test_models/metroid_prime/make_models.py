@@ -1019,16 +1019,36 @@ expect-warning 2 material(s) set flag 0x2000 (short UVs) in a model without a sh
     sf[16:20] = u32(0x80000000 | 32)
     data, st = cmdl(2, 0, material_set([], [m0]), gpos, [], [], [], [bytes(sf)])
     write("dl_long.cmdl", data)
-    tris = [[(0,), (1,), (4,)], [(4,), (1,), (5,)], [(1,), (2,), (5,)], [(5,), (2,), (6,)], [(2,), (3,), (6,)]]
+    # the game hands GX the field's 32 bytes: the header and 14 whole vertices, so the 5th triangle
+    # (vertices 12-14) is cut
+    tris = [[(0,), (1,), (4,)], [(4,), (1,), (5,)], [(1,), (2,), (5,)], [(5,), (2,), (6,)]]
     write("dl_long.txt", ("""dl_long.cmdl -- one surface (section at %d) whose display list is a triangle list of 15 vertices
-(33 bytes, padded to 64) while its size field says 32.  The list is walked to the section's end, as
-the public loaders do: 5 triangles, and a warning.
+(33 bytes, padded to 64) while its size field says 32.  The game draws the size field's bytes (the
+public loaders walk to the section's end): the primitive header and 14 whole vertices, so the first
+4 triangles, and a warning.
 
 load dl_long.cmdl
 expect-meshes 1
-expect-mesh name=model_0 node=RootNode vertices=7 triangles=5 material=material_0 uv=0 normals=0 colors=0
+expect-mesh name=model_0 node=RootNode vertices=6 triangles=4 material=material_0 uv=0 normals=0 colors=0
 expect-warning longer than their size field
 """ % st[-1] + "\n".join(static_lines("model_0", tris, gpos)) + "\n").encode())
+
+    # 3b. two primitives (one triangle each, 9 bytes) behind a size field of 9: the game stops before the
+    # second primitive's header
+    dl2 = dl_prim(0x90, [u16(i) for i in (0, 1, 4)]) + dl_prim(0x90, [u16(i) for i in (4, 1, 5)])
+    sf2 = bytearray(surface(False, 0, dl2))
+    sf2[16:20] = u32(0x80000000 | 9)
+    data, st = cmdl(2, 0, material_set([], [m0]), gpos, [], [], [], [bytes(sf2)])
+    write("dl_cut.cmdl", data)
+    write("dl_cut.txt", ("""dl_cut.cmdl -- one surface (section at %d) whose display list holds two triangle-list primitives
+of one triangle each (9 bytes each) while its size field says 9.  The game draws the size field's
+bytes: the first triangle only, and a warning.
+
+load dl_cut.cmdl
+expect-meshes 1
+expect-mesh name=model_0 node=RootNode vertices=3 triangles=1 material=material_0 uv=0 normals=0 colors=0
+expect-warning longer than their size field
+""" % st[-1] + "\n".join(static_lines("model_0", tris[:1], gpos)) + "\n").encode())
 
     # 4. tolerated oddities: 5 konst colours (K3 = the 4th is the base colour), an unused material
     # without positions, a NaN position no triangle uses, a primitive of vertex format 1 (short normals)
