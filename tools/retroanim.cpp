@@ -568,29 +568,10 @@ bool ReadBytes(const std::string &file, const ra_options &opt, FileBytes &bytes,
 {
     size_t max = ra_max_file_size(&opt);
     if (file == "-") {
-        ra_writer w;
-        ra_writer_init(&w);
-        uint8_t buf[65536];
-        size_t n;
-        while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) {
-            if (w.size + n > max) {
-                ra_writer_free(&w);
-                ra_fail(&err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
-                        "the input has more than max_file_size (%zu) bytes", max);
-                return false;
-            }
-            if (!ra_wr_bytes(&w, buf, n)) {
-                ra_writer_free(&w);
-                ra_fail(&err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory reading standard input");
-                return false;
-            }
-        }
-        if (std::ferror(stdin)) {
-            ra_writer_free(&w);
-            ra_fail(&err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot read standard input");
-            return false;
-        }
-        bytes.Take(ra_file_bytes{w.data, w.size, nullptr});
+        uint8_t *data = nullptr;
+        size_t size = 0;
+        if (ra_read_stream_max(stdin, 0, max, "the input", &data, &size, &err) != RA_OK) return false;
+        bytes.Take(ra_file_bytes{data, size, nullptr});
         return true;
     }
     ra_file_bytes f;

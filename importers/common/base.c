@@ -867,39 +867,46 @@ ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t 
         return ra_fail(err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
                        "the file has %llu bytes, more than max_file_size (%zu)", (unsigned long long)st.st_size, max);
     }
-    /* read straight into the buffer: a regular file's allocated at its size
-     * (and a byte to see the end), anything else (or a file that grows
-     * meanwhile) grown by at least 64 KiB at a time */
+    size_t hint = known && S_ISREG(st.st_mode) ? (size_t)st.st_size : 0; /* (at most max) */
+    ra_status rs = ra_read_stream_max(f, hint, max, "the file", data, size, err);
+    fclose(f);
+    return rs;
+}
+
+ra_status ra_read_stream_max(FILE *f, size_t hint, size_t max, const char *what, uint8_t **data, size_t *size,
+                             ra_error *err)
+{
+    *data = NULL;
+    *size = 0;
+    /* read straight into the buffer: allocated at the hint (and a byte to
+     * see the end), grown by at least 64 KiB at a time past it (a stream, or
+     * a file that grows meanwhile) */
     ra_writer w;
     ra_writer_init(&w);
     const size_t piece = 65536;
-    if (known && S_ISREG(st.st_mode) && (uint64_t)st.st_size < SIZE_MAX - piece) {
-        w.data = ra_malloc((size_t)st.st_size + 1);
-        w.cap = w.data ? (size_t)st.st_size + 1 : 0;
+    if (hint && hint < SIZE_MAX - piece) {
+        w.data = ra_malloc(hint + 1);
+        w.cap = w.data ? hint + 1 : 0;
         w.failed = !w.data;
     }
     size_t n;
     for (;;) {
         if (w.failed || (w.cap == w.size && !ra_wr_grow(&w, piece))) {
-            fclose(f);
             ra_writer_free(&w);
-            return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory reading the file");
+            return ra_fail(err, RA_ERR_NO_MEMORY, "retroanim", RA_NO_OFFSET, "", "out of memory reading %s", what);
         }
         size_t room = w.cap - w.size;
         if ((n = fread(w.data + w.size, 1, room, f)) == 0) break;
         if (w.size + n > max) {
-            fclose(f);
             ra_writer_free(&w);
             return ra_fail(err, RA_ERR_LIMIT, "retroanim", RA_NO_OFFSET, "max_file_size",
-                           "the file has more than max_file_size (%zu) bytes", max);
+                           "%s has more than max_file_size (%zu) bytes", what, max);
         }
         w.size += n;
     }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
+    if (ferror(f)) {
         ra_writer_free(&w);
-        return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "read error");
+        return ra_fail(err, RA_ERR_IO, "retroanim", RA_NO_OFFSET, "", "cannot read %s", what);
     }
     *data = w.data;
     *size = w.size;

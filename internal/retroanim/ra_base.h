@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "retroanim/retroanim.h"
@@ -391,6 +392,12 @@ ra_status ra_read_file(const char *path, uint8_t **data, size_t *size, ra_error 
  * max bytes: a regular file by its size before anything is read, a stream
  * (a pipe, /dev/zero) once it passes max; a directory is an RA_ERR_IO. */
 ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t *size, ra_error *err);
+/* The rest of an open stream (standard input, say), refusing it once it
+ * passes max bytes; hint: the bytes expected (0: unknown), allocated at
+ * once.  what names the input in the messages ("the file", "the input").
+ * The stream is left open. */
+ra_status ra_read_stream_max(FILE *f, size_t hint, size_t max, const char *what, uint8_t **data, size_t *size,
+                             ra_error *err);
 /* A file's bytes, read-only: a regular file that is not empty is mapped
  * where the system can (POSIX), its pages filled in one call, with neither a
  * copy nor a page fault per page; anything else (and a file that cannot be
