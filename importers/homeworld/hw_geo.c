@@ -48,6 +48,31 @@ static ra_status link_at(uint32_t v, uint32_t n, size_t at, const char *field, i
     return RA_OK;
 }
 
+/* Objects whose three lists are one earlier object's (the same offsets and
+ * counts: a part instanced by its writer) share its decoded arrays, found by
+ * a hash of the six words.  Returns the earlier object, or -1 after noting
+ * object i as the first of its lists. */
+typedef struct list_set {
+    uint32_t (*key)[6]; /* per object */
+    int32_t *slot;      /* object index, -1: empty */
+    size_t mask;
+} list_set;
+
+static int32_t same_lists(list_set *ls, uint32_t i)
+{
+    const uint32_t *k = ls->key[i];
+    uint64_t h = 1469598103934665603ull;
+    for (int w = 0; w < 6; w++) h = (h ^ k[w]) * 1099511628211ull;
+    for (size_t at = (size_t)(h ^ h >> 29) & ls->mask;; at = (at + 1) & ls->mask) {
+        int32_t j = ls->slot[at];
+        if (j < 0) {
+            ls->slot[at] = (int32_t)i;
+            return -1;
+        }
+        if (!memcmp(ls->key[j], k, sizeof ls->key[j])) return j;
+    }
+}
+
 ra_status hw_geo_read(const uint8_t *d, size_t size, ra_arena *ar, hw_geo *g, ra_error *err)
 {
     memset(g, 0, sizeof *g);
@@ -77,7 +102,16 @@ ra_status hw_geo_read(const uint8_t *d, size_t size, ra_arena *ar, hw_geo *g, ra
         if (rs == RA_OK) rs = name_at(d, size, u32(d, at + 20), at + 20, "material.oTexture", ar, &m->texture, err);
         if (rs != RA_OK) return rs;
     }
-    double decoded = 0; /* lists may be shared (duplicate objects): bound what is decoded */
+    /* lists may be shared: an object whose lists are all another's takes its arrays; what other
+     * overlaps make the reader decode is bounded */
+    double decoded = 0;
+    list_set ls = {ra_arena_array(ar, nobj ? nobj : 1, sizeof *ls.key), NULL, 0};
+    size_t cap = 16;
+    while (cap < 2 * (size_t)nobj) cap *= 2;
+    ls.slot = ra_arena_array(ar, cap, sizeof *ls.slot);
+    ls.mask = cap - 1;
+    if (!ls.key || !ls.slot) return ra_fail_nomem(err, FMT);
+    memset(ls.slot, 0xFF, cap * sizeof *ls.slot);
     for (uint32_t i = 0; i < nobj; i++) {
         size_t at = HW_GEO_HEADER_SIZE + (size_t)i * HW_GEO_OBJECT_SIZE;
         hw_geo_object *o = &g->objects[i];
@@ -103,11 +137,21 @@ ra_status hw_geo_read(const uint8_t *d, size_t size, ra_arena *ar, hw_geo *g, ra
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 48 + 4 * (size_t)k, "localMatrix", "not finite");
             o->local.m[k % 4][k / 4] = v; /* column-major on disk */
         }
+        o->vertex_count = nv, o->normal_count = (int32_t)nn, o->polygon_count = np;
+        const uint32_t key[6] = {u32(d, at + 24), (uint32_t)nv,    u32(d, at + 28),
+                                 (uint32_t)nn,    u32(d, at + 32), (uint32_t)np};
+        memcpy(ls.key[i], key, sizeof key);
+        int32_t same = same_lists(&ls, i);
+        if (same >= 0) { /* (checked when they were decoded: every index is bound by these counts) */
+            o->vertices = g->objects[same].vertices;
+            o->normals = g->objects[same].normals;
+            o->polygons = g->objects[same].polygons;
+            continue;
+        }
         decoded += 16.0 * nv + 16.0 * (double)nn + 40.0 * np;
         if (decoded > (double)size * HW_MAD_MAX_SHARING + 4096)
             return ra_fail(err, RA_ERR_LIMIT, FMT, at, "oVertexList",
-                           "shared lists multiply the data past %u times the file", HW_MAD_MAX_SHARING);
-        o->vertex_count = nv, o->normal_count = (int32_t)nn, o->polygon_count = np;
+                           "overlapping lists multiply the data past %u times the file", HW_MAD_MAX_SHARING);
         o->vertices = ra_arena_array(ar, nv ? (size_t)nv : 1, sizeof *o->vertices);
         o->normals = ra_arena_array(ar, nn ? (size_t)nn : 1, sizeof *o->normals);
         o->polygons = ra_arena_array(ar, np ? (size_t)np : 1, sizeof *o->polygons);

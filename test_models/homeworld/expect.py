@@ -43,6 +43,7 @@ FILES = {
     'geo_sibling.mad': 'badgeo',  # its sibling .geo is broken: flat, with a warning
     'geo_roots.mad': 'geo',       # a second parent-less object, not linked: its subtree is not drawn
     'geo_links.mad': 'geo',       # an oMother the daughter/sister links disagree with: drawn, warned
+    'geo_instanced.mad': 'geo',   # 40 objects on one set of lists (more than 8x the file decoded each time)
 }
 GEO_TIMES = ('0', '0.25', '0.5', '1')
 

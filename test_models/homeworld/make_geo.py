@@ -42,14 +42,15 @@ MESH = {0: ([(0, 0, 0, 1), (1, 0, 0, 1), (0, 1, 0, 1)], [(0, 0, 1), (0, 0, 2)],
             [(0, 0, 1, 2, 1, (0, 0, 0, 1, 1, 0)), (0, 1, 3, 2, 1, (0, 1, 1, 1, 1, 0))])}
 
 
-def pack_geo():
-    n = len(OBJS)
+def pack_geo(objs=OBJS, mesh=MESH, share=None):
+    """share: object -> the object whose lists it points at (the same offsets and counts)"""
+    n = len(objs)
     obj_off = 68
     mat_off = obj_off + 112 * n
     lists = mat_off + 32 * len(MATS)
     body = b''
     offs = {}
-    for i, (verts, norms, polys) in MESH.items():
+    for i, (verts, norms, polys) in mesh.items():
         po = lists + len(body)
         for (fn, a, b, c, mi, st) in polys:
             body += struct.pack('<i4H6f2H', fn, a, b, c, mi, *st, 0, 0)
@@ -60,10 +61,12 @@ def pack_geo():
         for (x, y, z) in norms:
             body += struct.pack('<3f4B', x, y, z, 0xAB, 0xAB, 0xAB, 0xAB)
         offs[i] = (len(verts), 1, len(norms) - 1, len(polys), vo, no, po)
+    for i, j in (share or {}).items():
+        offs[i] = offs[j]
     strings = b''
     sbase = lists + len(body)
     name_off = []
-    for name, _, _ in OBJS:
+    for name, _, _ in objs:
         name_off.append(sbase + len(strings))
         strings += name.encode() + b'\0'
     tex_off = []
@@ -73,9 +76,9 @@ def pack_geo():
             strings += tex.encode() + b'\0'
     size = sbase + len(strings)
     out = b'RMF99ba\0' + struct.pack('<9I', 0x402, 0, size - 68, 0, len(MATS), 0, mat_off, mat_off, n) + b'\xab' * 24
-    for i, (name, mother, M) in enumerate(OBJS):
-        kids = [k for k in range(n) if OBJS[k][1] == i]
-        sis = [k for k in range(i + 1, n) if OBJS[k][1] == mother and mother >= 0]
+    for i, (name, mother, M) in enumerate(objs):
+        kids = [k for k in range(n) if objs[k][1] == i]
+        sis = [k for k in range(i + 1, n) if objs[k][1] == mother and mother >= 0]
         nv, nfn, nvn, npoly, vo, no, po = offs.get(i, (0, 0, 0, 0, 0, 0, 0))
         link = lambda k: 68 + 112 * k  # noqa: E731
         out += struct.pack('<IBBHiiiiIIIIII', name_off[i], 1, 0, 0, nv, nfn, nvn, npoly, vo, no, po,
@@ -239,9 +242,49 @@ def write_links(geo, mad_bytes, m):
         fh.write(LINKS_TXT % off + '\n'.join(L) + '\n')
 
 
-def geo_lines(m, objs, tail):
+INSTANCED_TXT = """geo_instanced.mad + geo_instanced.geo -- one part instanced 40 times
+
+How it was made: make_geo.py: geo_instanced.geo is a Hull (no polygons) with 40
+daughters Gun0 ... Gun39 (localMatrix T(k, 0, 0)), linked as LWExport links them
+(Hull's oDaughter names Gun0, each gun's oSister the next). All 40 records point
+at one set of lists (the same oVertexList, oNormalList, oPolygonList and counts):
+60 vertices, 1 face normal and 1 vertex normal, 20 disjoint triangles of
+material 0. Decoded once per gun, those lists would need %d bytes, more than 8
+times the %d-byte file: an instanced part is read once and shared. Each gun is
+drawn with its own mesh. geo_instanced.mad animates Gun0 only (one path, h 0 to
+90 degrees over 30 frames at 30 fps).
+Expected worlds: W = Rz(+90) * W(mother) * M, computed by make_geo.py.
+
+"""
+
+
+def write_instanced():
+    n = 40
+    objs = [('Hull', -1, T(0, 0, 0))] + [('Gun%d' % k, 0, T(k, 0, 0)) for k in range(n)]
+    verts = [(float(v % 7), float(v // 7), 0.0, 1) for v in range(60)]
+    polys = [(0, 3 * k, 3 * k + 1, 3 * k + 2, 0, (0, 0, 1, 0, 0, 1)) for k in range(20)]
+    geo, offs = pack_geo(objs, {1: (verts, [(0, 0, 1), (0, 0, 1)], polys)}, {k: 1 for k in range(2, n + 1)})
+    m = mf.lw_mad(30.0, [('Aim', 0, 30, 0)], [
+        dict(name='Gun0', frames=[0, 30], x=[0, 0], y=[0, 0], z=[0, 0], h=[0, 90], p=[0, 0], b=[0, 0])])
+    data = mf.pack_mad(m)
+    data = data[0] if isinstance(data, tuple) else data
+    with open(os.path.join(HERE, 'geo_instanced.geo'), 'wb') as fh:
+        fh.write(geo)
+    with open(os.path.join(HERE, 'geo_instanced.mad'), 'wb') as fh:
+        fh.write(data)
+    decoded = n * (16 * 60 + 16 * 2 + 40 * 20)
+    assert decoded > 8 * len(geo) + 4096
+    tail = ['expect-mesh name=Gun%d.material0 node=Gun%d vertices=60 triangles=20 material=material0' % (k, k)
+            for k in range(n)] + ['expect-meshes %d' % n]
+    L = geo_lines(m, objs, tail, unbound=0)
+    with open(os.path.join(HERE, 'geo_instanced.txt'), 'w') as fh:
+        fh.write(INSTANCED_TXT % (decoded, len(geo)) + '\n'.join(L) + '\n')
+
+
+def geo_lines(m, objs, tail, unbound=1):
+    """unbound: the .mad's paths no object takes (geo_ship.mad's Ghost)"""
     L = ['expect-format homeworld_mad', 'expect-canonical 1',
-         'expect-nodes %d' % (1 + len(objs) + 1), 'expect-animations 1']
+         'expect-nodes %d' % (1 + len(objs) + unbound), 'expect-animations 1']
     for a, an in enumerate(m.anims):  # as make_fixtures.expect_lines names them
         L.append('expect-anim index=%d duration=%s loop=%d channels=%d name=%s'
                  % (a, '%.9g' % (an.end - an.start), an.flags & mf.MAF_LOOP, mf.anim_channels(m, a), an.name))
@@ -267,6 +310,7 @@ def main():
         fh.write(SIBLING_TXT + '\n'.join(sibling_expect(m2, info2)) + '\n')
     write_roots(geo, data, m)
     write_links(geo, data, m)
+    write_instanced()
     L = geo_lines(m, OBJS, ['expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0',
                             'expect-mesh name=Barrel.material1 node=Barrel vertices=6 triangles=2 material=material1',
                             'expect-meshes 2'])
