@@ -258,20 +258,26 @@ Expected worlds: W = Rz(+90) * W(mother) * M, computed by make_geo.py.
 """
 
 
+def write_pair(stem, geo, m):
+    """stem.geo and stem.mad (m packed); returns the .mad's bytes"""
+    data = mf.pack_mad(m)
+    data = data[0] if isinstance(data, tuple) else data
+    with open(os.path.join(HERE, stem + '.geo'), 'wb') as fh:
+        fh.write(geo)
+    with open(os.path.join(HERE, stem + '.mad'), 'wb') as fh:
+        fh.write(data)
+    return data
+
+
 def write_instanced():
     n = 40
     objs = [('Hull', -1, T(0, 0, 0))] + [('Gun%d' % k, 0, T(k, 0, 0)) for k in range(n)]
     verts = [(float(v % 7), float(v // 7), 0.0, 1) for v in range(60)]
     polys = [(0, 3 * k, 3 * k + 1, 3 * k + 2, 0, (0, 0, 1, 0, 0, 1)) for k in range(20)]
-    geo, offs = pack_geo(objs, {1: (verts, [(0, 0, 1), (0, 0, 1)], polys)}, {k: 1 for k in range(2, n + 1)})
+    geo, _ = pack_geo(objs, {1: (verts, [(0, 0, 1), (0, 0, 1)], polys)}, {k: 1 for k in range(2, n + 1)})
     m = mf.lw_mad(30.0, [('Aim', 0, 30, 0)], [
         dict(name='Gun0', frames=[0, 30], x=[0, 0], y=[0, 0], z=[0, 0], h=[0, 90], p=[0, 0], b=[0, 0])])
-    data = mf.pack_mad(m)
-    data = data[0] if isinstance(data, tuple) else data
-    with open(os.path.join(HERE, 'geo_instanced.geo'), 'wb') as fh:
-        fh.write(geo)
-    with open(os.path.join(HERE, 'geo_instanced.mad'), 'wb') as fh:
-        fh.write(data)
+    write_pair('geo_instanced', geo, m)
     decoded = n * (16 * 60 + 16 * 2 + 40 * 20)
     assert decoded > 8 * len(geo) + 4096
     tail = ['expect-mesh name=Gun%d.material0 node=Gun%d vertices=60 triangles=20 material=material0' % (k, k)
@@ -298,12 +304,7 @@ def geo_lines(m, objs, tail, unbound=1):
 def main():
     geo, offs = pack_geo()
     m = mad()
-    data = mf.pack_mad(m)
-    data = data[0] if isinstance(data, tuple) else data
-    with open(os.path.join(HERE, 'geo_ship.geo'), 'wb') as fh:
-        fh.write(geo)
-    with open(os.path.join(HERE, 'geo_ship.mad'), 'wb') as fh:
-        fh.write(data)
+    data = write_pair('geo_ship', geo, m)
     write_broken(geo, offs, data)
     m2, info2 = mf.parse_bytes(data)
     with open(os.path.join(HERE, 'geo_sibling.txt'), 'w') as fh:
