@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "retroanim/homeworld.h"
 #include "retroanim/ra_document.h"
 
 #ifndef RA_FUZZ_FORMATS
@@ -64,9 +65,42 @@ static void load_as(const uint8_t *data, size_t size, const char *format)
     ra_document_free(doc);
 }
 
+/* "homeworld_geo": the ship geometry reader alone (a .geo only comes beside a
+ * .mad, so no format loads it on its own); a refusal must say what and
+ * where, and what it accepts must keep every index inside its lists. */
+static void load_geo(const uint8_t *data, size_t size)
+{
+    ra_arena *ar = ra_arena_create(64u << 20);
+    if (!ar) abort();
+    hw_geo g;
+    ra_error e;
+    ra_error_clear(&e);
+    if (hw_geo_read(data, size, ar, &g, &e) != RA_OK) {
+        if (!e.msg[0] || !e.format || (e.offset != RA_NO_OFFSET && e.offset > size)) abort();
+        ra_arena_destroy(ar);
+        return;
+    }
+    for (uint32_t i = 0; i < g.object_count; i++) {
+        const hw_geo_object *o = &g.objects[i];
+        if (o->mother >= (int32_t)g.object_count) abort();
+        for (int32_t k = 0; k < o->polygon_count; k++) {
+            const hw_geo_polygon *q = &o->polygons[k];
+            if (q->material >= g.material_count || q->face_normal < 0 || q->face_normal >= o->normal_count) abort();
+            for (int c = 0; c < 3; c++) {
+                if (q->v[c] >= o->vertex_count) abort();
+                int32_t n = o->vertices[q->v[c]].normal;
+                if (n >= o->normal_count || (n >= 0 && !(o->normals[n].n[0] == o->normals[n].n[0]))) abort();
+            }
+        }
+    }
+    ra_arena_destroy(ar);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char formats[] = RA_FUZZ_FORMATS;
-    for (char *f = strtok(formats, ","); f; f = strtok(NULL, ",")) load_as(data, size, f);
+    for (char *f = strtok(formats, ","); f; f = strtok(NULL, ","))
+        if (!strcmp(f, "homeworld_geo")) load_geo(data, size);
+        else load_as(data, size, f);
     return 0;
 }
