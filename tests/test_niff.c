@@ -701,6 +701,20 @@ static bool is_fixture(const char *n)
     return x && (!strcmp(x, ".niff") || !strcmp(x, ".nif"));
 }
 
+/* A fixture's bytes (ra_free them) and its load; NULL (nothing to free) when either fails. */
+static uint8_t *slurp_load(const char *name, size_t *n, ra_document **doc)
+{
+    ra_error e;
+    uint8_t *d = fx_slurp(g_dir, name, n);
+    *doc = NULL;
+    CHECK(d && load(d, *n, name, NULL, doc, &e) == RA_OK, "%s: %s", name, d ? e.msg : "not read");
+    if (!*doc) {
+        ra_free(d);
+        return NULL;
+    }
+    return d;
+}
+
 /* A Tex whose image is in another file (the SDK's TexList page: tex_img_index
  * 0xFFFFFFFF): textures.niff with that word written into each used Tex in turn
  * loads; the Mat that used it is untextured and names it in its metadata, a
@@ -708,14 +722,10 @@ static bool is_fixture(const char *n)
 static void external_textures(void)
 {
     size_t n = 0;
-    uint8_t *d = fx_slurp(g_dir, "textures.niff", &n);
     ra_error e;
     ra_document *doc = NULL;
-    CHECK(d && load(d, n, "textures.niff", NULL, &doc, &e) == RA_OK, "textures.niff: %s", e.msg);
-    if (!doc) {
-        ra_free(d);
-        return;
-    }
+    uint8_t *d = slurp_load("textures.niff", &n, &doc);
+    if (!d) return;
     /* each material's texture name, and each Tex's tex_img_index offset */
     enum {
         MAXM = 16
@@ -786,6 +796,62 @@ static void external_textures(void)
     ra_free(d);
 }
 
+/* A Shape's cull bits (shape_type & 0x30): geometry.niff's plane_shape (0x05, drawn double-sided)
+ * written as CULL_FRONT (0x25) shows its back faces: single-sided, each triangle's corners in the
+ * order 0, 2, 1 (told by position: the vertices are numbered in order of first use); as CULL_BOTH
+ * (0x35) single-sided in its own order, with a warning.  Every other mesh stays as it was. */
+static void cull_bits(void)
+{
+    size_t n = 0;
+    ra_error e;
+    ra_document *ref = NULL;
+    uint8_t *d = slurp_load("geometry.niff", &n, &ref);
+    if (!d) return;
+    const niff_file *f = niff_document_file(ref);
+    const uint32_t shape = 1;
+    CHECK(f->geo.shape_count > shape && f->geo.shapes[shape].type == 0x05, "geometry.niff: shape 1 of type 0x05");
+    uint64_t at = f->geo.shapes[shape].offset + 16; /* shape_type */
+    for (int v = 0; v < 2 && f->geo.shape_count > shape && at + 4 <= n; v++) {
+        const uint8_t word[4] = {0, 0, 0, v ? 0x35 : 0x25}, keep[4] = {d[at], d[at + 1], d[at + 2], d[at + 3]};
+        memcpy(d + at, word, 4);
+        ra_document *doc = NULL;
+        ra_status st = load(d, n, "geometry.niff", NULL, &doc, &e);
+        memcpy(d + at, keep, 4);
+        CHECK(st == RA_OK, "shape_type 0x%02X: refused (%s)", word[3], e.msg);
+        if (st != RA_OK) continue;
+        const ra_scene *a = &ref->scene, *b = &doc->scene;
+        CHECK(a->mesh_count == b->mesh_count, "shape_type 0x%02X: %zu meshes, expected %zu", word[3], b->mesh_count,
+              a->mesh_count);
+        size_t ours = 0, corners = 0;
+        for (size_t m = 0; m < a->mesh_count && m < b->mesh_count; m++) {
+            const ra_mesh *x = &a->meshes[m], *y = &b->meshes[m];
+            const ra_meta *si = ra_meta_get(&x->meta, "niff.shape_index");
+            bool mine = si && si->u.i == (int64_t)shape, rev = mine && !v;
+            ours += mine;
+            CHECK(x->triangle_count == y->triangle_count && x->vertex_count == y->vertex_count,
+                  "shape_type 0x%02X: mesh %s changed size", word[3], x->name);
+            if (x->material >= 0 && y->material >= 0)
+                CHECK(b->materials[y->material].double_sided == (mine ? false : a->materials[x->material].double_sided),
+                      "shape_type 0x%02X: mesh %s double-sided %d", word[3], x->name,
+                      b->materials[y->material].double_sided);
+            for (size_t t = 0; t < x->triangle_count && t < y->triangle_count; t++)
+                for (size_t c = 0; c < 3; c++, corners++) {
+                    const float *p = &x->positions[3 * (size_t)x->indices[3 * t + c]];
+                    const float *q = &y->positions[3 * (size_t)y->indices[3 * t + (rev && c ? 3 - c : c)]];
+                    CHECK(!memcmp(p, q, 3 * sizeof *p), "shape_type 0x%02X: mesh %s triangle %zu corner %zu", word[3],
+                          x->name, t, c);
+                }
+        }
+        CHECK(ours > 0 && corners > 0, "shape_type 0x%02X: the shape's meshes found", word[3]);
+        bool warned = false;
+        for (size_t w = 0; w < b->warning_count; w++) warned = warned || strstr(b->warnings[w].msg, "cull both faces");
+        CHECK(warned == (v == 1), "shape_type 0x%02X: CULL_BOTH warning %d", word[3], warned);
+        ra_document_free(doc);
+    }
+    ra_document_free(ref);
+    ra_free(d);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -796,6 +862,7 @@ int main(int argc, char **argv)
     int fixtures = fx_for_each_file(g_dir, is_fixture, run_fixture);
     CHECK(fixtures >= 34, "only %d fixtures", fixtures);
     external_textures();
+    cull_bits();
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;

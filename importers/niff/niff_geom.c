@@ -44,7 +44,7 @@ typedef struct gbuild {
     const int32_t *obj_node; /* item (object, then chain element) -> scene node */
     ra_mat4 *world;          /* rest world of every scene node */
     size_t mesh_cap, mat_cap, tex_cap, skin_cap;
-    size_t animated_shapes, approximated_parts, animated_tex, external_tex;
+    size_t animated_shapes, approximated_parts, animated_tex, external_tex, cull_both;
 } gbuild;
 
 static const char *name_or(const niff_file *f, uint32_t idx, ra_arena *ar, const char *prefix, uint32_t i)
@@ -396,9 +396,10 @@ static uint64_t mix(uint64_t h, uint32_t v)
     return h ^ (h >> 29);
 }
 
-/* The vertices of pm (distinct corner keys in order of first use) into a new ra_mesh. */
+/* The vertices of pm (distinct corner keys in order of first use) into a new ra_mesh; reverse: each
+ * triangle's corners as 0, 2, 1 (a shape that culls its front faces shows the other side). */
 static ra_status emit_mesh(gbuild *b, const source *src, const pmesh *pm, uint32_t node, int32_t skin, const char *name,
-                           uint32_t shape_index)
+                           uint32_t shape_index, bool reverse)
 {
     ra_scene *s = b->s;
     ra_arena *ar = b->ar;
@@ -417,7 +418,7 @@ static ra_status emit_mesh(gbuild *b, const source *src, const pmesh *pm, uint32
     for (uint32_t k = 0; k < pm->count; k++)
         for (int c = 0; c < 3; c++) {
             cval cv;
-            src->corner(src, pm->tris[k], c, &cv);
+            src->corner(src, pm->tris[k], reverse && c ? 3 - c : c, &cv);
             if (!pm->uv) cv.key[3] = 0;
             if (!pm->nv) cv.key[4] = cv.key[5] = 0;
             if (!pm->col) cv.key[6] = cv.key[7] = 0;
@@ -487,7 +488,12 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
     const niff_obj *o = &f->objs[oi];
     const niff_shape *sh = &g->shapes[o->shape_link];
     uint32_t ntri = src->tri_count;
-    bool double_sided = !(sh->type & 0x10u);
+    /* shape_type's cull bits (CULL_BACK 0x10, CULL_FRONT 0x20): none, both faces drawn (double-sided);
+     * CULL_FRONT alone, the back faces drawn (the corners reversed, single-sided: the normals stay, as the
+     * N64 lights by them whichever side shows); CULL_BOTH, none drawn (kept single-sided, a warning) */
+    uint32_t cull = sh->type & 0x30u;
+    bool double_sided = cull == 0, reverse = cull == 0x20u;
+    if (cull == 0x30u && ntri) b->cull_both++;
     /* the Mat of every triangle: first Part that lists it, else the Shape's, else the Obj's */
     uint32_t *tri_mat = ra_malloc((size_t)ntri * sizeof *tri_mat);
     uint32_t *order = ra_malloc((size_t)ntri * sizeof *order);
@@ -558,7 +564,8 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
         rs = ra_fail_nomem(b->err, FMT);
     const char *name = rs == RA_OK ? name_or(f, sh->name_index, b->ar, "shape", o->shape_link) : NULL;
     if (rs == RA_OK && !name) rs = ra_fail_nomem(b->err, FMT);
-    for (size_t k = 0; rs == RA_OK && k < npm; k++) rs = emit_mesh(b, src, &pms[k], node, skin, name, o->shape_link);
+    for (size_t k = 0; rs == RA_OK && k < npm; k++)
+        rs = emit_mesh(b, src, &pms[k], node, skin, name, o->shape_link, reverse);
     ra_free(all);
     ra_free(pms);
     ra_free(order);
@@ -755,5 +762,10 @@ ra_status niff_build_geometry(ra_document *doc, const niff_file *f, const int32_
                       "%zu material(s) use a texture whose image is in another file (not read): they are exported "
                       "untextured, the texture's name in their metadata (niff.external_texture)",
                       b.external_tex);
+    if (b.cull_both)
+        ra_scene_warn(s,
+                      "%zu shape(s) cull both faces (shape_type CULL_BOTH): the game draws none of their triangles; "
+                      "they are exported single-sided",
+                      b.cull_both);
     return RA_OK;
 }
