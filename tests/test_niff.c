@@ -796,6 +796,60 @@ static void external_textures(void)
     ra_free(d);
 }
 
+/* An animated colour-indexed Tex of no image here (its images in another file) has no palette
+ * arrays: ci_palette.niff's Texs with use_color_palette 1, each in turn made animated (tex_anim 1,
+ * scale_num, offset_num and img_num 0) with its Nintendo extension cut to the 20 bytes before the
+ * arrays (the 8 bytes after it now a user extension, 0xFFFFFFFF), load with the Tex external and
+ * neither palette word read (both stay 0). */
+static void palette_arrays_skipped(void)
+{
+    size_t n = 0;
+    ra_document *doc = NULL;
+    uint8_t *d = slurp_load("ci_palette.niff", &n, &doc);
+    if (!d) return;
+    const niff_file *f = niff_document_file(doc);
+    enum {
+        MAXT = 16
+    };
+    uint64_t off[MAXT], area[MAXT];
+    uint32_t nt = 0;
+    for (uint32_t t = 0; t < f->geo.tex_count && nt < MAXT; t++)
+        if (f->geo.texs[t].use_palette && f->geo.texs[t].anim == 0) {
+            off[nt] = f->geo.texs[t].offset, area[nt] = f->geo.texs[t].area;
+            nt++;
+        }
+    ra_document_free(doc);
+    CHECK(nt >= 4, "ci_palette.niff: %u colour-indexed Texs", nt);
+    for (uint32_t k = 0; k < nt; k++) {
+        uint64_t ae = area[k] + 28; /* the still TexDataArea is 28 bytes; the extension follows */
+        const uint64_t where[8] = {off[k] + 32, area[k] + 8, area[k] + 12, area[k] + 16,
+                                   off[k] + 44, off[k] + 48, ae + 20,      ae + 24};
+        const uint32_t value[8] = {1, 0, 0, 0, 20, 8, 0xFFFFFFFFu, 0xFFFFFFFFu};
+        uint8_t keep[8][4];
+        if (ae + 28 > n) continue;
+        for (int w = 0; w < 8; w++) {
+            uint8_t *q = d + where[w];
+            memcpy(keep[w], q, 4);
+            q[0] = (uint8_t)(value[w] >> 24), q[1] = (uint8_t)(value[w] >> 16), q[2] = (uint8_t)(value[w] >> 8),
+            q[3] = (uint8_t)value[w];
+        }
+        ra_error e;
+        ra_status st = load(d, n, "ci_palette.niff", NULL, &doc, &e);
+        for (int w = 0; w < 8; w++) memcpy(d + where[w], keep[w], 4);
+        CHECK(st == RA_OK, "Tex at %llu animated without images: refused (%s)", (unsigned long long)off[k], e.msg);
+        if (st != RA_OK) continue;
+        f = niff_document_file(doc);
+        const niff_tex *t = NULL;
+        for (uint32_t i = 0; i < f->geo.tex_count; i++)
+            if (f->geo.texs[i].offset == off[k]) t = &f->geo.texs[i];
+        CHECK(t && t->external && t->use_palette && t->palette_index == 0 && t->tlut_bank == 0,
+              "Tex at %llu: external %d, palette words %u %u (the arrays were read)", (unsigned long long)off[k],
+              t ? t->external : -1, t ? t->palette_index : 0, t ? t->tlut_bank : 0);
+        ra_document_free(doc);
+    }
+    ra_free(d);
+}
+
 /* A Shape's cull bits (shape_type & 0x30): geometry.niff's plane_shape (0x05, drawn double-sided)
  * written as CULL_FRONT (0x25) shows its back faces: single-sided, each triangle's corners in the
  * order 0, 2, 1 (told by position: the vertices are numbered in order of first use); as CULL_BOTH
@@ -863,6 +917,7 @@ int main(int argc, char **argv)
     CHECK(fixtures >= 34, "only %d fixtures", fixtures);
     external_textures();
     cull_bits();
+    palette_arrays_skipped();
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;
