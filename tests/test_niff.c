@@ -701,6 +701,24 @@ static bool is_fixture(const char *n)
     return x && (!strcmp(x, ".niff") || !strcmp(x, ".nif"));
 }
 
+/* d loaded (as name) with the big-endian words value[0..nw) written at where[0..nw), which are put
+ * back afterwards (the document keeps no pointer into the bytes) */
+static ra_status load_patched(uint8_t *d, size_t n, const char *name, const uint64_t *where, const uint32_t *value,
+                              size_t nw, ra_document **doc, ra_error *e)
+{
+    uint8_t keep[8][4];
+    if (nw > 8) return RA_ERR_LIMIT;
+    for (size_t w = 0; w < nw; w++) {
+        uint8_t *q = d + where[w];
+        memcpy(keep[w], q, 4);
+        q[0] = (uint8_t)(value[w] >> 24), q[1] = (uint8_t)(value[w] >> 16), q[2] = (uint8_t)(value[w] >> 8),
+        q[3] = (uint8_t)value[w];
+    }
+    ra_status st = load(d, n, name, NULL, doc, e);
+    for (size_t w = 0; w < nw; w++) memcpy(d + where[w], keep[w], 4);
+    return st;
+}
+
 /* A fixture's bytes (ra_free them) and its load; NULL (nothing to free) when either fails. */
 static uint8_t *slurp_load(const char *name, size_t *n, ra_document **doc)
 {
@@ -762,15 +780,7 @@ static void external_textures(void)
         const uint32_t value[2][4] = {{0xFFFFFFFFu}, {1, 0, 0, 0}};
         const uint32_t words = variant ? 4 : 1;
         if (user == SIZE_MAX || at[t] + 28 > n || toff[t] + 36 > n) continue;
-        uint8_t keep[4][4];
-        for (uint32_t w = 0; w < words; w++) {
-            uint8_t *q = d + where[variant][w];
-            uint32_t v = value[variant][w];
-            memcpy(keep[w], q, 4);
-            q[0] = (uint8_t)(v >> 24), q[1] = (uint8_t)(v >> 16), q[2] = (uint8_t)(v >> 8), q[3] = (uint8_t)v;
-        }
-        ra_status st = load(d, n, "textures.niff", NULL, &doc, &e);
-        for (uint32_t w = 0; w < words; w++) memcpy(d + where[variant][w], keep[w], 4);
+        ra_status st = load_patched(d, n, "textures.niff", where[variant], value[variant], words, &doc, &e);
         tried++;
         CHECK(st == RA_OK, "Tex %u external (%s): refused (%s)", t, variant ? "animated" : "NONE", e.msg);
         if (st != RA_OK) continue;
@@ -825,17 +835,9 @@ static void palette_arrays_skipped(void)
         const uint64_t where[8] = {off[k] + 32, area[k] + 8, area[k] + 12, area[k] + 16,
                                    off[k] + 44, off[k] + 48, ae + 20,      ae + 24};
         const uint32_t value[8] = {1, 0, 0, 0, 20, 8, 0xFFFFFFFFu, 0xFFFFFFFFu};
-        uint8_t keep[8][4];
         if (ae + 28 > n) continue;
-        for (int w = 0; w < 8; w++) {
-            uint8_t *q = d + where[w];
-            memcpy(keep[w], q, 4);
-            q[0] = (uint8_t)(value[w] >> 24), q[1] = (uint8_t)(value[w] >> 16), q[2] = (uint8_t)(value[w] >> 8),
-            q[3] = (uint8_t)value[w];
-        }
         ra_error e;
-        ra_status st = load(d, n, "ci_palette.niff", NULL, &doc, &e);
-        for (int w = 0; w < 8; w++) memcpy(d + where[w], keep[w], 4);
+        ra_status st = load_patched(d, n, "ci_palette.niff", where, value, 8, &doc, &e);
         CHECK(st == RA_OK, "Tex at %llu animated without images: refused (%s)", (unsigned long long)off[k], e.msg);
         if (st != RA_OK) continue;
         f = niff_document_file(doc);
@@ -866,15 +868,13 @@ static void cull_bits(void)
     CHECK(f->geo.shape_count > shape && f->geo.shapes[shape].type == 0x05, "geometry.niff: shape 1 of type 0x05");
     uint64_t at = f->geo.shapes[shape].offset + 16; /* shape_type */
     for (int v = 0; v < 2 && f->geo.shape_count > shape && at + 4 <= n; v++) {
-        const uint8_t word[4] = {0, 0, 0, v ? 0x35 : 0x25}, keep[4] = {d[at], d[at + 1], d[at + 2], d[at + 3]};
-        memcpy(d + at, word, 4);
+        const uint32_t type = v ? 0x35 : 0x25;
         ra_document *doc = NULL;
-        ra_status st = load(d, n, "geometry.niff", NULL, &doc, &e);
-        memcpy(d + at, keep, 4);
-        CHECK(st == RA_OK, "shape_type 0x%02X: refused (%s)", word[3], e.msg);
+        ra_status st = load_patched(d, n, "geometry.niff", &at, &type, 1, &doc, &e);
+        CHECK(st == RA_OK, "shape_type 0x%02X: refused (%s)", type, e.msg);
         if (st != RA_OK) continue;
         const ra_scene *a = &ref->scene, *b = &doc->scene;
-        CHECK(a->mesh_count == b->mesh_count, "shape_type 0x%02X: %zu meshes, expected %zu", word[3], b->mesh_count,
+        CHECK(a->mesh_count == b->mesh_count, "shape_type 0x%02X: %zu meshes, expected %zu", type, b->mesh_count,
               a->mesh_count);
         size_t ours = 0, corners = 0;
         for (size_t m = 0; m < a->mesh_count && m < b->mesh_count; m++) {
@@ -883,23 +883,23 @@ static void cull_bits(void)
             bool mine = si && si->u.i == (int64_t)shape, rev = mine && !v;
             ours += mine;
             CHECK(x->triangle_count == y->triangle_count && x->vertex_count == y->vertex_count,
-                  "shape_type 0x%02X: mesh %s changed size", word[3], x->name);
+                  "shape_type 0x%02X: mesh %s changed size", type, x->name);
             if (x->material >= 0 && y->material >= 0)
                 CHECK(b->materials[y->material].double_sided == (mine ? false : a->materials[x->material].double_sided),
-                      "shape_type 0x%02X: mesh %s double-sided %d", word[3], x->name,
+                      "shape_type 0x%02X: mesh %s double-sided %d", type, x->name,
                       b->materials[y->material].double_sided);
             for (size_t t = 0; t < x->triangle_count && t < y->triangle_count; t++)
                 for (size_t c = 0; c < 3; c++, corners++) {
                     const float *p = &x->positions[3 * (size_t)x->indices[3 * t + c]];
                     const float *q = &y->positions[3 * (size_t)y->indices[3 * t + (rev && c ? 3 - c : c)]];
-                    CHECK(!memcmp(p, q, 3 * sizeof *p), "shape_type 0x%02X: mesh %s triangle %zu corner %zu", word[3],
+                    CHECK(!memcmp(p, q, 3 * sizeof *p), "shape_type 0x%02X: mesh %s triangle %zu corner %zu", type,
                           x->name, t, c);
                 }
         }
-        CHECK(ours > 0 && corners > 0, "shape_type 0x%02X: the shape's meshes found", word[3]);
+        CHECK(ours > 0 && corners > 0, "shape_type 0x%02X: the shape's meshes found", type);
         bool warned = false;
         for (size_t w = 0; w < b->warning_count; w++) warned = warned || strstr(b->warnings[w].msg, "cull both faces");
-        CHECK(warned == (v == 1), "shape_type 0x%02X: CULL_BOTH warning %d", word[3], warned);
+        CHECK(warned == (v == 1), "shape_type 0x%02X: CULL_BOTH warning %d", type, warned);
         ra_document_free(doc);
     }
     ra_document_free(ref);
