@@ -27,6 +27,8 @@
 static const char *g_dir;
 static long g_checks;
 static fx_stats g_stats;
+static double g_sample_worst; /* check_samples_exact's largest difference */
+static long g_sample_keys;
 
 static ra_status load(const uint8_t *d, size_t n, const char *name, const ra_options *o, ra_document **doc, ra_error *e)
 {
@@ -423,6 +425,56 @@ static void check_keys_hit(const ra_document *doc, const char *what)
     free(w);
 }
 
+/* Every sample is the game's transform at its instant, to rounding: each
+ * key of a node hanging from the root, played at its own time, against the
+ * pose there (the checks above allow the sampling error between keys, which
+ * would hide an error in the samples themselves).  Loaded with
+ * max_key_angle=179, so that no key is inserted on the slerp between
+ * samples; opt adds the frame's options (NULL: the defaults). */
+static void check_samples_exact(const uint8_t *d, size_t size, const char *space, const char *coords, const char *what)
+{
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, "max_key_angle", "179");
+    if (space) ra_options_add(&o, "space", space);
+    if (coords) ra_options_add(&o, "coords", coords);
+    ra_document *doc = NULL;
+    ra_error e;
+    if (load(d, size, what, &o, &doc, &e) != RA_OK) {
+        CHECK(0, "%s: load with max_key_angle=179: %s", what, e.msg);
+        return;
+    }
+    const ra_scene *s = &doc->scene;
+    ra_mat4 *w = malloc(s->node_count * sizeof *w);
+    const ra_mat4 *root = &s->nodes[0].transform;
+    double worst = 0;
+    long keys = 0;
+    for (size_t a = 0; w && a < s->animation_count; a++)
+        for (size_t c = 0; c < s->animations[a].channel_count; c++) {
+            const ra_channel *ch = &s->animations[a].channels[c];
+            if (s->nodes[ch->node].parent != 0) continue;
+            for (size_t k = 0; k < ch->rotation_count + ch->position_count; k++) {
+                bool rot = k < ch->rotation_count;
+                double t = rot ? ch->rotation[k].t : ch->position[k - ch->rotation_count].t;
+                ra_error_clear(&e);
+                if (ra_document_pose(doc, a, t, w, &e) != RA_OK) continue;
+                const ra_mat4 *g = &w[ch->node];
+                ra_mat4 local = rot ? ra_m4_from_quat(ch->rotation[k].q)
+                                    : ra_m4_translation(ch->position[k - ch->rotation_count].v);
+                ra_mat4 x = ra_m4_mul(root, &local);
+                for (int i = 0; i < 3; i++)
+                    for (int j = rot ? 0 : 3; j < (rot ? 3 : 4); j++) worst = fmax(worst, fabs(x.m[i][j] - g->m[i][j]));
+                keys++;
+            }
+        }
+    g_sample_worst = fmax(g_sample_worst, worst);
+    g_sample_keys += keys;
+    CHECK(keys > 0 && worst <= 1e-12, "%s: %ld keys; a key differs from the pose at its own time by %g", what, keys,
+          worst);
+    free(w);
+    ra_document_free(doc);
+}
+
 static void write_read_check(const hw_mad *m, const char *what, double dt)
 {
     size_t size;
@@ -442,6 +494,7 @@ static void write_read_check(const hw_mad *m, const char *what, double dt)
     check_keys_hit(doc, what);
     check_all_semantics(doc, what, dt);
     ra_document_free(doc);
+    check_samples_exact(d, size, NULL, NULL, what);
     fx_check_roundtrip(d, size, NULL, what);
     free(d);
 }
@@ -485,6 +538,7 @@ static void spaces(void)
         CHECK(load(d, size, "spaces.mad", &o, &doc[k], &e) == RA_OK, "space=%s coords=%s: %s", opts[k][0], opts[k][1],
               e.msg);
         if (doc[k]) check_all_semantics(doc[k], opts[k][0], 1.0 / 240);
+        check_samples_exact(d, size, opts[k][0], opts[k][1], "spaces.mad");
     }
     /* P: LightWave -> ship; F mirrors Z; R: the default root */
     const ra_mat4 P = {{{0, 1, 0, 0}, {0, 0, 1, 0}, {-1, 0, 0, 0}, {0, 0, 0, 1}}};
@@ -914,5 +968,6 @@ int main(int argc, char **argv)
     printf("pose/playback instants with random and big files: %ld (worst %.3g, worst share of the allowed "
            "sampling error %.3g)\n",
            g_stats.instants, g_stats.worst, g_stats.worst_ratio);
+    printf("samples against the pose at their own instants: %ld keys, worst %.3g\n", g_sample_keys, g_sample_worst);
     return ra_test_finish("test_homeworld");
 }
