@@ -404,35 +404,14 @@ bool ra_quat_track_commit(ra_arena *a, ra_quat_track *tr, double tol, double max
     return *out != NULL;
 }
 
-bool ra_vec_track_push(ra_arena *a, ra_vec_track *tr, double t, ra_vec3 v)
+bool ra_vec_track_grow(ra_arena *a, ra_vec_track *tr)
 {
-    if (tr->count && t <= tr->keys[tr->count - 1].t) {
-        /* same instant: the later value replaces (callers order jumps with eps) */
-        tr->keys[tr->count - 1].v = v;
-        return true;
-    }
-    if (tr->count == tr->cap && !grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap))
-        return false;
-    tr->keys[tr->count++] = (ra_vec_key){t, v};
-    return true;
+    return grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap);
 }
 
-bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q)
+bool ra_quat_track_grow(ra_arena *a, ra_quat_track *tr)
 {
-    q = ra_q_normalize(q);
-    if (tr->count) {
-        ra_quat prev = tr->keys[tr->count - 1].q;
-        if (t <= tr->keys[tr->count - 1].t) {
-            if (tr->count > 1 && ra_q_dot(tr->keys[tr->count - 2].q, q) < 0) q = ra_q_neg(q);
-            tr->keys[tr->count - 1].q = q;
-            return true;
-        }
-        if (ra_q_dot(prev, q) < 0) q = ra_q_neg(q);
-    }
-    if (tr->count == tr->cap && !grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap))
-        return false;
-    tr->keys[tr->count++] = (ra_quat_key){t, q};
-    return true;
+    return grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap);
 }
 
 size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle)

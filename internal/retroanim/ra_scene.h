@@ -129,8 +129,40 @@ typedef struct ra_quat_track {
 } ra_quat_track;
 
 double ra_step_epsilon(double t);
-bool ra_vec_track_push(ra_arena *a, ra_vec_track *tr, double t, ra_vec3 v);
-bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q);
+/* room for one more key: the array doubled (the pushes' slow path) */
+bool ra_vec_track_grow(ra_arena *a, ra_vec_track *tr);
+bool ra_quat_track_grow(ra_arena *a, ra_quat_track *tr);
+/* Inline: every baked key passes here (as a call, with the key's 32 or 40
+ * bytes through the stack, a tenth of some bakers' time). */
+static inline bool ra_vec_track_push(ra_arena *a, ra_vec_track *tr, double t, ra_vec3 v)
+{
+    if (tr->count && t <= tr->keys[tr->count - 1].t) {
+        /* same instant: the later value replaces (callers order jumps with eps) */
+        tr->keys[tr->count - 1].v = v;
+        return true;
+    }
+    if (tr->count == tr->cap && !ra_vec_track_grow(a, tr)) return false;
+    ra_vec_key *k = &tr->keys[tr->count++];
+    k->t = t, k->v = v;
+    return true;
+}
+static inline bool ra_quat_track_push(ra_arena *a, ra_quat_track *tr, double t, ra_quat q)
+{
+    q = ra_q_normalize(q);
+    if (tr->count) {
+        ra_quat prev = tr->keys[tr->count - 1].q;
+        if (t <= tr->keys[tr->count - 1].t) {
+            if (tr->count > 1 && ra_q_dot(tr->keys[tr->count - 2].q, q) < 0) q = ra_q_neg(q);
+            tr->keys[tr->count - 1].q = q;
+            return true;
+        }
+        if (ra_q_dot(prev, q) < 0) q = ra_q_neg(q);
+    }
+    if (tr->count == tr->cap && !ra_quat_track_grow(a, tr)) return false;
+    ra_quat_key *k = &tr->keys[tr->count++];
+    k->t = t, k->q = q;
+    return true;
+}
 /* Appends the arc from q0 (at t0, already pushed) to q1 at t1 following the
  * great circle q0 -> q1 without shortest-arc flip, subdivided so that each
  * piece spans at most max_angle radians of 4D arc (< pi/2), which a
