@@ -414,24 +414,22 @@ bool ra_quat_track_grow(ra_arena *a, ra_quat_track *tr)
     return grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap);
 }
 
+double ra_quat_arc_cos(double max_angle)
+{
+    if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
+    return cos(max_angle);
+}
+
 size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle)
 {
     if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
     /* cos(max_angle), kept for the next call (a load passes one angle) */
     static _Thread_local double last_angle = -1, last_cos = 0;
     if (max_angle != last_angle) {
-        last_cos = cos(max_angle);
+        last_cos = ra_quat_arc_cos(max_angle);
         last_angle = max_angle;
     }
-    /* One piece, told without normalising (most calls, between the frames
-     * of a smooth track): where q0.q1 >= cos |q0| |q1| (1 + 5e-10) the dot
-     * of the normalised pair is above cos by at least 5e-10 cos >= 3.5e-11
-     * (cos >= cos 1.5), far beyond the rounding of either (about 1e-15
-     * for lengths between 1e-50 and 1e50), so it is 1 piece below too. */
-    double d0 = ra_q_dot(q0, q1), n0 = ra_q_dot(q0, q0), n1 = ra_q_dot(q1, q1);
-    if (d0 > 0 && n0 >= 1e-100 && n0 <= 1e100 && n1 >= 1e-100 && n1 <= 1e100 &&
-        d0 * d0 >= last_cos * last_cos * (n0 * n1) * (1 + 1e-9))
-        return 1;
+    if (ra_quat_arc_one_piece(q0, q1, last_cos)) return 1;
     double d = ra_q_dot(ra_q_normalize(q0), ra_q_normalize(q1));
     if (d > 1) d = 1;
     if (d < -1) d = -1;

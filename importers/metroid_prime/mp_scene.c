@@ -412,6 +412,7 @@ static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, siz
     ra_vec_track tp = {0}, ts = {0};
     ra_quat_track tr = {0};
     bool rot = ch->has_rot && n, trans = ch->has_trans && n, scale = ch->has_scale && n;
+    const double cmax = ra_quat_arc_cos(max_piece);
     bool ok = (!rot || ra_quat_track_reserve(&tr, n)) && (!trans || ra_vec_track_reserve(&tp, n)) &&
               (!scale || ra_vec_track_reserve(&ts, n));
     for (size_t i = 0; ok && i < n; i++) {
@@ -425,7 +426,7 @@ static bool emit_points(ra_arena *ar, const mp_channel *ch, const point *pt, siz
                     ok = ra_quat_track_push(ar, &tr, pt[i].t, pt[i - 1].q);
                 } else {
                     if (d < 0) (*long_arcs)++;
-                    ok = ra_quat_track_arc(ar, &tr, pt[i - 1].t, pt[i - 1].q, pt[i].t, pt[i].q, max_piece);
+                    ok = ra_quat_track_arc_c(ar, &tr, pt[i - 1].t, pt[i - 1].q, pt[i].t, pt[i].q, max_piece, cmax);
                 }
             }
         }

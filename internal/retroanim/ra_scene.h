@@ -173,6 +173,28 @@ bool ra_quat_track_arc(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, do
  * keys before they are made. */
 size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle);
 bool ra_quat_track_arc_n(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1, size_t pieces);
+/* cos(max_angle) capped as ra_quat_arc_pieces caps it */
+double ra_quat_arc_cos(double max_angle);
+/* An arc of one piece, told without normalising (most arcs, between the
+ * frames of a smooth track): where q0.q1 >= cos |q0| |q1| (1 + 5e-10) the
+ * dot of the normalised pair is above cos by at least 5e-10 cos >= 3.5e-11
+ * (cos >= cos 1.5), far beyond the rounding of either (about 1e-15 for
+ * lengths between 1e-50 and 1e50), so it is one piece.  false: undecided.
+ * cos_max: ra_quat_arc_cos(max_angle). */
+static inline bool ra_quat_arc_one_piece(ra_quat q0, ra_quat q1, double cos_max)
+{
+    double d0 = ra_q_dot(q0, q1), n0 = ra_q_dot(q0, q0), n1 = ra_q_dot(q1, q1);
+    return d0 > 0 && n0 >= 1e-100 && n0 <= 1e100 && n1 >= 1e-100 && n1 <= 1e100 &&
+           d0 * d0 >= cos_max * cos_max * (n0 * n1) * (1 + 1e-9);
+}
+/* ra_quat_track_arc with the arc of one piece pushed inline (a bake that
+ * pushes every frame through it); cos_max: ra_quat_arc_cos(max_angle) */
+static inline bool ra_quat_track_arc_c(ra_arena *a, ra_quat_track *tr, double t0, ra_quat q0, double t1, ra_quat q1,
+                                       double max_angle, double cos_max)
+{
+    if (ra_quat_arc_one_piece(q0, q1, cos_max)) return ra_quat_track_push(a, tr, t1, q1);
+    return ra_quat_track_arc(a, tr, t0, q0, t1, q1, max_angle);
+}
 /* Removes keys that repeat both neighbours' value (exact for linear and slerp).
  * A rotation key is only removed when the two keys around it stay within
  * max_angle radians of rotation, so a track split for consumers that
