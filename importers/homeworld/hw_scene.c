@@ -252,15 +252,13 @@ static ra_quat axis_q(int axis, double c, double s)
 }
 
 /* Cosines and sines of the three half angles, a sample after another: a
- * half angle that moved by at most TURN_STEP since the last sample is
+ * half angle that moved by at most RA_SMALL_ANGLE since the last sample is
  * turned by the move (one complex product, the move's sine and cosine by
  * their series) instead of a sincos, the costliest part of a sample; every
  * TURN_PRODUCTS turns (and after a longer move) it starts again from a
- * direct sincos.  The series stop where the next term is below 1e-19
- * (a move of at most 1/32); a product rounds by about 2^-53, so the turned
- * values stay within about 1e-14 of the direct ones (test_homeworld's
- * samples against the pose: 1.7e-15 at worst, 1.0e-15 from sincos). */
-#define TURN_STEP 0.03125
+ * direct sincos.  A product rounds by about 2^-53, so the turned values
+ * stay within about 1e-14 of the direct ones (test_homeworld's samples
+ * against the pose: 1.7e-15 at worst, 1.0e-15 from sincos). */
 #define TURN_PRODUCTS 32
 typedef struct half_turn {
     double x[3], c[3], s[3]; /* the last sample's half angles, their cosines and sines */
@@ -280,13 +278,12 @@ static void half_sincos(half_turn *t, const double x[3], double c[3], double s[3
     double d[3];
     for (int k = 0; turn && k < 3; k++) {
         d[k] = x[k] - t->x[k];
-        turn = fabs(d[k]) <= TURN_STEP;
+        turn = fabs(d[k]) <= RA_SMALL_ANGLE;
     }
     for (int k = 0; k < 3; k++) {
         if (turn) {
-            double d2 = d[k] * d[k];
-            double sd = d[k] * (1 - d2 * (1.0 / 6) * (1 - d2 * (1.0 / 20) * (1 - d2 * (1.0 / 42))));
-            double cd = 1 - d2 * 0.5 * (1 - d2 * (1.0 / 12) * (1 - d2 * (1.0 / 30) * (1 - d2 * (1.0 / 56))));
+            double sd, cd;
+            ra_sincos_small(d[k], &sd, &cd);
             c[k] = t->c[k] * cd - t->s[k] * sd;
             s[k] = t->s[k] * cd + t->c[k] * sd;
         } else {
