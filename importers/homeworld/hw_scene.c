@@ -241,81 +241,30 @@ static ra_mat4 local_matrix(const hw_state *st, const double v[HW_CHANNELS])
 }
 
 /* The same transform as translation and quaternion, built independently of
- * the matrix above (the tests compare the two): three rotations about unit
- * axes (0 X, 1 Y, 2 Z), multiplied in order. */
-/* ra_q_axis_angle from the half angle's cosine and sine, its length's sqrt
+ * the matrix above (the tests compare the two). */
+/* ra_q_axis_angle about a unit axis (0 X, 1 Y, 2 Z), its length's sqrt
  * and division by 1 left out (both exact); the zero components keep their
  * products for their signs */
-static ra_quat axis_q(int axis, double c, double s)
+static ra_quat axis_q(int axis, double a)
 {
+    double s = sin(a / 2), c = cos(a / 2);
     return ra_q(c, axis == 0 ? 1 * s : 0 * s, axis == 1 ? 1 * s : 0 * s, axis == 2 ? 1 * s : 0 * s);
 }
 
-/* Cosines and sines of the three half angles, a sample after another: a
- * half angle that moved by at most RA_SMALL_ANGLE since the last sample is
- * turned by the move (one complex product, the move's sine and cosine by
- * their series) instead of a sincos, the costliest part of a sample; every
- * TURN_PRODUCTS turns (and after a longer move) it starts again from a
- * direct sincos.  A product rounds by about 2^-53, so the turned values
- * stay within about 1e-14 of the direct ones (test_homeworld's samples
- * against the pose: 1.7e-15 at worst, 1.0e-15 from sincos). */
-#define TURN_PRODUCTS 32
-typedef struct half_turn {
-    double x[3], c[3], s[3]; /* the last sample's half angles, their cosines and sines */
-    unsigned left;           /* turns before the next direct sincos (0: direct) */
-    bool set;                /* x, c and s hold a sample */
-} half_turn;
-
-static void half_sincos(half_turn *t, const double x[3], double c[3], double s[3])
-{
-    if (t->set && x[0] == t->x[0] && x[1] == t->x[1] && x[2] == t->x[2]) {
-        /* held: the same values, so the keys of a hold stay equal (and drop) */
-        memcpy(c, t->c, sizeof t->c);
-        memcpy(s, t->s, sizeof t->s);
-        return;
-    }
-    bool turn = t->left > 0;
-    double d[3];
-    for (int k = 0; turn && k < 3; k++) {
-        d[k] = x[k] - t->x[k];
-        turn = fabs(d[k]) <= RA_SMALL_ANGLE;
-    }
-    for (int k = 0; k < 3; k++) {
-        if (turn) {
-            double sd, cd;
-            ra_sincos_small(d[k], &sd, &cd);
-            c[k] = t->c[k] * cd - t->s[k] * sd;
-            s[k] = t->s[k] * cd + t->c[k] * sd;
-        } else {
-            c[k] = cos(x[k]);
-            s[k] = sin(x[k]);
-        }
-    }
-    t->left = turn ? t->left - 1 : TURN_PRODUCTS;
-    t->set = true;
-    memcpy(t->x, x, sizeof t->x);
-    memcpy(t->c, c, sizeof t->c);
-    memcpy(t->s, s, sizeof t->s);
-}
-
-/* turn: the cosines and sines of the object's sample before */
-static ra_trs local_trs(const hw_state *st, const double v[HW_CHANNELS], half_turn *turn)
+static ra_trs local_trs(const hw_state *st, const double v[HW_CHANNELS])
 {
     ra_trs r = {ra_v3(0, 0, 0), ra_q_identity(), ra_v3(1, 1, 1)};
-    double h = v[HW_H], p = v[HW_P], b = v[HW_B], x[3], c[3], s[3];
-    int axes[3];
-    if (st->space == SPACE_SHIP) { /* Rx(-h) Rz(p) Ry(-b) */
+    double h = v[HW_H], p = v[HW_P], b = v[HW_B];
+    if (st->space == SPACE_SHIP) {
         r.t = ra_v3(v[HW_Y], v[HW_Z], -v[HW_X]);
-        x[0] = -h / 2, x[1] = p / 2, x[2] = -b / 2, axes[0] = 0, axes[1] = 2, axes[2] = 1;
-    } else if (!st->native) { /* LightWave, Z mirrored into a right-handed frame: Ry(-h) Rx(-p) Rz(b) */
+        r.r = ra_q_mul(ra_q_mul(axis_q(0, -h), axis_q(2, p)), axis_q(1, -b));
+    } else if (!st->native) { /* LightWave, Z mirrored into a right-handed frame */
         r.t = ra_v3(v[HW_X], v[HW_Y], -v[HW_Z]);
-        x[0] = -h / 2, x[1] = -p / 2, x[2] = b / 2, axes[0] = 1, axes[1] = 0, axes[2] = 2;
-    } else { /* LightWave as stored (left-handed): Ry(h) Rx(p) Rz(b) */
+        r.r = ra_q_mul(ra_q_mul(axis_q(1, -h), axis_q(0, -p)), axis_q(2, b));
+    } else { /* LightWave as stored (left-handed) */
         r.t = ra_v3(v[HW_X], v[HW_Y], v[HW_Z]);
-        x[0] = h / 2, x[1] = p / 2, x[2] = b / 2, axes[0] = 1, axes[1] = 0, axes[2] = 2;
+        r.r = ra_q_mul(ra_q_mul(axis_q(1, h), axis_q(0, p)), axis_q(2, b));
     }
-    half_sincos(turn, x, c, s);
-    r.r = ra_q_mul(ra_q_mul(axis_q(axes[0], c[0], s[0]), axis_q(axes[1], c[1], s[1])), axis_q(axes[2], c[2], s[2]));
     return r;
 }
 
@@ -458,14 +407,13 @@ typedef struct baker {
     unsigned flags;
     double cos_half_max; /* cos(max_key_angle / 2) */
     seg_cache seg;
-    half_turn turn;
 } baker;
 
 static ra_trs trs_at(baker *b, double u, bool left)
 {
     double v[HW_CHANNELS];
     values_at_cached(b->o, &b->seg, b->start + u, left, v, &b->flags);
-    return local_trs(b->st, v, &b->turn);
+    return local_trs(b->st, v);
 }
 
 static bool push(baker *b, double u, const ra_trs *r)
@@ -526,7 +474,7 @@ static ra_status bake_object(ra_arena *ar, const hw_state *st, const hw_object *
     size_t ns = 0;
     sample *smp = window_samples(o, a, st->sample_rate, &ns);
     if (!smp) return ra_fail_nomem(err, FMT);
-    baker b = {ar, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2), {0}, {{0}, {0}, {0}, 0, false}};
+    baker b = {ar, st, o, a->start, {0}, {0}, left, 0, cos(st->max_key_angle / 2), {0}};
     seg_cache_init(&b.seg, o);
     bool ok = true;
     if (ns > *left) ok = false;

@@ -728,9 +728,7 @@ static bool bake_span_rotations(const void *vctx, double t0, double t1, uint32_t
     double cs[3], sn[3], dc[3], ds[3];
     for (int a = 0; a < 3; a++) {
         double step = 0.5 * d[a] / np, h = 0.5 * v0[3 + a] + step * j0;
-        cs[a] = cos(h), sn[a] = sin(h);
-        if (fabs(step) <= RA_SMALL_ANGLE) ra_sincos_small(step, &ds[a], &dc[a]);
-        else dc[a] = cos(step), ds[a] = sin(step);
+        cs[a] = cos(h), sn[a] = sin(h), dc[a] = cos(step), ds[a] = sin(step);
     }
     for (uint32_t k = 0; k < n; k++) {
         double t = t0 + (t1 - t0) * ((double)(j0 + k) / (double)np), f = to_frame(st, t);

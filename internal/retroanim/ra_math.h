@@ -87,16 +87,6 @@ static inline ra_quat ra_q_normalize(ra_quat q)
     return ra_q_scale(q, 1.0 / l);
 }
 ra_quat ra_q_axis_angle(ra_vec3 axis, double radians);
-/* The sine and cosine of a small angle (|d| <= RA_SMALL_ANGLE) by their
- * series, for turning a cosine and sine by a small step without a sincos:
- * the next terms are below 1e-19. */
-#define RA_SMALL_ANGLE 0.03125
-static inline void ra_sincos_small(double d, double *s, double *c)
-{
-    double d2 = d * d;
-    *s = d * (1 - d2 * (1.0 / 6) * (1 - d2 * (1.0 / 20) * (1 - d2 * (1.0 / 42))));
-    *c = 1 - d2 * 0.5 * (1 - d2 * (1.0 / 12) * (1 - d2 * (1.0 / 30) * (1 - d2 * (1.0 / 56))));
-}
 /* Rotation as consumers play it: shortest arc, normalised result
  * (what aiQuaternion::Interpolate and glTF slerp do). */
 ra_quat ra_q_slerp_shortest(ra_quat a, ra_quat b, double t);
