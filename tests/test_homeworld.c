@@ -430,7 +430,7 @@ static void check_keys_hit(const ra_document *doc, const char *what)
  * pose there (the checks above allow the sampling error between keys, which
  * would hide an error in the samples themselves).  Loaded with
  * max_key_angle=179, so that no key is inserted on the slerp between
- * samples; opt adds the frame's options (NULL: the defaults). */
+ * samples; space and coords: the frame's options (NULL: the default). */
 static void check_samples_exact(const uint8_t *d, size_t size, const char *space, const char *coords, const char *what)
 {
     ra_options o;
