@@ -414,19 +414,18 @@ bool ra_quat_track_grow(ra_arena *a, ra_quat_track *tr)
     return grow(a, (void **)&tr->keys, tr->count, &tr->cap, sizeof *tr->keys, tr->heap);
 }
 
-double ra_quat_arc_cos(double max_angle)
-{
-    if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
-    return cos(max_angle);
-}
+/* the largest piece of an arc: max_angle, at most 1.5 (and 1.5 where it is not positive) */
+static double arc_cap(double max_angle) { return !(max_angle > 0) || max_angle > 1.5 ? 1.5 : max_angle; }
+
+double ra_quat_arc_cos(double max_angle) { return cos(arc_cap(max_angle)); }
 
 size_t ra_quat_arc_pieces(ra_quat q0, ra_quat q1, double max_angle)
 {
-    if (!(max_angle > 0) || max_angle > 1.5) max_angle = 1.5;
+    max_angle = arc_cap(max_angle);
     /* cos(max_angle), kept for the next call (a load passes one angle) */
     static _Thread_local double last_angle = -1, last_cos = 0;
     if (max_angle != last_angle) {
-        last_cos = ra_quat_arc_cos(max_angle);
+        last_cos = cos(max_angle);
         last_angle = max_angle;
     }
     if (ra_quat_arc_one_piece(q0, q1, last_cos)) return 1;
