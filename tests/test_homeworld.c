@@ -605,6 +605,84 @@ static void big_file(void)
     ra_arena_destroy(ar);
 }
 
+/* Every object node's homeworld.tcb text ("-" where it has none), each
+ * followed by "|"; *with: the nodes with one, *after: those after a node
+ * without */
+static char *tcb_texts(const ra_scene *s, size_t *with, size_t *after)
+{
+    ra_writer w;
+    ra_writer_init(&w);
+    *with = *after = 0;
+    bool cut = false;
+    for (size_t i = 1; i < s->node_count; i++) {
+        const ra_meta *t = ra_meta_get(&s->nodes[i].meta, "homeworld.tcb");
+        if (t) ra_wr_bytes(&w, t->u.s, strlen(t->u.s)), ++*with, *after += cut;
+        cut |= !t;
+        ra_wr_bytes(&w, t ? "|" : "-|", t ? 1 : 2);
+    }
+    ra_wr_bytes(&w, "", 1);
+    CHECK(!w.failed, "tcb texts: out of memory");
+    return (char *)w.data;
+}
+
+/* TCB lists past the 16 MiB metadata budget: in object order, the texts
+ * that fit what is left are kept (a later short one after a cut long one),
+ * with a warning, and one thread keeps the same texts as two (which make
+ * them all at once).  Keys every frame for 28,000 frames; the
+ * bake samples the 30 frames of the one window. */
+static void tcb_budget(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    hw_mad m;
+    random_mad(ar, &m, 27, 30, 1, false, true);
+    for (int j = 0; j < m.object_count; j++) {
+        hw_object *o = &m.objects[j];
+        /* 28,001 keys (7,001 for every third object); the window's keys are random_mad's */
+        int nk = j % 3 == 2 ? 7001 : 28001;
+        float *times = ra_arena_array(ar, (size_t)nk, sizeof(float)), *vals[HW_CHANNELS];
+        hw_tcb *tcb = ra_arena_array(ar, (size_t)nk, sizeof *tcb);
+        for (int c = 0; c < HW_CHANNELS; c++) vals[c] = ra_arena_array(ar, (size_t)nk, sizeof(float));
+        for (int k = 0; k < nk; k++) {
+            times[k] = (float)k / 30.0f;
+            int src = k < o->key_count - 2 ? k + 1 : o->key_count - 2; /* the real keys: past the phantom */
+            for (int c = 0; c < HW_CHANNELS; c++) vals[c][k] = o->path[c][src];
+            tcb[k].tension = (float)fx_frand(-1, 1);
+            tcb[k].continuity = (float)fx_frand(-1, 1);
+            tcb[k].bias = (float)fx_frand(-1, 1);
+        }
+        CHECK(hw_object_set_keys(o, ar, (size_t)nk, times, tcb, (const float *const *)vals, times[nk - 1] + 1), "keys");
+    }
+    size_t size;
+    uint8_t *d = write_mad(&m, &size);
+    char *text[2] = {NULL, NULL};
+    size_t with[2] = {0, 0}, after[2] = {0, 0};
+    for (int t = 0; t < 2; t++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "threads", t ? "2" : "1");
+        ra_document *doc = NULL;
+        ra_error e;
+        CHECK(load(d, size, "tcb.mad", &o, &doc, &e) == RA_OK, "tcb.mad (%d threads): %s", t + 1, e.msg);
+        if (!doc) continue;
+        CHECK(has_warning(&doc->scene, "TCB lists exceed 16 MiB"), "tcb.mad: no warning of the cut");
+        text[t] = tcb_texts(&doc->scene, &with[t], &after[t]);
+        ra_document_free(doc);
+    }
+    if (text[0] && text[1]) {
+        size_t n = strlen(text[0]);
+        CHECK(!strcmp(text[0], text[1]), "tcb.mad: one thread and two keep other TCB texts");
+        /* about 40 bytes a key: some objects fit, some do not, and a short one after a cut long one does */
+        CHECK(with[0] > 5 && with[0] < 27 && after[0] > 0 && n > (8u << 20) && n <= (16u << 20) + 2 * 27,
+              "tcb.mad: %zu objects keep their TCB text (%zu after one without), %zu bytes", with[0], after[0], n);
+        printf("tcb.mad: %zu bytes, %zu of 27 objects keep their TCB text (%zu after one without; %zu bytes)\n", size,
+               with[0], after[0], n);
+    }
+    free(text[0]);
+    free(text[1]);
+    free(d);
+    ra_arena_destroy(ar);
+}
+
 /* ---- hostile files -------------------------------------------------------------------------------------- */
 static void expect_refused(const uint8_t *d, size_t n, const ra_options *o, const char *what, ra_status code,
                            const char *field)
@@ -961,6 +1039,7 @@ int main(int argc, char **argv)
     spaces();
     clock_t c1 = clock();
     big_file();
+    tcb_budget();
     clock_t c2 = clock();
     hostile();
     printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
