@@ -566,8 +566,8 @@ static bool tcb_text(const hw_object *o, size_t cap, char **out, size_t *len)
  * numbers took a large load's one thread 25 ms before its bake began):
  * each text made whole, up to the whole budget, while the texts made so far
  * hold less than HW_MAX_TCB_JOBS; the others (text NULL, len 0) are made in
- * turn, cut at what the budget has left then.  A text longer than the whole
- * budget is not kept: len SIZE_MAX. */
+ * turn, cut at what the budget has left then (a text longer than the room a
+ * job had is made again in turn). */
 #define HW_MAX_TCB_JOBS (4 * HW_MAX_META)
 
 typedef struct tcb_jobs {
@@ -589,7 +589,6 @@ static ra_status tcb_job(void *ctx, size_t k, ra_worker *w, ra_error *err)
     if (!tcb_text(&tj->objects[k], cap, &text, &len)) return ra_fail_nomem(err, FMT);
     if (len > cap) { /* longer than the budget, or than the room left */
         ra_free(text);
-        if (cap == HW_MAX_META) tj->len[k] = SIZE_MAX;
         return RA_OK;
     }
     atomic_fetch_add_explicit(&tj->held, len, memory_order_relaxed);
@@ -1161,7 +1160,7 @@ static ra_status hw_object_nodes(hw_build *b, const tcb_jobs *tj, ra_error *err)
         ra_meta_list *md = &b->s->nodes[node].meta;
         char *text = tj->text ? tj->text[j] : NULL;
         size_t len = tj->text ? tj->len[j] : 0;
-        bool now = !text && len != SIZE_MAX; /* made in turn */
+        bool now = !text; /* made in turn */
         if (now && !tcb_text(o, meta_left, &text, &len)) return ra_fail_nomem(err, FMT);
         const char *tcb = len <= meta_left ? ra_arena_strndup(ar, text, len) : NULL;
         if (now) ra_free(text);
