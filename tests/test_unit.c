@@ -865,6 +865,96 @@ static void test_arc_pieces(void)
            one);
 }
 
+#if defined(__unix__)
+static bool folder_has(const ra_folder *f, const char *name)
+{
+    for (size_t i = 0; f && i < f->count; i++)
+        if (!strcmp(f->names[i], name)) return true;
+    return false;
+}
+
+static void touch_file(const char *dir, const char *name)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "create %s", path);
+    if (f) fclose(f);
+}
+#endif
+
+/* ra_folder_open: a settled folder's listing (its change time over 2 s old)
+ * is given again until the folder changes; one changed in the last seconds
+ * is listed on every call; a listing held while the cache replaces it stays
+ * readable until closed.  Sleeps 3 s, once, for the folders to settle. */
+static void test_folder(void)
+{
+#if defined(__unix__)
+    char dir[] = "/tmp/ra_unit_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    touch_file(dir, "a.x");
+    touch_file(dir, "b.x");
+    char sub[5][64];
+    for (int i = 0; i < 5; i++) {
+        snprintf(sub[i], sizeof sub[i], "%s/d%d", dir, i);
+        CHECK(mkdir(sub[i], 0700) == 0, "mkdir %s", sub[i]);
+        touch_file(sub[i], "only");
+    }
+    sleep(3);
+    const ra_folder *f1 = ra_folder_open(dir), *f2 = ra_folder_open(dir);
+    CHECK(f1 && f1->count == 7 && folder_has(f1, "a.x") && folder_has(f1, "d4") && !folder_has(f1, "."),
+          "the folder's seven names, without . and ..");
+    CHECK(f2 == f1, "a settled folder is listed once");
+    ra_folder_close(f1);
+    ra_folder_close(f2);
+    touch_file(dir, "c.x");
+    const ra_folder *f3 = ra_folder_open(dir), *f4 = ra_folder_open(dir);
+    CHECK(f3 && f3 != f1 && f3->count == 8 && folder_has(f3, "c.x"), "a new name is seen");
+    CHECK(f4 && f4 != f3 && f4->count == 8, "a folder changed in the last seconds is listed on every call");
+    ra_folder_close(f3);
+    ra_folder_close(f4);
+    /* d0 held while d1 ... d4 take the cache's four places */
+    const ra_folder *held = ra_folder_open(sub[0]);
+    CHECK(held && held == ra_folder_open(sub[0]), "d0 kept");
+    ra_folder_close(held);
+    for (int i = 1; i < 5; i++) {
+        const ra_folder *o = ra_folder_open(sub[i]);
+        CHECK(o && o->count == 1 && !strcmp(o->names[0], "only"), "%s: its one name", sub[i]);
+        ra_folder_close(o);
+    }
+    CHECK(held->count == 1 && !strcmp(held->names[0], "only"), "held while replaced: still readable");
+    const ra_folder *fresh = ra_folder_open(sub[0]);
+    CHECK(fresh && fresh != held && fresh->count == 1, "replaced in the cache: listed again");
+    ra_folder_close(fresh);
+    ra_folder_close(held);
+    char file[160];
+    snprintf(file, sizeof file, "%s/a.x", dir);
+    CHECK(ra_folder_open(file) == NULL && ra_folder_open("/nonexistent/ra_unit") == NULL,
+          "a file and a missing path are not folders");
+    const ra_folder *kept = ra_folder_open(sub[4]);
+    ra_folder_flush();
+    const ra_folder *after = ra_folder_open(sub[4]);
+    CHECK(after && after != kept && after->count == 1, "listed again after the flush");
+    CHECK(kept->count == 1 && !strcmp(kept->names[0], "only"), "held through the flush: still readable");
+    ra_folder_close(kept);
+    ra_folder_close(after);
+    ra_folder_flush();
+    for (int i = 0; i < 5; i++) {
+        char p[400];
+        snprintf(p, sizeof p, "%s/only", sub[i]);
+        remove(p);
+        rmdir(sub[i]);
+    }
+    const char *names[] = {"a.x", "b.x", "c.x"};
+    for (int i = 0; i < 3; i++) {
+        char p[160];
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        remove(p);
+    }
+    rmdir(dir);
+#endif
+}
+
 /* ra_file_bytes_get: a regular file mapped (the same bytes as ra_read_file_max
  * reads), an empty file and a pipe read, and every refusal the same status
  * and message as ra_read_file_max's. */
@@ -973,5 +1063,6 @@ int main(void)
     test_breaks_sort();
     test_options();
     test_file_bytes();
+    test_folder();
     return ra_test_finish("test_unit");
 }

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <dirent.h>
 #include <sys/stat.h>
 
 #include "retroanim/homeworld.h"
@@ -990,12 +989,11 @@ static void geo_walk(geo_search *g, const char *dir, int depth)
 {
     if (!g->dirs_left) return;
     g->dirs_left--;
-    DIR *d = opendir(dir);
+    const ra_folder *d = ra_folder_open(dir);
     if (!d) return;
-    struct dirent *e;
     char path[4096];
-    while ((e = readdir(d)) != NULL) {
-        const char *name = e->d_name;
+    for (size_t i = 0; i < d->count; i++) {
+        const char *name = d->names[i];
         size_t n = strlen(name);
         bool stem = n >= g->stem_len && !strncasecmp(name, g->stem, g->stem_len);
         bool file =
@@ -1015,7 +1013,7 @@ static void geo_walk(geo_search *g, const char *dir, int depth)
             geo_walk(g, path, depth + 1); /* bounded: depth 3, dirs_left folders */
         }
     }
-    closedir(d);
+    ra_folder_close(d);
 }
 
 /* The .geo / .peo: --option geo=PATH (none: without), else one with the

@@ -2,7 +2,6 @@
  * skeleton that belongs to an ANIM file.  docs/formats/metroid_prime.md §5. */
 #include <ctype.h>
 #include <stddef.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,19 +216,19 @@ bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibli
     } else {
         strcpy(dir, ".");
     }
-    DIR *d = opendir(dir);
+    const ra_folder *d = ra_folder_open(dir);
     if (!d) return false;
     char only[4096] = "";
     size_t cinf_count = 0;
     bool found = false;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
+    for (size_t i = 0; i < d->count; i++) {
+        const char *name = d->names[i];
         size_t sl;
-        if (!has_cinf_ext(e->d_name, &sl)) continue;
+        if (!has_cinf_ext(name, &sl)) continue;
         char path[4096];
-        int n = snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int n = snprintf(path, sizeof path, "%s/%s", dir, name);
         if (n < 0 || (size_t)n >= sizeof path || !is_regular(path)) continue;
-        if (sl == stem_len && strncmp(e->d_name, base, stem_len) == 0) {
+        if (sl == stem_len && strncmp(name, base, stem_len) == 0) {
             if ((size_t)n < out_size) {
                 memcpy(out, path, (size_t)n + 1);
                 found = true;
@@ -238,7 +237,7 @@ bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibli
         }
         if (++cinf_count == 1) snprintf(only, sizeof only, "%s", path);
     }
-    closedir(d);
+    ra_folder_close(d);
     if (found) return *sibling = true;
     if (cinf_count == 1 && strlen(only) < out_size) {
         strcpy(out, only);

@@ -8,7 +8,6 @@
  * bone nodes, whose rest world transforms are T(bind position), so playback
  * gives the game's v' = sum w (R (v - b) + P). */
 #include <ctype.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,13 +47,12 @@ bool mp_find_beside(const char *path, const char *name, bool same_stem, char *ou
     } else {
         strcpy(dir, ".");
     }
-    DIR *d = opendir(dir);
+    const ra_folder *d = ra_folder_open(dir);
     if (!d) return false;
     bool found = false;
     size_t nl = strlen(name);
-    struct dirent *e;
-    while (!found && (e = readdir(d)) != NULL) {
-        const char *f = e->d_name;
+    for (size_t i = 0; !found && i < d->count; i++) {
+        const char *f = d->names[i];
         size_t fl = strlen(f);
         if (same_stem) { /* STEM.<name> with the stem as is, the extension in any case */
             if (fl != stem_len + 1 + nl || strncmp(f, base, stem_len) != 0 || f[stem_len] != '.' ||
@@ -66,7 +64,7 @@ bool mp_find_beside(const char *path, const char *name, bool same_stem, char *ou
         int n = snprintf(out, out_size, "%s/%s", dir, f);
         found = n > 0 && (size_t)n < out_size && regular_file(out);
     }
-    closedir(d);
+    ra_folder_close(d);
     return found;
 }
 

@@ -398,6 +398,22 @@ ra_status ra_read_file_max(const char *path, size_t max, uint8_t **data, size_t 
  * The stream is left open. */
 ra_status ra_read_stream_max(FILE *f, size_t hint, size_t max, const char *what, uint8_t **data, size_t *size,
                              ra_error *err);
+/* A folder's names (every entry but "." and ".."), in the order the system
+ * lists them.  The last few listings are kept and given again while the
+ * folder is the same (device, inode, modification time) and that time was
+ * settled (over 2 s old) when it was listed, so companions searched for one
+ * file after another in a large folder read it once.  The names live in
+ * plain malloc'd memory outside the heap's counters (they outlast a load).
+ * NULL when it is not a folder, cannot be read or memory runs out (the
+ * searches then find nothing, as an unreadable folder did).  Release with
+ * ra_folder_close; ra_folder_flush frees the listings kept and not held. */
+typedef struct ra_folder {
+    size_t count;
+    const char *const *names;
+} ra_folder;
+const ra_folder *ra_folder_open(const char *path);
+void ra_folder_close(const ra_folder *f);
+void ra_folder_flush(void);
 /* A file's bytes, read-only: a regular file that is not empty is mapped
  * where the system can (POSIX), its pages filled in one call, with neither a
  * copy nor a page fault per page; anything else (and a file that cannot be
