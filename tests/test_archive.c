@@ -539,6 +539,56 @@ static void writers(void)
     ra_free(c);
 }
 
+/* A pak of thousands of resources (its table is read through a hash since a
+ * linear search per entry made it quadratic): the first copy of an asset
+ * stored twice counts, an id shared by two types is two resources, and the
+ * ANIMs no ANCS names are listed in table order. */
+static void many_resources(void)
+{
+    enum {
+        TXTRS = 3000,
+        ANIMS = 50
+    };
+    size_t n = TXTRS + 2 * ANIMS + 2;
+    ra_pak_resource *r = calloc(n, sizeof *r);
+    uint8_t *bytes = malloc(ANIMS * 16 + 16 + 16);
+    size_t k = 0;
+    for (uint32_t i = 0; i < ANIMS; i++) {
+        memset(bytes + 16 * i, (int)i, 16);
+        r[k++] = (ra_pak_resource){{'A', 'N', 'I', 'M'}, 0x9000 + i, bytes + 16 * i, 16, false, NULL};
+    }
+    memset(bytes + 16 * ANIMS, 0xAA, 16);
+    memset(bytes + 16 * ANIMS + 16, 0xBB, 16);
+    for (uint32_t i = 0; i < TXTRS; i++) r[k++] = (ra_pak_resource){{'T', 'X', 'T', 'R'}, i, bytes, 16, false, NULL};
+    for (uint32_t i = 0; i < ANIMS; i++) /* every ANIM again, other bytes: skipped */
+        r[k++] = (ra_pak_resource){{'A', 'N', 'I', 'M'}, 0x9000 + ANIMS - 1 - i, bytes + 16 * ANIMS, 16, false, NULL};
+    r[k++] = (ra_pak_resource){{'C', 'I', 'N', 'F'}, 0x9000, bytes + 16 * ANIMS + 16, 16, false, NULL};
+    r[k++] = (ra_pak_resource){{'T', 'X', 'T', 'R'}, 7, bytes + 16 * ANIMS, 16, false, NULL};
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    CHECK(ra_pak_write(r, k, &w, &e) == RA_OK, "pak of %zu resources written (%s)", k, e.msg);
+    ra_archive *ar = open_buf(w.data, w.size, NULL, &e);
+    CHECK(ar && ar->count == ANIMS, "%d ANIMs listed, their copies not (%zu; %s)", ANIMS, ar ? ar->count : 0, e.msg);
+    CHECK(ar && meta_int_is(&ar->meta, "pak.resources", TXTRS + ANIMS + 1) &&
+              meta_int_is(&ar->meta, "pak.anims", ANIMS),
+          "%d resources (the CINF sharing an ANIM's id is one), %d ANIMs", TXTRS + ANIMS + 1, ANIMS);
+    for (size_t i = 0; ar && i < ar->count && i < ANIMS; i++) {
+        const uint8_t *p = NULL;
+        size_t pn = 0;
+        /* stored: padded with 0xFF to 32 bytes */
+        bool first =
+            ra_archive_payload(ar, i, &p, &pn, &e) == RA_OK && pn == 32 && p[0] == i && p[15] == i && p[16] == 0xFF;
+        CHECK(ar->items[i].id == 0x9000 + i && first, "item %zu: ANIM %08X in table order, its first copy (%u)", i,
+              0x9000 + (unsigned)i, p ? p[0] : 0);
+    }
+    ra_archive_free(ar);
+    ra_writer_free(&w);
+    free(bytes);
+    free(r);
+}
+
 /* a broken archive gives an error with the format, never a crash */
 static void sweep(const char *file)
 {
@@ -749,6 +799,7 @@ int main(int argc, char **argv)
     echoes_broken();
     echoes_damaged_segments();
     interrupted_split();
+    many_resources();
     ids_are_decimal_or_hex();
     sweep("tiny.si");
     sweep("several.si");

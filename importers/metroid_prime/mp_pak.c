@@ -34,6 +34,7 @@
 typedef struct pak_res {
     uint32_t compressed, id, size, offset;
     char type[5];
+    bool listed;         /* an ANIM some item of the archive is */
     const uint8_t *data; /* inflated, once asked for */
     size_t data_size;
 } pak_res;
@@ -41,6 +42,8 @@ typedef struct pak_res {
 typedef struct pak {
     pak_res *res;
     size_t count;
+    uint32_t *slots;         /* (type, id) -> resource index + 1, open addressing (0: empty) */
+    size_t mask;             /* slots - 1, a power of two at least twice the table's entries */
     mp_pak_character *chars; /* every ANCS character, ANCS by ANCS */
     size_t char_count, char_cap;
 } pak;
@@ -55,11 +58,23 @@ static bool pak_detect(const uint8_t *data, size_t size)
     return size >= 8 && ra_load_u32be(data) == PAK_VERSION && ra_load_u32be(data + 4) == 0;
 }
 
+/* The slot of (type, id): the one holding it, else the empty one where it
+ * goes.  A pak of thousands of resources was read with a linear search per
+ * entry (to keep the first of an asset stored twice) and per ANCS primitive:
+ * quadratic, and paid again by every import of one of its animations. */
+static size_t res_slot(const pak *p, const char *type, uint32_t id)
+{
+    uint64_t k = ((uint64_t)ra_load_u32be((const uint8_t *)type) << 32 | id) * 0x9E3779B97F4A7C15u;
+    for (size_t h = (size_t)(k >> 32) & p->mask;; h = (h + 1) & p->mask) {
+        uint32_t s = p->slots[h];
+        if (!s || (p->res[s - 1].id == id && memcmp(p->res[s - 1].type, type, 4) == 0)) return h;
+    }
+}
+
 static size_t find_res(const pak *p, const char *type, uint32_t id)
 {
-    for (size_t i = 0; i < p->count; i++)
-        if (p->res[i].id == id && memcmp(p->res[i].type, type, 4) == 0) return i;
-    return SIZE_MAX;
+    uint32_t s = p->slots[res_slot(p, type, id)];
+    return s ? s - 1 : SIZE_MAX;
 }
 
 #define LZO_PIECE 0x4000u /* Echoes compresses 0x4000-byte pieces of the resource, each on its own */
@@ -227,12 +242,12 @@ static bool add_primitive(ancs_ctx *x, uint32_t anim_id, const char *name)
     if (r == SIZE_MAX)
         return ra_archive_warn(ar, "ANCS %08X names ANIM %08X (%s), which is not in this pak", x->p->res[x->ancs].id,
                                anim_id, name);
-    for (size_t i = 0; i < ar->count; i++)
-        if (ar->items[i].id == anim_id) return true;
+    pak_res *res = &x->p->res[r];
+    if (res->listed) return true;
     ra_archive_item *it = ra_archive_add(ar);
     pak_item *pi = ra_arena_alloc(ar->arena, sizeof *pi);
     if (!it || !pi) return false;
-    pak_res *res = &x->p->res[r];
+    res->listed = true;
     pi->anim = r;
     pi->cinf = x->cinf;
     pi->char_first = x->char_first;
@@ -534,8 +549,12 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     if (!bare) ra_rd_u32be(&c, &count, "resources.count");
     if (!ra_cursor_check_count(&c, count, 20, "resources.count")) return err->code;
     pak *p = ra_arena_alloc(a, sizeof *p);
-    if (!p || !(p->res = ra_arena_array(a, count ? count : 1, sizeof *p->res)))
+    size_t cap = 2;
+    while (cap < (size_t)count * 2) cap *= 2; /* count <= the bytes left / 20 */
+    if (!p || !(p->res = ra_arena_array(a, count ? count : 1, sizeof *p->res)) ||
+        !(p->slots = ra_arena_array(a, cap, sizeof *p->slots)))
         return ra_fail(err, RA_ERR_NO_MEMORY, FMT, c.pos, "resources", "out of memory (memory_limit)");
+    p->mask = cap - 1;
     ar->impl = p;
     size_t anims = 0, compressed = 0;
     for (uint32_t i = 0; i < count; i++) {
@@ -558,13 +577,14 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 16, "resource.offset",
                            "resource %u (%s %08X) at %u overlaps the tables", i, r->type, r->id, r->offset);
         /* the same asset may be stored twice (the game's loading order): the first counts */
-        if (find_res(p, r->type, r->id) != SIZE_MAX) continue;
+        size_t slot = res_slot(p, r->type, r->id);
+        if (p->slots[slot]) continue;
         if (r->compressed && r->size < 4)
             return ra_fail(err, RA_ERR_BAD_VALUE, FMT, at + 12, "resource.size", "compressed resource %u of %u bytes",
                            i, r->size);
         anims += memcmp(r->type, "ANIM", 4) == 0;
         compressed += r->compressed;
-        p->count++;
+        p->slots[slot] = (uint32_t)++p->count;
     }
     bool ok = ra_meta_set_int(a, &ar->meta, "pak.resources", (int64_t)p->count) &&
               ra_meta_set_int(a, &ar->meta, "pak.named_resources", named) &&
@@ -585,10 +605,7 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     x.cinf = SIZE_MAX;
     x.character = "";
     for (size_t i = 0; i < p->count; i++) {
-        if (memcmp(p->res[i].type, "ANIM", 4) != 0) continue;
-        bool listed = false;
-        for (size_t k = 0; k < ar->count && !listed; k++) listed = ar->items[k].id == p->res[i].id;
-        if (listed) continue;
+        if (memcmp(p->res[i].type, "ANIM", 4) != 0 || p->res[i].listed) continue;
         char key[32];
         snprintf(key, sizeof key, "ANIM %08X", p->res[i].id);
         const ra_meta *m = ra_meta_get(&names, key);
