@@ -502,6 +502,39 @@ static void same_meshes(const ra_document *a, const ra_document *b, const char *
     }
 }
 
+/* big_lods.big (make_big.py): which geometry each ship takes by the rule of
+ * docs/formats/homeworld.md (its folder or the ship folder below it, the
+ * shallowest, then the first path in any case, a .geo before a .peo), among
+ * candidates of other folders, other depths, other cases and stems that are
+ * prefixes of each other. */
+static void check_lods(void)
+{
+    static const struct {
+        const char *ship, *geo; /* "": none */
+    } lods[] = {
+        {"R1/Alpha", "R1/Alpha/Rl0/LOD0/alpha.geo"},
+        {"R1/Alphabet", "R1/Alphabet.PEO"},
+        {"R2/Beta", ""},
+        {"R2/Gamma", "R2/Gamma/gamma.GEO"},
+    };
+    size_t n = 0;
+    uint8_t *d = fx_slurp(g_arch, "big_lods.big", &n);
+    ra_archive *ar = open_ok(d, n, "big_lods.big");
+    CHECK(ar && ar->count == 4, "big_lods.big: 4 ships (%zu)", ar ? ar->count : 0);
+    for (size_t k = 0; k < sizeof lods / sizeof lods[0]; k++) {
+        const ra_archive_item *it = NULL;
+        for (size_t i = 0; ar && i < ar->count; i++)
+            if (!strcmp(ar->items[i].name, lods[k].ship)) it = &ar->items[i];
+        CHECK(it != NULL, "big_lods.big: %s listed", lods[k].ship);
+        if (!it) continue;
+        CHECK(!strcmp(meta_s(&it->meta, "big.geo"), lods[k].geo) && it->has_skeleton == (lods[k].geo[0] != 0),
+              "big_lods.big: %s takes %s (got %s)", lods[k].ship, lods[k].geo[0] ? lods[k].geo : "none",
+              meta_s(&it->meta, "big.geo"));
+    }
+    ra_archive_free(ar);
+    free(d);
+}
+
 /* big_geo.big: the .mad's ship geometry found in the archive (the LOD0 .geo), or
  * the entry --option geo names (the LZSS .PEO of LOD1), or none; each the scene
  * of the loose geo_ship.mad with its sibling geo_ship.geo. */
@@ -692,6 +725,7 @@ int main(int argc, char **argv)
     check_long();
     check_hw2();
     check_geo();
+    check_lods();
     ship_folder();
     check_broken("big_bad_toc.big", true, 0, RA_ERR_TRUNCATED, "numFiles", 7);
     check_broken("big_bad_lzss.big", false, 1, RA_ERR_TRUNCATED, "data", 1267);

@@ -45,6 +45,11 @@ typedef struct big {
     big_entry *e;
     size_t count;
     size_t stride; /* 32, or 36 (Remastered) */
+    /* the .geo/.peo entries by their file name without the extension, lower
+     * case: the map gives the first entry + 1, geo_next the next (-1: none),
+     * in entry order */
+    ra_strmap geo_stems;
+    int64_t *geo_next;
 } big;
 
 static bool big_detect(const uint8_t *data, size_t size) { return size >= 7 && memcmp(data, BIG_MAGIC, 7) == 0; }
@@ -182,7 +187,46 @@ static size_t depth(const char *path)
  * folder or below it (the game's LOD folders, R1/Probe/Rl0/LOD0/Probe.peo: the
  * .lod script that names them is not read), the shallowest, then the first
  * path in byte order (LOD0 before LOD1), a .geo before its .peo.  -1: none. */
-static int64_t find_geo_entry(const big *b, const big_entry *m, const char *opt)
+/* s[0, n) in lower case (ASCII, as strncasecmp compares), in the arena; NULL
+ * when s holds a NUL there (such a name matches none) or out of memory
+ * (*nomem) */
+static char *lower_key(ra_arena *a, const char *s, size_t n, bool *nomem)
+{
+    if (memchr(s, 0, n)) return NULL;
+    char *k = ra_arena_strndup(a, s, n);
+    if (!k) return *nomem = true, NULL;
+    for (char *q = k; *q; q++) *q = (char)tolower((unsigned char)*q);
+    return k;
+}
+
+/* b->geo_stems and b->geo_next; false when out of memory.  Built last entry
+ * first, so that each chain runs in entry order. */
+static bool index_geo(ra_arena *a, big *b)
+{
+    size_t geos = 0;
+    for (size_t i = 0; i < b->count; i++) geos += is_geo(&b->e[i]);
+    b->geo_next = ra_arena_array_uninit(a, b->count ? b->count : 1, sizeof *b->geo_next);
+    if (!b->geo_next || !ra_strmap_init(&b->geo_stems, a, geos)) return false;
+    bool nomem = false;
+    for (size_t i = b->count; i-- > 0;) {
+        const big_entry *g = &b->e[i];
+        b->geo_next[i] = -1;
+        if (!is_geo(g)) continue;
+        const char *base = strrchr(g->path, '/');
+        base = base ? base + 1 : g->path;
+        size_t bn = strlen(base);
+        char *key = bn >= 4 ? lower_key(a, base, bn - 4, &nomem) : NULL;
+        if (nomem) return false;
+        if (!key) continue;
+        uint32_t *head = ra_strmap_slot(&b->geo_stems, key);
+        if (!head) return false;
+        b->geo_next[i] = (int64_t)*head - 1;
+        *head = (uint32_t)i + 1;
+    }
+    return true;
+}
+
+static int64_t find_geo_entry(ra_arena *a, const big *b, const big_entry *m, const char *opt, bool *nomem)
 {
     if (opt && !strcmp(opt, "none")) return -1;
     if (opt && *opt) {
@@ -192,10 +236,13 @@ static int64_t find_geo_entry(const big *b, const big_entry *m, const char *opt)
     }
     const char *slash = strrchr(m->path, '/');
     size_t dir = slash ? (size_t)(slash - m->path) + 1 : 0, stem = m->name_length - 4 - dir;
+    /* the candidates: the .geo/.peo entries of the .mad's file name (any case) */
+    const char *key = lower_key(a, m->path + dir, stem, nomem);
+    const uint32_t *head = key ? ra_strmap_get(&b->geo_stems, key) : NULL;
     int64_t best = -1;
-    for (size_t i = 0; i < b->count; i++) {
+    for (int64_t i = head ? (int64_t)*head - 1 : -1; i >= 0; i = b->geo_next[i]) {
         const big_entry *g = &b->e[i];
-        if (!is_geo(g) || g->name_length < dir + stem + 4 || strncasecmp(g->path, m->path, dir)) continue;
+        if (g->name_length < dir + stem + 4 || strncasecmp(g->path, m->path, dir)) continue;
         const char *base = strrchr(g->path, '/');
         base = base ? base + 1 : g->path;
         if ((size_t)(base - g->path) < dir || strlen(base) != stem + 4 || strncasecmp(base, m->path + dir, stem))
@@ -206,7 +253,7 @@ static int64_t find_geo_entry(const big *b, const big_entry *m, const char *opt)
             int c = strncasecmp(g->path, o->path, g->name_length - 4);
             if (dg > dob || (dg == dob && (c > 0 || (c == 0 && has_ext(g, ".peo"))))) continue;
         }
-        best = (int64_t)i;
+        best = i;
     }
     return best;
 }
@@ -309,6 +356,8 @@ static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)
                              "search would miss entries",
                              unsorted);
     /* the .mad entries are the items; a name that would leave an output folder is not listed */
+    if (!index_geo(a, b)) return ra_fail_nomem(err, FMT);
+    bool nomem = false;
     for (size_t i = 0; ok && i < n; i++) {
         big_entry *e = &b->e[i];
         if (!is_mad(e)) continue;
@@ -319,7 +368,8 @@ static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)
             ok = ra_archive_warn(ar, "entry %zu (%s) is not listed: its name %s", i, shown, why);
             continue;
         }
-        e->geo = find_geo_entry(b, e, ra_options_get(opt, "geo"));
+        e->geo = find_geo_entry(a, b, e, ra_options_get(opt, "geo"), &nomem);
+        if (nomem) return ra_fail_nomem(err, FMT);
         if (e->geo >= 0 && unsafe(&b->e[e->geo])) e->geo = -1; /* extract writes it beside the .mad */
         if (add_item(ar, e, i) != RA_OK) return ra_fail_nomem(err, FMT);
     }

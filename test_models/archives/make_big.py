@@ -42,6 +42,18 @@ written.
                   (text, not read).  The .mad's companion is the LOD0 .geo
                   (the shallowest, then the first path); --option geo= naming
                   the LOD1 entry takes that one.
+  big_lods.big    four ships (test_models/homeworld/spin.mad, stored) and
+                  their candidate geometries (8 bytes each, not a .geo: the
+                  pairing is what is tested): R1\\Alpha.mad takes
+                  R1\\Alpha\\Rl0\\LOD0\\alpha.geo (LOD1's Alpha.geo is a
+                  later path, LOD0's ALPHA.peo a .peo at the same place);
+                  R1\\Alphabet.mad takes R1\\Alphabet.PEO (beside it: the
+                  shallowest, over R1\\Alphabet\\Rl0\\LOD0\\Alphabet.geo),
+                  and neither takes the other's (a stem that is a prefix of
+                  another); R2\\Beta.mad takes none (R1\\Beta.geo is in
+                  another folder, R2\\Betax.geo another stem); R2\\Gamma.mad
+                  takes R2\\Gamma\\gamma.GEO (any case) over the deeper
+                  R2\\Gamma\\Rl0\\LOD0\\Gamma.geo.
   big_long.mad    a loose 10,034-byte .mad: two objects keyed on every frame
                   of 120 (LWExport's layout), so its LZSS stream wraps the ring
                   twice
@@ -497,6 +509,25 @@ def main():
     check_archive(big_geo, geo_ents, 32)
     write("big_geo.big", big_geo)
     report.append("big_geo.big: %d bytes; TOC %s" % (len(big_geo), [t["name"].decode() for t in parse_big(big_geo)[0]]))
+
+    spin = rd(HW, "spin.mad")
+    lods = [Entry(b"R1\\Alpha.mad", spin, False, STAMP),
+            Entry(b"R1\\Alpha\\Rl0\\LOD1\\Alpha.geo", b"geometry", False, STAMP),
+            Entry(b"R1\\Alpha\\Rl0\\LOD0\\ALPHA.peo", b"geometry", False, STAMP),
+            Entry(b"R1\\Alpha\\Rl0\\LOD0\\alpha.geo", b"geometry", False, STAMP),
+            Entry(b"R1\\Alphabet.mad", spin, False, STAMP),
+            Entry(b"R1\\Alphabet\\Rl0\\LOD0\\Alphabet.geo", b"geometry", False, STAMP),
+            Entry(b"R1\\Alphabet.PEO", b"geometry", False, STAMP),
+            Entry(b"R2\\Beta.mad", spin, False, STAMP),
+            Entry(b"R1\\Beta.geo", b"geometry", False, STAMP),
+            Entry(b"R2\\Betax.geo", b"geometry", False, STAMP),
+            Entry(b"R2\\Gamma.mad", spin, False, STAMP),
+            Entry(b"R2\\Gamma\\Rl0\\LOD0\\Gamma.geo", b"geometry", False, STAMP),
+            Entry(b"R2\\Gamma\\gamma.GEO", b"geometry", False, STAMP)]
+    big_lods, _ = big_file(lods)
+    check_archive(big_lods, lods, 32)
+    write("big_lods.big", big_lods)
+    report.append("big_lods.big: %d bytes; TOC %s" % (len(big_lods), [t["name"].decode() for t in parse_big(big_lods)[0]]))
 
     long_data = long_mad()
     assert len(long_data) > 2 * RING
