@@ -64,10 +64,9 @@ int32_t ra_scene_find_node(const ra_scene *s, const char *name)
     return -1;
 }
 
-static ra_meta *meta_slot(ra_arena *a, ra_meta_list *m, const char *key)
+/* a new entry of key at m's end */
+static ra_meta *meta_append(ra_arena *a, ra_meta_list *m, const char *key)
 {
-    for (size_t i = 0; i < m->count; i++)
-        if (strcmp(m->items[i].key, key) == 0) return &m->items[i];
     if (m->count == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 8;
         ra_meta *n = ra_arena_grow(a, m->items, m->count, cap, sizeof *n);
@@ -81,6 +80,14 @@ static ra_meta *meta_slot(ra_arena *a, ra_meta_list *m, const char *key)
     m->count++;
     return e;
 }
+
+static ra_meta *meta_slot(ra_arena *a, ra_meta_list *m, const char *key)
+{
+    for (size_t i = 0; i < m->count; i++)
+        if (strcmp(m->items[i].key, key) == 0) return &m->items[i];
+    return meta_append(a, m, key);
+}
+
 bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e)
 {
     if (e->type == RA_META_STRING) return ra_meta_set_string(a, m, e->key, e->u.s);
@@ -123,6 +130,14 @@ bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const cha
 bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
 {
     ra_meta *e = meta_slot(a, m, key);
+    if (!e) return false;
+    e->type = RA_META_STRING;
+    e->u.s = v;
+    return true;
+}
+bool ra_meta_add_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
+{
+    ra_meta *e = meta_append(a, m, key);
     if (!e) return false;
     e->type = RA_META_STRING;
     e->u.s = v;

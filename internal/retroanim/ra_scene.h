@@ -31,6 +31,10 @@ bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const cha
 /* The same without a copy: v lives as long as a (made in it, or static), and
  * several lists may point to one text. */
 bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
+/* ra_meta_set_string_ref for a key m does not hold: appended without looking
+ * it up (a caller adding a long run of keys of its own; the lookup made each
+ * addition cost the list's length) */
+bool ra_meta_add_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
 /* Sets e's key in m to e's value (of any type; a string is copied). */
 bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e);
