@@ -127,21 +127,21 @@ bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const cha
     const char *copy = ra_arena_strndup(a, v, strlen(v));
     return copy && ra_meta_set_string_ref(a, m, key, copy);
 }
-bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
+/* e (NULL: out of memory) holds the text v */
+static bool string_into(ra_meta *e, const char *v)
 {
-    ra_meta *e = meta_slot(a, m, key);
     if (!e) return false;
     e->type = RA_META_STRING;
     e->u.s = v;
     return true;
 }
+bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
+{
+    return string_into(meta_slot(a, m, key), v);
+}
 bool ra_meta_add_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
 {
-    ra_meta *e = meta_append(a, m, key);
-    if (!e) return false;
-    e->type = RA_META_STRING;
-    e->u.s = v;
-    return true;
+    return string_into(meta_append(a, m, key), v);
 }
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v)
 {
