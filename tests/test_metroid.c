@@ -600,6 +600,25 @@ static void skeleton_search(void)
     copy_file(src, c2);
     CHECK(strcmp(skeleton_source(a1, NULL), "none") == 0, "two CINFs, none named like the ANIM: %s",
           skeleton_source(a1, NULL));
+    /* the sibling among many (the search stops looking at the others once
+     * two are found: the sibling is still seen wherever the listing puts it) */
+    char many[24][2100];
+    for (int k = 0; k < 24; k++) {
+        snprintf(many[k], sizeof many[k], k ? "%s/extra%02d.cinf" : "%s/walk.cinf", tmp, k);
+        copy_file(src, many[k]);
+    }
+    CHECK(strcmp(skeleton_source(a1, NULL), "sibling") == 0, "the sibling among 26 CINFs: %s",
+          skeleton_source(a1, NULL));
+    for (int k = 0; k < 24; k++) unlink(many[k]);
+    /* a folder named like a CINF is not one: other.cinf stays the only CINF */
+    unlink(c2);
+    char dirlike[2100];
+    snprintf(dirlike, sizeof dirlike, "%s/dir.cinf", tmp);
+    CHECK(mkdir(dirlike, 0700) == 0, "mkdir %s", dirlike);
+    CHECK(strcmp(skeleton_source(a1, NULL), "folder") == 0, "the only CINF beside a folder named .cinf: %s",
+          skeleton_source(a1, NULL));
+    rmdir(dirlike);
+    copy_file(src, c2);
     CHECK(strcmp(skeleton_source(a1, c2), "option") == 0, "cinf=PATH: %s", skeleton_source(a1, c2));
     CHECK(strcmp(skeleton_source(a1, "none"), "none") == 0, "cinf=none: %s", skeleton_source(a1, "none"));
     char missing[2100];

@@ -225,10 +225,15 @@ bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibli
         const char *name = d->names[i];
         size_t sl;
         if (!has_cinf_ext(name, &sl)) continue;
+        bool sibling_name = sl == stem_len && strncmp(name, base, stem_len) == 0;
+        /* two CINFs found: the folder's only one is out, so only the sibling
+         * is still looked at (a stat per CINF of a dumped pak, per ANIM, was
+         * most of a batch over it) */
+        if (!sibling_name && cinf_count >= 2) continue;
         char path[4096];
         int n = snprintf(path, sizeof path, "%s/%s", dir, name);
         if (n < 0 || (size_t)n >= sizeof path || !is_regular(path)) continue;
-        if (sl == stem_len && strncmp(name, base, stem_len) == 0) {
+        if (sibling_name) {
             if ((size_t)n < out_size) {
                 memcpy(out, path, (size_t)n + 1);
                 found = true;
