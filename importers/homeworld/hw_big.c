@@ -182,11 +182,6 @@ static size_t depth(const char *path)
     return d;
 }
 
-/* The ship geometry of the .mad entry m: --option geo naming an entry of the
- * archive; else the .geo/.peo with the .mad's stem (any case) in the .mad's
- * folder or below it (the game's LOD folders, R1/Probe/Rl0/LOD0/Probe.peo: the
- * .lod script that names them is not read), the shallowest, then the first
- * path in byte order (LOD0 before LOD1), a .geo before its .peo.  -1: none. */
 /* s[0, n) in lower case (ASCII, as strncasecmp compares), in the arena; NULL
  * when s holds a NUL there (such a name matches none) or out of memory
  * (*nomem) */
@@ -226,6 +221,12 @@ static bool index_geo(ra_arena *a, big *b)
     return true;
 }
 
+/* The ship geometry of the .mad entry m: --option geo naming an entry of the
+ * archive; else the .geo/.peo with the .mad's stem (any case) in the .mad's
+ * folder or below it (the game's LOD folders, R1/Probe/Rl0/LOD0/Probe.peo: the
+ * .lod script that names them is not read), the shallowest, then the first
+ * path in byte order (LOD0 before LOD1), a .geo before its .peo.  -1: none
+ * (*nomem set when out of memory). */
 static int64_t find_geo_entry(ra_arena *a, const big *b, const big_entry *m, const char *opt, bool *nomem)
 {
     if (opt && !strcmp(opt, "none")) return -1;

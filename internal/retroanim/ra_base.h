@@ -400,8 +400,8 @@ ra_status ra_read_stream_max(FILE *f, size_t hint, size_t max, const char *what,
                              ra_error *err);
 /* A folder's names (every entry but "." and ".."), in the order the system
  * lists them.  The last few listings are kept and given again while the
- * folder is the same (device, inode, modification time) and that time was
- * settled (over 2 s old) when it was listed, so companions searched for one
+ * folder is the same (device, inode, modification and change times) and its
+ * change time was settled (over 2 s old) when it was listed, so companions searched for one
  * file after another in a large folder read it once.  The names live in
  * plain malloc'd memory outside the heap's counters (they outlast a load).
  * NULL when it is not a folder, cannot be read or memory runs out (the
