@@ -939,6 +939,40 @@ static void test_folder(void)
     ra_folder_close(kept);
     ra_folder_close(after);
     ra_folder_flush();
+    CHECK(ra_is_regular_file(file) && !ra_is_regular_file(dir) && !ra_is_regular_file("/nonexistent/ra_unit"),
+          "a file is regular, a folder and a missing path are not");
+#endif
+    /* ra_path_parts: the folder, the base and its stem as the companion searches split them */
+    static const struct {
+        const char *path, *dir, *base;
+        size_t stem;
+    } parts[] = {
+        {"/a/b/x.anim", "/a/b", "x.anim", 1},
+        {"x.anim", ".", "x.anim", 1},
+        {"/x.anim", "/", "x.anim", 1},
+        {"d/x.y.anim", "d", "x.y.anim", 3},
+        {"d/.hidden", "d", ".hidden", 7},
+        {"d/noext", "d", "noext", 5},
+        {"d/", "d", "", 0},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char d[16];
+        const char *base = NULL;
+        size_t stem = 99;
+        bool ok = ra_path_parts(parts[i].path, d, sizeof d, &base, &stem);
+        CHECK(ok && !strcmp(d, parts[i].dir) && base && !strcmp(base, parts[i].base) && stem == parts[i].stem,
+              "%s: folder %s, base %s, stem %zu (got %s, %s, %zu)", parts[i].path, parts[i].dir, parts[i].base,
+              parts[i].stem, ok ? d : "-", base ? base : "-", stem);
+    }
+    char small[6];
+    const char *base;
+    size_t stem;
+    CHECK(ra_path_parts("abcd/x", small, sizeof small, &base, &stem) && !strcmp(small, "abcd") &&
+              !ra_path_parts("abcde/x", small, sizeof small, &base, &stem) &&
+              !ra_path_parts("", small, sizeof small, &base, &stem) &&
+              !ra_path_parts(NULL, small, sizeof small, &base, &stem),
+          "a folder of dir_size - 2 bytes fits, one longer and an empty path do not");
+#if defined(__unix__)
     for (int i = 0; i < 5; i++) {
         char p[400];
         snprintf(p, sizeof p, "%s/only", sub[i]);

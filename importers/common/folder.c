@@ -189,3 +189,29 @@ void ra_folder_flush(void)
     }
     pthread_mutex_unlock(&g_lock);
 }
+
+bool ra_path_parts(const char *path, char *dir, size_t dir_size, const char **base, size_t *stem_len)
+{
+    if (!path || !*path) return false;
+    const char *slash = strrchr(path, '/');
+    size_t dir_len = slash ? (size_t)(slash - path) : 0;
+    const char *b = slash ? slash + 1 : path;
+    const char *dot = strrchr(b, '.');
+    if (dir_len + 2 > dir_size) return false;
+    if (slash) { /* "/x.anim": "/" */
+        size_t n = dir_len ? dir_len : 1;
+        memcpy(dir, path, n);
+        dir[n] = 0;
+    } else {
+        memcpy(dir, ".", 2);
+    }
+    *base = b;
+    *stem_len = dot && dot != b ? (size_t)(dot - b) : strlen(b);
+    return true;
+}
+
+bool ra_is_regular_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}

@@ -1023,16 +1023,10 @@ static void geo_walk(geo_search *g, const char *dir, int depth)
  * folders down and 256 folders read below the .mad's.  0: none. */
 static int find_geo(const char *mad, char *out, size_t out_size)
 {
-    if (!mad || !*mad) return 0;
-    const char *slash = strrchr(mad, '/');
-    const char *base = slash ? slash + 1 : mad;
-    const char *dot = strrchr(base, '.');
-    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     char dir[4096];
-    size_t dl = slash ? (size_t)(slash - mad) : 0;
-    if (dl + 2 > sizeof dir) return 0;
-    if (slash) memcpy(dir, mad, dl ? dl : 1), dir[dl ? dl : 1] = 0;
-    else strcpy(dir, ".");
+    const char *base;
+    size_t stem;
+    if (!ra_path_parts(mad, dir, sizeof dir, &base, &stem)) return 0;
     geo_search g = {base, stem, {0}, 0, 1 + 256};
     geo_walk(&g, dir, 0);
     size_t n = strlen(g.best);

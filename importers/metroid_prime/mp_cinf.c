@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mp_internal.h"
 
@@ -193,29 +192,13 @@ static bool has_cinf_ext(const char *name, size_t *stem_len)
     return true;
 }
 
-static bool is_regular(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibling)
 {
     *sibling = false;
-    if (!anim_path || !*anim_path) return false;
-    const char *slash = strrchr(anim_path, '/');
-    size_t dir_len = slash ? (size_t)(slash - anim_path) : 0;
-    const char *base = slash ? slash + 1 : anim_path;
-    const char *dot = strrchr(base, '.');
-    size_t stem_len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     char dir[4096];
-    if (dir_len + 2 > sizeof dir) return false;
-    if (slash) {
-        memcpy(dir, anim_path, dir_len ? dir_len : 1); /* "/x.anim" -> "/" */
-        dir[dir_len ? dir_len : 1] = 0;
-    } else {
-        strcpy(dir, ".");
-    }
+    const char *base;
+    size_t stem_len;
+    if (!ra_path_parts(anim_path, dir, sizeof dir, &base, &stem_len)) return false;
     const ra_folder *d = ra_folder_open(dir);
     if (!d) return false;
     char only[4096] = "";
@@ -232,7 +215,7 @@ bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibli
         if (!sibling_name && cinf_count >= 2) continue;
         char path[4096];
         int n = snprintf(path, sizeof path, "%s/%s", dir, name);
-        if (n < 0 || (size_t)n >= sizeof path || !is_regular(path)) continue;
+        if (n < 0 || (size_t)n >= sizeof path || !ra_is_regular_file(path)) continue;
         if (sibling_name) {
             if ((size_t)n < out_size) {
                 memcpy(out, path, (size_t)n + 1);

@@ -11,19 +11,12 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "mp_internal.h"
 
 #define FMT "metroid_cmdl"
 
 /* ---- files beside a model ---------------------------------------------------------------------------------- */
-static bool regular_file(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
 static bool same_nocase(const char *a, const char *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -33,20 +26,10 @@ static bool same_nocase(const char *a, const char *b, size_t n)
 
 bool mp_find_beside(const char *path, const char *name, bool same_stem, char *out, size_t out_size)
 {
-    if (!path || !*path) return false;
-    const char *slash = strrchr(path, '/');
-    size_t dir_len = slash ? (size_t)(slash - path) : 0;
-    const char *base = slash ? slash + 1 : path;
-    const char *dot = strrchr(base, '.');
-    size_t stem_len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     char dir[4096];
-    if (dir_len + 2 > sizeof dir) return false;
-    if (slash) {
-        memcpy(dir, path, dir_len ? dir_len : 1);
-        dir[dir_len ? dir_len : 1] = 0;
-    } else {
-        strcpy(dir, ".");
-    }
+    const char *base;
+    size_t stem_len;
+    if (!ra_path_parts(path, dir, sizeof dir, &base, &stem_len)) return false;
     const ra_folder *d = ra_folder_open(dir);
     if (!d) return false;
     bool found = false;
@@ -62,7 +45,7 @@ bool mp_find_beside(const char *path, const char *name, bool same_stem, char *ou
             continue;
         }
         int n = snprintf(out, out_size, "%s/%s", dir, f);
-        found = n > 0 && (size_t)n < out_size && regular_file(out);
+        found = n > 0 && (size_t)n < out_size && ra_is_regular_file(out);
     }
     ra_folder_close(d);
     return found;

@@ -414,6 +414,14 @@ typedef struct ra_folder {
 const ra_folder *ra_folder_open(const char *path);
 void ra_folder_close(const ra_folder *f);
 void ra_folder_flush(void);
+/* The parts of a path that a companion search needs: its folder, copied
+ * into dir ("." when the path has none, "/" for a file at the root), its
+ * base name (in path) and the length of the base's stem (up to its last
+ * dot; the whole base when that dot is its first byte).  false for an empty
+ * path or a folder longer than dir_size - 2 bytes. */
+bool ra_path_parts(const char *path, char *dir, size_t dir_size, const char **base, size_t *stem_len);
+/* Whether path names a regular file (following links). */
+bool ra_is_regular_file(const char *path);
 /* A file's bytes, read-only: a regular file that is not empty is mapped
  * where the system can (POSIX), its pages filled in one call, with neither a
  * copy nor a page fault per page; anything else (and a file that cannot be
