@@ -221,20 +221,23 @@ static bool index_geo(ra_arena *a, big *b)
     return true;
 }
 
-/* The ship geometry of the .mad entry m: --option geo naming an entry of the
- * archive; else the .geo/.peo with the .mad's stem (any case) in the .mad's
- * folder or below it (the game's LOD folders, R1/Probe/Rl0/LOD0/Probe.peo: the
- * .lod script that names them is not read), the shallowest, then the first
- * path in byte order (LOD0 before LOD1), a .geo before its .peo.  -1: none
- * (*nomem set when out of memory). */
-static int64_t find_geo_entry(ra_arena *a, const big *b, const big_entry *m, const char *opt, bool *nomem)
+/* The entry --option geo names (the same for every .mad; -1: "none", or a
+ * file on disk, which the .mad's reader opens). */
+static int64_t named_geo_entry(const big *b, const char *opt)
 {
-    if (opt && !strcmp(opt, "none")) return -1;
-    if (opt && *opt) {
-        for (size_t i = 0; i < b->count; i++)
-            if (same_path(b->e[i].path, opt)) return (int64_t)i;
-        return -1; /* a file on disk: the .mad's reader opens it */
-    }
+    if (!strcmp(opt, "none")) return -1;
+    for (size_t i = 0; i < b->count; i++)
+        if (same_path(b->e[i].path, opt)) return (int64_t)i;
+    return -1;
+}
+
+/* The ship geometry of the .mad entry m without --option geo: the .geo/.peo
+ * with the .mad's stem (any case) in the .mad's folder or below it (the game's
+ * LOD folders, R1/Probe/Rl0/LOD0/Probe.peo: the .lod script that names them is
+ * not read), the shallowest, then the first path in byte order (LOD0 before
+ * LOD1), a .geo before its .peo.  -1: none (*nomem set when out of memory). */
+static int64_t find_geo_entry(ra_arena *a, const big *b, const big_entry *m, bool *nomem)
+{
     const char *slash = strrchr(m->path, '/');
     size_t dir = slash ? (size_t)(slash - m->path) + 1 : 0, stem = m->name_length - 4 - dir;
     /* the candidates: the .geo/.peo entries of the .mad's file name (any case) */
@@ -357,7 +360,10 @@ static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)
                              "search would miss entries",
                              unsorted);
     /* the .mad entries are the items; a name that would leave an output folder is not listed */
-    if (!index_geo(a, b)) return ra_fail_nomem(err, FMT);
+    const char *geo_opt = ra_options_get(opt, "geo");
+    const bool named = geo_opt && *geo_opt;
+    const int64_t named_geo = named ? named_geo_entry(b, geo_opt) : -1;
+    if (!named && !index_geo(a, b)) return ra_fail_nomem(err, FMT);
     bool nomem = false;
     for (size_t i = 0; ok && i < n; i++) {
         big_entry *e = &b->e[i];
@@ -369,7 +375,7 @@ static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)
             ok = ra_archive_warn(ar, "entry %zu (%s) is not listed: its name %s", i, shown, why);
             continue;
         }
-        e->geo = find_geo_entry(a, b, e, ra_options_get(opt, "geo"), &nomem);
+        e->geo = named ? named_geo : find_geo_entry(a, b, e, &nomem);
         if (nomem) return ra_fail_nomem(err, FMT);
         if (e->geo >= 0 && unsafe(&b->e[e->geo])) e->geo = -1; /* extract writes it beside the .mad */
         if (add_item(ar, e, i) != RA_OK) return ra_fail_nomem(err, FMT);
