@@ -1,6 +1,7 @@
 /* Unit tests of the common layer: cursor, arena, writer, math, JSON, string
  * map, key tracks and the baker. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, mkfifo */
+#include <ctype.h>
 #include <float.h>
 #include <string.h>
 #if defined(__GLIBC__)
@@ -873,6 +874,37 @@ static bool folder_has(const ra_folder *f, const char *name)
     return false;
 }
 
+static bool same_ascii_nocase(const char *a, size_t an, const char *b, size_t bn)
+{
+    if (an != bn) return false;
+    for (size_t i = 0; i < an; i++)
+        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i])) return false;
+    return true;
+}
+
+/* ra_folder_find and ra_folder_find_ext against a scan of f: for each key,
+ * the chain is every name equal to it (or with that extension) ignoring
+ * case, in listing order, and nothing else */
+static void check_folder_index(const ra_folder *f, const char *const *keys, size_t nkeys)
+{
+    for (int ext = 0; ext < 2; ext++) {
+        for (size_t k = 0; k < nkeys; k++) {
+            const char *key = keys[k];
+            size_t kl = strlen(key), i = ext ? ra_folder_find_ext(f, key, kl) : ra_folder_find(f, key, kl);
+            for (size_t j = 0; j < f->count; j++) {
+                const char *name = f->names[j], *dot = strrchr(name, '.'), *e = dot && dot != name ? dot + 1 : "";
+                bool want =
+                    ext ? same_ascii_nocase(e, strlen(e), key, kl) : same_ascii_nocase(name, strlen(name), key, kl);
+                if (!want) continue;
+                CHECK(i == j, "%s %s: name %zu (%s) next, got %zu", ext ? "extension" : "name", key, j, name, i);
+                if (i != j) break;
+                i = ext ? ra_folder_find_ext_next(f, i) : ra_folder_find_next(f, i);
+            }
+            CHECK(i == SIZE_MAX, "%s %s: the chain ends with the names that match", ext ? "extension" : "name", key);
+        }
+    }
+}
+
 static void touch_file(const char *dir, const char *name)
 {
     char path[160];
@@ -892,8 +924,8 @@ static void test_folder(void)
 #if defined(__unix__)
     char dir[] = "/tmp/ra_unit_XXXXXX";
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    touch_file(dir, "a.x");
-    touch_file(dir, "b.x");
+    const char *extra[] = {"a.x", "b.x", "A.X", ".x", "noext", "z.tar.X", "Noext"};
+    for (int i = 0; i < 7; i++) touch_file(dir, extra[i]);
     char sub[5][64];
     for (int i = 0; i < 5; i++) {
         snprintf(sub[i], sizeof sub[i], "%s/d%d", dir, i);
@@ -902,15 +934,21 @@ static void test_folder(void)
     }
     sleep(3);
     const ra_folder *f1 = ra_folder_open(dir), *f2 = ra_folder_open(dir);
-    CHECK(f1 && f1->count == 7 && folder_has(f1, "a.x") && folder_has(f1, "d4") && !folder_has(f1, "."),
-          "the folder's seven names, without . and ..");
+    CHECK(f1 && f1->count == 12 && folder_has(f1, "a.x") && folder_has(f1, "d4") && !folder_has(f1, "."),
+          "the folder's twelve names, without . and ..");
+    const char *keys[] = {"a.x",   "A.x",   "b.X",   ".x",      ".X", "x",  "X",       "",
+                          "noext", "NOEXT", "tar.x", "z.tar.x", "d3", "D3", "missing", "tar"};
+    if (f1) check_folder_index(f1, keys, sizeof keys / sizeof keys[0]);
+    const size_t ax = f1 ? ra_folder_find_ext(f1, "X", 1) : SIZE_MAX;
+    CHECK(ax != SIZE_MAX && ra_folder_find_ext_next(f1, ax) != SIZE_MAX, "several names with the extension x");
     CHECK(f2 == f1, "a settled folder is listed once");
     ra_folder_close(f1);
     ra_folder_close(f2);
     touch_file(dir, "c.x");
     const ra_folder *f3 = ra_folder_open(dir), *f4 = ra_folder_open(dir);
-    CHECK(f3 && f3 != f1 && f3->count == 8 && folder_has(f3, "c.x"), "a new name is seen");
-    CHECK(f4 && f4 != f3 && f4->count == 8, "a folder changed in the last seconds is listed on every call");
+    CHECK(f3 && f3 != f1 && f3->count == 13 && folder_has(f3, "c.x"), "a new name is seen");
+    CHECK(f4 && f4 != f3 && f4->count == 13, "a folder changed in the last seconds is listed on every call");
+    if (f3) check_folder_index(f3, keys, sizeof keys / sizeof keys[0]);
     ra_folder_close(f3);
     ra_folder_close(f4);
     /* d0 held while d1 ... d4 take the cache's four places */
@@ -979,12 +1017,13 @@ static void test_folder(void)
         remove(p);
         rmdir(sub[i]);
     }
-    const char *names[] = {"a.x", "b.x", "c.x"};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 7; i++) {
         char p[160];
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        snprintf(p, sizeof p, "%s/%s", dir, extra[i]);
         remove(p);
     }
+    snprintf(file, sizeof file, "%s/c.x", dir);
+    remove(file);
     rmdir(dir);
 #endif
 }

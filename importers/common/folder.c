@@ -27,7 +27,12 @@
 
 typedef struct folder {
     ra_folder pub; /* first: the pointer given out */
-    char *path;    /* as asked for (the cache's key, checked by dev and ino) */
+    /* the names by their case-folded form and by their case-folded
+     * extension: open-addressing tables (mask + 1 slots) of the first index
+     * + 1 of each distinct key, and per name the next index with its key
+     * (SIZE_MAX: none), in listing order */
+    size_t mask, *by_name, *by_ext, *next_name, *next_ext;
+    char *path; /* as asked for (the cache's key, checked by dev and ino) */
     dev_t dev;
     ino_t ino;
     struct timespec mtime, ctime;
@@ -44,6 +49,7 @@ static void folder_free(folder *f)
 {
     if (!f) return;
     free((void *)f->pub.names);
+    free(f->by_name); /* the four index arrays are one block */
     free(f->path);
     free(f);
 }
@@ -56,9 +62,91 @@ static bool same_stat(const folder *f, const struct stat *st)
            same_time(f->ctime, st->st_ctim);
 }
 
+/* ASCII case folding, as the searches compare names */
+static inline unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c; }
+
+static bool same_folded(const char *a, size_t an, const char *b, size_t bn)
+{
+    if (an != bn) return false;
+    for (size_t i = 0; i < an; i++)
+        if (fold((unsigned char)a[i]) != fold((unsigned char)b[i])) return false;
+    return true;
+}
+
+static size_t hash_folded(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) h = (h ^ fold((unsigned char)s[i])) * 1099511628211ull;
+    return (size_t)(h ^ h >> 29);
+}
+
+/* A name's extension: after its last dot (the whole name has none when
+ * that dot is its first byte), empty without one. */
+static const char *ext_of(const char *name, size_t n, size_t *len)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot || dot == name) dot = name + n;
+    else dot++;
+    *len = (size_t)(name + n - dot);
+    return dot;
+}
+
+/* The slot of key in table t: its first name's, or the empty one where it goes. */
+static size_t *slot_of(const folder *f, size_t *t, const char *key, size_t kn, bool ext)
+{
+    for (size_t h = hash_folded(key, kn) & f->mask;; h = (h + 1) & f->mask) {
+        if (!t[h]) return &t[h];
+        const char *o = f->pub.names[t[h] - 1];
+        size_t on = strlen(o), ol = on;
+        if (ext) o = ext_of(o, on, &ol);
+        if (same_folded(o, ol, key, kn)) return &t[h];
+    }
+}
+
+/* The two indexes of f's names; false when out of memory.  Built last name
+ * first, so that each key's chain runs in listing order. */
+static bool index_folder(folder *f)
+{
+    size_t n = f->pub.count, cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (cap > SIZE_MAX / sizeof(size_t) / 2 - n) return false;
+    size_t *block = calloc(2 * cap + 2 * (n ? n : 1), sizeof *block);
+    if (!block) return false;
+    f->mask = cap - 1;
+    f->by_name = block, f->by_ext = block + cap, f->next_name = block + 2 * cap, f->next_ext = f->next_name + n;
+    for (size_t i = n; i-- > 0;) {
+        const char *name = f->pub.names[i];
+        size_t nl = strlen(name), el;
+        const char *e = ext_of(name, nl, &el);
+        size_t *a = slot_of(f, f->by_name, name, nl, false), *b = slot_of(f, f->by_ext, e, el, true);
+        f->next_name[i] = *a ? *a - 1 : SIZE_MAX;
+        f->next_ext[i] = *b ? *b - 1 : SIZE_MAX;
+        *a = i + 1, *b = i + 1;
+    }
+    return true;
+}
+
+size_t ra_folder_find(const ra_folder *pub, const char *name, size_t len)
+{
+    folder *f = (folder *)pub;
+    size_t i = *slot_of(f, f->by_name, name, len, false);
+    return i ? i - 1 : SIZE_MAX;
+}
+
+size_t ra_folder_find_next(const ra_folder *pub, size_t i) { return ((const folder *)pub)->next_name[i]; }
+
+size_t ra_folder_find_ext(const ra_folder *pub, const char *ext, size_t len)
+{
+    folder *f = (folder *)pub;
+    size_t i = *slot_of(f, f->by_ext, ext, len, true);
+    return i ? i - 1 : SIZE_MAX;
+}
+
+size_t ra_folder_find_ext_next(const ra_folder *pub, size_t i) { return ((const folder *)pub)->next_ext[i]; }
+
 /* The folder's names, in the order the system lists them, in one block: the
- * pointers, then the strings.  NULL when it cannot be read or memory runs
- * out. */
+ * pointers, then the strings, and their indexes.  NULL when it cannot be
+ * read or memory runs out. */
 static folder *list_folder(const char *path)
 {
     DIR *d = opendir(path);
@@ -112,6 +200,10 @@ static folder *list_folder(const char *path)
     }
     f->pub.names = (const char *const *)names;
     f->pub.count = count;
+    if (!index_folder(f)) {
+        folder_free(f);
+        return NULL;
+    }
     return f;
 }
 

@@ -1,6 +1,5 @@
 /* Metroid Prime CINF (skeleton) reader and writer, and the search for the
  * skeleton that belongs to an ANIM file.  docs/formats/metroid_prime.md §5. */
-#include <ctype.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
@@ -180,53 +179,45 @@ const char *mp_cinf_bone_name(const mp_cinf *k, uint32_t id)
 }
 
 /* ---- finding the skeleton of an ANIM ------------------------------------------------------------ */
-static bool has_cinf_ext(const char *name, size_t *stem_len)
+/* dir/name into path (of path_size bytes) when it fits and is a regular file */
+static bool regular_in(const char *dir, const char *name, char *path, size_t path_size)
 {
-    size_t n = strlen(name);
-    if (n < 6) return false;
-    const char *e = name + n - 5;
-    if (e[0] != '.' || tolower((unsigned char)e[1]) != 'c' || tolower((unsigned char)e[2]) != 'i' ||
-        tolower((unsigned char)e[3]) != 'n' || tolower((unsigned char)e[4]) != 'f')
-        return false;
-    *stem_len = n - 5;
-    return true;
+    int n = snprintf(path, path_size, "%s/%s", dir, name);
+    return n > 0 && (size_t)n < path_size && ra_is_regular_file(path);
 }
 
 bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibling)
 {
     *sibling = false;
-    char dir[4096];
+    char dir[4096], key[4096 + 8], path[4096];
     const char *base;
     size_t stem_len;
-    if (!ra_path_parts(anim_path, dir, sizeof dir, &base, &stem_len)) return false;
+    if (!ra_path_parts(anim_path, dir, sizeof dir, &base, &stem_len) || stem_len + 6 > sizeof key) return false;
+    memcpy(key, base, stem_len);
+    memcpy(key + stem_len, ".cinf", 6);
     const ra_folder *d = ra_folder_open(dir);
     if (!d) return false;
+    /* the sibling: STEM.cinf, the stem as the ANIM has it, the extension in
+     * any case, the first regular one in listing order (looked up through
+     * the listing's index: a scan per ANIM made a batch over a dumped pak
+     * quadratic) */
+    bool found = false;
+    for (size_t i = stem_len ? ra_folder_find(d, key, stem_len + 5) : SIZE_MAX; !found && i != SIZE_MAX;
+         i = ra_folder_find_next(d, i))
+        found = !strncmp(d->names[i], base, stem_len) && regular_in(dir, d->names[i], path, sizeof path) &&
+                strlen(path) < out_size;
+    /* else the folder's only CINF, where it has one regular file named
+     * *.cinf (any case); counting stops at two */
     char only[4096] = "";
     size_t cinf_count = 0;
-    bool found = false;
-    for (size_t i = 0; i < d->count; i++) {
-        const char *name = d->names[i];
-        size_t sl;
-        if (!has_cinf_ext(name, &sl)) continue;
-        bool sibling_name = sl == stem_len && strncmp(name, base, stem_len) == 0;
-        /* two CINFs found: the folder's only one is out, so only the sibling
-         * is still looked at (a stat per CINF of a dumped pak, per ANIM, was
-         * most of a batch over it) */
-        if (!sibling_name && cinf_count >= 2) continue;
-        char path[4096];
-        int n = snprintf(path, sizeof path, "%s/%s", dir, name);
-        if (n < 0 || (size_t)n >= sizeof path || !ra_is_regular_file(path)) continue;
-        if (sibling_name) {
-            if ((size_t)n < out_size) {
-                memcpy(out, path, (size_t)n + 1);
-                found = true;
-            }
-            break;
-        }
-        if (++cinf_count == 1) snprintf(only, sizeof only, "%s", path);
-    }
+    for (size_t i = found ? SIZE_MAX : ra_folder_find_ext(d, "cinf", 4); cinf_count < 2 && i != SIZE_MAX;
+         i = ra_folder_find_ext_next(d, i))
+        if (regular_in(dir, d->names[i], path, sizeof path) && ++cinf_count == 1) memcpy(only, path, strlen(path) + 1);
     ra_folder_close(d);
-    if (found) return *sibling = true;
+    if (found) {
+        memcpy(out, path, strlen(path) + 1);
+        return *sibling = true;
+    }
     if (cinf_count == 1 && strlen(only) < out_size) {
         strcpy(out, only);
         return true;

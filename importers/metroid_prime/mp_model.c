@@ -7,7 +7,6 @@
  * turn applied: (x,y,z) -> (x,z,-y) when converted); the joints are the CINF
  * bone nodes, whose rest world transforms are T(bind position), so playback
  * gives the game's v' = sum w (R (v - b) + P). */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,33 +16,25 @@
 #define FMT "metroid_cmdl"
 
 /* ---- files beside a model ---------------------------------------------------------------------------------- */
-static bool same_nocase(const char *a, const char *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i])) return false;
-    return true;
-}
-
 bool mp_find_beside(const char *path, const char *name, bool same_stem, char *out, size_t out_size)
 {
-    char dir[4096];
+    char dir[4096], key[4096 + 64];
     const char *base;
-    size_t stem_len;
-    if (!ra_path_parts(path, dir, sizeof dir, &base, &stem_len)) return false;
+    size_t stem_len, nl = strlen(name);
+    if (!ra_path_parts(path, dir, sizeof dir, &base, &stem_len) || stem_len + nl + 2 > sizeof key) return false;
+    /* STEM.<name> with the stem as is, the extension in any case; or name in any case */
+    size_t kl = same_stem ? stem_len + 1 + nl : nl;
+    if (same_stem) {
+        memcpy(key, base, stem_len);
+        key[stem_len] = '.';
+    }
+    memcpy(key + kl - nl, name, nl);
     const ra_folder *d = ra_folder_open(dir);
     if (!d) return false;
     bool found = false;
-    size_t nl = strlen(name);
-    for (size_t i = 0; !found && i < d->count; i++) {
+    for (size_t i = ra_folder_find(d, key, kl); !found && i != SIZE_MAX; i = ra_folder_find_next(d, i)) {
         const char *f = d->names[i];
-        size_t fl = strlen(f);
-        if (same_stem) { /* STEM.<name> with the stem as is, the extension in any case */
-            if (fl != stem_len + 1 + nl || strncmp(f, base, stem_len) != 0 || f[stem_len] != '.' ||
-                !same_nocase(f + stem_len + 1, name, nl))
-                continue;
-        } else if (fl != nl || !same_nocase(f, name, nl)) {
-            continue;
-        }
+        if (same_stem && strncmp(f, base, stem_len) != 0) continue;
         int n = snprintf(out, out_size, "%s/%s", dir, f);
         found = n > 0 && (size_t)n < out_size && ra_is_regular_file(out);
     }

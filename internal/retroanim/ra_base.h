@@ -414,6 +414,15 @@ typedef struct ra_folder {
 const ra_folder *ra_folder_open(const char *path);
 void ra_folder_close(const ra_folder *f);
 void ra_folder_flush(void);
+/* The names of f equal to name[0, len) ignoring ASCII case, in listing order,
+ * without a scan: the first one's index (SIZE_MAX: none), then each next
+ *     for (size_t i = ra_folder_find(f, s, n); i != SIZE_MAX; i = ra_folder_find_next(f, i))
+ * The _ext pair does the same for the names whose extension (after the last
+ * dot that is not the name's first byte; "" without one) is ext[0, len). */
+size_t ra_folder_find(const ra_folder *f, const char *name, size_t len);
+size_t ra_folder_find_next(const ra_folder *f, size_t i);
+size_t ra_folder_find_ext(const ra_folder *f, const char *ext, size_t len);
+size_t ra_folder_find_ext_next(const ra_folder *f, size_t i);
 /* The parts of a path that a companion search needs: its folder, copied
  * into dir ("." when the path has none, "/" for a file at the root), its
  * base name (in path) and the length of the base's stem (up to its last
