@@ -439,6 +439,34 @@ static void search(void)
               doc->scene.warning_count >= 1,
           "a broken WDB found beside the file is a warning: %s", e.msg);
     ra_document_free(doc);
+    /* names in any case: LEGO/dAtA/WoRlD.wDb, found past a folder named
+     * world.wdb on the way (LEGO/SCRIPTS), which is not taken; then LEGO and
+     * its DATA folder that cannot be listed (execute-only; not as root),
+     * where the usual spellings are still found */
+    char odd_dir[600], odd_wdb[700], decoy[700];
+    snprintf(path, sizeof path, "%s/LEGO/DATA", tmp);
+    snprintf(odd_dir, sizeof odd_dir, "%s/LEGO/dAtA", tmp);
+    snprintf(odd_wdb, sizeof odd_wdb, "%s/WoRlD.wDb", odd_dir);
+    snprintf(decoy, sizeof decoy, "%s/LEGO/SCRIPTS/world.wdb", tmp);
+    remove(wdbp);
+    CHECK(rename(path, odd_dir) == 0 && mkdir(decoy, 0700) == 0, "rename to %s", odd_dir);
+    CHECK(ra_write_file(odd_wdb, wdb, wn, &e) == RA_OK, "write %s", odd_wdb);
+    CHECK(ra_document_load_file(si, NULL, &doc, &e) == RA_OK && doc->scene.mesh_count == 5,
+          "WoRlD.wDb in dAtA is found, a folder named world.wdb is not taken: %s", e.msg);
+    ra_document_free(doc);
+    remove(odd_wdb);
+    rmdir(decoy);
+    CHECK(rename(odd_dir, path) == 0, "rename back");
+    CHECK(ra_write_file(wdbp, wdb, wn, &e) == RA_OK, "write %s", wdbp);
+    if (geteuid() != 0) { /* root lists any folder */
+        char lego[600];
+        snprintf(lego, sizeof lego, "%s/LEGO", tmp);
+        CHECK(chmod(path, 0100) == 0 && chmod(lego, 0100) == 0, "chmod");
+        CHECK(ra_document_load_file(si, NULL, &doc, &e) == RA_OK && doc->scene.mesh_count == 5,
+              "LEGO and LEGO/DATA unlisted: WORLD.WDB still found: %s", e.msg);
+        ra_document_free(doc);
+        CHECK(chmod(lego, 0700) == 0 && chmod(path, 0700) == 0, "chmod back");
+    }
     remove(si);
     remove(wdbp);
     for (size_t i = 4; i-- > 0;) {
@@ -449,7 +477,7 @@ static void search(void)
     ra_writer_free(&w);
     ra_free(ani);
     ra_free(wdb);
-    g_checked += 6;
+    g_checked += 9;
 }
 
 int main(int argc, char **argv)

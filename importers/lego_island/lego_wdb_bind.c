@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "retroanim/lego_wdb.h"
 
@@ -41,29 +42,73 @@ static bool file_exists(const char *path)
     return f != NULL;
 }
 
-/* WORLD.WDB where the game keeps it, from the file's folder: the folder
- * itself, then up to three folders up, each as DIR/WORLD.WDB and
- * DIR/DATA/WORLD.WDB (in upper, lower and capitalised spellings).  A game
- * install has LEGO/SCRIPTS/ISLE/ISLE.SI and LEGO/DATA/WORLD.WDB.  NULL when
- * none (or out of memory: *nomem). */
-static char *search_wdb(ra_arena *ar, const char *file, bool *nomem)
+/* The regular file (want_dir: the folder) in folder dir named name in any
+ * case, the first in byte order where several spellings are there (a
+ * case-sensitive file system), as dir/NAME in the arena; NULL when none (or
+ * out of memory: *nomem).  *unlisted: dir could not be listed. */
+static char *find_nocase(ra_arena *ar, const char *dir, const char *name, bool want_dir, bool *unlisted, bool *nomem)
+{
+    const ra_folder *d = ra_folder_open(dir);
+    *unlisted = d == NULL;
+    if (!d) return NULL;
+    char *best = NULL;
+    const char *best_name = NULL;
+    for (size_t i = ra_folder_find(d, name, strlen(name)); i != SIZE_MAX; i = ra_folder_find_next(d, i)) {
+        if (best_name && strcmp(d->names[i], best_name) >= 0) continue;
+        char *p = ra_arena_printf(ar, "%s/%s", dir, d->names[i]);
+        if (!p) {
+            *nomem = true;
+            break;
+        }
+        struct stat st;
+        if (stat(p, &st) == 0 && (want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
+            best = p, best_name = d->names[i];
+    }
+    ra_folder_close(d);
+    return *nomem ? NULL : best;
+}
+
+/* WORLD.WDB (any case) in folder in; where in cannot be listed, its upper,
+ * lower and capitalised spellings are tried.  NULL when none (or out of
+ * memory: *nomem). */
+static char *wdb_in(ra_arena *ar, const char *in, bool *nomem)
 {
     static const char *const names[] = {"WORLD.WDB", "world.wdb", "World.wdb"};
-    static const char *const subs[] = {"", "DATA/", "data/", "Data/"};
+    bool unlisted = false;
+    char *p = find_nocase(ar, in, "world.wdb", false, &unlisted, nomem);
+    for (size_t n = 0; !p && !*nomem && unlisted && n < sizeof names / sizeof names[0]; n++) {
+        if (!(p = ra_arena_printf(ar, "%s/%s", in, names[n]))) return *nomem = true, NULL;
+        if (!file_exists(p)) p = NULL;
+    }
+    return p;
+}
+
+/* WORLD.WDB where the game keeps it, from the file's folder: the folder
+ * itself, then up to three folders up, each as DIR/WORLD.WDB and
+ * DIR/DATA/WORLD.WDB, the names in any case (looked up in the folders'
+ * listings; where a folder cannot be listed, DATA, data and Data and the
+ * upper, lower and capitalised WDB names are tried).  A game install has
+ * LEGO/SCRIPTS/ISLE/ISLE.SI and LEGO/DATA/WORLD.WDB.  NULL when none (or
+ * out of memory: *nomem). */
+static char *search_wdb(ra_arena *ar, const char *file, bool *nomem)
+{
+    static const char *const subs[] = {"DATA", "data", "Data"};
     const char *slash = file ? strrchr(file, '/') : NULL;
     const char *bslash = file ? strrchr(file, '\\') : NULL;
     if (bslash && (!slash || bslash > slash)) slash = bslash;
     char *dir = slash ? ra_arena_strndup(ar, file, (size_t)(slash - file)) : ra_arena_strndup(ar, ".", 1);
     if (!dir) return *nomem = true, NULL;
     for (int up = 0; up < 4; up++) {
-        for (size_t s = 0; s < sizeof subs / sizeof subs[0]; s++)
-            for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
-                char *p = ra_arena_printf(ar, "%s/%s%s", dir, subs[s], names[n]);
-                if (!p) return *nomem = true, NULL;
-                if (file_exists(p)) return p;
-            }
-        dir = ra_arena_printf(ar, "%s/..", dir);
-        if (!dir) return *nomem = true, NULL;
+        char *p = wdb_in(ar, dir, nomem);
+        if (p || *nomem) return p;
+        bool unlisted = false;
+        char *data = find_nocase(ar, dir, "data", true, &unlisted, nomem);
+        if (data && (p = wdb_in(ar, data, nomem))) return p;
+        for (size_t s = 0; !*nomem && unlisted && s < sizeof subs / sizeof subs[0]; s++) {
+            if (!(data = ra_arena_printf(ar, "%s/%s", dir, subs[s]))) return *nomem = true, NULL;
+            if ((p = wdb_in(ar, data, nomem))) return p;
+        }
+        if (*nomem || !(dir = ra_arena_printf(ar, "%s/..", dir))) return *nomem = true, NULL;
     }
     return NULL;
 }
