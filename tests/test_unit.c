@@ -431,6 +431,43 @@ static void test_strmap(void)
     ra_arena_destroy(a);
 }
 
+/* ra_meta_add_refs: entries appended after those set before, in order, as
+ * given (the key and string pointers kept, not copied), over several
+ * growths; n = 0 changes nothing. */
+static void test_meta_add_refs(void)
+{
+    ra_arena *a = ra_arena_create(0);
+    ra_meta_list m = {0};
+    CHECK(ra_meta_set_int(a, &m, "first", 7) && ra_meta_add_refs(a, &m, NULL, 0) && m.count == 1,
+          "one set, none added");
+    static const char *const keys[] = {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9"};
+    static const char text[] = "shared text";
+    size_t total = 1;
+    for (size_t round = 0; round < 6; round++) {
+        ra_meta e[10];
+        for (size_t i = 0; i < 10; i++) {
+            e[i].key = keys[i];
+            e[i].type = i % 2 ? RA_META_STRING : RA_META_INT;
+            if (i % 2) e[i].u.s = text;
+            else e[i].u.i = (int64_t)(round * 100 + i);
+        }
+        static const size_t ns[6] = {8, 3, 10, 5, 10, 7}; /* the first one past the room by one */
+        size_t n = ns[round];
+        CHECK(ra_meta_add_refs(a, &m, e, n) && m.count == total + n && m.cap >= m.count,
+              "round %zu: %zu added, within the capacity (%zu of %zu)", round, n, m.count, m.cap);
+        for (size_t i = 0; i < n; i++) {
+            const ra_meta *g = &m.items[total + i];
+            bool same = g->key == keys[i] && g->type == e[i].type &&
+                        (i % 2 ? g->u.s == text : g->u.i == (int64_t)(round * 100 + i));
+            CHECK(same, "round %zu, entry %zu: as given", round, i);
+        }
+        total += n;
+    }
+    CHECK(m.count == total && m.cap >= total && m.items[0].u.i == 7 && !strcmp(m.items[0].key, "first"),
+          "%zu entries, the first one kept", total);
+    ra_arena_destroy(a);
+}
+
 /* A step function baked into keys: linear playback must keep the step. */
 typedef struct {
     double at;
@@ -1127,6 +1164,7 @@ int main(void)
     test_json_numbers();
     test_json_float_digits();
     test_strmap();
+    test_meta_add_refs();
     test_bake();
     test_key_cut();
     test_simplify_circle();

@@ -143,6 +143,24 @@ bool ra_meta_add_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const
 {
     return string_into(meta_append(a, m, key), v);
 }
+bool ra_meta_add_refs(ra_arena *a, ra_meta_list *m, const ra_meta *e, size_t n)
+{
+    if (n > m->cap - m->count) {
+        size_t cap = m->cap ? m->cap : 8;
+        while (cap - m->count < n) {
+            if (cap > SIZE_MAX / 4 / sizeof *e) return false;
+            cap *= 2;
+        }
+        ra_meta *g = ra_arena_grow(a, m->items, m->count, cap, sizeof *g);
+        if (!g) return false;
+        m->items = g;
+        m->cap = cap;
+    }
+    if (n) memcpy(m->items + m->count, e, n * sizeof *e);
+    m->count += n;
+    return true;
+}
+
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v)
 {
     ra_meta *e = meta_slot(a, m, key);

@@ -290,14 +290,22 @@ static ra_status add_item(ra_archive *ar, big_entry *e, size_t i)
     it->has_skeleton = e->geo >= 0;
     it->skeleton_id = e->geo >= 0 ? (uint32_t)e->geo : 0;
     const big *b = ar->impl;
-    bool ok = it->name && it->group && ra_meta_set_string(a, &it->meta, "big.path", e->path) &&
-              (e->geo < 0 || ra_meta_set_string(a, &it->meta, "big.geo", b->e[e->geo].path)) &&
-              ra_meta_set_string(a, &it->meta, "big.compression", e->type ? "lzss" : "stored") &&
-              ra_meta_set_int(a, &it->meta, "big.timestamp", e->stamp) &&
-              ra_meta_set_int(a, &it->meta, "big.crc1", e->crc1) &&
-              ra_meta_set_int(a, &it->meta, "big.crc2", e->crc2) &&
-              ra_meta_set_int(a, &it->meta, "big.name_offset", e->offset);
-    return ok ? RA_OK : RA_ERR_NO_MEMORY;
+    /* the entries' paths are the arena's: referenced, as the keys */
+    ra_meta meta[] = {
+        {"big.path", RA_META_STRING, {.s = e->path}},
+        {"big.geo", RA_META_STRING, {.s = e->geo >= 0 ? b->e[e->geo].path : NULL}},
+        {"big.compression", RA_META_STRING, {.s = e->type ? "lzss" : "stored"}},
+        {"big.timestamp", RA_META_INT, {.i = e->stamp}},
+        {"big.crc1", RA_META_INT, {.i = e->crc1}},
+        {"big.crc2", RA_META_INT, {.i = e->crc2}},
+        {"big.name_offset", RA_META_INT, {.i = e->offset}},
+    };
+    size_t n = sizeof meta / sizeof meta[0];
+    if (e->geo < 0) { /* no big.geo */
+        memmove(&meta[1], &meta[2], (n - 2) * sizeof meta[0]);
+        n--;
+    }
+    return it->name && it->group && ra_meta_add_refs(a, &it->meta, meta, n) ? RA_OK : RA_ERR_NO_MEMORY;
 }
 
 static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)

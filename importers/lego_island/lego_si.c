@@ -370,19 +370,24 @@ static ra_status si_open(ra_archive *ar, const ra_options *opt, ra_error *err)
         it->size = o->total;
         it->group = o->parent;
         it->priv = o;
-        ok = it->name && ra_meta_set_int(a, &it->meta, "si.object_type", o->type) &&
-             ra_meta_set_string(a, &it->meta, "si.presenter", o->presenter) &&
-             ra_meta_set_int(a, &it->meta, "si.flags", o->flags) &&
-             ra_meta_set_int(a, &it->meta, "si.start_time", o->start) &&
-             ra_meta_set_int(a, &it->meta, "si.duration", o->duration) &&
-             ra_meta_set_int(a, &it->meta, "si.loop_count", o->loops) &&
-             ra_meta_set_vec3(a, &it->meta, "si.location", o->loc) &&
-             ra_meta_set_vec3(a, &it->meta, "si.direction", o->dir) && ra_meta_set_vec3(a, &it->meta, "si.up", o->up) &&
-             ra_meta_set_string(a, &it->meta, "si.extra", o->extra) &&
-             ra_meta_set_string(a, &it->meta, "si.media_path", o->media_path ? o->media_path : "") &&
-             ra_meta_set_string(a, &it->meta, "si.parent", o->parent) &&
-             ra_meta_set_int(a, &it->meta, "si.data_chunks", o->chunks) &&
-             ra_meta_set_int(a, &it->meta, "si.object_offset", (int64_t)o->offset);
+        /* the object's strings are the arena's: referenced, as the keys */
+        const ra_meta meta[] = {
+            {"si.object_type", RA_META_INT, {.i = o->type}},
+            {"si.presenter", RA_META_STRING, {.s = o->presenter}},
+            {"si.flags", RA_META_INT, {.i = o->flags}},
+            {"si.start_time", RA_META_INT, {.i = o->start}},
+            {"si.duration", RA_META_INT, {.i = o->duration}},
+            {"si.loop_count", RA_META_INT, {.i = o->loops}},
+            {"si.location", RA_META_VEC3, {.v = o->loc}},
+            {"si.direction", RA_META_VEC3, {.v = o->dir}},
+            {"si.up", RA_META_VEC3, {.v = o->up}},
+            {"si.extra", RA_META_STRING, {.s = o->extra}},
+            {"si.media_path", RA_META_STRING, {.s = o->media_path ? o->media_path : ""}},
+            {"si.parent", RA_META_STRING, {.s = o->parent}},
+            {"si.data_chunks", RA_META_INT, {.i = o->chunks}},
+            {"si.object_offset", RA_META_INT, {.i = (int64_t)o->offset}},
+        };
+        ok = it->name && ra_meta_add_refs(a, &it->meta, meta, sizeof meta / sizeof meta[0]);
     }
     if (ok && w.unknown) ok = ra_archive_warn(ar, "%zu chunks of unknown type skipped", w.unknown);
     return ok ? RA_OK : ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory (memory_limit)");

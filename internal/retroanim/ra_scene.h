@@ -35,6 +35,12 @@ bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const
  * it up (a caller adding a long run of keys of its own; the lookup made each
  * addition cost the list's length) */
 bool ra_meta_add_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
+/* The n entries e appended to m as they are, in one growth: nothing looked
+ * up (their keys are distinct and not in m) and nothing copied (keys and
+ * string values live as long as a: literals, or made in it).  For a reader
+ * giving each of many items the same few keys (an archive's item list,
+ * made again at every import from it). */
+bool ra_meta_add_refs(ra_arena *a, ra_meta_list *m, const ra_meta *e, size_t n);
 bool ra_meta_set_vec3(ra_arena *a, ra_meta_list *m, const char *key, ra_vec3 v);
 /* Sets e's key in m to e's value (of any type; a string is copied). */
 bool ra_meta_set(ra_arena *a, ra_meta_list *m, const ra_meta *e);
