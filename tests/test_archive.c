@@ -166,6 +166,31 @@ static void fixtures(void)
               "find by name and id; the sound object is not an animation");
     }
     ra_archive_free(ar);
+    /* the scene of one item: the archive's keys, the item's own (si.*), then
+     * the other items as "id name" in archive.other.N, in archive order; the
+     * bytes are scribbled over before the scene is built (load) */
+    ra_document *doc = load(si, n, "several.si", "animation", "hierarchy", NULL, NULL, &e);
+    CHECK(doc != NULL, "several.si[hierarchy]: %s", e.msg);
+    if (doc) {
+        const ra_meta_list *m = &doc->scene.meta;
+        const ra_meta *o0 = ra_meta_get(m, "archive.other.0"), *o1 = ra_meta_get(m, "archive.other.1");
+        CHECK(o0 && o0->type == RA_META_STRING && !strcmp(o0->u.s, "10 walk") && o1 && !strcmp(o1->u.s, "13 camera") &&
+                  !ra_meta_get(m, "archive.other.2"),
+              "archive.other: %s, %s", o0 ? o0->u.s : "-", o1 ? o1->u.s : "-");
+        const ra_meta *pr = ra_meta_get(m, "si.presenter"), *ch = ra_meta_get(m, "si.data_chunks");
+        CHECK(pr && !strcmp(pr->u.s, "LegoLoopingAnimPresenter") && ch && ch->u.i >= 2 &&
+                  meta_int_is(m, "archive.item_id", 11) && meta_int_is(m, "archive.item_count", 3),
+              "the item's own keys in the scene");
+        size_t at_id = SIZE_MAX, at_si = SIZE_MAX, at_other = SIZE_MAX;
+        for (size_t i = 0; i < m->count; i++) {
+            if (!strcmp(m->items[i].key, "archive.item_id")) at_id = i;
+            if (!strcmp(m->items[i].key, "si.object_type")) at_si = i;
+            if (!strcmp(m->items[i].key, "archive.other.0")) at_other = i;
+        }
+        CHECK(at_id < at_si && at_si < at_other && at_other + 2 == m->count, "key order: %zu, %zu, %zu of %zu", at_id,
+              at_si, at_other, m->count);
+        ra_document_free(doc);
+    }
     ra_free(si);
     compare_loose("several.si", "walk", g_lego, "minimal.ani", NULL);
     compare_loose("several.si", "hierarchy", g_lego, "hierarchy.ani", NULL);
