@@ -567,7 +567,10 @@ static void writers(void)
 /* A pak of thousands of resources (its table is read through a hash since a
  * linear search per entry made it quadratic): the first copy of an asset
  * stored twice counts, an id shared by two types is two resources, and the
- * ANIMs no ANCS names are listed in table order. */
+ * ANIMs no ANCS names are listed in table order, named by the first name
+ * the named-resource table gives their (type, id): the even ANIMs' own
+ * before their copies', the odd ones' copies', and not a CINF's of the
+ * same id. */
 static void many_resources(void)
 {
     enum {
@@ -577,17 +580,22 @@ static void many_resources(void)
     size_t n = TXTRS + 2 * ANIMS + 2;
     ra_pak_resource *r = calloc(n, sizeof *r);
     uint8_t *bytes = malloc(ANIMS * 16 + 16 + 16);
+    char own[ANIMS][16], copy[ANIMS][16];
     size_t k = 0;
     for (uint32_t i = 0; i < ANIMS; i++) {
         memset(bytes + 16 * i, (int)i, 16);
-        r[k++] = (ra_pak_resource){{'A', 'N', 'I', 'M'}, 0x9000 + i, bytes + 16 * i, 16, false, NULL};
+        snprintf(own[i], sizeof own[i], "own_%u", i);
+        snprintf(copy[i], sizeof copy[i], "copy_%u", i);
+        r[k++] = (ra_pak_resource){{'A', 'N', 'I', 'M'}, 0x9000 + i, bytes + 16 * i, 16, false, i % 2 ? NULL : own[i]};
     }
     memset(bytes + 16 * ANIMS, 0xAA, 16);
     memset(bytes + 16 * ANIMS + 16, 0xBB, 16);
     for (uint32_t i = 0; i < TXTRS; i++) r[k++] = (ra_pak_resource){{'T', 'X', 'T', 'R'}, i, bytes, 16, false, NULL};
+    /* an id shared with an odd ANIM, its name before that ANIM's */
+    r[k++] = (ra_pak_resource){{'C', 'I', 'N', 'F'}, 0x9001, bytes + 16 * ANIMS + 16, 16, false, "a skeleton"};
     for (uint32_t i = 0; i < ANIMS; i++) /* every ANIM again, other bytes: skipped */
-        r[k++] = (ra_pak_resource){{'A', 'N', 'I', 'M'}, 0x9000 + ANIMS - 1 - i, bytes + 16 * ANIMS, 16, false, NULL};
-    r[k++] = (ra_pak_resource){{'C', 'I', 'N', 'F'}, 0x9000, bytes + 16 * ANIMS + 16, 16, false, NULL};
+        r[k++] = (ra_pak_resource){{'A', 'N', 'I', 'M'}, 0x9000 + ANIMS - 1 - i, bytes + 16 * ANIMS, 16, false,
+                                   copy[ANIMS - 1 - i]};
     r[k++] = (ra_pak_resource){{'T', 'X', 'T', 'R'}, 7, bytes + 16 * ANIMS, 16, false, NULL};
     ra_writer w;
     ra_writer_init(&w);
@@ -607,6 +615,8 @@ static void many_resources(void)
             ra_archive_payload(ar, i, &p, &pn, &e) == RA_OK && pn == 32 && p[0] == i && p[15] == i && p[16] == 0xFF;
         CHECK(ar->items[i].id == 0x9000 + i && first, "item %zu: ANIM %08X in table order, its first copy (%u)", i,
               0x9000 + (unsigned)i, p ? p[0] : 0);
+        const char *want = i % 2 ? copy[i] : own[i];
+        CHECK(!strcmp(ar->items[i].name, want), "item %zu: named %s (%s)", i, want, ar->items[i].name);
     }
     ra_archive_free(ar);
     ra_writer_free(&w);

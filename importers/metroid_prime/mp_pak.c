@@ -35,6 +35,7 @@ typedef struct pak_res {
     uint32_t compressed, id, size, offset;
     char type[5];
     bool listed;         /* an ANIM some item of the archive is */
+    const char *name;    /* its first name in the named-resource table (NULL: none) */
     const uint8_t *data; /* inflated, once asked for */
     size_t data_size;
 } pak_res;
@@ -532,19 +533,24 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     if (!bare) ra_rd_u32be(&c, &named, "named.count");
     if (!ra_cursor_check_count(&c, named, 12, "named.count")) return err->code;
     ra_arena *a = ar->arena;
-    ra_meta_list names = {0};
+    /* the names, given to their resources once the table is read (a lookup
+     * of each among the names before it made a pak of many names cost their
+     * square at every open) */
+    typedef struct pak_name {
+        char type[4];
+        uint32_t id;
+        const char *name;
+    } pak_name;
+    pak_name *names = ra_arena_array_uninit(a, named ? named : 1, sizeof *names);
+    if (!names) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, c.pos, "named", "out of memory (memory_limit)");
     for (uint32_t i = 0; i < named; i++) {
-        char type[5] = {0};
-        uint32_t id = 0, len = 0;
+        uint32_t len = 0;
         char *name = NULL;
-        ra_rd_bytes(&c, type, 4, "named.type");
-        ra_rd_u32be(&c, &id, "named.id");
+        ra_rd_bytes(&c, names[i].type, 4, "named.type");
+        ra_rd_u32be(&c, &names[i].id, "named.id");
         ra_rd_u32be(&c, &len, "named.name_length");
         if (!ra_rd_str(&c, a, len, &name, "named.name")) return err->code;
-        char key[32];
-        snprintf(key, sizeof key, "%.4s %08X", type, id);
-        if (!ra_meta_get(&names, key) && !ra_meta_set_string(a, &names, key, name))
-            return ra_fail(err, RA_ERR_NO_MEMORY, FMT, c.pos, "named", "out of memory (memory_limit)");
+        names[i].name = name;
     }
     if (!bare) ra_rd_u32be(&c, &count, "resources.count");
     if (!ra_cursor_check_count(&c, count, 20, "resources.count")) return err->code;
@@ -591,6 +597,11 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
               ra_meta_set_int(a, &ar->meta, "pak.compressed_resources", (int64_t)compressed) &&
               ra_meta_set_int(a, &ar->meta, "pak.anims", (int64_t)anims);
     if (!ok) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory (memory_limit)");
+    /* an ANIM's first name (the only ones read) */
+    for (uint32_t i = 0; i < named; i++) {
+        size_t r = memcmp(names[i].type, "ANIM", 4) ? SIZE_MAX : find_res(p, "ANIM", names[i].id);
+        if (r != SIZE_MAX && !p->res[r].name) p->res[r].name = names[i].name;
+    }
     for (size_t i = 0; i < p->count; i++) {
         if (memcmp(p->res[i].type, "ANCS", 4) != 0) continue;
         ra_status st = read_ancs(ar, p, i, err);
@@ -606,10 +617,7 @@ static ra_status pak_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     x.character = "";
     for (size_t i = 0; i < p->count; i++) {
         if (memcmp(p->res[i].type, "ANIM", 4) != 0 || p->res[i].listed) continue;
-        char key[32];
-        snprintf(key, sizeof key, "ANIM %08X", p->res[i].id);
-        const ra_meta *m = ra_meta_get(&names, key);
-        if (!add_primitive(&x, p->res[i].id, m ? m->u.s : ""))
+        if (!add_primitive(&x, p->res[i].id, p->res[i].name ? p->res[i].name : ""))
             return ra_fail(err, RA_ERR_NO_MEMORY, FMT, RA_NO_OFFSET, "", "out of memory (memory_limit)");
     }
     return RA_OK;
