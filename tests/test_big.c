@@ -662,7 +662,8 @@ static void ship_folder(void)
         {"R1/GeoShip/Rl0/LOD0/GEOSHIP.GEO", "R1/GeoShip/Rl0/LOD0/GEOSHIP.GEO", "ship_folder"},
         {"R1/GeoShip/GeoShip.peo", "R1/GeoShip/GeoShip.peo", "ship_folder"},
         {"R1/GeoShip/GEOSHIP.peo", "R1/GeoShip/GEOSHIP.peo", "ship_folder"}, /* same but for case: byte order */
-        {"R1/geoship.geo", "R1/geoship.geo", "sibling"},
+        {"R1/GeoShip.PEO", "R1/GeoShip.PEO", "sibling"},
+        {"R1/geoship.geo", "R1/geoship.geo", "sibling"}, /* a .geo before the .peo beside it */
         {"R1/GEOSHIP.geo", "R1/GEOSHIP.geo", "sibling"},
     };
     for (size_t k = 0; ref && k < sizeof steps / sizeof steps[0]; k++) {

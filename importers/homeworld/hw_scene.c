@@ -982,36 +982,62 @@ static bool geo_better(const geo_search *g, const char *path, int depth)
     return geo != best_geo ? geo : strcmp(path, g->best) < 0;
 }
 
+static void geo_walk(geo_search *g, const char *dir, int depth);
+
+/* dir/name at depth, told by name to be a candidate geometry (file) or a
+ * folder to enter (folder): kept if it is better, entered if it is one */
+static void geo_entry(geo_search *g, const char *dir, const char *name, int depth, bool file, bool folder)
+{
+    char path[4096];
+    int k = snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat sb;
+    if (k <= 0 || (size_t)k >= sizeof path || stat(path, &sb) != 0) return;
+    if (S_ISREG(sb.st_mode) && file) {
+        if (geo_better(g, path, depth)) {
+            memcpy(g->best, path, (size_t)k + 1);
+            g->best_depth = depth;
+        }
+    } else if (S_ISDIR(sb.st_mode) && folder) {
+        geo_walk(g, path, depth + 1); /* bounded: depth 3, dirs_left folders */
+    }
+}
+
 /* dir (a path of at most 4095 bytes) at depth: the .mad's folder is 0, where
  * only the folder named like the stem is entered (the game's ship folder,
- * R1/Probe/ beside R1/Probe.MAD); below it every folder, down to depth 3 */
+ * R1/Probe/ beside R1/Probe.MAD); below it every folder, down to depth 3.
+ * The best file does not depend on the order it is met in (geo_better). */
 static void geo_walk(geo_search *g, const char *dir, int depth)
 {
     if (!g->dirs_left) return;
     g->dirs_left--;
     const ra_folder *d = ra_folder_open(dir);
     if (!d) return;
-    char path[4096];
+    if (depth == 0) {
+        /* the .mad's folder: STEM.geo, STEM.peo and the folder STEM (any
+         * case), looked up in the listing's index (a batch over a folder of
+         * many ships read every name per ship) */
+        char key[4096 + 8];
+        if (g->stem_len + 5 <= sizeof key) {
+            memcpy(key, g->stem, g->stem_len);
+            static const char *const ext[2] = {".geo", ".peo"};
+            for (int e = 0; e < 2; e++) {
+                memcpy(key + g->stem_len, ext[e], 4);
+                for (size_t i = ra_folder_find(d, key, g->stem_len + 4); i != SIZE_MAX; i = ra_folder_find_next(d, i))
+                    geo_entry(g, dir, d->names[i], depth, true, false);
+            }
+            for (size_t i = ra_folder_find(d, key, g->stem_len); i != SIZE_MAX; i = ra_folder_find_next(d, i))
+                geo_entry(g, dir, d->names[i], depth, false, true);
+        }
+        ra_folder_close(d);
+        return;
+    }
     for (size_t i = 0; i < d->count; i++) {
         const char *name = d->names[i];
         size_t n = strlen(name);
-        bool stem = n >= g->stem_len && !strncasecmp(name, g->stem, g->stem_len);
-        bool file =
-            stem && n == g->stem_len + 4 && (!strcasecmp(name + n - 4, ".geo") || !strcasecmp(name + n - 4, ".peo"));
-        /* the .mad's folder: only its geometry and the ship folder, told by name before any stat() */
-        bool folder = depth > 0 ? name[0] != '.' && depth < 3 : stem && n == g->stem_len;
-        if ((depth > 0 && name[0] == '.') || !strcmp(name, ".") || !strcmp(name, "..") || !(file || folder)) continue;
-        int k = snprintf(path, sizeof path, "%s/%s", dir, name);
-        struct stat sb;
-        if (k <= 0 || (size_t)k >= sizeof path || stat(path, &sb) != 0) continue;
-        if (S_ISREG(sb.st_mode) && file) {
-            if (geo_better(g, path, depth)) {
-                memcpy(g->best, path, (size_t)k + 1);
-                g->best_depth = depth;
-            }
-        } else if (S_ISDIR(sb.st_mode) && folder) {
-            geo_walk(g, path, depth + 1); /* bounded: depth 3, dirs_left folders */
-        }
+        if (name[0] == '.') continue;
+        bool file = n == g->stem_len + 4 && !strncasecmp(name, g->stem, g->stem_len) &&
+                    (!strcasecmp(name + n - 4, ".geo") || !strcasecmp(name + n - 4, ".peo"));
+        if (file || depth < 3) geo_entry(g, dir, name, depth, file, depth < 3); /* told by name before any stat() */
     }
     ra_folder_close(d);
 }
