@@ -29,8 +29,13 @@ bool ra_archive_warn(ra_archive *ar, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    char **g = ra_arena_grow(ar->arena, ar->warnings, ar->warning_count, ar->warning_count + 1, sizeof *g);
-    if (!g) return false;
-    ar->warnings = g;
+    if (ar->warning_count == ar->warning_cap) { /* doubling: one more each time copied them all */
+        size_t cap = ar->warning_cap ? 2 * ar->warning_cap : 8;
+        char **g = ra_arena_grow(ar->arena, ar->warnings, ar->warning_count, cap, sizeof *g);
+        if (!g) return false;
+        ar->warnings = g;
+        ar->warning_cap = cap;
+    }
+    char **g = ar->warnings;
     return (g[ar->warning_count] = ra_arena_strndup(ar->arena, buf, strlen(buf))) != NULL && ++ar->warning_count;
 }

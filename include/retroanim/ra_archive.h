@@ -54,6 +54,7 @@ typedef struct ra_archive {
     const uint8_t *data; /* borrowed: the archive's bytes must outlive it */
     size_t size;
     size_t item_cap;
+    size_t warning_cap;
     void *impl;
 } ra_archive;
 
