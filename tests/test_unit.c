@@ -15,6 +15,7 @@
 #endif
 
 #include "ra_test.h"
+#include "retroanim/ra_archive_internal.h"
 #include "retroanim/ra_document.h"
 
 /* An arena's blocks from 128 KiB to a slab (8 MiB) come from glibc's heap,
@@ -465,6 +466,45 @@ static void test_meta_add_refs(void)
     }
     CHECK(m.count == total && m.cap >= total && m.items[0].u.i == 7 && !strcmp(m.items[0].key, "first"),
           "%zu entries, the first one kept", total);
+    ra_arena_destroy(a);
+}
+
+/* ra_archive_warn: 100,000 warnings in an arena of 16 MiB (growing the list
+ * by one copied it each time: 4 W^2 bytes, 40 GB here) */
+static void test_archive_warnings(void)
+{
+    ra_archive ar;
+    memset(&ar, 0, sizeof ar);
+    ar.arena = ra_arena_create(16u << 20);
+    bool ok = ar.arena != NULL;
+    for (int i = 0; ok && i < 100000; i++) ok = ra_archive_warn(&ar, "entry %d is not listed", i);
+    CHECK(ok && ar.warning_count == 100000 && !strcmp(ar.warnings[99999], "entry 99999 is not listed") &&
+              !strcmp(ar.warnings[0], "entry 0 is not listed"),
+          "100000 warnings kept in order (%zu, %zu bytes)", ar.warning_count, ar.arena ? ra_arena_used(ar.arena) : 0);
+    ra_arena_destroy(ar.arena);
+}
+
+/* ra_scene_warn: repeats counted on their message; past RA_MAX_WARNINGS - 1
+ * distinct messages every new one is counted in the last entry, and a
+ * repeat of a kept one still on its own. */
+static void test_warning_cap(void)
+{
+    ra_arena *a = ra_arena_create(0);
+    ra_scene s;
+    ra_scene_init(&s, a, "test");
+    for (int i = 0; i < 1000; i++) ra_scene_warn(&s, "warning %d", i);
+    for (int i = 0; i < 1000; i += 100) ra_scene_warn(&s, "warning %d", i); /* 0 .. 200 kept, 300 .. 900 not */
+    bool kept = s.warning_count == RA_MAX_WARNINGS;
+    for (size_t i = 0; kept && i + 1 < s.warning_count; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "warning %zu", i);
+        kept = !strcmp(s.warnings[i].msg, want) && s.warnings[i].count == (i % 100 ? 1u : 2u);
+    }
+    CHECK(kept, "%zu entries, the first %d messages in order with their repeats", s.warning_count, RA_MAX_WARNINGS - 1);
+    const ra_warning *last = s.warning_count ? &s.warnings[s.warning_count - 1] : NULL;
+    CHECK(last && !strcmp(last->msg, RA_MORE_WARNINGS) && last->count == 1000 - (RA_MAX_WARNINGS - 1) + 7,
+          "the last entry counts the %d others and 7 repeats of them (%u)", 1000 - (RA_MAX_WARNINGS - 1),
+          last ? last->count : 0);
     ra_arena_destroy(a);
 }
 
@@ -1165,6 +1205,8 @@ int main(void)
     test_json_float_digits();
     test_strmap();
     test_meta_add_refs();
+    test_warning_cap();
+    test_archive_warnings();
     test_bake();
     test_key_cut();
     test_simplify_circle();

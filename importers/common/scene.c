@@ -189,11 +189,18 @@ void ra_scene_warn(ra_scene *s, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (ra_parallel_defer_warning(s, buf)) return; /* a job's: replayed in job order */
-    for (size_t i = 0; i < s->warning_count; i++)
-        if (strcmp(s->warnings[i].msg, buf) == 0) {
-            s->warnings[i].count++;
-            return;
-        }
+    /* RA_MAX_WARNINGS distinct messages are kept; the ones after them are
+     * counted in one last entry (each new message was compared with all
+     * before it: a file of many distinct warnings cost their square) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < s->warning_count; i++)
+            if (strcmp(s->warnings[i].msg, buf) == 0) {
+                s->warnings[i].count++;
+                return;
+            }
+        if (pass || s->warning_count < RA_MAX_WARNINGS - 1) break;
+        snprintf(buf, sizeof buf, "%s", RA_MORE_WARNINGS); /* a new message past the kept ones */
+    }
     if (s->warning_count == s->warning_cap) {
         size_t cap = s->warning_cap ? s->warning_cap * 2 : 8;
         ra_warning *w = ra_arena_grow(s->arena, s->warnings, s->warning_count, cap, sizeof *w);

@@ -17,6 +17,12 @@ extern "C" {
 
 /* The scene's types (ra_scene, ra_node, ra_channel, ...) are public: retroanim.h. */
 
+/* ra_scene_warn keeps RA_MAX_WARNINGS entries: the first RA_MAX_WARNINGS - 1
+ * distinct messages, each with its count of repeats, then RA_MORE_WARNINGS
+ * counting every later message that is not one of them. */
+#define RA_MAX_WARNINGS 256
+#define RA_MORE_WARNINGS "further warnings of other kinds (not listed one by one; the count is theirs)"
+
 /* Builders.  Each returns false (and records RA_ERR_NO_MEMORY in err) on failure. */
 void ra_scene_init(ra_scene *s, ra_arena *arena, const char *format);
 /* Adds a node; returns its index or -1. */
