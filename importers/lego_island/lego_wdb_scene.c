@@ -25,6 +25,10 @@ struct lego_mesh_out {
     int32_t *tex_map; /* WDB texture -> scene texture, -1 not yet */
     size_t tex_map_n;
     size_t mesh_cap, mat_cap, tex_cap;
+    /* the scene's materials by (texture, colour): open addressing of index
+     * + 1 (0: empty) over mat_mask + 1 slots, materials [0, mat_indexed) in */
+    uint32_t *mat_slots;
+    size_t mat_mask, mat_indexed;
 };
 
 lego_mesh_out *lego_mesh_out_new(ra_scene *s, lego_wdb_set *w, bool native)
@@ -71,6 +75,51 @@ static int32_t scene_texture(lego_mesh_out *o, int32_t t, ra_error *err)
     return (int32_t)s->texture_count++;
 }
 
+/* The slot of (tex, c) among the indexed materials: the first equal one's
+ * (== on each component, as the materials are shared), or the empty one
+ * where it goes.  NULL for a colour with a NaN, which equals none. */
+static uint32_t *material_slot(const lego_mesh_out *o, int32_t tex, const double c[4])
+{
+    uint64_t h = (uint64_t)(uint32_t)tex * 0x9E3779B97F4A7C15u;
+    for (int k = 0; k < 4; k++) {
+        if (c[k] != c[k]) return NULL;
+        double v = c[k] + 0.0; /* -0 as 0: they compare equal */
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        h = (h ^ bits) * 0x100000001B3u;
+    }
+    const ra_material *mats = o->s->materials;
+    for (size_t i = (size_t)(h ^ h >> 32) & o->mat_mask;; i = (i + 1) & o->mat_mask) {
+        uint32_t v = o->mat_slots[i];
+        if (!v) return &o->mat_slots[i];
+        const ra_material *rm = &mats[v - 1];
+        if (rm->texture == tex && rm->base_color[0] == c[0] && rm->base_color[1] == c[1] && rm->base_color[2] == c[2] &&
+            rm->base_color[3] == c[3])
+            return &o->mat_slots[i];
+    }
+}
+
+/* The scene's materials up to its count in the index (doubling it as it
+ * fills); false when out of memory. */
+static bool index_materials(lego_mesh_out *o)
+{
+    ra_scene *s = o->s;
+    if (s->material_count > UINT32_MAX - 1) return false;
+    if (!o->mat_slots || 2 * (s->material_count + 1) > o->mat_mask + 1) {
+        size_t cap = o->mat_slots ? 2 * (o->mat_mask + 1) : 64;
+        while (cap < 2 * (s->material_count + 1)) cap *= 2;
+        uint32_t *slots = ra_arena_array(s->arena, cap, sizeof *slots);
+        if (!slots) return false;
+        o->mat_slots = slots, o->mat_mask = cap - 1, o->mat_indexed = 0;
+    }
+    for (; o->mat_indexed < s->material_count; o->mat_indexed++) {
+        const ra_material *rm = &s->materials[o->mat_indexed];
+        uint32_t *slot = material_slot(o, rm->texture, rm->base_color);
+        if (slot && !*slot) *slot = (uint32_t)o->mat_indexed + 1;
+    }
+    return true;
+}
+
 /* The scene material of a mesh's final colour and texture (shared by equal ones). */
 static int32_t scene_material(lego_mesh_out *o, const lego_wdb_mesh *m, ra_error *err)
 {
@@ -80,12 +129,10 @@ static int32_t scene_material(lego_mesh_out *o, const lego_wdb_mesh *m, ra_error
     double c[4];
     for (int k = 0; k < 3; k++) c[k] = srgb_to_linear(m->color[k] < 0 ? 0 : m->color[k] > 1 ? 1 : m->color[k]);
     c[3] = m->color[3] < 0 ? 0 : m->color[3] > 1 ? 1 : m->color[3];
-    for (size_t i = 0; i < s->material_count; i++) {
-        const ra_material *rm = &s->materials[i];
-        if (rm->texture == tex && rm->base_color[0] == c[0] && rm->base_color[1] == c[1] && rm->base_color[2] == c[2] &&
-            rm->base_color[3] == c[3]) /* wireframe (shading 2) is a mesh note, not an unlit material */
-            return (int32_t)i;
-    }
+    /* wireframe (shading 2) is a mesh note, not an unlit material */
+    if (!index_materials(o)) return ra_fail_nomem(err, FMT), -2;
+    uint32_t *slot = material_slot(o, tex, c);
+    if (slot && *slot) return (int32_t)(*slot - 1);
     if (!ra_arena_reserve(s->arena, (void **)&s->materials, &o->mat_cap, s->material_count + 1, sizeof *s->materials,
                           8))
         return ra_fail_nomem(err, FMT), -2;
@@ -102,6 +149,8 @@ static int32_t scene_material(lego_mesh_out *o, const lego_wdb_mesh *m, ra_error
                                    (unsigned)lround(m->color[1] * 255), (unsigned)lround(m->color[2] * 255));
     if (!rm->name || !ra_meta_set_bool(s->arena, &rm->meta, "lego.color_is_linearised", true))
         return ra_fail_nomem(err, FMT), -2;
+    if (slot) *slot = (uint32_t)s->material_count + 1;
+    o->mat_indexed = s->material_count + 1;
     return (int32_t)s->material_count++;
 }
 
