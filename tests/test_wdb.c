@@ -332,6 +332,17 @@ static void extras(void)
           "list: %s", text ? text : e.msg);
     ra_free(text);
     ra_free(d);
+    /* lookup.wdb's two worlds: listing indexes every source of each, in
+     * order (the step of a world counted from the one before it) */
+    d = fx_slurp(g_dir, "lookup.wdb", &n);
+    text = NULL;
+    ra_error_clear(&e);
+    CHECK(d && lego_wdb_list(d, n, NULL, &text, &e) == RA_OK && text &&
+              strstr(text, "2 world(s), 5 model(s), 1 part(s), 2 texture(s)\n") &&
+              strstr(text, "\npart dup                      global\ntexture dot.gif\ntexture empty.gif\n"),
+          "lookup.wdb list: %s", text ? text : e.msg);
+    ra_free(text);
+    ra_free(d);
     /* an animation given a WDB whose directory is broken (wdb=PATH) is refused, naming the option and the
      * WDB's error */
     size_t an = 0;

@@ -53,6 +53,11 @@ struct lego_wdb_set {
     part_entry *parts;
     size_t part_count, part_cap;
     size_t tex_step, part_step; /* the next source to index */
+    /* the world holding the next world step of each (its position in
+     * world_at's order) and the step its sources start at: steps only go
+     * forward, so each is found from the last one's (a walk from the first
+     * world per step made W worlds cost W^2) */
+    size_t tex_k, tex_base, part_k, part_base;
     lego_wdb_texture *textures;
     size_t texture_count, texture_cap;
     const char **roots;     /* each model's root ROI name ("" unreadable), NULL not read yet */
@@ -260,13 +265,14 @@ static bool index_next_textures(lego_wdb_set *w)
                index_texture_list(w, at, d->parts_at + d->parts_size, 1);
     }
     step -= 2;
-    for (size_t k = 0; k < d->world_count; k++) {
-        const lego_wdb_world *wd = &d->worlds[world_at(w, k)];
+    for (; w->tex_k < d->world_count; w->tex_k++) {
+        const lego_wdb_world *wd = &d->worlds[world_at(w, w->tex_k)];
         size_t n = (size_t)wd->part_count + wd->model_count;
-        if (step >= n) {
-            step -= n;
+        if (step - w->tex_base >= n) {
+            w->tex_base += n;
             continue;
         }
+        step -= w->tex_base;
         const lego_wdb_ref *r = step < wd->part_count ? &d->parts[wd->first_part + step]
                                                       : &d->models[wd->first_model + step - wd->part_count];
         uint64_t at = 0, end = (uint64_t)r->offset + r->size;
@@ -372,12 +378,13 @@ static bool index_next_parts(lego_wdb_set *w)
      * parts first; LegoPartPresenter::Store skips a name already registered) */
     if (step == 0) return !d->parts_size || index_part_blob(w, d->parts_at, d->parts_at + d->parts_size, "global");
     step -= 1;
-    for (uint32_t k = 0; k < d->world_count; k++) {
-        const lego_wdb_world *wd = &d->worlds[world_at(w, k)];
-        if (step >= wd->part_count) {
-            step -= wd->part_count;
+    for (; w->part_k < d->world_count; w->part_k++) {
+        const lego_wdb_world *wd = &d->worlds[world_at(w, w->part_k)];
+        if (step - w->part_base >= wd->part_count) {
+            w->part_base += wd->part_count;
             continue;
         }
+        step -= w->part_base;
         const lego_wdb_ref *r = &d->parts[wd->first_part + step];
         return index_part_blob(w, r->offset, (uint64_t)r->offset + r->size, wd->name);
     }
