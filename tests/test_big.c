@@ -710,6 +710,57 @@ static void ship_folder(void)
     free(geo), free(mad);
 }
 
+/* A name as the .big stores it: each byte XORed with the byte before it
+ * (0xD5 before the first), then a NUL. */
+static size_t put_name(uint8_t *p, const char *plain)
+{
+    uint8_t m = 0xD5;
+    size_t n = strlen(plain);
+    for (size_t i = 0; i < n; i++) {
+        p[i] = (uint8_t)((uint8_t)plain[i] ^ m);
+        m = (uint8_t)plain[i];
+    }
+    p[n] = 0;
+    return n + 1;
+}
+
+/* One .mad (a.mad) and 300 geometries of its name: 299 d/a.geo, then a.geo
+ * beside it.  Only the first 256 of a name are considered (a crafted
+ * archive of many of both cost their product), with a warning naming the
+ * 44 left out: the .mad pairs with a d/a.geo, not with the shallower a.geo
+ * it would have taken. */
+static void geo_per_name(void)
+{
+    enum {
+        GEOS = 300
+    };
+    size_t n = 1 + GEOS, toc = 15 + 32 * n, size = toc + 16 * n;
+    uint8_t *d = calloc(size, 1);
+    memcpy(d, "RBF1.23", 7);
+    put_u32(d + 7, (uint32_t)n);
+    size_t at = toc;
+    for (size_t i = 0; i < n; i++) {
+        const char *name = i == 0 ? "a.mad" : i < GEOS ? "d/a.geo" : "a.geo";
+        uint8_t *e = d + 15 + 32 * i;
+        e[8] = (uint8_t)strlen(name); /* nameLength; stored, real 0 */
+        put_u32(e + 20, (uint32_t)at);
+        at += put_name(d + at, name);
+    }
+    ra_archive *ar = open_ok(d, at, "geo_per_name");
+    if (ar) {
+        bool warned = false;
+        for (size_t i = 0; i < ar->warning_count; i++)
+            warned |= strstr(ar->warnings[i], "44 .geo/.peo entries are not considered") != NULL;
+        CHECK(warned, "geo_per_name: a warning names the 44 geometries left out");
+        CHECK(ar->count == 1 && ar->items[0].has_skeleton && ar->items[0].skeleton_id >= 1 &&
+                  ar->items[0].skeleton_id <= 256,
+              "geo_per_name: a.mad pairs with one of the first 256 (entry %u)",
+              ar->count ? ar->items[0].skeleton_id : 0);
+        ra_archive_free(ar);
+    }
+    free(d);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -727,6 +778,7 @@ int main(int argc, char **argv)
     check_hw2();
     check_geo();
     check_lods();
+    geo_per_name();
     ship_folder();
     check_broken("big_bad_toc.big", true, 0, RA_ERR_TRUNCATED, "numFiles", 7);
     check_broken("big_bad_lzss.big", false, 1, RA_ERR_TRUNCATED, "data", 1267);

@@ -194,9 +194,16 @@ static char *lower_key(ra_arena *a, const char *s, size_t n, bool *nomem)
     return k;
 }
 
+/* The .geo/.peo entries of one file name that a .mad considers: each .mad
+ * looks at every one of its name (the game has a few per ship: its LODs in
+ * each race's folder), so a crafted archive of many .mads and many
+ * geometries of one name cost their product. */
+#define BIG_GEO_PER_NAME 256
+
 /* b->geo_stems and b->geo_next; false when out of memory.  Built last entry
- * first, so that each chain runs in entry order. */
-static bool index_geo(ra_arena *a, big *b)
+ * first, so that each chain runs in entry order; then each chain is cut
+ * after its first BIG_GEO_PER_NAME entries (*cut: the entries left out). */
+static bool index_geo(ra_arena *a, big *b, size_t *cut)
 {
     size_t geos = 0;
     for (size_t i = 0; i < b->count; i++) geos += is_geo(&b->e[i]);
@@ -217,6 +224,15 @@ static bool index_geo(ra_arena *a, big *b)
         if (!head) return false;
         b->geo_next[i] = (int64_t)*head - 1;
         *head = (uint32_t)i + 1;
+    }
+    *cut = 0;
+    for (size_t k = 0; k < b->geo_stems.cap; k++) {
+        if (!b->geo_stems.keys[k]) continue;
+        int64_t i = (int64_t)b->geo_stems.values[k] - 1;
+        for (size_t n = 1; i >= 0 && n < BIG_GEO_PER_NAME; n++) i = b->geo_next[i];
+        if (i < 0) continue;
+        for (int64_t j = b->geo_next[i]; j >= 0; j = b->geo_next[j]) ++*cut;
+        b->geo_next[i] = -1;
     }
     return true;
 }
@@ -371,7 +387,13 @@ static ra_status big_open(ra_archive *ar, const ra_options *opt, ra_error *err)
     const char *geo_opt = ra_options_get(opt, "geo");
     const bool named = geo_opt && *geo_opt;
     const int64_t named_geo = named ? named_geo_entry(b, geo_opt) : -1;
-    if (!named && !index_geo(a, b)) return ra_fail_nomem(err, FMT);
+    size_t cut = 0;
+    if (!named && !index_geo(a, b, &cut)) return ra_fail_nomem(err, FMT);
+    if (ok && cut)
+        ok = ra_archive_warn(ar,
+                             "%zu .geo/.peo entries are not considered for pairing: a file name has more than %d "
+                             "(the first %d in entry order are)",
+                             cut, BIG_GEO_PER_NAME, BIG_GEO_PER_NAME);
     bool nomem = false;
     for (size_t i = 0; ok && i < n; i++) {
         big_entry *e = &b->e[i];
