@@ -755,15 +755,16 @@ static ra_status hw_names(hw_build *b, ra_error *err)
 }
 
 /* ---- the ship's geometry (.geo / .peo) ---------------------------------------------------------------------- */
+/* Object i and its children (kid[i] the first, kid[ng + k] the one after
+ * k, in file order; -1: none) as nodes under parent. */
 static bool add_geo_subtree(hw_build *b, const hw_geo *g, uint32_t i, int32_t parent, const char *const *names,
-                            const char *const *kids_unused)
+                            const int32_t *kid)
 {
-    (void)kids_unused;
     int32_t node = ra_scene_add_node(b->s, names[i], parent, &g->objects[i].local);
     if (node < 0) return false;
     b->geo_node[i] = node;
-    for (uint32_t k = 0; k < g->object_count; k++) /* children in file order (depth <= HW_GEO_MAX_DEPTH) */
-        if (g->objects[k].mother == (int32_t)i && !add_geo_subtree(b, g, k, node, names, NULL)) return false;
+    for (int32_t k = kid[i]; k >= 0; k = kid[g->object_count + (size_t)k]) /* depth <= HW_GEO_MAX_DEPTH */
+        if (!add_geo_subtree(b, g, (uint32_t)k, node, names, kid)) return false;
     return true;
 }
 
@@ -781,21 +782,39 @@ static ra_status hw_geo_nodes(hw_build *b, ra_error *err)
         names[i] = g->objects[i].name && *g->objects[i].name ? g->objects[i].name : ra_arena_printf(ar, "geo%zu", i);
         if (!names[i]) return ra_fail_nomem(err, FMT);
     }
-    /* the .mad objects no .geo object is named after: flat under the root */
+    /* the .mad objects no .geo object is named after: flat under the root
+     * (the first .geo object of a name, looked up: a scan of them per .mad
+     * object cost their product) */
     size_t nu = 0, unbound = 0;
     int32_t *bind = ra_arena_array(ar, no + 1, sizeof *bind);
-    if (!bind) return ra_fail_nomem(err, FMT);
+    ra_strmap by_name;
+    if (!bind || !ra_strmap_init(&by_name, ar, ng)) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < ng; i++) {
+        uint32_t *v = g->objects[i].name ? ra_strmap_slot(&by_name, g->objects[i].name) : NULL;
+        if (g->objects[i].name && !v) return ra_fail_nomem(err, FMT);
+        if (v && !*v) *v = (uint32_t)i + 1;
+    }
     for (size_t j = 0; j < no; j++) {
-        bind[j] = -1;
-        for (size_t i = 0; i < ng && bind[j] < 0; i++)
-            if (g->objects[i].name && !strcmp(g->objects[i].name, b->m->objects[j].name)) bind[j] = (int32_t)i;
+        const uint32_t *v = ra_strmap_get(&by_name, b->m->objects[j].name);
+        bind[j] = v ? (int32_t)*v - 1 : -1;
         if (bind[j] < 0) names[ng + nu++] = b->names[j];
     }
     static const char *const reserved[1] = {"RootNode"};
     if (!ra_names_make_unique(ar, names, ng + nu, reserved, 1)) return ra_fail_nomem(err, FMT);
-    for (size_t i = 0; i < ng; i++)
-        if (g->objects[i].mother < 0 && !add_geo_subtree(b, g, (uint32_t)i, 0, names, NULL))
-            return ra_fail_nomem(err, FMT);
+    /* each object's children, listed once (a scan of all objects per object cost their square) */
+    int32_t *kid = ra_malloc((2 * ng + 1) * sizeof *kid);
+    if (!kid) return ra_fail_nomem(err, FMT);
+    for (size_t i = 0; i < ng; i++) kid[i] = -1;
+    for (size_t k = ng; k-- > 0;) {
+        int32_t m = g->objects[k].mother;
+        kid[ng + k] = m >= 0 && (size_t)m < ng ? kid[m] : -1;
+        if (m >= 0 && (size_t)m < ng) kid[m] = (int32_t)k;
+    }
+    bool added = true;
+    for (size_t i = 0; i < ng && added; i++)
+        if (g->objects[i].mother < 0) added = add_geo_subtree(b, g, (uint32_t)i, 0, names, kid);
+    ra_free(kid);
+    if (!added) return ra_fail_nomem(err, FMT);
     b->geo_name_of = ra_arena_array(ar, b->s->node_count + no + 1, sizeof *b->geo_name_of);
     if (!b->geo_name_of) return ra_fail_nomem(err, FMT);
     for (size_t i = 0; i < ng; i++) {
@@ -1201,11 +1220,18 @@ static ra_status hw_object_nodes(hw_build *b, const tcb_jobs *tj, ra_error *err)
     if (!st->node_obj) return ra_fail_nomem(err, FMT);
     for (size_t i = 0; i < b->s->node_count; i++) st->node_obj[i] = -1;
     for (size_t j = 0; j < no; j++) st->node_obj[st->obj_node[j]] = (int32_t)j;
-    if (b->geo) { /* every .geo object bound by name takes the path (several may share a name) */
+    if (b->geo) { /* every .geo object bound by name takes the path (several may share a name): the first of it */
+        ra_strmap by_name;
+        if (!ra_strmap_init(&by_name, ar, no)) return ra_fail_nomem(err, FMT);
+        for (size_t j = 0; j < no; j++) {
+            uint32_t *v = ra_strmap_slot(&by_name, b->m->objects[j].name);
+            if (!v) return ra_fail_nomem(err, FMT);
+            if (!*v) *v = (uint32_t)j + 1;
+        }
         for (size_t i = 1; i < b->s->node_count; i++) {
             const char *gn = b->geo_name_of ? b->geo_name_of[i] : NULL;
-            for (size_t j = 0; gn && j < no && st->node_obj[i] < 0; j++)
-                if (!strcmp(gn, b->m->objects[j].name)) st->node_obj[i] = (int32_t)j;
+            const uint32_t *v = gn && st->node_obj[i] < 0 ? ra_strmap_get(&by_name, gn) : NULL;
+            if (v) st->node_obj[i] = (int32_t)*v - 1;
         }
         return hw_geo_meshes(b, err);
     }
@@ -1256,12 +1282,23 @@ static ra_status hw_bake_animation(hw_build *b, size_t a, ra_error *err)
     /* the channels in order (an object's twins after it), baked as jobs, then the twins copied */
     size_t *obj = ra_malloc((nc ? nc : 1) * sizeof *obj);
     ra_channel **chan = ra_malloc((nc ? nc : 1) * sizeof *chan);
+    /* each object's twins in node order: twin[j] the first node, twin[no + i] the one after node i (-1: none) */
+    size_t nn = b->s->node_count;
+    int64_t *twin = ra_malloc((no + nn + 1) * sizeof *twin);
     size_t njobs = 0;
     double work = 0;
-    if (!obj || !chan) {
+    if (!obj || !chan || !twin) {
         ra_free(obj);
         ra_free(chan);
+        ra_free(twin);
         return ra_fail_nomem(err, FMT);
+    }
+    for (size_t j = 0; j < no; j++) twin[j] = -1;
+    for (size_t i = nn; i-- > 1;) {
+        twin[no + i] = -1;
+        if (!node_obj || node_obj[i] < 0 || b->st->obj_node[node_obj[i]] == (int32_t)i) continue;
+        twin[no + i] = twin[node_obj[i]];
+        twin[node_obj[i]] = (int64_t)i;
     }
     for (size_t j = 0; j < no; j++) {
         if (!takes_part(&m->objects[j], a)) continue;
@@ -1271,10 +1308,10 @@ static ra_status hw_bake_animation(hw_build *b, size_t a, ra_error *err)
         obj[njobs] = j;
         chan[njobs++] = ch;
         work += ((double)an->end - an->start) * b->st->sample_rate + m->objects[j].key_count;
-        for (size_t i = 1; node_obj && i < b->s->node_count; i++)
-            if (node_obj[i] == (int32_t)j && b->st->obj_node[j] != (int32_t)i)
-                A->channels[A->channel_count++].node = (uint32_t)i; /* a twin: keys below */
+        for (int64_t i = twin[j]; i >= 0; i = twin[no + (size_t)i])
+            A->channels[A->channel_count++].node = (uint32_t)i; /* a twin: keys below */
     }
+    ra_free(twin);
     unsigned threads = ra_document_threads(b->doc, work);
     unsigned *flags = ra_calloc(threads, sizeof *flags);
     object_jobs oj = {b, an, obj, chan, flags};
