@@ -20,6 +20,7 @@
 #include <iterator>
 #include <memory>
 #include <map>
+#include <tuple>
 #include <set>
 #include <mutex>
 #include <string>
@@ -1270,31 +1271,45 @@ int CmdList(const Args &a, const Options &o)
     std::printf("%-4s %-10s %-28s %-26s %9s %9s %-4s %9s  %s\n", "#", "id", "name", "kind", "size", "stored", "comp",
                 "duration", "group");
     int failed = 0;
+    // items whose TOC entries name the same stored bytes have the same
+    // payload: loaded once (a crafted .big of N entries on one payload of S
+    // bytes cost N loads of S)
+    std::map<std::tuple<std::string, uint64_t, uint64_t, bool>, std::pair<std::string, std::string>> durations;
     for (size_t i = 0; i < ar->count; i++) {
         const ra_archive_item &it = ar->items[i];
         // the duration: the payload loaded by its own format (a Metroid one without its skeleton)
-        std::string dur = "-";
-        const uint8_t *p = nullptr;
-        size_t n = 0;
-        ra_error err;
-        ra_error_clear(&err);
-        ra_document *doc = nullptr;
-        ra_options lo;
-        ra_options_init(&lo);
-        ra_options_add(&lo, "format", it.format);
-        if (ra_option_find(ra_format_find(it.format), "cinf")) ra_options_add(&lo, "cinf", "none");
-        if (ra_archive_payload(ar, i, &p, &n, &err) == RA_OK &&
-            ra_document_load(p, n, nullptr, &lo, &doc, &err) == RA_OK) {
-            if (doc->scene.animation_count) {
-                char b[32];
-                std::snprintf(b, sizeof b, "%.3f s", doc->scene.animations[0].duration);
-                dur = b;
-            }
-            ra_document_free(doc);
+        auto key = std::make_tuple(std::string(it.format), it.offset, it.stored_size, it.compressed);
+        auto known = durations.find(key);
+        std::string dur = "-", error;
+        if (known != durations.end()) {
+            dur = known->second.first, error = known->second.second;
         } else {
-            dur = "broken";
+            const uint8_t *p = nullptr;
+            size_t n = 0;
+            ra_error err;
+            ra_error_clear(&err);
+            ra_document *doc = nullptr;
+            ra_options lo;
+            ra_options_init(&lo);
+            ra_options_add(&lo, "format", it.format);
+            if (ra_option_find(ra_format_find(it.format), "cinf")) ra_options_add(&lo, "cinf", "none");
+            if (ra_archive_payload(ar, i, &p, &n, &err) == RA_OK &&
+                ra_document_load(p, n, nullptr, &lo, &doc, &err) == RA_OK) {
+                if (doc->scene.animation_count) {
+                    char b[32];
+                    std::snprintf(b, sizeof b, "%.3f s", doc->scene.animations[0].duration);
+                    dur = b;
+                }
+                ra_document_free(doc);
+            } else {
+                dur = "broken";
+                error = FormatError(err);
+            }
+            durations[key] = {dur, error};
+        }
+        if (!error.empty()) {
             failed++;
-            std::fprintf(stderr, "retroanim: %s: %s: %s\n", a.pos[0].c_str(), it.name, FormatError(err).c_str());
+            std::fprintf(stderr, "retroanim: %s: %s: %s\n", a.pos[0].c_str(), it.name, error.c_str());
         }
         std::printf("%-4zu %-10s %-28s %-26s %9llu %9llu %-4s %9s  %s\n", i, IdText(ar, it.id).c_str(), it.name,
                     it.kind, (unsigned long long)it.size, (unsigned long long)it.stored_size,
