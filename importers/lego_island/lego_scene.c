@@ -18,12 +18,24 @@
 
 #define FMT "lego_ani"
 
+/* How the tracks of a node (translation, rotation, scale, morph) or of the
+ * camera (position, target, roll) are searched (find_keys): those in time
+ * order (SORT_* bits) by binary search, the others by their record keys:
+ * the positions m >= 1 whose time is above that of every key from 1 to m -
+ * 1, in order (the engine's scan stops at the first key later than t,
+ * which is always one of them). */
+typedef struct lego_order {
+    unsigned sorted;
+    const uint32_t *rec[4];
+    uint32_t nrec[4];
+} lego_order;
+
 typedef struct lego_state {
     const lego_node **scene_node; /* scene node index -> file node (NULL: RootNode / camera) */
-    uint8_t *sorted;              /* scene node index -> SORT_* bits of its tracks */
-    unsigned camera_sorted;       /* SORT_CAM_* bits */
-    int32_t camera_node;          /* -1 without camera */
-    bool native;                  /* coords=native */
+    lego_order *order;            /* scene node index -> how its tracks are searched */
+    lego_order camera_order;
+    int32_t camera_node; /* -1 without camera */
+    bool native;         /* coords=native */
 } lego_state;
 
 /* ---- engine evaluation (times in ms, values as the file stores them) ------------------- */
@@ -38,9 +50,13 @@ static double key_time_at(const void *keys, size_t stride, uint32_t i)
 /* FindKeys, stateless (a fresh search from key 0).  Returns n (0, 1 or 2) and
  * the index of the bracketing key in *idx.  The engine scans forward while
  * the next key's time is <= t; on keys in time order that is the last key
- * with time <= t, found here by binary search (`sorted`), so long tracks
- * stay O(log n) per evaluation.  Keys out of order get the engine's scan. */
-static int find_keys(const void *keys, size_t stride, uint32_t n, bool sorted, double t, uint32_t *idx)
+ * with time <= t, found here by binary search, so long tracks stay O(log n)
+ * per evaluation.  On keys out of order the scan stops before the first key
+ * from 1 on later than t: a record key of the track (lego_order), found by
+ * binary search over their times, which increase (a scan per evaluation made
+ * a long track cost its square).  o NULL: the engine's scan itself. */
+static int find_keys(const void *keys, size_t stride, uint32_t n, const lego_order *o, int track, double t,
+                     uint32_t *idx)
 {
 #define KT(i) key_time_at(keys, stride, (uint32_t)(i))
     if (n == 0) return 0;
@@ -50,7 +66,7 @@ static int find_keys(const void *keys, size_t stride, uint32_t n, bool sorted, d
         return 1;
     }
     uint32_t i = 0;
-    if (sorted) {
+    if (o && (o->sorted >> track & 1u)) {
         uint32_t lo = 0, hi = n; /* invariant: KT(lo) <= t, and hi == n or KT(hi) > t */
         while (hi - lo > 1) {
             uint32_t mid = lo + (hi - lo) / 2;
@@ -58,6 +74,15 @@ static int find_keys(const void *keys, size_t stride, uint32_t n, bool sorted, d
             else hi = mid;
         }
         i = lo;
+    } else if (o && o->rec[track]) {
+        const uint32_t *r = o->rec[track];
+        uint32_t lo = 0, hi = o->nrec[track]; /* the first record later than t: r[hi], or none (n - 1) */
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (KT(r[mid]) > t) hi = mid;
+            else lo = mid + 1;
+        }
+        i = hi < o->nrec[track] ? r[hi] - 1 : n - 1;
     } else {
         while (i < n - 1 && t >= KT(i + 1)) i++;
     }
@@ -95,10 +120,10 @@ static double interp(double t, uint32_t raw1, double v1, uint32_t raw2, double v
 }
 
 /* GetTranslation: added to the matrix; zero when nothing contributes. */
-static ra_vec3 eval_trans(const lego_trans_key *k, uint16_t n, bool sorted, double t)
+static ra_vec3 eval_trans(const lego_trans_key *k, uint16_t n, const lego_order *o, int track, double t)
 {
     uint32_t i = 0;
-    switch (find_keys(k, sizeof *k, n, sorted, t, &i)) {
+    switch (find_keys(k, sizeof *k, n, o, track, t, &i)) {
     case 1:
         if (!trans_active(&k[i])) return ra_v3(0, 0, 0);
         return ra_v3(k[i].x, k[i].y, k[i].z);
@@ -112,10 +137,10 @@ static ra_vec3 eval_trans(const lego_trans_key *k, uint16_t n, bool sorted, doub
 }
 
 /* GetScale: the active flag is ignored; 1 when nothing contributes. */
-static ra_vec3 eval_scale(const lego_trans_key *k, uint16_t n, bool sorted, double t)
+static ra_vec3 eval_scale(const lego_trans_key *k, uint16_t n, const lego_order *o, double t)
 {
     uint32_t i = 0;
-    switch (find_keys(k, sizeof *k, n, sorted, t, &i)) {
+    switch (find_keys(k, sizeof *k, n, o, 2, t, &i)) {
     case 1: return ra_v3(k[i].x, k[i].y, k[i].z);
     case 2:
         return ra_v3(interp(t, k[i].raw, k[i].x, k[i + 1].raw, k[i + 1].x),
@@ -157,10 +182,10 @@ static ra_quat engine_slerp(ra_quat s, ra_quat e, double f)
 
 /* GetRotation: the quaternion the engine turns into a matrix (not normalised:
  * FromQuaternion scales by 2/|q|^2, so only the direction matters). */
-static ra_quat eval_rot(const lego_rot_key *k, uint16_t n, bool sorted, double t)
+static ra_quat eval_rot(const lego_rot_key *k, uint16_t n, const lego_order *o, double t)
 {
     uint32_t i = 0;
-    switch (find_keys(k, sizeof *k, n, sorted, t, &i)) {
+    switch (find_keys(k, sizeof *k, n, o, 1, t, &i)) {
     case 1:
         if (!rot_active(&k[i])) return ra_q_identity();
         return ra_q(k[i].w, k[i].x, k[i].y, k[i].z);
@@ -179,13 +204,13 @@ static ra_quat eval_rot(const lego_rot_key *k, uint16_t n, bool sorted, double t
 }
 
 /* The node's local transform at t ms, column-vector form in the chosen frame. */
-static ra_trs node_local(const lego_node *nd, unsigned sorted, double t_ms, bool native)
+static ra_trs node_local(const lego_node *nd, const lego_order *o, double t_ms, bool native)
 {
     ra_trs r;
-    r.t = eval_trans(nd->trans, nd->num_trans, sorted & SORT_T, t_ms);
-    r.s = eval_scale(nd->scale, nd->num_scale, sorted & SORT_S, t_ms);
+    r.t = eval_trans(nd->trans, nd->num_trans, o, 0, t_ms);
+    r.s = eval_scale(nd->scale, nd->num_scale, o, t_ms);
     /* row-vector engine matrix -> column vectors: the conjugate rotation */
-    r.r = ra_q_normalize(ra_q_conj(eval_rot(nd->rot, nd->num_rot, sorted & SORT_R, t_ms)));
+    r.r = ra_q_normalize(ra_q_conj(eval_rot(nd->rot, nd->num_rot, o, t_ms)));
     if (!native) {
         r.t.z = -r.t.z;
         r.r = ra_q(r.r.w, -r.r.x, -r.r.y, r.r.z);
@@ -195,16 +220,16 @@ static ra_trs node_local(const lego_node *nd, unsigned sorted, double t_ms, bool
 
 ra_mat4 lego_node_matrix(const lego_node *nd, double t_ms, bool native)
 {
-    ra_trs l = node_local(nd, 0, t_ms, native);
+    ra_trs l = node_local(nd, NULL, t_ms, native);
     return ra_m4_compose(l.t, l.r, l.s);
 }
 
 /* CalculateCameraTransform with an identity presenter matrix, as a
  * column-vector world matrix in the native frame. */
-static ra_mat4 camera_native(const lego_camera *cam, unsigned sorted, double t_ms)
+static ra_mat4 camera_native(const lego_camera *cam, const lego_order *o, double t_ms)
 {
-    ra_vec3 tgt = eval_trans(cam->target, cam->num_target, sorted & SORT_CAM_TGT, t_ms);
-    ra_vec3 pos = eval_trans(cam->pos, cam->num_pos, sorted & SORT_CAM_POS, t_ms);
+    ra_vec3 tgt = eval_trans(cam->target, cam->num_target, o, 1, t_ms);
+    ra_vec3 pos = eval_trans(cam->pos, cam->num_pos, o, 0, t_ms);
     ra_vec3 fwd = ra_v3_sub(tgt, pos);
     double lf = ra_v3_len(fwd);
     if (!(lf > 0)) return ra_m4_identity(); /* the engine leaves the presenter matrix as it is */
@@ -216,17 +241,16 @@ static ra_mat4 camera_native(const lego_camera *cam, unsigned sorted, double t_m
     ra_vec3 up = ra_v3_cross(fwd, right);
     uint32_t i = 0;
     double roll = 0;
-    if (find_keys(cam->roll, sizeof *cam->roll, cam->num_roll, sorted & SORT_CAM_ROLL, t_ms, &i) != 0)
-        roll = cam->roll[i].z;
+    if (find_keys(cam->roll, sizeof *cam->roll, cam->num_roll, o, 2, t_ms, &i) != 0) roll = cam->roll[i].z;
     double c = cos(roll), s = sin(roll);
     ra_vec3 r2 = ra_v3_add(ra_v3_scale(right, c), ra_v3_scale(up, s));
     ra_vec3 u2 = ra_v3_add(ra_v3_scale(right, -s), ra_v3_scale(up, c));
     return ra_m4_from_columns(r2, u2, fwd, pos);
 }
 
-static ra_mat4 camera_world(const lego_camera *cam, unsigned sorted, double t_ms, bool native)
+static ra_mat4 camera_world(const lego_camera *cam, const lego_order *o, double t_ms, bool native)
 {
-    ra_mat4 m = camera_native(cam, sorted, t_ms);
+    ra_mat4 m = camera_native(cam, o, t_ms);
     return native ? m : ra_m4_mirror_z(&m);
 }
 
@@ -251,10 +275,10 @@ static ra_status lego_pose(const ra_document *doc, size_t anim, double t, ra_mat
         const lego_node *nd = st->scene_node[i];
         ra_mat4 local;
         if (nd) {
-            ra_trs l = node_local(nd, st->sorted[i], t_ms, st->native);
+            ra_trs l = node_local(nd, &st->order[i], t_ms, st->native);
             local = ra_m4_compose(l.t, l.r, l.s);
         } else if ((int32_t)i == st->camera_node) {
-            local = camera_world(a->camera, st->camera_sorted, t_ms, st->native);
+            local = camera_world(a->camera, &st->camera_order, t_ms, st->native);
         } else {
             local = ra_m4_identity();
         }
@@ -362,26 +386,26 @@ static bool assign_names(const lego_ani *a, ra_arena *ar, flat *f, size_t n)
 /* ---- to_scene ------------------------------------------------------------------------------ */
 typedef struct node_ctx {
     const lego_node *node;
-    unsigned sorted;
+    const lego_order *order;
     bool native;
 } node_ctx;
 
 static ra_trs eval_node_cb(const void *ctx, double t)
 {
     const node_ctx *c = ctx;
-    return node_local(c->node, c->sorted, to_ms(t), c->native);
+    return node_local(c->node, c->order, to_ms(t), c->native);
 }
 
 typedef struct cam_ctx {
     const lego_camera *cam;
-    unsigned sorted;
+    const lego_order *order;
     bool native;
 } cam_ctx;
 
 static ra_trs eval_cam_cb(const void *ctx, double t)
 {
     const cam_ctx *c = ctx;
-    ra_mat4 m = camera_world(c->cam, c->sorted, to_ms(t), c->native);
+    ra_mat4 m = camera_world(c->cam, c->order, to_ms(t), c->native);
     ra_trs r;
     ra_m4_decompose(&m, &r.t, &r.r, &r.s);
     r.s = ra_v3(1, 1, 1);
@@ -413,6 +437,26 @@ static bool keys_sorted(const void *keys, size_t stride, uint32_t n)
 {
     for (uint32_t i = 1; i < n; i++)
         if (key_time_at(keys, stride, i) < key_time_at(keys, stride, i - 1)) return false;
+    return true;
+}
+
+/* Track `track` of o: in time order (its SORT bit), else its record keys
+ * (lego_order) in the arena; false when out of memory. */
+static bool order_track(ra_arena *ar, lego_order *o, int track, const void *keys, size_t stride, uint32_t n)
+{
+    if (keys_sorted(keys, stride, n)) {
+        o->sorted |= 1u << track;
+        return true;
+    }
+    uint32_t *r = ra_arena_array_uninit(ar, n, sizeof *r), nr = 0;
+    if (!r) return false;
+    double best = 0;
+    for (uint32_t m = 1; m < n; m++) {
+        double t = key_time_at(keys, stride, m);
+        if (m == 1 || t > best) r[nr++] = m, best = t;
+    }
+    o->rec[track] = r;
+    o->nrec[track] = nr;
     return true;
 }
 
@@ -571,25 +615,27 @@ static ra_status lego_nodes(lego_build *b, ra_error *err)
     ra_scene *s = b->s;
     size_t total = b->n + 1 + (b->a->camera ? 1 : 0);
     st->scene_node = ra_arena_array(b->ar, total, sizeof *st->scene_node);
-    st->sorted = ra_arena_alloc(b->ar, total);
-    if (!st->scene_node || !st->sorted) return ra_fail_nomem(err, FMT);
+    st->order = ra_arena_array(b->ar, total, sizeof *st->order);
+    if (!st->scene_node || !st->order) return ra_fail_nomem(err, FMT);
     if (ra_scene_add_node(s, "RootNode", -1, NULL) != 0) return ra_fail_nomem(err, FMT);
     size_t unsorted = 0, zero_quats = 0;
     const char *first_unsorted = NULL, *first_zero = NULL;
     for (size_t i = 0; i < b->n; i++) {
         const lego_node *nd = b->f[i].node;
-        unsigned sorted = (keys_sorted(nd->trans, sizeof *nd->trans, nd->num_trans) ? SORT_T : 0) |
-                          (keys_sorted(nd->rot, sizeof *nd->rot, nd->num_rot) ? SORT_R : 0) |
-                          (keys_sorted(nd->scale, sizeof *nd->scale, nd->num_scale) ? SORT_S : 0) |
-                          (keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph) ? SORT_M : 0);
+        lego_order *o = &st->order[i + 1];
+        if (!order_track(b->ar, o, 0, nd->trans, sizeof *nd->trans, nd->num_trans) ||
+            !order_track(b->ar, o, 1, nd->rot, sizeof *nd->rot, nd->num_rot) ||
+            !order_track(b->ar, o, 2, nd->scale, sizeof *nd->scale, nd->num_scale) ||
+            !order_track(b->ar, o, 3, nd->morph, sizeof *nd->morph, nd->num_morph))
+            return ra_fail_nomem(err, FMT);
+        unsigned sorted = o->sorted;
         if (sorted != (SORT_T | SORT_R | SORT_S | SORT_M) && !unsorted++) first_unsorted = b->f[i].name;
         for (uint16_t k = 0; k < nd->num_rot; k++)
             if (nd->rot[k].w == 0 && nd->rot[k].x == 0 && nd->rot[k].y == 0 && nd->rot[k].z == 0) {
                 if (!zero_quats++) first_zero = b->f[i].name;
                 break;
             }
-        st->sorted[i + 1] = (uint8_t)sorted;
-        ra_trs l = node_local(nd, sorted, 0, st->native);
+        ra_trs l = node_local(nd, o, 0, st->native);
         ra_mat4 m = ra_m4_compose(l.t, l.r, l.s);
         int32_t idx = ra_scene_add_node(s, b->f[i].name, b->f[i].parent < 0 ? 0 : b->f[i].parent + 1, &m);
         if (idx < 0) return ra_fail_nomem(err, FMT);
@@ -623,12 +669,14 @@ static ra_status lego_camera_node(lego_build *b, ra_error *err)
     lego_state *st = b->st;
     ra_scene *s = b->s;
     if (!cam) return RA_OK;
-    st->camera_sorted = (keys_sorted(cam->pos, sizeof *cam->pos, cam->num_pos) ? SORT_CAM_POS : 0) |
-                        (keys_sorted(cam->target, sizeof *cam->target, cam->num_target) ? SORT_CAM_TGT : 0) |
-                        (keys_sorted(cam->roll, sizeof *cam->roll, cam->num_roll) ? SORT_CAM_ROLL : 0);
-    if (st->camera_sorted != (SORT_CAM_POS | SORT_CAM_TGT | SORT_CAM_ROLL))
+    lego_order *o = &st->camera_order;
+    if (!order_track(b->ar, o, 0, cam->pos, sizeof *cam->pos, cam->num_pos) ||
+        !order_track(b->ar, o, 1, cam->target, sizeof *cam->target, cam->num_target) ||
+        !order_track(b->ar, o, 2, cam->roll, sizeof *cam->roll, cam->num_roll))
+        return ra_fail_nomem(err, FMT);
+    if (o->sorted != (SORT_CAM_POS | SORT_CAM_TGT | SORT_CAM_ROLL))
         ra_scene_warn(s, "camera keys are not in time order; played as the engine's key search finds them");
-    ra_mat4 m = camera_world(cam, st->camera_sorted, 0, st->native);
+    ra_mat4 m = camera_world(cam, o, 0, st->native);
     int32_t idx = ra_scene_add_node(s, "Camera", 0, &m);
     if (idx < 0) return ra_fail_nomem(err, FMT);
     st->camera_node = idx;
@@ -664,7 +712,7 @@ static ra_status lego_node_channel(const lego_build *b, size_t i, ra_channel *ch
     ra_bake_params bp = b->start.bake;
     bp.samples_left = &w->samples_left;
     ch->node = (uint32_t)(i + 1);
-    if (direct_ok(nd, st->sorted[i + 1])) {
+    if (direct_ok(nd, st->order[i + 1].sorted)) {
         /* keys as they are; they count against the bake budget like samples */
         size_t keys = (size_t)nd->num_trans + nd->num_rot + nd->num_scale;
         if (keys > w->samples_left) return ra_fail_max_samples(b->doc, err);
@@ -680,7 +728,7 @@ static ra_status lego_node_channel(const lego_build *b, size_t i, ra_channel *ch
     add_breaks(br, &nb, nd->rot, sizeof *nd->rot, nd->num_rot);
     add_breaks(br, &nb, nd->scale, sizeof *nd->scale, nd->num_scale);
     qsort(br, nb, sizeof *br, cmp_double);
-    node_ctx ctx = {nd, st->sorted[i + 1], st->native};
+    node_ctx ctx = {nd, &st->order[i + 1], st->native};
     ra_status rs = ra_bake_channel(w->arena, eval_node_cb, &ctx, br, nb, &bp, ch, err);
     ra_free(br);
     return rs;
@@ -710,7 +758,7 @@ static ra_status lego_camera_channel(lego_build *b, ra_channel *ch, ra_error *er
     add_breaks(br, &nb, cam->target, sizeof *cam->target, cam->num_target);
     add_breaks(br, &nb, cam->roll, sizeof *cam->roll, cam->num_roll);
     qsort(br, nb, sizeof *br, cmp_double);
-    cam_ctx ctx = {cam, b->st->camera_sorted, b->st->native};
+    cam_ctx ctx = {cam, &b->st->camera_order, b->st->native};
     ra_bake_params cp = b->start.bake;
     cp.angle_tol = ra_options_get_double(&b->doc->options, "camera_tolerance", 0.001) * RA_PI / 180.0;
     cp.max_depth = 20;
