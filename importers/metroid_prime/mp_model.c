@@ -59,14 +59,22 @@ ra_status mp_character_textures(ra_document *doc, mp_character *ch, mp_texture_s
     const mp_cmdl *m = &ch->cmdl;
     ch->texture_ids = ra_arena_array(doc->arena, m->material_count, sizeof *ch->texture_ids);
     ch->textures = ra_arena_array(doc->arena, m->material_count, sizeof *ch->textures);
-    if (!ch->texture_ids || !ch->textures) return ra_fail_nomem(err, FMT);
+    /* the ids met so far: open addressing of position + 1 (a scan of them per material cost their product) */
+    size_t cap = 16;
+    while (cap < 2 * (size_t)m->material_count) cap *= 2;
+    uint32_t *seen = ra_calloc(cap, sizeof *seen);
+    if (!ch->texture_ids || !ch->textures || !seen) {
+        ra_free(seen);
+        return ra_fail_nomem(err, FMT);
+    }
     for (uint32_t i = 0; i < m->material_count; i++) {
         const mp_material *mt = &m->materials[i];
         if (!mt->has_texture) continue;
-        bool seen = false;
-        for (size_t k = 0; k < ch->texture_count && !seen; k++) seen = ch->texture_ids[k] == mt->base_texture;
-        if (seen) continue;
+        size_t h = (size_t)(mt->base_texture * 0x9E3779B1u) & (cap - 1);
+        while (seen[h] && ch->texture_ids[seen[h] - 1] != mt->base_texture) h = (h + 1) & (cap - 1);
+        if (seen[h]) continue;
         size_t k = ch->texture_count++;
+        seen[h] = (uint32_t)k + 1;
         ch->texture_ids[k] = mt->base_texture;
         const uint8_t *data = NULL;
         size_t size = 0;
@@ -76,7 +84,10 @@ ra_status mp_character_textures(ra_document *doc, mp_character *ch, mp_texture_s
         ra_status st = load(ctx, mt->base_texture, &data, &size, &owned, &e);
         if (st == RA_OK) st = mp_txtr_read(data, size, doc->arena, &ch->textures[k], &e);
         ra_free(owned);
-        if (st == RA_ERR_NO_MEMORY) return ra_fail(err, st, FMT, RA_NO_OFFSET, "texture", "out of memory");
+        if (st == RA_ERR_NO_MEMORY) {
+            ra_free(seen);
+            return ra_fail(err, st, FMT, RA_NO_OFFSET, "texture", "out of memory");
+        }
         if (st != RA_OK) {
             char buf[400];
             ra_error_format(&e, buf, sizeof buf);
@@ -86,6 +97,7 @@ ra_status mp_character_textures(ra_document *doc, mp_character *ch, mp_texture_s
             ch->textures_missing++;
         }
     }
+    ra_free(seen);
     return RA_OK;
 }
 
