@@ -499,6 +499,10 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
     uint32_t *order = ra_malloc((size_t)ntri * sizeof *order);
     pmesh *pms = NULL;
     size_t npm = 0, pm_cap = 0;
+    /* each group by its key: (scene material + 1) * 8 + attribute bits -> group + 1 (a scan of the groups per
+     * triangle cost their product) */
+    uint32_t *group_of = NULL;
+    size_t group_cap = 0;
     ra_status rs = tri_mat && order ? RA_OK : ra_fail_nomem(b->err, FMT);
     for (uint32_t t = 0; rs == RA_OK && t < ntri; t++) tri_mat[t] = NIFF_USE_SHAPE_MAT;
     for (uint32_t k = 0; rs == RA_OK && k < sh->part.n; k++) {
@@ -528,11 +532,21 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
             rs = b->err->code;
             break;
         }
-        size_t k = 0;
-        while (k < npm && !(pms[k].material == mat && pms[k].uv == !!(has & HAS_UV) && pms[k].nv == !!(has & HAS_NV) &&
-                            pms[k].col == !!(has & HAS_COL)))
-            k++;
+        size_t key = ((size_t)(mat + 1) << 3) | has;
+        if (key >= group_cap) {
+            size_t cap = group_cap ? group_cap : 64;
+            while (cap <= key) cap *= 2;
+            uint32_t *g2 = ra_realloc(group_of, cap * sizeof *g2);
+            if (!g2) {
+                rs = ra_fail_nomem(b->err, FMT);
+                break;
+            }
+            memset(g2 + group_cap, 0, (cap - group_cap) * sizeof *g2);
+            group_of = g2, group_cap = cap;
+        }
+        size_t k = group_of[key] ? group_of[key] - 1 : npm;
         if (k == npm) {
+            group_of[key] = (uint32_t)npm + 1;
             if (npm == pm_cap) {
                 pmesh *np = ra_realloc(pms, (pm_cap = pm_cap ? 2 * pm_cap : 4) * sizeof *np);
                 if (!np) {
@@ -567,6 +581,7 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
     for (size_t k = 0; rs == RA_OK && k < npm; k++)
         rs = emit_mesh(b, src, &pms[k], node, skin, name, o->shape_link, reverse);
     ra_free(all);
+    ra_free(group_of);
     ra_free(pms);
     ra_free(order);
     ra_free(tri_mat);
