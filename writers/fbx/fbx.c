@@ -883,12 +883,42 @@ static void write_meshes(fw *w)
     }
 }
 
-/* How many vertices joint j of mesh m's skin weights (0: no Cluster for it). */
-static size_t cluster_size(const ra_mesh *m, size_t j)
+/* The joints of mesh m's skin that get a Cluster (at most 0x10000), with
+ * the vertex slots each weights: at[j] .. at[j + 1] in slot (the 4 slots
+ * of each vertex, v * 4 + k, with a weight above 0), in vertex order.  One
+ * pass over the slots, where each joint's scan of them all cost joints x
+ * vertices.  NULL at[] when out of memory (w->nomem). */
+typedef struct clusters {
+    size_t joints;
+    size_t *at;
+    uint32_t *slot;
+} clusters;
+
+static clusters mesh_clusters(fw *w, const ra_mesh *m)
 {
-    size_t n = 0;
-    for (size_t v = 0; v < 4 * (size_t)m->vertex_count; v++) n += m->joints[v] == j && m->weights[v] > 0;
-    return n;
+    clusters c = {0, NULL, NULL};
+    size_t nj = w->s->skins[m->skin].joint_count, ns = 4 * (size_t)m->vertex_count;
+    c.joints = nj < 0x10000 ? nj : 0x10000;
+    c.at = ra_calloc(c.joints + 2, sizeof *c.at);
+    c.slot = ra_malloc((ns ? ns : 1) * sizeof *c.slot);
+    if (!c.at || !c.slot) {
+        ra_free(c.at), ra_free(c.slot);
+        c.at = NULL, c.slot = NULL;
+        w->nomem = true;
+        return c;
+    }
+    for (size_t v = 0; v < ns; v++)
+        if (m->weights[v] > 0 && m->joints[v] < c.joints) c.at[m->joints[v] + 2]++;
+    for (size_t j = 0; j < c.joints; j++) c.at[j + 2] += c.at[j + 1];
+    for (size_t v = 0; v < ns; v++) /* at[j + 1]: where joint j's next slot goes */
+        if (m->weights[v] > 0 && m->joints[v] < c.joints) c.slot[c.at[m->joints[v] + 1]++] = (uint32_t)v;
+    return c;
+}
+
+static void clusters_free(clusters *c)
+{
+    ra_free(c->at);
+    ra_free(c->slot);
 }
 
 /* A 4x4 matrix as FBX holds it: 16 doubles, column by column. */
@@ -932,9 +962,11 @@ static void write_skins(fw *w)
         r_i32(w, "Version", 101);
         r_f64(w, "Link_DeformAcuracy", 50);
         rec_end(w);
-        for (size_t j = 0; j < sk->joint_count && j < 0x10000; j++) {
-            size_t n = cluster_size(m, j);
+        clusters cl = mesh_clusters(w, m);
+        for (size_t j = 0; cl.at && j < cl.joints; j++) {
+            size_t n = cl.at[j + 1] - cl.at[j];
             if (!n) continue;
+            const uint32_t *slot = cl.slot + cl.at[j];
             rec_begin(w, "Deformer");
             p_i64(w, obj_id(ID_CLUSTER, (uint64_t)i << 16 | j));
             p_name(w, s->nodes[sk->joints[j]].name, "SubDeformer");
@@ -942,18 +974,16 @@ static void write_skins(fw *w)
             r_i32(w, "Version", 100);
             rec_begin(w, "Indexes");
             p_array_head(w, 'i', n, 4);
-            for (size_t v = 0; v < 4 * (size_t)m->vertex_count; v++)
-                if (m->joints[v] == j && m->weights[v] > 0) put_u32(w, (uint32_t)(v / 4));
+            for (size_t k = 0; k < n; k++) put_u32(w, slot[k] / 4);
             rec_end(w);
             rec_begin(w, "Weights");
             p_array_head(w, 'd', n, 8);
-            for (size_t v = 0; v < 4 * (size_t)m->vertex_count; v++)
-                if (m->joints[v] == j && m->weights[v] > 0) {
-                    double x = m->weights[v];
-                    uint64_t u;
-                    memcpy(&u, &x, 8);
-                    put_u64(w, u);
-                }
+            for (size_t k = 0; k < n; k++) {
+                double x = m->weights[slot[k]];
+                uint64_t u;
+                memcpy(&u, &x, 8);
+                put_u64(w, u);
+            }
             rec_end(w);
             /* Transform maps the geometry into the bone's space at bind time (inverse bone world x mesh world),
              * TransformLink is the bone's world at bind time (ufbx: geometry_to_bone, bind_to_world) */
@@ -964,6 +994,7 @@ static void write_skins(fw *w)
             r_matrix(w, "TransformLink", &world[sk->joints[j]]);
             rec_end(w);
         }
+        clusters_free(&cl);
     }
     ra_free(world);
 }
@@ -1295,11 +1326,13 @@ static void connect_meshes(fw *w)
         if (m->skin < 0) continue;
         const ra_skin *sk = &s->skins[m->skin];
         conn(w, "OO", obj_id(ID_SKIN, i), obj_id(ID_GEOMETRY, i), NULL);
-        for (size_t j = 0; j < sk->joint_count && j < 0x10000; j++) {
-            if (!cluster_size(m, j)) continue;
+        clusters cl = mesh_clusters(w, m);
+        for (size_t j = 0; cl.at && j < cl.joints; j++) {
+            if (cl.at[j + 1] == cl.at[j]) continue;
             conn(w, "OO", obj_id(ID_CLUSTER, (uint64_t)i << 16 | j), obj_id(ID_SKIN, i), NULL);
             conn(w, "OO", obj_id(ID_MODEL, sk->joints[j]), obj_id(ID_CLUSTER, (uint64_t)i << 16 | j), NULL);
         }
+        clusters_free(&cl);
     }
 }
 
@@ -1388,9 +1421,9 @@ static void write_header_sections(fw *w)
         const ra_mesh *m = &s->meshes[i];
         if (m->skin < 0) continue;
         deformers++;
-        for (size_t j = 0; j < s->skins[m->skin].joint_count && j < 0x10000; j++) {
-            deformers += cluster_size(m, j) > 0;
-        }
+        clusters cl = mesh_clusters(w, m);
+        for (size_t j = 0; cl.at && j < cl.joints; j++) deformers += cl.at[j + 1] > cl.at[j];
+        clusters_free(&cl);
     }
     uint64_t curve_nodes = w->curve_nodes;
     struct {
