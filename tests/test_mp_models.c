@@ -341,6 +341,8 @@ static void tolerated(const char *stem)
         if (!strncmp(line, "expect-meshes ", 14)) check_count(line + 14, s->mesh_count, "meshes", file), n++;
         else if (!strncmp(line, "expect-materials ", 17))
             check_count(line + 17, s->material_count, "materials", file), n++;
+        else if (!strncmp(line, "expect-textures ", 16))
+            check_count(line + 16, s->texture_count, "textures", file), n++;
         else if (!strncmp(line, "expect-animations ", 18))
             check_count(line + 18, s->animation_count, "animations", file), n++;
         else if (!strncmp(line, "expect-mesh ", 12)) check_mesh_line(s, line, file), n++;

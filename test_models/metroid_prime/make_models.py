@@ -971,7 +971,7 @@ expect-warning bone 99, metroid_cskr rule.bone_id at byte %d
     tris0 = [[(0, 0), (1, 1), (2, 2)], [(2, 2), (1, 1), (3, 3)]]
 
     def short_lines(tris1, short):
-        lines = ["expect-meshes 2", "expect-materials 2",
+        lines = ["expect-meshes 2", "expect-materials 2", "expect-textures 1",
                  "expect-mesh name=model_0 node=RootNode vertices=4 triangles=2 material=material_0 uv=1 normals=1 "
                  "colors=0",
                  "expect-mesh name=model_1 node=RootNode vertices=3 triangles=1 material=material_1 uv=1 normals=1 "
