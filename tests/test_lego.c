@@ -199,17 +199,23 @@ static void rand_node(ra_arena *a, lego_node *nd, int depth, int *count)
     for (uint32_t i = 0; i < nd->num_children; i++) rand_node(a, &nd->children[i], depth + 1, count);
 }
 
+/* An empty .ani with a header, as the generated files start. */
+static void ani_init(lego_ani *ani)
+{
+    memset(ani, 0, sizeof *ani);
+    ani->has_header = true;
+    ani->magic = LEGO_ANI_MAGIC;
+    ani->bounding_radius = 3;
+    ani->val3 = 1;
+}
+
 static void random_files(int count)
 {
     for (int it = 0; it < count; it++) {
         g_plain = it % 2 == 1;
         ra_arena *a = ra_arena_create(0);
         lego_ani ani;
-        memset(&ani, 0, sizeof ani);
-        ani.has_header = true;
-        ani.magic = LEGO_ANI_MAGIC;
-        ani.bounding_radius = 3;
-        ani.val3 = 1;
+        ani_init(&ani);
         ani.num_actors = 2;
         ani.actors = ra_arena_array(a, 2, sizeof *ani.actors);
         ani.actors[0] = (lego_actor){2, ra_arena_strndup(a, "RD", 2), 2};
@@ -268,11 +274,7 @@ static void out_of_order(void)
 {
     ra_arena *a = ra_arena_create(0);
     lego_ani ani;
-    memset(&ani, 0, sizeof ani);
-    ani.has_header = true;
-    ani.magic = LEGO_ANI_MAGIC;
-    ani.bounding_radius = 3;
-    ani.val3 = 1;
+    ani_init(&ani);
     ani.duration = 3000;
     lego_node *nd = &ani.root;
     nd->name_len = 4;
