@@ -72,9 +72,13 @@ static double own_tol(const ra_document *doc, size_t anim, size_t node)
     /* the node's object: node - 1 without a .geo, else the object of the node's name */
     const hw_object *o = node <= (size_t)m->object_count ? &m->objects[node - 1] : NULL;
     if (doc->scene.node_count != (size_t)m->object_count + 1) { /* with a .geo */
+        /* a .geo object sharing a bound name (a twin) has its node named NAME#k, unique */
+        const char *name = doc->scene.nodes[node].name, *hash = strrchr(name, '#');
         o = NULL;
         for (int32_t j = 0; j < m->object_count && !o; j++)
-            if (!strcmp(m->objects[j].name, doc->scene.nodes[node].name)) o = &m->objects[j];
+            if (!strcmp(m->objects[j].name, name) || (hash && strlen(m->objects[j].name) == (size_t)(hash - name) &&
+                                                      !strncmp(m->objects[j].name, name, (size_t)(hash - name))))
+                o = &m->objects[j];
         if (!o) return 1e-6;
     }
     const hw_animation *a = &m->animations[anim];

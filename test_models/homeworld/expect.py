@@ -44,6 +44,7 @@ FILES = {
     'geo_roots.mad': 'geo',       # a second parent-less object, not linked: its subtree is not drawn
     'geo_links.mad': 'geo',       # an oMother the daughter/sister links disagree with: drawn, warned
     'geo_instanced.mad': 'geo',   # 40 objects on one set of lists (more than 8x the file decoded each time)
+    'geo_twins.mad': 'geo',       # two objects of one bound name: both take the path, a channel each
 }
 GEO_TIMES = ('0', '0.25', '0.5', '1')
 
@@ -100,14 +101,22 @@ def geo_expectations(fname, m, info):
             M = mf.local_matrix(mf.channels_at(o, m.anims[0].start + t))
         return mf.m4mul(mf.ROOT if mother < 0 else world(t, mother), M)
     unbound = [j for j in names if j not in [o[0] for o in objs]]
+    # node names are unique: a repeated object name gets #2, #3, ... in file order
+    node, seen = [], {}
+    for o in objs:
+        seen[o[0]] = seen.get(o[0], 0) + 1
+        node.append(o[0] if seen[o[0]] == 1 else '%s#%d' % (o[0], seen[o[0]]))
     L = ['expect-format homeworld_mad', 'expect-canonical %d' % info['canonical'],
          'expect-nodes %d' % (1 + len(objs) + len(unbound)), 'expect-animations %d' % len(m.anims)]
-    for a, an in enumerate(m.anims):  # as make_fixtures.expect_lines names them
+    for a, an in enumerate(m.anims):  # as make_fixtures.expect_lines names them; a twin has a channel too
+        twins = sum(1 for o in objs if o[0] in names and mf.participates(m, names.index(o[0]), a)) - \
+            sum(1 for j in set(o[0] for o in objs) if j in names and mf.participates(m, names.index(j), a))
         L.append('expect-anim index=%d duration=%s loop=%d channels=%d name=%s'
-                 % (a, '%.9g' % (an.end - an.start), an.flags & mf.MAF_LOOP, mf.anim_channels(m, a), an.name))
+                 % (a, '%.9g' % (an.end - an.start), an.flags & mf.MAF_LOOP, mf.anim_channels(m, a) + twins,
+                    an.name))
     for t in GEO_TIMES:
         for k in range(len(objs)):
-            L.append('expect-pose anim=0 t=%s node=%s world=%s' % (t, objs[k][0], mf.mat_str(world(float(t), k))))
+            L.append('expect-pose anim=0 t=%s node=%s world=%s' % (t, node[k], mf.mat_str(world(float(t), k))))
     drawn = drawn_objects(objs)
     for k, (name, _, _, tris, _, _) in enumerate(objs):
         for mi in sorted(tris) if k in drawn else ():

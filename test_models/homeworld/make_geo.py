@@ -287,6 +287,37 @@ def write_instanced():
         fh.write(INSTANCED_TXT % (decoded, len(geo)) + '\n'.join(L) + '\n')
 
 
+TWINS_TXT = """geo_twins.mad + geo_twins.geo -- two .geo objects of one name, bound to one .mad path
+
+How it was made: make_geo.py: geo_twins.geo is a Hull (T(0,0,1)) with three daughters,
+Gun (T(1,0,0)), Gun (T(-1,0,0)) and Mast (T(0,1,0)), no polygons; geo_twins.mad animates
+one path, Gun (z 0 to 2, h 0 to 90 degrees over 30 frames at 30 fps). Both objects named Gun
+take the path (the second node is Gun#2, names being unique): each has the path's matrix
+instead of its localMatrix, so the two stand together, and the animation has a channel for
+each (the twin's keys are the first's). Hull and Mast stand at rest.
+Expected worlds: W = Rz(+90) * W(mother) * M, computed by make_geo.py.
+
+"""
+
+
+def write_twins():
+    objs = [('Hull', -1, T(0, 0, 1)), ('Gun', 0, T(1, 0, 0)), ('Gun', 0, T(-1, 0, 0)), ('Mast', 0, T(0, 1, 0))]
+    geo, _ = pack_geo(objs, {})
+    m = mf.lw_mad(30.0, [('Aim', 0, 30, 0)], [
+        dict(name='Gun', frames=[0, 30], x=[0, 0], y=[0, 0], z=[0, 2], h=[0, 90], p=[0, 0], b=[0, 0])])
+    write_pair('geo_twins', geo, m)
+    L = geo_lines(m, objs, ['expect-meshes 0'], unbound=0)
+    L = [line.replace('channels=1', 'channels=2') for line in L]
+    seen = 0
+    for k, line in enumerate(L):  # the second Gun's lines name its node Gun#2
+        if ' node=Gun ' in line:
+            seen += 1
+            if seen % 2 == 0:
+                L[k] = line.replace(' node=Gun ', ' node=Gun#2 ')
+    with open(os.path.join(HERE, 'geo_twins.txt'), 'w') as fh:
+        fh.write(TWINS_TXT + '\n'.join(L) + '\n')
+
+
 def geo_lines(m, objs, tail, unbound=1):
     """unbound: the .mad's paths no object takes (geo_ship.mad's Ghost)"""
     L = ['expect-format homeworld_mad', 'expect-canonical 1',
@@ -312,6 +343,7 @@ def main():
     write_roots(geo, data, m)
     write_links(geo, data, m)
     write_instanced()
+    write_twins()
     L = geo_lines(m, OBJS, ['expect-mesh name=Hull.material0 node=Hull vertices=3 triangles=1 material=material0',
                             'expect-mesh name=Barrel.material1 node=Barrel vertices=6 triangles=2 material=material1',
                             'expect-meshes 2'])
