@@ -64,16 +64,26 @@ int32_t ra_scene_find_node(const ra_scene *s, const char *name)
     return -1;
 }
 
+/* room for n more entries in m (doubling); false when out of memory */
+static bool meta_reserve(ra_arena *a, ra_meta_list *m, size_t n)
+{
+    if (n <= m->cap - m->count) return true;
+    size_t cap = m->cap ? m->cap : 8;
+    while (cap - m->count < n) {
+        if (cap > SIZE_MAX / 4 / sizeof *m->items) return false;
+        cap *= 2;
+    }
+    ra_meta *g = ra_arena_grow(a, m->items, m->count, cap, sizeof *g);
+    if (!g) return false;
+    m->items = g;
+    m->cap = cap;
+    return true;
+}
+
 /* a new entry of key at m's end */
 static ra_meta *meta_append(ra_arena *a, ra_meta_list *m, const char *key)
 {
-    if (m->count == m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 8;
-        ra_meta *n = ra_arena_grow(a, m->items, m->count, cap, sizeof *n);
-        if (!n) return NULL;
-        m->items = n;
-        m->cap = cap;
-    }
+    if (!meta_reserve(a, m, 1)) return NULL;
     ra_meta *e = &m->items[m->count];
     e->key = ra_arena_strndup(a, key, strlen(key));
     if (!e->key) return NULL;
@@ -127,35 +137,17 @@ bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const cha
     const char *copy = ra_arena_strndup(a, v, strlen(v));
     return copy && ra_meta_set_string_ref(a, m, key, copy);
 }
-/* e (NULL: out of memory) holds the text v */
-static bool string_into(ra_meta *e, const char *v)
+bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
 {
+    ra_meta *e = meta_slot(a, m, key);
     if (!e) return false;
     e->type = RA_META_STRING;
     e->u.s = v;
     return true;
 }
-bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
-{
-    return string_into(meta_slot(a, m, key), v);
-}
-bool ra_meta_add_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v)
-{
-    return string_into(meta_append(a, m, key), v);
-}
 bool ra_meta_add_refs(ra_arena *a, ra_meta_list *m, const ra_meta *e, size_t n)
 {
-    if (n > m->cap - m->count) {
-        size_t cap = m->cap ? m->cap : 8;
-        while (cap - m->count < n) {
-            if (cap > SIZE_MAX / 4 / sizeof *e) return false;
-            cap *= 2;
-        }
-        ra_meta *g = ra_arena_grow(a, m->items, m->count, cap, sizeof *g);
-        if (!g) return false;
-        m->items = g;
-        m->cap = cap;
-    }
+    if (!meta_reserve(a, m, n)) return false;
     if (n) memcpy(m->items + m->count, e, n * sizeof *e);
     m->count += n;
     return true;

@@ -37,10 +37,6 @@ bool ra_meta_set_string(ra_arena *a, ra_meta_list *m, const char *key, const cha
 /* The same without a copy: v lives as long as a (made in it, or static), and
  * several lists may point to one text. */
 bool ra_meta_set_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
-/* ra_meta_set_string_ref for a key m does not hold: appended without looking
- * it up (a caller adding a long run of keys of its own; the lookup made each
- * addition cost the list's length) */
-bool ra_meta_add_string_ref(ra_arena *a, ra_meta_list *m, const char *key, const char *v);
 /* The n entries e appended to m as they are, in one growth: nothing looked
  * up (their keys are distinct and not in m) and nothing copied (keys and
  * string values live as long as a: literals, or made in it).  For a reader
