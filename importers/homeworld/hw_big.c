@@ -306,21 +306,16 @@ static ra_status add_item(ra_archive *ar, big_entry *e, size_t i)
     it->has_skeleton = e->geo >= 0;
     it->skeleton_id = e->geo >= 0 ? (uint32_t)e->geo : 0;
     const big *b = ar->impl;
-    /* the entries' paths are the arena's: referenced, as the keys */
-    ra_meta meta[] = {
-        {"big.path", RA_META_STRING, {.s = e->path}},
-        {"big.geo", RA_META_STRING, {.s = e->geo >= 0 ? b->e[e->geo].path : NULL}},
-        {"big.compression", RA_META_STRING, {.s = e->type ? "lzss" : "stored"}},
-        {"big.timestamp", RA_META_INT, {.i = e->stamp}},
-        {"big.crc1", RA_META_INT, {.i = e->crc1}},
-        {"big.crc2", RA_META_INT, {.i = e->crc2}},
-        {"big.name_offset", RA_META_INT, {.i = e->offset}},
-    };
-    size_t n = sizeof meta / sizeof meta[0];
-    if (e->geo < 0) { /* no big.geo */
-        memmove(&meta[1], &meta[2], (n - 2) * sizeof meta[0]);
-        n--;
-    }
+    /* the entries' paths are the arena's: referenced, as the keys; big.geo only with a geometry */
+    ra_meta meta[7];
+    size_t n = 0;
+    meta[n++] = (ra_meta){"big.path", RA_META_STRING, {.s = e->path}};
+    if (e->geo >= 0) meta[n++] = (ra_meta){"big.geo", RA_META_STRING, {.s = b->e[e->geo].path}};
+    meta[n++] = (ra_meta){"big.compression", RA_META_STRING, {.s = e->type ? "lzss" : "stored"}};
+    meta[n++] = (ra_meta){"big.timestamp", RA_META_INT, {.i = e->stamp}};
+    meta[n++] = (ra_meta){"big.crc1", RA_META_INT, {.i = e->crc1}};
+    meta[n++] = (ra_meta){"big.crc2", RA_META_INT, {.i = e->crc2}};
+    meta[n++] = (ra_meta){"big.name_offset", RA_META_INT, {.i = e->offset}};
     return it->name && it->group && ra_meta_add_refs(a, &it->meta, meta, n) ? RA_OK : RA_ERR_NO_MEMORY;
 }
 
