@@ -1054,8 +1054,12 @@ static void test_folder(void)
     ra_folder_close(kept);
     ra_folder_close(after);
     ra_folder_flush();
-    CHECK(ra_is_regular_file(file) && !ra_is_regular_file(dir) && !ra_is_regular_file("/nonexistent/ra_unit"),
+    char joined[160], tiny[8];
+    CHECK(ra_regular_in(dir, "a.x", joined, sizeof joined) && !strcmp(joined, file) &&
+              !ra_regular_in(dir, "d0", joined, sizeof joined) &&
+              !ra_regular_in("/nonexistent", "ra_unit", joined, sizeof joined),
           "a file is regular, a folder and a missing path are not");
+    CHECK(!ra_regular_in(dir, "a.x", tiny, sizeof tiny), "a path longer than the buffer is not taken");
 #endif
     /* ra_path_parts: the folder, the base and its stem as the companion searches split them */
     static const struct {

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -302,8 +303,9 @@ bool ra_path_parts(const char *path, char *dir, size_t dir_size, const char **ba
     return true;
 }
 
-bool ra_is_regular_file(const char *path)
+bool ra_regular_in(const char *dir, const char *name, char *path, size_t path_size)
 {
+    int n = snprintf(path, path_size, "%s/%s", dir, name);
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return n > 0 && (size_t)n < path_size && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }

@@ -179,13 +179,6 @@ const char *mp_cinf_bone_name(const mp_cinf *k, uint32_t id)
 }
 
 /* ---- finding the skeleton of an ANIM ------------------------------------------------------------ */
-/* dir/name into path (of path_size bytes) when it fits and is a regular file */
-static bool regular_in(const char *dir, const char *name, char *path, size_t path_size)
-{
-    int n = snprintf(path, path_size, "%s/%s", dir, name);
-    return n > 0 && (size_t)n < path_size && ra_is_regular_file(path);
-}
-
 bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibling)
 {
     *sibling = false;
@@ -204,7 +197,7 @@ bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibli
     bool found = false;
     for (size_t i = stem_len ? ra_folder_find(d, key, stem_len + 5) : SIZE_MAX; !found && i != SIZE_MAX;
          i = ra_folder_find_next(d, i))
-        found = !strncmp(d->names[i], base, stem_len) && regular_in(dir, d->names[i], path, sizeof path) &&
+        found = !strncmp(d->names[i], base, stem_len) && ra_regular_in(dir, d->names[i], path, sizeof path) &&
                 strlen(path) < out_size;
     /* else the folder's only CINF, where it has one regular file named
      * *.cinf (any case); counting stops at two */
@@ -212,7 +205,8 @@ bool mp_find_cinf(const char *anim_path, char *out, size_t out_size, bool *sibli
     size_t cinf_count = 0;
     for (size_t i = found ? SIZE_MAX : ra_folder_find_ext(d, "cinf", 4); cinf_count < 2 && i != SIZE_MAX;
          i = ra_folder_find_ext_next(d, i))
-        if (regular_in(dir, d->names[i], path, sizeof path) && ++cinf_count == 1) memcpy(only, path, strlen(path) + 1);
+        if (ra_regular_in(dir, d->names[i], path, sizeof path) && ++cinf_count == 1)
+            memcpy(only, path, strlen(path) + 1);
     ra_folder_close(d);
     if (found) {
         memcpy(out, path, strlen(path) + 1);

@@ -35,8 +35,7 @@ bool mp_find_beside(const char *path, const char *name, bool same_stem, char *ou
     for (size_t i = ra_folder_find(d, key, kl); !found && i != SIZE_MAX; i = ra_folder_find_next(d, i)) {
         const char *f = d->names[i];
         if (same_stem && strncmp(f, base, stem_len) != 0) continue;
-        int n = snprintf(out, out_size, "%s/%s", dir, f);
-        found = n > 0 && (size_t)n < out_size && ra_is_regular_file(out);
+        found = ra_regular_in(dir, f, out, out_size);
     }
     ra_folder_close(d);
     return found;

@@ -429,8 +429,10 @@ size_t ra_folder_find_ext_next(const ra_folder *f, size_t i);
  * dot; the whole base when that dot is its first byte).  false for an empty
  * path or a folder longer than dir_size - 2 bytes. */
 bool ra_path_parts(const char *path, char *dir, size_t dir_size, const char **base, size_t *stem_len);
-/* Whether path names a regular file (following links). */
-bool ra_is_regular_file(const char *path);
+/* dir/name written into path (path_size bytes); true when it fits and names
+ * a regular file (following links).  The companion searches' check of a
+ * name they found in a listing. */
+bool ra_regular_in(const char *dir, const char *name, char *path, size_t path_size);
 /* A file's bytes, read-only: a regular file that is not empty is mapped
  * where the system can (POSIX), its pages filled in one call, with neither a
  * copy nor a page fault per page; anything else (and a file that cannot be
