@@ -18,16 +18,17 @@
 
 #define FMT "lego_ani"
 
-/* How the tracks of a node (translation, rotation, scale, morph) or of the
- * camera (position, target, roll) are searched (find_keys): those in time
- * order (SORT_* bits) by binary search, the others by their record keys:
+/* How the tracks of a node (translation, rotation, scale; the SORT_M bit
+ * only tells the morph keys' order) or of the camera (position, target,
+ * roll) are searched (find_keys): those in time order (SORT_* bits) by
+ * binary search, the others by their record keys:
  * the positions m >= 1 whose time is above that of every key from 1 to m -
  * 1, in order (the engine's scan stops at the first key later than t,
  * which is always one of them). */
 typedef struct lego_order {
     unsigned sorted;
-    const uint32_t *rec[4];
-    uint32_t nrec[4];
+    const uint32_t *rec[3];
+    uint32_t nrec[3];
 } lego_order;
 
 typedef struct lego_state {
@@ -625,9 +626,10 @@ static ra_status lego_nodes(lego_build *b, ra_error *err)
         lego_order *o = &st->order[i + 1];
         if (!order_track(b->ar, o, 0, nd->trans, sizeof *nd->trans, nd->num_trans) ||
             !order_track(b->ar, o, 1, nd->rot, sizeof *nd->rot, nd->num_rot) ||
-            !order_track(b->ar, o, 2, nd->scale, sizeof *nd->scale, nd->num_scale) ||
-            !order_track(b->ar, o, 3, nd->morph, sizeof *nd->morph, nd->num_morph))
+            !order_track(b->ar, o, 2, nd->scale, sizeof *nd->scale, nd->num_scale))
             return ra_fail_nomem(err, FMT);
+        /* morph keys are never searched (visibility_json, the visibility steps): their order only */
+        if (keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph)) o->sorted |= SORT_M;
         unsigned sorted = o->sorted;
         if (sorted != (SORT_T | SORT_R | SORT_S | SORT_M) && !unsorted++) first_unsorted = b->f[i].name;
         for (uint16_t k = 0; k < nd->num_rot; k++)
