@@ -566,6 +566,93 @@ static void expect_refused(const niff_file *f, const char *what, ra_status code,
     ra_writer_free(&w);
 }
 
+/* Anims that do not fit their AnimGroup's type: refused at the Anim's
+ * offset; an unknown KEY interpolation: played as linear, with a warning.
+ * The reader summarises each group's tags (niff_group.anim_tags) so the
+ * scene reads the Anims again only then: each case is one Anim in a group
+ * whose others fit. */
+static bool has_warning(const ra_document *doc, const char *text)
+{
+    for (size_t i = 0; i < doc->scene.warning_count; i++)
+        if (strstr(doc->scene.warnings[i].msg, text)) return true;
+    return false;
+}
+
+static void anim_tags(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    niff_file f;
+    int full = -1, key = -1, bb = -1;
+    for (uint32_t seed = 1; seed < 200 && (full < 0 || key < 0 || bb < 0); seed++) {
+        fx_rng = seed;
+        random_file(ar, &f, false, 12);
+        full = key = bb = -1;
+        for (uint32_t i = 0; i < f.group_count; i++) {
+            const niff_group *g = &f.groups[i];
+            if (g->type == NIFF_ANIM_FULL && g->anim_num >= 3 && full < 0) full = (int)i;
+            if (g->type == NIFF_ANIM_KEY && g->anim_num >= 3 && key < 0) key = (int)i;
+            if (g->type == NIFF_ANIM_BILLBOARD && bb < 0) bb = (int)i;
+        }
+    }
+    CHECK(full >= 0 && key >= 0 && bb >= 0, "anim_tags: a random file with FULL, KEY and BILLBOARD groups");
+    if (full < 0 || key < 0 || bb < 0) {
+        ra_arena_destroy(ar);
+        return;
+    }
+    struct {
+        int group;
+        uint32_t anim, tag, interp;
+        const char *what;
+        const char *warning; /* NULL: refused */
+    } cases[] = {
+        {full, 1, NIFF_TAG_ANIM_KEY, 0, "a KEY Anim in a FULL group", NULL},
+        {full, 2, NIFF_TAG_ANIM_BILLBOARD, 0, "a BILLBOARD Anim in a FULL group", NULL},
+        {key, 1, NIFF_TAG_ANIM_FULL, 0, "a FULL Anim in a KEY group", NULL},
+        {bb, 0, NIFF_TAG_ANIM_CONST, 0, "a CONST Anim in a BILLBOARD group", NULL},
+        {key, 2, NIFF_TAG_ANIM_KEY, 3, "a KEY Anim of interpolation 3", "unknown KEY interpolation"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        niff_anim *a = &f.groups[cases[c].group].anims[cases[c].anim];
+        const niff_anim save = *a;
+        a->tag = cases[c].tag;
+        if (cases[c].tag == NIFF_TAG_ANIM_KEY) a->interp = cases[c].interp;
+        ra_writer w;
+        ra_writer_init(&w);
+        ra_error e;
+        ra_error_clear(&e);
+        niff_write(&f, &w, &e);
+        ra_document *doc = NULL;
+        ra_status st = load(w.data, w.size, cases[c].what, NULL, &doc, &e);
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        if (cases[c].warning) {
+            CHECK(st == RA_OK && has_warning(doc, cases[c].warning), "%s: loads with the warning \"%s\" (%s)",
+                  cases[c].what, cases[c].warning, msg);
+        } else {
+            /* the offset names the Anim: its tag word is the one written */
+            bool at =
+                st == RA_ERR_BAD_VALUE && e.offset + 4 <= w.size && ra_load_u32be(w.data + e.offset) == cases[c].tag;
+            CHECK(at && !strcmp(e.field, "anim_tag") && strstr(e.msg, "holds an Anim with the tag"),
+                  "%s: refused at the Anim's tag: %s", cases[c].what, msg);
+        }
+        if (doc) ra_document_free(doc);
+        ra_writer_free(&w);
+        *a = save;
+    }
+    /* and the file as made loads without either */
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    niff_write(&f, &w, &e);
+    ra_document *doc = NULL;
+    CHECK(load(w.data, w.size, "anim_tags", NULL, &doc, &e) == RA_OK && !has_warning(doc, "KEY interpolation"),
+          "anim_tags: the unchanged file loads without an interpolation warning");
+    if (doc) ra_document_free(doc);
+    ra_writer_free(&w);
+    ra_arena_destroy(ar);
+}
+
 /* w's bytes loaded as NIFF with word over the 4 bytes at off, which are put
  * back (the document keeps no pointer into them) */
 static ra_status load_with_word(ra_writer *w, size_t off, const uint8_t word[4], const char *name, ra_document **doc,
@@ -927,6 +1014,7 @@ int main(int argc, char **argv)
     big_full();
     clock_t c2 = clock();
     hostile();
+    anim_tags();
     printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
            (double)(c2 - c1) / CLOCKS_PER_SEC, (double)(clock() - c2) / CLOCKS_PER_SEC);
     printf("pose/playback instants with random and big files: %ld (worst %.3g); between frames: %ld (worst %.3g)\n",

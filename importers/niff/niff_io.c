@@ -372,6 +372,23 @@ static bool read_anim(rd *r, uint64_t b, uint64_t end, niff_anim *a)
     return blob(r, p, e - p, e, &a->extra, "anim");
 }
 
+/* The kind of an Anim, for niff_group.anim_tags. */
+static unsigned anim_tag_kind(const niff_anim *a)
+{
+    switch (a->tag) {
+    case NIFF_TAG_ANIM_STATIC:
+    case NIFF_TAG_ANIM_CONST:
+    case NIFF_TAG_ANIM_FULL: return NIFF_ANIM_TAGS_TRS;
+    case NIFF_TAG_ANIM_KEY:
+        return a->interp == NIFF_INTERP_STATIC || a->interp == NIFF_INTERP_LINEAR || a->interp == NIFF_INTERP_SLOWIN ||
+                       a->interp == NIFF_INTERP_SLOWOUT || a->interp == NIFF_INTERP_SLOW
+                   ? NIFF_ANIM_TAGS_KEY
+                   : NIFF_ANIM_TAGS_KEY_OTHER;
+    case NIFF_TAG_ANIM_BILLBOARD: return NIFF_ANIM_TAGS_BILLBOARD;
+    default: return NIFF_ANIM_TAGS_OTHER;
+    }
+}
+
 /* A zeroed array of an AnimGroup's records (Anims, channel keys): the bulk
  * that the scene is baked from, each in a chunk of its own, so that a bake
  * for a consumer that keeps only the scene frees it group by group
@@ -442,13 +459,16 @@ static bool read_group(rd *r, const item_span *it, bool v2, niff_group *g)
     g->anims = group_array(r->ar, g->anim_num, sizeof *g->anims);
     if (!g->anims) return ra_fail(r->err, RA_ERR_NO_MEMORY, FMT, b, "anims", "out of memory") == RA_OK;
     uint64_t pos = b + 48; /* never header_size: blend2niff counts its extension there (docs/formats/niff.md §2) */
+    unsigned tags = NIFF_ANIM_TAGS_READ;
     for (uint32_t i = 0; i < g->anim_num; i++) {
         if (body_end - pos < 12)
             return bad(r, b + 28, "anim_num", "anim_num %llu, but only %llu Anims fit the AnimGroup's body",
                        g->anim_num, i);
         if (!read_anim(r, pos, body_end, &g->anims[i])) return false;
+        tags |= anim_tag_kind(&g->anims[i]);
         pos += u32(r, pos + 8, body_end, "anim_size");
     }
+    g->anim_tags = (uint8_t)tags;
     g->has_channels = v2 && nx >= NIFF_CH_HEAD_BYTES;
     if (!ext_blocks(r, b + 40, pos, end, &g->ext, !g->has_channels)) return false;
     return !g->has_channels || read_channels(r, pos, pos + nx, &g->ch);

@@ -865,7 +865,14 @@ static ra_status make_play(ra_document *doc, const niff_group *g, gplay *gp, ra_
         if (g->anim_num > 1) ra_scene_warn(s, "a STATIC AnimGroup holds more than one Anim; Anim(0) is used");
         return RA_OK;
     }
-    for (uint32_t i = 0; i < g->anim_num; i++) {
+    /* each Anim is read again only where the reader's summary does not
+     * show them all of the group's kind (with known KEY interpolations):
+     * where an error or a warning is due, or the summary was not made */
+    const unsigned plain = gp->kind == G_KEY    ? NIFF_ANIM_TAGS_KEY
+                           : gp->kind == G_FULL ? NIFF_ANIM_TAGS_TRS
+                                                : NIFF_ANIM_TAGS_BILLBOARD;
+    const bool checked = (g->anim_tags & NIFF_ANIM_TAGS_READ) && !(g->anim_tags & ~(NIFF_ANIM_TAGS_READ | plain));
+    for (uint32_t i = 0; !checked && i < g->anim_num; i++) {
         uint32_t tag = g->anims[i].tag;
         bool ok = gp->kind == G_KEY    ? tag == NIFF_TAG_ANIM_KEY
                   : gp->kind == G_FULL ? is_trs_tag(tag) && tag != NIFF_TAG_ANIM_KEY

@@ -203,11 +203,24 @@ typedef struct niff_channels {
     uint64_t offset; /* of the block */
 } niff_channels;
 
+/* niff_group.anim_tags: which kinds of Anim the group holds, so that the
+ * scene need not read every Anim again to check them against the group's
+ * type.  READ marks a summary the reader made. */
+enum {
+    NIFF_ANIM_TAGS_READ = 0x01,
+    NIFF_ANIM_TAGS_TRS = 0x02,       /* STATIC, CONST or FULL */
+    NIFF_ANIM_TAGS_KEY = 0x04,       /* KEY with a known interpolation type */
+    NIFF_ANIM_TAGS_KEY_OTHER = 0x08, /* KEY with another interpolation type */
+    NIFF_ANIM_TAGS_BILLBOARD = 0x10,
+    NIFF_ANIM_TAGS_OTHER = 0x20
+};
+
 typedef struct niff_group {
     uint32_t header_size; /* as stored: 48, or 48 + the ext size (blend2niff) */
     uint32_t name_index, type, frame_rate, loop, rot_order;
     niff_anim *anims;
     uint32_t anim_num;
+    uint8_t anim_tags; /* the reader's summary of the Anims' tags (NIFF_ANIM_TAGS_*); 0: none made */
     bool has_channels; /* the Nintendo extension was read as channels */
     niff_channels ch;
     niff_ext ext; /* ext.nintendo is empty when has_channels */
