@@ -653,6 +653,80 @@ static void anim_tags(void)
     ra_arena_destroy(ar);
 }
 
+/* The AnimList's groups are read as jobs (niff_read_run), on several
+ * threads from threads=2 on: the model and scene are those of one thread,
+ * and of two broken groups the earlier one is reported, as reading in file
+ * order does. */
+static void parallel_read(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    niff_file f;
+    fx_rng = 77;
+    random_file(ar, &f, true, 40);
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    niff_write(&f, &w, &e);
+    char *dumps[3][2] = {{NULL}};
+    static const char *const threads[3] = {"1", "2", "4"};
+    uint64_t first = 0, second = 0; /* the anim_size words of two groups' Anims */
+    for (int t = 0; t < 3; t++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "threads", threads[t]);
+        ra_document *doc = NULL;
+        ra_status st = load(w.data, w.size, "parallel_read", &o, &doc, &e);
+        CHECK(st == RA_OK, "parallel_read: loads with threads=%s", threads[t]);
+        if (st == RA_OK) {
+            for (int k = 0; k < 2; k++) {
+                size_t n = 0;
+                if (ra_document_dump(doc, k ? RA_DUMP_SOURCE : RA_DUMP_SCENE, &dumps[t][k], &n, &e) != RA_OK)
+                    dumps[t][k] = NULL;
+            }
+            const niff_file *m = doc->model;
+            for (uint32_t g = 0; g < m->group_count; g++)
+                if (m->groups[g].anim_num > 1) {
+                    if (!first && g >= 5) first = m->groups[g].anims[1].offset + 8;
+                    else if (first && !second && g >= 20) second = m->groups[g].anims[0].offset + 8;
+                }
+        }
+        if (doc) ra_document_free(doc);
+    }
+    for (int k = 0; k < 2; k++) {
+        CHECK(dumps[0][k] && dumps[1][k] && dumps[2][k] && !strcmp(dumps[0][k], dumps[1][k]) &&
+                  !strcmp(dumps[0][k], dumps[2][k]),
+              "parallel_read: the same %s with 1, 2 and 4 threads", k ? "model (dump --source)" : "scene");
+        for (int t = 0; t < 3; t++) ra_string_free(dumps[t][k]);
+    }
+    CHECK(first && second, "parallel_read: two groups with Anims");
+    ra_error errs[3];
+    for (int t = 0; first && second && t < 3; t++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "threads", threads[t]);
+        uint8_t keep[2][4];
+        memcpy(keep[0], w.data + first, 4);
+        memcpy(keep[1], w.data + second, 4);
+        static const uint8_t seven[4] = {0, 0, 0, 7}, six[4] = {0, 0, 0, 6};
+        memcpy(w.data + first, seven, 4);
+        memcpy(w.data + second, six, 4);
+        ra_document *doc = NULL;
+        ra_status st = load(w.data, w.size, "parallel_read", &o, &doc, &errs[t]);
+        memcpy(w.data + first, keep[0], 4);
+        memcpy(w.data + second, keep[1], 4);
+        CHECK(st == RA_ERR_BAD_VALUE && errs[t].offset == first && !strcmp(errs[t].field, "anim_size"),
+              "parallel_read: threads=%s reports the first broken group (at %llu): %s at %llu", threads[t],
+              (unsigned long long)first, errs[t].field, (unsigned long long)errs[t].offset);
+        if (doc) ra_document_free(doc);
+    }
+    if (first && second)
+        CHECK(!strcmp(errs[0].msg, errs[1].msg) && !strcmp(errs[0].msg, errs[2].msg),
+              "parallel_read: the same message with 1, 2 and 4 threads");
+    ra_writer_free(&w);
+    ra_arena_destroy(ar);
+}
+
 /* w's bytes loaded as NIFF with word over the 4 bytes at off, which are put
  * back (the document keeps no pointer into them) */
 static ra_status load_with_word(ra_writer *w, size_t off, const uint8_t word[4], const char *name, ra_document **doc,
@@ -1015,6 +1089,7 @@ int main(int argc, char **argv)
     clock_t c2 = clock();
     hostile();
     anim_tags();
+    parallel_read();
     printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
            (double)(c2 - c1) / CLOCKS_PER_SEC, (double)(clock() - c2) / CLOCKS_PER_SEC);
     printf("pose/playback instants with random and big files: %ld (worst %.3g); between frames: %ld (worst %.3g)\n",

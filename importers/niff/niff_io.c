@@ -53,7 +53,7 @@ typedef struct rd {
     size_t size; /* file_size */
     ra_arena *ar;
     ra_error *err;
-    size_t billboards; /* Anims of that type read (check_links looks at their links) */
+    size_t billboards; /* groups with Anims of that type (check_links looks at their links) */
 } rd;
 
 static bool failed(const rd *r) { return r->err->code != RA_OK; }
@@ -364,7 +364,6 @@ static bool read_anim(rd *r, uint64_t b, uint64_t end, niff_anim *a)
         ffin_n(r, p + 28, e, 3, a->s, "scale");
         p += 40;
     } else if (a->tag == NIFF_TAG_ANIM_BILLBOARD) {
-        r->billboards++;
         a->lookat_obj = u32(r, p, e, "lookat_obj_index");
         a->upper_obj = u32(r, p + 4, e, "upper_obj_index");
         p += 8;
@@ -1410,8 +1409,38 @@ static bool check_views(rd *r, const niff_file *f)
 
 static const char netimmerse[] = "NetImmerse File Format", gamebryo[] = "Gamebryo File Format";
 
+/* The AnimList's groups, read as jobs: each with a reader of its own over
+ * the same bytes, its records in the job's arena.  The lists before and
+ * after are read in order on this thread, so an error is the one the
+ * reading in file order meets first. */
+typedef struct group_jobs {
+    const uint8_t *data;
+    size_t size, fsize;
+    const item_span *it;
+    bool v2;
+    niff_group *groups;
+} group_jobs;
+
+static ra_status group_job(void *ctx, size_t i, ra_arena *arena, ra_error *err)
+{
+    const group_jobs *gj = ctx;
+    rd r = {.data = gj->data, .size = gj->fsize, .ar = arena, .err = err};
+    ra_cursor_init(&r.c, gj->data, gj->size, FMT, err);
+    return read_group(&r, &gj->it[i], gj->v2, &gj->groups[i]) ? RA_OK : err->code;
+}
+
 ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file *f, ra_error *err)
 {
+    return niff_read_run(data, size, arena, f, err, NULL, NULL);
+}
+
+ra_status niff_read_run(const uint8_t *data, size_t size, ra_arena *arena, niff_file *f, ra_error *err,
+                        ra_read_runner run, void *run_ctx)
+{
+    if (!run) { /* in order on this thread */
+        run = ra_read_run_serial;
+        run_ctx = arena;
+    }
     memset(f, 0, sizeof *f);
     if ((size >= sizeof netimmerse - 1 && !memcmp(data, netimmerse, sizeof netimmerse - 1)) ||
         (size >= sizeof gamebryo - 1 && !memcmp(data, gamebryo, sizeof gamebryo - 1)))
@@ -1508,8 +1537,12 @@ ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file
             if (!(f->groups = ra_arena_array(arena, n, sizeof *f->groups)))
                 return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "groups", "out of memory");
             f->group_count = n;
-            for (uint32_t i = 0; i < n; i++)
-                if (!read_group(&r, &it[i], v2, &f->groups[i])) return err->code;
+            {
+                /* the work: about one Anim per 52 bytes (the size of a FULL one) */
+                group_jobs gj = {data, size, fsize, it, v2, f->groups};
+                if (run(run_ctx, n, (double)lsize / 52, group_job, &gj, RA_OK, NULL, err) != RA_OK) return err->code;
+            }
+            for (uint32_t i = 0; i < n; i++) r.billboards += (f->groups[i].anim_tags & NIFF_ANIM_TAGS_BILLBOARD) != 0;
             break;
         case NIFF_TAG_NAME_LIST:
             if (!(it = list_items(&r, off, end, 16, &n, &l->ext))) return err->code;

@@ -1654,7 +1654,7 @@ static ra_status niff_read_doc(ra_document *doc, const uint8_t *data, size_t siz
     niff_file *f = ra_arena_alloc(doc->arena, sizeof *f);
     if (!f) return ra_fail_nomem(err, FMT);
     doc->model = f;
-    return niff_read(data, size, doc->arena, f, err);
+    return niff_read_run(data, size, doc->arena, f, err, ra_document_read_runner, doc);
 }
 
 static ra_status niff_write_doc(const ra_document *doc, ra_writer *w, ra_error *err)

@@ -443,6 +443,10 @@ static inline bool niff_is_v2(uint32_t version) { return ((version >> 8) & 0xFF)
 /* Content test of docs/formats/niff.md §1: 0 = not NIFF, else a confidence. */
 int niff_detect(const uint8_t *data, size_t size);
 ra_status niff_read(const uint8_t *data, size_t size, ra_arena *arena, niff_file *out, ra_error *err);
+/* niff_read with the AnimList's groups read as jobs (ra_read_runner;
+ * run NULL: in order on this thread). */
+ra_status niff_read_run(const uint8_t *data, size_t size, ra_arena *arena, niff_file *out, ra_error *err,
+                        ra_read_runner run, void *run_ctx);
 /* Writes the lists in the model's order; every size field (header list
  * sizes, list sizes, item sizes, group and object sizes) is computed. */
 ra_status niff_write(const niff_file *f, ra_writer *w, ra_error *err);
