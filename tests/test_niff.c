@@ -662,7 +662,7 @@ static void parallel_read(void)
     ra_arena *ar = ra_arena_create(0);
     niff_file f;
     fx_rng = 77;
-    random_file(ar, &f, true, 40);
+    random_file(ar, &f, true, 16);
     ra_writer w;
     ra_writer_init(&w);
     ra_error e;
@@ -687,8 +687,8 @@ static void parallel_read(void)
             const niff_file *m = doc->model;
             for (uint32_t g = 0; g < m->group_count; g++)
                 if (m->groups[g].anim_num > 1) {
-                    if (!first && g >= 5) first = m->groups[g].anims[1].offset + 8;
-                    else if (first && !second && g >= 20) second = m->groups[g].anims[0].offset + 8;
+                    if (!first && g >= 3) first = m->groups[g].anims[1].offset + 8;
+                    else if (first && !second && g >= 9) second = m->groups[g].anims[0].offset + 8;
                 }
         }
         if (doc) ra_document_free(doc);
@@ -723,6 +723,55 @@ static void parallel_read(void)
     if (first && second)
         CHECK(!strcmp(errs[0].msg, errs[1].msg) && !strcmp(errs[0].msg, errs[2].msg),
               "parallel_read: the same message with 1, 2 and 4 threads");
+    ra_writer_free(&w);
+    ra_arena_destroy(ar);
+}
+
+/* Each group's breakpoints of one period are made as jobs (plan_periods),
+ * which stop making them once they hold more than the whole budget; the
+ * groups are then taken in order.  Groups that turn 240 quarter turns
+ * between frames (each such step is cut 240 times) run past the budget
+ * after a few: every thread count refuses the file at the same group (that
+ * the jobs give the scene of one thread: parallel_bake). */
+static void breakpoint_budget(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    niff_file f;
+    fx_rng = 5;
+    random_file(ar, &f, false, 12);
+    for (uint32_t i = 0; i < f.group_count; i++) {
+        niff_group *g = &f.groups[i];
+        g->type = NIFF_ANIM_FULL;
+        g->loop = 0;
+        g->anim_num = 24;
+        g->anims = ra_arena_array(ar, g->anim_num, sizeof *g->anims);
+        for (uint32_t k = 0; k < g->anim_num; k++) {
+            random_trs(&g->anims[k], NIFF_TAG_ANIM_FULL);
+            g->anims[k].r[0] = (float)(k * 240 * RA_PI / 2);
+            g->anims[k].r[1] = g->anims[k].r[2] = 0;
+        }
+    }
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_error e;
+    ra_error_clear(&e);
+    niff_write(&f, &w, &e);
+    static const char *const threads[3] = {"1", "2", "4"};
+    ra_error errs[3];
+    for (int t = 0; t < 3; t++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "threads", threads[t]);
+        ra_document *doc = NULL;
+        ra_status st = load(w.data, w.size, "breakpoint_budget", &o, &doc, &errs[t]);
+        CHECK(st == RA_ERR_LIMIT && !strcmp(errs[t].field, "anim_loop"),
+              "breakpoint_budget: threads=%s refuses the file (too many keys): %s", threads[t], errs[t].msg);
+        if (doc) ra_document_free(doc);
+    }
+    for (int t = 1; t < 3; t++)
+        CHECK(errs[t].offset == errs[0].offset && !strcmp(errs[t].msg, errs[0].msg),
+              "breakpoint_budget: threads=%s names the group threads=1 does (%llu, %llu)", threads[t],
+              (unsigned long long)errs[t].offset, (unsigned long long)errs[0].offset);
     ra_writer_free(&w);
     ra_arena_destroy(ar);
 }
@@ -1090,7 +1139,8 @@ int main(int argc, char **argv)
     hostile();
     anim_tags();
     parallel_read();
-    printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
+    breakpoint_budget();
+    printf("cpu s: random %.2f, big %.2f, hostile and the rest %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,
            (double)(c2 - c1) / CLOCKS_PER_SEC, (double)(clock() - c2) / CLOCKS_PER_SEC);
     printf("pose/playback instants with random and big files: %ld (worst %.3g); between frames: %ld (worst %.3g)\n",
            g_stats.instants, g_stats.worst, g_dense_instants, g_dense_worst);

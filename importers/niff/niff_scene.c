@@ -7,6 +7,7 @@
  * eye, look-at and up objects, into keys that linear/slerp playback follows
  * within the baker's tolerances. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,19 +536,29 @@ static double group_cycles(const gplay *gp, double dur)
     return c < 1 ? 1 : c;
 }
 
-/* The group's breakpoints over the scene (seconds), repeated per period. */
-static ra_status scene_breaks(const gplay *gp, double dur, double fps, ra_breaks *out, double *budget, ra_error *err)
+/* One period of the group's breakpoints, sorted (group_breaks): RA_OK, or
+ * what refuses them (a segment that turns too fast at *bad, or out of
+ * memory); one.v is freed then. */
+static ra_status period_breaks(const gplay *gp, ra_breaks *one, uint64_t *bad)
 {
-    ra_breaks one = {0};
     bool fast = false;
-    uint64_t bad = RA_NO_OFFSET;
-    if (!group_breaks(gp, &one, &fast, &bad) || !ra_breaks_sort(&one)) {
-        ra_free(one.v);
-        if (fast)
-            return ra_fail(err, RA_ERR_BAD_VALUE, FMT, bad, "rotation",
-                           "the rotation turns more than %d quarter turns between two keys", NIFF_MAX_CUTS);
-        return ra_fail_nomem(err, FMT);
-    }
+    *bad = RA_NO_OFFSET;
+    if (group_breaks(gp, one, &fast, bad) && ra_breaks_sort(one)) return RA_OK;
+    ra_free(one->v);
+    *one = (ra_breaks){0};
+    return fast ? RA_ERR_BAD_VALUE : RA_ERR_NO_MEMORY;
+}
+
+/* The group's breakpoints over the scene (seconds), repeated per period,
+ * from one period's (period_breaks' answer `st` and its arrays, which are
+ * freed here). */
+static ra_status scene_breaks(const gplay *gp, ra_status st, ra_breaks one, uint64_t bad, double dur, double fps,
+                              ra_breaks *out, double *budget, ra_error *err)
+{
+    if (st == RA_ERR_BAD_VALUE)
+        return ra_fail(err, RA_ERR_BAD_VALUE, FMT, bad, "rotation",
+                       "the rotation turns more than %d quarter turns between two keys", NIFF_MAX_CUTS);
+    if (st != RA_OK) return ra_fail_nomem(err, FMT);
     double cycles = group_cycles(gp, dur);
     if (cycles * (double)(one.n + 1) > *budget) {
         ra_free(one.v);
@@ -1220,6 +1231,86 @@ static ra_status bake_one(void *vctx, size_t j, ra_worker *w, ra_error *err)
     return rs;
 }
 
+/* One period of every group's breakpoints (period_breaks) as jobs of
+ * ra_parallel_for, before bake_animation takes them in group order: the
+ * groups some node plays, but IDENTITY, CONST and BILLBOARD (st[g]
+ * PERIOD_NONE).  A job stores its answer (RA_OK, RA_ERR_BAD_VALUE at
+ * bad[g], RA_ERR_NO_MEMORY); once the periods made hold more entries than
+ * the whole breakpoint budget the jobs after it make none (PERIOD_LATER),
+ * and bake_animation makes them in turn, after the budget has refused the
+ * file or not: so the arrays held at once stay within the budget and a
+ * few groups, and every answer is the one of the groups in order.  (Jobs
+ * start in group order, so the periods made when a group starts are of
+ * groups before it, and past the budget the budget refuses the file before
+ * that group is reached: a PERIOD_LATER group is made in turn should it be.) */
+enum {
+    PERIOD_NONE = -1,
+    PERIOD_LATER = -2
+};
+typedef struct period_jobs {
+    const nstate *st;
+    const uint8_t *gseen;
+    int32_t *status; /* per group: PERIOD_NONE, PERIOD_LATER or a ra_status */
+    ra_breaks *one;
+    uint64_t *bad;
+    double budget;
+    atomic_size_t made; /* entries of the periods made */
+} period_jobs;
+
+static ra_status period_job(void *ctx, size_t g, ra_worker *w, ra_error *err)
+{
+    (void)w;
+    (void)err;
+    period_jobs *pj = ctx;
+    const gplay *gp = &pj->st->gp[g];
+    if (!pj->gseen[g] || gp->kind == G_IDENTITY || gp->kind == G_CONST || gp->kind == G_BILLBOARD) {
+        pj->status[g] = PERIOD_NONE;
+        return RA_OK;
+    }
+    if ((double)atomic_load(&pj->made) > pj->budget) {
+        pj->status[g] = PERIOD_LATER;
+        return RA_OK;
+    }
+    pj->status[g] = (int32_t)period_breaks(gp, &pj->one[g], &pj->bad[g]);
+    atomic_fetch_add(&pj->made, pj->one[g].n);
+    return RA_OK;
+}
+
+/* The jobs of period_jobs, on the load's threads (pj->status stays NULL
+ * for a file without groups). */
+static ra_status plan_periods(ra_document *doc, period_jobs *pj, ra_error *err)
+{
+    const niff_file *f = pj->st->f;
+    size_t n = f->group_count;
+    if (!n) return RA_OK;
+    double work = 0; /* the records the periods read */
+    for (size_t g = 0; g < n; g++) {
+        if (!pj->gseen[g]) continue;
+        work += f->groups[g].anim_num;
+        for (int c = 0; c < NIFF_CH_COUNT; c++) work += f->groups[g].ch.count[c];
+    }
+    pj->status = ra_malloc(n * sizeof *pj->status);
+    pj->one = ra_calloc(n, sizeof *pj->one);
+    pj->bad = ra_malloc(n * sizeof *pj->bad);
+    if (!pj->status || !pj->one || !pj->bad) {
+        ra_free(pj->status);
+        ra_free(pj->one);
+        ra_free(pj->bad);
+        pj->status = NULL, pj->one = NULL, pj->bad = NULL;
+        return ra_fail_nomem(err, FMT);
+    }
+    atomic_init(&pj->made, 0);
+    return ra_parallel_for(doc, ra_document_threads(doc, work), n, period_job, pj, NULL, err);
+}
+
+static void free_periods(period_jobs *pj, size_t n)
+{
+    for (size_t g = 0; pj->one && g < n; g++) ra_free(pj->one[g].v);
+    ra_free(pj->status);
+    ra_free(pj->one);
+    ra_free(pj->bad);
+}
+
 /* One animation over `dur` frames: a channel per animated object (objects
  * sharing a group share its keys), then the cameras and billboards, sampled
  * at the breakpoints of every group they depend on.  The channels to bake
@@ -1260,13 +1351,21 @@ static ra_status bake_animation(ra_document *doc, nstate *st, double dur, double
     if (gseen) memset(gseen, 0, f->group_count ? f->group_count : 1);
     for (size_t n = 0; gseen && n < nodes; n++)
         if (st->node_gp[n]) gseen[st->node_gp[n] - st->gp] = 1; /* groups some node plays */
+    period_jobs pj = {.st = st, .gseen = gseen, .budget = budget};
+    if (rs == RA_OK) rs = plan_periods(doc, &pj, err);
     for (uint32_t i = 0; rs == RA_OK && i < f->group_count; i++) {
         first_ch[i] = -1;
         const gplay *gp = &st->gp[i];
-        if (gp->kind == G_IDENTITY || gp->kind == G_CONST || gp->kind == G_BILLBOARD) continue;
-        if (gseen[i] && (rs = scene_breaks(gp, dur, st->fps, &gb[i], &budget, err)) == RA_OK && !ra_breaks_sort(&gb[i]))
+        if (!pj.status || pj.status[i] == PERIOD_NONE) continue;
+        ra_breaks one = pj.one[i];
+        uint64_t bad = pj.bad[i];
+        ra_status ps = pj.status[i] == PERIOD_LATER ? period_breaks(gp, &one, &bad) : (ra_status)pj.status[i];
+        pj.one[i] = (ra_breaks){0};
+        if ((rs = scene_breaks(gp, ps, one, bad, dur, st->fps, &gb[i], &budget, err)) == RA_OK &&
+            !ra_breaks_sort(&gb[i]))
             rs = ra_fail_nomem(err, FMT);
     }
+    free_periods(&pj, f->group_count);
     /* the plan; a breakpoint budget overrun stops it, after the jobs before it */
     size_t njobs = 0;
     ra_status late = RA_OK;
