@@ -709,6 +709,78 @@ static void put32(uint8_t *p, uint32_t v)
     p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
 }
 
+/* The objects' keys are read as jobs (hw_mad_read_run) after their
+ * records: with 1, 2 and 4 threads the model and scene are the same, and
+ * of a bad key and a bad record the one met first in file order is
+ * reported, whichever comes first. */
+static void parallel_read(void)
+{
+    ra_arena *ar = ra_arena_create(0);
+    hw_mad m;
+    fx_rng = 31;
+    random_mad(ar, &m, 12, 30, 1, false, false);
+    size_t size;
+    uint8_t *d = write_mad(&m, &size);
+    static const char *const threads[3] = {"1", "2", "4"};
+    char *dumps[3][2] = {{NULL}};
+    uint64_t rec[12] = {0}, x1[12] = {0}; /* object records; each object's second x value */
+    for (int t = 0; t < 3; t++) {
+        ra_options o;
+        ra_options_init(&o);
+        ra_options_add(&o, "threads", threads[t]);
+        ra_document *doc = NULL;
+        ra_error e;
+        CHECK(load(d, size, "parallel.mad", &o, &doc, &e) == RA_OK, "parallel.mad (threads=%s): %s", threads[t], e.msg);
+        if (!doc) continue;
+        for (int k = 0; k < 2; k++) {
+            size_t n = 0;
+            if (ra_document_dump(doc, k ? RA_DUMP_SOURCE : RA_DUMP_SCENE, &dumps[t][k], &n, &e) != RA_OK)
+                dumps[t][k] = NULL;
+        }
+        const hw_mad *rm = doc->model;
+        for (int j = 0; j < 12 && j < rm->object_count; j++) {
+            rec[j] = rm->objects_offset + (uint64_t)HW_MAD_OBJECT_SIZE * (uint64_t)j;
+            x1[j] = rm->objects[j].path_offset[0] + 4;
+        }
+        ra_document_free(doc);
+    }
+    for (int k = 0; k < 2; k++) {
+        CHECK(dumps[0][k] && dumps[1][k] && dumps[2][k] && !strcmp(dumps[0][k], dumps[1][k]) &&
+                  !strcmp(dumps[0][k], dumps[2][k]),
+              "parallel.mad: the same %s with 1, 2 and 4 threads", k ? "model (dump --source)" : "scene");
+        for (int t = 0; t < 3; t++) ra_string_free(dumps[t][k]);
+    }
+    /* {word to make NaN, nKeyframes to make -1, the field and offset expected} */
+    const struct {
+        uint64_t nan_at, neg_at;
+        const char *field;
+        uint64_t offset;
+    } cases[2] = {{x1[3], rec[7] + 12, "x", x1[3]}, {x1[5], rec[2] + 12, "object.nKeyframes", rec[2] + 12}};
+    for (int c = 0; c < 2 && rec[11]; c++)
+        for (int t = 0; t < 3; t++) {
+            uint8_t keep[2][4];
+            memcpy(keep[0], d + cases[c].nan_at, 4);
+            memcpy(keep[1], d + cases[c].neg_at, 4);
+            put32(d + cases[c].nan_at, 0x7FC00000u);
+            put32(d + cases[c].neg_at, 0xFFFFFFFFu);
+            ra_options o;
+            ra_options_init(&o);
+            ra_options_add(&o, "threads", threads[t]);
+            ra_document *doc = NULL;
+            ra_error e;
+            ra_status st = load(d, size, "parallel.mad", &o, &doc, &e);
+            CHECK(st == RA_ERR_BAD_VALUE && !strcmp(e.field, cases[c].field) && e.offset == cases[c].offset,
+                  "parallel.mad case %d, threads=%s: %s at %llu expected, got %s at %llu (%s)", c, threads[t],
+                  cases[c].field, (unsigned long long)cases[c].offset, e.field, (unsigned long long)e.offset, e.msg);
+            if (doc) ra_document_free(doc);
+            memcpy(d + cases[c].nan_at, keep[0], 4);
+            memcpy(d + cases[c].neg_at, keep[1], 4);
+        }
+    CHECK(rec[11] != 0, "parallel.mad: twelve objects read");
+    free(d);
+    ra_arena_destroy(ar);
+}
+
 static void hostile(void)
 {
     ra_arena *ar = ra_arena_create(0);
@@ -1044,6 +1116,7 @@ int main(int argc, char **argv)
     clock_t c1 = clock();
     big_file();
     tcb_budget();
+    parallel_read();
     clock_t c2 = clock();
     hostile();
     printf("cpu s: random %.2f, big %.2f, hostile %.2f\n", (double)(c1 - c0) / CLOCKS_PER_SEC,

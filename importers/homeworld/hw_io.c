@@ -87,13 +87,23 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
                        "many objects)",
                        HW_MAD_MAX_SHARING);
     *keys_left -= 40 * n;
-    /* bulk (the scene's keys are baked from them), every element read below */
+    /* bulk (the scene's keys are baked from them), every element read by read_object_keys */
     o->times = ra_arena_bulk_memdup(arena, NULL, n, sizeof *o->times);
     o->tcb = ra_arena_bulk_memdup(arena, NULL, n, sizeof *o->tcb);
     bool ok = o->times && o->tcb;
     for (int i = 0; i < HW_CHANNELS; i++)
         ok &= (o->path[i] = ra_arena_bulk_memdup(arena, NULL, n, sizeof(float))) != NULL;
     if (!ok) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, rec, "object", "out of memory (memory_limit)");
+    return RA_OK;
+}
+
+/* An object's keys, into the arrays read_object made for them: every value
+ * finite, the real keys in time order. */
+static ra_status read_object_keys(const uint8_t *data, hw_object *o, ra_error *err)
+{
+    static const char *const pname[HW_CHANNELS] = {"x", "y", "z", "h", "p", "b"};
+    uint64_t n = (uint64_t)o->key_count;
+    ra_status st;
     if ((st = read_floats(data, o->times_offset, n, 4, o->times, 1, "time", err)) != RA_OK) return st;
     for (uint64_t k = 0; k < n; k++) { /* in key order: tension, continuity, bias */
         static const char *const tn[3] = {"tension", "continuity", "bias"};
@@ -115,11 +125,21 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
 }
 
 static ra_status read_records(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *m, const uint32_t *len_at,
-                              ra_error *err);
+                              ra_error *err, ra_read_runner run, void *run_ctx);
 
 ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *m, ra_error *err)
 {
+    return hw_mad_read_run(data, size, arena, m, err, NULL, NULL);
+}
+
+ra_status hw_mad_read_run(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *m, ra_error *err,
+                          ra_read_runner run, void *run_ctx)
+{
     memset(m, 0, sizeof *m);
+    if (!run) { /* in order on this thread */
+        run = ra_read_run_serial;
+        run_ctx = arena;
+    }
     if (size >= 11 && !memcmp(data, "FORM", 4) && !memcmp(data + 8, "MAD", 3))
         return ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "identifier",
                        "this is a Homeworld 2 .mad (IFF FORM 'MAD '), not a Homeworld (1999) 'Mellonn' mesh animation");
@@ -170,13 +190,26 @@ ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad 
     len_at[sbl] = NO_NUL;
     for (size_t i = sbl; i-- > 0;)
         len_at[i] = !m->strings[i] ? 0 : len_at[i + 1] == NO_NUL ? NO_NUL : len_at[i + 1] + 1;
-    ra_status st = read_records(data, size, arena, m, len_at, err);
+    ra_status st = read_records(data, size, arena, m, len_at, err, run, run_ctx);
     ra_free(len_at);
     return st;
 }
 
+/* The objects' keys, read as jobs (after their records, in order). */
+typedef struct key_jobs {
+    const uint8_t *data;
+    hw_object *objects;
+} key_jobs;
+
+static ra_status key_job(void *ctx, size_t j, ra_arena *arena, ra_error *err)
+{
+    (void)arena;
+    const key_jobs *kj = ctx;
+    return read_object_keys(kj->data, &kj->objects[j], err);
+}
+
 static ra_status read_records(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *m, const uint32_t *len_at,
-                              ra_error *err)
+                              ra_error *err, ra_read_runner run, void *run_ctx)
 {
     ra_cursor c;
     ra_cursor_init(&c, data, size, FMT, err);
@@ -206,17 +239,29 @@ static ra_status read_records(const uint8_t *data, size_t size, ra_arena *arena,
     uint64_t keys_left = HW_MAD_MAX_SHARING * (uint64_t)size;
     uint64_t expect = HW_MAD_HEADER_SIZE + HW_MAD_ANIM_SIZE * na + HW_MAD_OBJECT_SIZE * no;
     m->canonical = m->objects_offset == HW_MAD_HEADER_SIZE + HW_MAD_ANIM_SIZE * na;
-    for (uint64_t j = 0; j < no; j++) {
-        hw_object *o = &m->objects[j];
-        ra_status st =
-            read_object(data, size, m->objects_offset + HW_MAD_OBJECT_SIZE * j, arena, m, len_at, o, &keys_left, err);
-        if (st != RA_OK) return st;
+    /* Every object's record (and the arrays for its keys) in order, then
+     * their keys as jobs: those of the objects before a record that fails
+     * (whose error comes after theirs, as reading in order meets them). */
+    ra_error late_err;
+    ra_error_clear(&late_err);
+    ra_status late = RA_OK;
+    uint64_t read = 0;
+    double work = 0;
+    for (; read < no; read++) {
+        hw_object *o = &m->objects[read];
+        late = read_object(data, size, m->objects_offset + HW_MAD_OBJECT_SIZE * read, arena, m, len_at, o, &keys_left,
+                           &late_err);
+        if (late != RA_OK) break;
         uint64_t n = (uint64_t)o->key_count;
+        work += (double)n;
         bool contiguous = o->times_offset == expect && o->tcb_offset == expect + 4 * n;
         for (int i = 0; i < HW_CHANNELS; i++) contiguous &= o->path_offset[i] == expect + (16 + 4 * (uint64_t)i) * n;
         m->canonical &= contiguous;
         expect += 40 * n;
     }
+    key_jobs kj = {data, m->objects};
+    ra_status st = run(run_ctx, (size_t)read, work, key_job, &kj, late, &late_err, err);
+    if (st != RA_OK) return st;
     m->canonical &= m->string_block_offset == expect && expect + (uint64_t)m->string_block_length == size;
     return RA_OK;
 }

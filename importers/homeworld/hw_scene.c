@@ -1426,7 +1426,7 @@ static ra_status hw_read(ra_document *doc, const uint8_t *data, size_t size, ra_
     hw_mad *m = ra_arena_alloc(doc->arena, sizeof *m);
     if (!m) return ra_fail_nomem(err, FMT);
     doc->model = m;
-    return hw_mad_read(data, size, doc->arena, m, err);
+    return hw_mad_read_run(data, size, doc->arena, m, err, ra_document_read_runner, doc);
 }
 
 static ra_status hw_write(const ra_document *doc, ra_writer *w, ra_error *err)

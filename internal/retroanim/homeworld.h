@@ -85,6 +85,10 @@ typedef struct hw_mad {
 /* The exporter's (LWExport) contiguous layout: header, animation records,
  * object records, each object's arrays, the string block last. */
 ra_status hw_mad_read(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *out, ra_error *err);
+/* hw_mad_read with the objects' keys read as jobs (ra_read_runner; run
+ * NULL: in order on this thread). */
+ra_status hw_mad_read_run(const uint8_t *data, size_t size, ra_arena *arena, hw_mad *out, ra_error *err,
+                          ra_read_runner run, void *run_ctx);
 /* Writes that layout; the model's string block and name offsets are kept. */
 ra_status hw_mad_write(const hw_mad *m, ra_writer *w, ra_error *err);
 /* Builds a string block from the animation and object `name`s (animation
