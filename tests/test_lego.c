@@ -270,6 +270,90 @@ static void random_files(int count)
  * runs the engine's scan itself, at every ms and at every key's time, for a
  * node whose three tracks are shuffled (with repeated times); then the
  * baked keys against the pose. */
+/* What the reader notes of each key track as it fills it (lego_node's
+ * keys_in_order, last_key_ms, rot_zero), in place of the scene reading every
+ * key again, one track at a time: a track out of time order (the pose is
+ * still the engine's scan, and a warning says so), a zero rotation key (a
+ * warning), keys past the header's duration (the scene's duration covers
+ * them, and a warning). */
+static void reader_notes(void)
+{
+    static const char *const tracks[3] = {"translation", "rotation", "scale"};
+    for (int c = 0; c < 10; c++) {
+        int track = c % 3, what = c < 3   ? 0
+                                  : c < 6 ? 1
+                                  : c < 9 ? 2
+                                          : 3; /* 0 order, 1 late, 2 zero (rotation), 3 none */
+        if (what == 2 && track != 1) continue;
+        ra_arena *a = ra_arena_create(0);
+        lego_ani ani;
+        ani_init(&ani);
+        ani.duration = 1000;
+        lego_node *nd = &ani.root;
+        nd->name_len = 4;
+        nd->name = ra_arena_strndup(a, "BODY", 4);
+        nd->num_trans = nd->num_rot = nd->num_scale = 11;
+        nd->trans = ra_arena_array(a, 11, sizeof *nd->trans);
+        nd->rot = ra_arena_array(a, 11, sizeof *nd->rot);
+        nd->scale = ra_arena_array(a, 11, sizeof *nd->scale);
+        for (uint32_t i = 0; i < 11; i++) {
+            uint32_t raw = (100 * i) | LEGO_FLAG_ACTIVE << 24;
+            nd->trans[i] = (lego_trans_key){raw, (float)i, 0.5f * (float)i, 1};
+            nd->scale[i] = (lego_trans_key){raw, 1 + 0.1f * (float)i, 1, 1};
+            ra_quat q = ra_q_axis_angle(ra_v3(0, 0, 1), 0.2 * i);
+            nd->rot[i] = (lego_rot_key){raw, (float)q.w, (float)q.x, (float)q.y, (float)q.z};
+        }
+        uint32_t *raw3 = track == 0 ? &nd->trans[3].raw : track == 1 ? &nd->rot[3].raw : &nd->scale[3].raw;
+        uint32_t *raw10 = track == 0 ? &nd->trans[10].raw : track == 1 ? &nd->rot[10].raw : &nd->scale[10].raw;
+        if (what == 0) *raw3 = 650 | LEGO_FLAG_ACTIVE << 24; /* after keys 4, 5 and 6 */
+        if (what == 1) *raw10 = 2500 | LEGO_FLAG_ACTIVE << 24;
+        if (what == 2) nd->rot[5].w = 0, nd->rot[5].z = 0;
+        ani.node_count = 1;
+        ra_writer w;
+        ra_writer_init(&w);
+        ra_error e;
+        ra_error_clear(&e);
+        CHECK(lego_ani_write(&ani, &w, &e) == RA_OK, "reader notes: written");
+        ra_document *doc = NULL;
+        char what_s[80];
+        snprintf(what_s, sizeof what_s, "reader notes, %s, %s", tracks[track],
+                 what == 0   ? "out of order"
+                 : what == 1 ? "past the duration"
+                 : what == 2 ? "zero key"
+                             : "plain");
+        if (load(w.data, w.size, what_s, "native", false, &doc, &e) == RA_OK) {
+            const ra_scene *sc = &doc->scene;
+            bool order_w = false, zero_w = false, late_w = false;
+            for (size_t i = 0; i < sc->warning_count; i++) {
+                order_w |= strstr(sc->warnings[i].msg, "not in time order") != NULL;
+                zero_w |= strstr(sc->warnings[i].msg, "zero rotation quaternion") != NULL;
+                late_w |= strstr(sc->warnings[i].msg, "keys run to 2500 ms") != NULL;
+            }
+            CHECK(order_w == (what == 0) && zero_w == (what == 2) && late_w == (what == 1),
+                  "%s: warnings of order %d, zero key %d, late keys %d", what_s, order_w, zero_w, late_w);
+            double dur = sc->animation_count ? sc->animations[0].duration : -1; /* seconds */
+            CHECK(fabs(dur - (what == 1 ? 2.5 : 1.0)) < 1e-9, "%s: duration %.9g s", what_s, dur);
+            int32_t body = ra_scene_find_node(sc, "BODY");
+            ra_mat4 *world = ra_malloc(sc->node_count * sizeof *world);
+            double worst = 0;
+            for (uint32_t ms = 0; body >= 0 && world && ms <= 2600; ms += 25) {
+                ra_document_pose(doc, 0, ms / 1000.0, world, &e);
+                ra_mat4 want = lego_node_matrix(nd, ms, true);
+                for (int r = 0; r < 4; r++)
+                    for (int k = 0; k < 4; k++) worst = fmax(worst, fabs(world[body].m[r][k] - want.m[r][k]));
+            }
+            CHECK(body >= 0 && worst <= 1e-12, "%s: the pose is the engine's at 105 instants (worst %.3g)", what_s,
+                  worst);
+            ra_free(world);
+            ra_document_free(doc);
+        } else {
+            CHECK(false, "%s: loads: %s", what_s, e.msg);
+        }
+        ra_writer_free(&w);
+        ra_arena_destroy(a);
+    }
+}
+
 static void out_of_order(void)
 {
     ra_arena *a = ra_arena_create(0);
@@ -398,6 +482,7 @@ int main(int argc, char **argv)
     random_files(rn ? atoi(rn) : 200);
     public_api();
     out_of_order();
+    reader_notes();
     printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures,
            g_stats.instants, g_stats.worst);
     return ra_test_finish("test_lego");

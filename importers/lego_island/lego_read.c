@@ -8,12 +8,27 @@
 #define NODE_MIN_BYTES 16u /* nameLen + 4 key counts + numChildren */
 #define ACTOR_MIN_BYTES 4u
 
+/* A key array whose bytes were taken and whose array was made, to be
+ * filled once the whole tree has been read (lego_ani_read_run). */
+typedef struct key_task {
+    const uint8_t *src;
+    void *dst;
+    uint16_t n;
+    bool rot;
+    lego_node *node; /* whose notes (track) it sets; NULL: a camera track */
+    int track;
+} key_task;
+
 typedef struct rd {
     ra_cursor c;
     ra_arena *arena;
     uint32_t max_depth;
     size_t node_count;
     uint64_t pending; /* nodes declared by numChildren and not read yet */
+    bool defer;       /* keys filled by the tasks, not as they are met */
+    key_task *tasks;
+    size_t ntasks, tcap;
+    double keys; /* in the tasks */
 } rd;
 
 static bool oom(rd *r, const char *field)
@@ -21,31 +36,96 @@ static bool oom(rd *r, const char *field)
     return ra_cursor_fail(&r->c, RA_ERR_NO_MEMORY, r->c.pos, field, "out of memory (memory_limit)");
 }
 
+/* The n keys at p into k; with a node, its notes of the track (each task
+ * writes only its own track's). */
+static void fill_trans(lego_trans_key *k, const uint8_t *p, uint16_t n, lego_node *nd, int track)
+{
+    uint32_t prev = 0, last = 0;
+    bool in_order = true;
+    for (uint16_t i = 0; i < n; i++, p += 16) {
+        k[i] = (lego_trans_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12)};
+        uint32_t t = lego_key_time(k[i].raw);
+        in_order &= !i || t >= prev;
+        last = t > last ? t : last;
+        prev = t;
+    }
+    if (nd) nd->keys_in_order[track] = in_order, nd->last_key_ms[track] = last;
+}
+
+static void fill_rot(lego_rot_key *k, const uint8_t *p, uint16_t n, lego_node *nd)
+{
+    uint32_t prev = 0, last = 0;
+    bool in_order = true, zero = false;
+    for (uint16_t i = 0; i < n; i++, p += 20) {
+        k[i] = (lego_rot_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12),
+                              ra_load_f32le(p + 16)};
+        uint32_t t = lego_key_time(k[i].raw);
+        in_order &= !i || t >= prev;
+        last = t > last ? t : last;
+        prev = t;
+        zero |= k[i].w == 0 && k[i].x == 0 && k[i].y == 0 && k[i].z == 0;
+    }
+    if (nd) nd->keys_in_order[1] = in_order, nd->last_key_ms[1] = last, nd->rot_zero = zero;
+}
+
+static void fill_task(const key_task *t)
+{
+    if (t->rot) fill_rot(t->dst, t->src, t->n, t->node);
+    else fill_trans(t->dst, t->src, t->n, t->node, t->track);
+}
+
+/* The n keys at p into k: now, or as a task (r->defer). */
+static bool fill_keys(rd *r, void *k, const uint8_t *p, uint16_t n, bool rot, lego_node *nd, int track,
+                      const char *field)
+{
+    const key_task task = {p, k, n, rot, nd, track};
+    if (!r->defer) {
+        fill_task(&task);
+        return true;
+    }
+    if (!n) return true;
+    if (r->ntasks == r->tcap) {
+        size_t cap = r->tcap ? 2 * r->tcap : 64;
+        key_task *t = ra_realloc(r->tasks, cap * sizeof *t);
+        if (!t) return oom(r, field);
+        r->tasks = t, r->tcap = cap;
+    }
+    r->tasks[r->ntasks++] = task;
+    r->keys += n;
+    return true;
+}
+
 /* The keys are read as one block: the count was checked against the bytes
  * left, so every key is there (no key can be cut off by the file's end). */
-static bool read_trans_keys(rd *r, uint16_t n, lego_trans_key **out, const char *field)
+static bool read_trans_keys(rd *r, uint16_t n, lego_trans_key **out, lego_node *nd, int track, const char *field)
 {
     if (!ra_cursor_check_count(&r->c, n, 16, field)) return false;
     lego_trans_key *k = ra_arena_bulk_memdup(r->arena, NULL, n, sizeof *k); /* filled below */
     if (!k) return oom(r, field);
     const uint8_t *p = ra_cursor_take(&r->c, (size_t)n * 16, field);
-    for (uint16_t i = 0; p && i < n; i++, p += 16)
-        k[i] = (lego_trans_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12)};
+    if (!p || !fill_keys(r, k, p, n, false, nd, track, field)) return false;
     *out = k;
     return ra_cursor_ok(&r->c);
 }
 
-static bool read_rot_keys(rd *r, uint16_t n, lego_rot_key **out, const char *field)
+static bool read_rot_keys(rd *r, uint16_t n, lego_rot_key **out, lego_node *nd, const char *field)
 {
     if (!ra_cursor_check_count(&r->c, n, 20, field)) return false;
     lego_rot_key *k = ra_arena_bulk_memdup(r->arena, NULL, n, sizeof *k); /* filled below */
     if (!k) return oom(r, field);
     const uint8_t *p = ra_cursor_take(&r->c, (size_t)n * 20, field);
-    for (uint16_t i = 0; p && i < n; i++, p += 20)
-        k[i] = (lego_rot_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12),
-                              ra_load_f32le(p + 16)};
+    if (!p || !fill_keys(r, k, p, n, true, nd, 1, field)) return false;
     *out = k;
     return ra_cursor_ok(&r->c);
+}
+
+/* The key arrays of a tree read with r->defer, as jobs. */
+static ra_status task_job(void *ctx, size_t i, ra_arena *arena, ra_error *err)
+{
+    (void)arena;
+    (void)err;
+    fill_task(&((const key_task *)ctx)[i]);
+    return RA_OK;
 }
 
 static bool read_node(rd *r, lego_node *n, uint32_t depth)
@@ -56,12 +136,15 @@ static bool read_node(rd *r, lego_node *n, uint32_t depth)
     if (!ra_rd_u32le(&r->c, &n->name_len, "node.name_length")) return false;
     if (!ra_rd_str(&r->c, r->arena, n->name_len, &n->name, "node.name")) return false;
     r->node_count++;
+    for (int t = 0; t < 3; t++) n->keys_in_order[t] = true, n->last_key_ms[t] = 0; /* tracks without keys */
+    n->rot_zero = false;
+    n->keys_noted = true;
     if (!ra_rd_u16le(&r->c, &n->num_trans, "node.num_translation_keys")) return false;
-    if (!read_trans_keys(r, n->num_trans, &n->trans, "node.translation_key")) return false;
+    if (!read_trans_keys(r, n->num_trans, &n->trans, n, 0, "node.translation_key")) return false;
     if (!ra_rd_u16le(&r->c, &n->num_rot, "node.num_rotation_keys")) return false;
-    if (!read_rot_keys(r, n->num_rot, &n->rot, "node.rotation_key")) return false;
+    if (!read_rot_keys(r, n->num_rot, &n->rot, n, "node.rotation_key")) return false;
     if (!ra_rd_u16le(&r->c, &n->num_scale, "node.num_scale_keys")) return false;
-    if (!read_trans_keys(r, n->num_scale, &n->scale, "node.scale_key")) return false;
+    if (!read_trans_keys(r, n->num_scale, &n->scale, n, 2, "node.scale_key")) return false;
     if (!ra_rd_u16le(&r->c, &n->num_morph, "node.num_morph_keys")) return false;
     if (!ra_cursor_check_count(&r->c, n->num_morph, 5, "node.morph_key")) return false;
     n->morph = ra_arena_array(r->arena, n->num_morph, sizeof *n->morph);
@@ -86,9 +169,9 @@ static bool read_node(rd *r, lego_node *n, uint32_t depth)
 static bool read_camera(rd *r, lego_camera *cam)
 {
     if (!ra_rd_u16le(&r->c, &cam->num_pos, "camera.num_position_keys")) return false;
-    if (!read_trans_keys(r, cam->num_pos, &cam->pos, "camera.position_key")) return false;
+    if (!read_trans_keys(r, cam->num_pos, &cam->pos, NULL, 0, "camera.position_key")) return false;
     if (!ra_rd_u16le(&r->c, &cam->num_target, "camera.num_target_keys")) return false;
-    if (!read_trans_keys(r, cam->num_target, &cam->target, "camera.target_key")) return false;
+    if (!read_trans_keys(r, cam->num_target, &cam->target, NULL, 0, "camera.target_key")) return false;
     if (!ra_rd_u16le(&r->c, &cam->num_roll, "camera.num_roll_keys")) return false;
     if (!ra_cursor_check_count(&r->c, cam->num_roll, 8, "camera.roll_key")) return false;
     cam->roll = ra_arena_array(r->arena, cam->num_roll, sizeof *cam->roll);
@@ -112,61 +195,77 @@ ra_status lego_ani_read(const uint8_t *data, size_t size, bool body_only, uint32
     return lego_ani_read_ex(data, size, body_only, max_depth, arena, a, true, err);
 }
 
+static ra_status read_tree(rd *r, size_t size, bool body_only, lego_ani *a, bool keep_trailing, ra_error *err);
+
 ra_status lego_ani_read_ex(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
                            lego_ani *a, bool keep_trailing, ra_error *err)
 {
+    return lego_ani_read_run(data, size, body_only, max_depth, arena, a, keep_trailing, err, NULL, NULL);
+}
+
+ra_status lego_ani_read_run(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
+                            lego_ani *a, bool keep_trailing, ra_error *err, ra_read_runner run, void *run_ctx)
+{
     memset(a, 0, sizeof *a);
-    rd r;
+    rd r = {0};
     ra_cursor_init(&r.c, data, size, body_only ? "lego_ani_body" : FMT, err);
     r.arena = arena;
     r.max_depth = max_depth ? max_depth : LEGO_DEFAULT_MAX_DEPTH;
-    r.node_count = 0;
-    r.pending = 0;
-    if (r.max_depth > LEGO_MAX_DEPTH_LIMIT) r.max_depth = LEGO_MAX_DEPTH_LIMIT;
+    r.defer = run != NULL;
+    ra_status st = read_tree(&r, size, body_only, a, keep_trailing, err);
+    /* the keys, once the tree has been read whole (filling them cannot fail) */
+    if (st == RA_OK && r.ntasks) st = run(run_ctx, r.ntasks, r.keys, task_job, r.tasks, RA_OK, NULL, err);
+    ra_free(r.tasks);
+    return st;
+}
+
+static ra_status read_tree(rd *r, size_t size, bool body_only, lego_ani *a, bool keep_trailing, ra_error *err)
+{
+    if (r->max_depth > LEGO_MAX_DEPTH_LIMIT) r->max_depth = LEGO_MAX_DEPTH_LIMIT;
     a->has_header = !body_only;
     if (!body_only) {
-        if (!ra_rd_s32le(&r.c, &a->magic, "magic")) return err->code;
+        if (!ra_rd_s32le(&r->c, &a->magic, "magic")) return err->code;
         if (a->magic != LEGO_ANI_MAGIC) {
             ra_fail(err, RA_ERR_BAD_MAGIC, FMT, 0, "magic", "magic is 0x%x, expected 0x11", (unsigned)a->magic);
             return err->code;
         }
-        ra_rd_f32le(&r.c, &a->bounding_radius, "bounding_radius");
-        for (int i = 0; i < 3; i++) ra_rd_f32le(&r.c, &a->center[i], "center");
-        ra_rd_s32le(&r.c, &a->parse_scene, "has_camera_anim");
-        ra_rd_s32le(&r.c, &a->val3, "unused");
+        ra_rd_f32le(&r->c, &a->bounding_radius, "bounding_radius");
+        for (int i = 0; i < 3; i++) ra_rd_f32le(&r->c, &a->center[i], "center");
+        ra_rd_s32le(&r->c, &a->parse_scene, "has_camera_anim");
+        ra_rd_s32le(&r->c, &a->val3, "unused");
     }
-    if (!ra_rd_u32le(&r.c, &a->num_actors, "num_actors")) return err->code;
-    if (!ra_cursor_check_count(&r.c, a->num_actors, ACTOR_MIN_BYTES, "num_actors")) return err->code;
-    a->actors = ra_arena_array(arena, a->num_actors, sizeof *a->actors);
+    if (!ra_rd_u32le(&r->c, &a->num_actors, "num_actors")) return err->code;
+    if (!ra_cursor_check_count(&r->c, a->num_actors, ACTOR_MIN_BYTES, "num_actors")) return err->code;
+    a->actors = ra_arena_array(r->arena, a->num_actors, sizeof *a->actors);
     if (!a->actors) {
-        oom(&r, "actors");
+        oom(r, "actors");
         return err->code;
     }
     for (uint32_t i = 0; i < a->num_actors; i++) {
         lego_actor *ac = &a->actors[i];
-        if (!ra_rd_u32le(&r.c, &ac->name_len, "actor.name_length")) return err->code;
-        if (!ra_rd_str(&r.c, arena, ac->name_len, &ac->name, "actor.name")) return err->code;
-        if (ac->name_len && !ra_rd_u32le(&r.c, &ac->type, "actor.type")) return err->code;
+        if (!ra_rd_u32le(&r->c, &ac->name_len, "actor.name_length")) return err->code;
+        if (!ra_rd_str(&r->c, r->arena, ac->name_len, &ac->name, "actor.name")) return err->code;
+        if (ac->name_len && !ra_rd_u32le(&r->c, &ac->type, "actor.type")) return err->code;
     }
-    if (!ra_rd_s32le(&r.c, &a->duration, "duration")) return err->code;
+    if (!ra_rd_s32le(&r->c, &a->duration, "duration")) return err->code;
     if (a->parse_scene) {
-        a->camera = ra_arena_alloc(arena, sizeof *a->camera);
+        a->camera = ra_arena_alloc(r->arena, sizeof *a->camera);
         if (!a->camera) {
-            oom(&r, "camera");
+            oom(r, "camera");
             return err->code;
         }
-        if (!read_camera(&r, a->camera)) return err->code;
+        if (!read_camera(r, a->camera)) return err->code;
     }
-    if (!read_node(&r, &a->root, 0)) return err->code;
-    a->node_count = r.node_count;
-    a->trailing_size = size - r.c.pos;
+    if (!read_node(r, &a->root, 0)) return err->code;
+    a->node_count = r->node_count;
+    a->trailing_size = size - r->c.pos;
     if (a->trailing_size && keep_trailing) {
-        a->trailing = ra_arena_alloc(arena, a->trailing_size);
+        a->trailing = ra_arena_alloc(r->arena, a->trailing_size);
         if (!a->trailing) {
-            oom(&r, "trailing");
+            oom(r, "trailing");
             return err->code;
         }
-        ra_rd_bytes(&r.c, a->trailing, a->trailing_size, "trailing");
+        ra_rd_bytes(&r->c, a->trailing, a->trailing_size, "trailing");
     }
     return err->code;
 }

@@ -442,10 +442,12 @@ static bool keys_sorted(const void *keys, size_t stride, uint32_t n)
 }
 
 /* Track `track` of o: in time order (its SORT bit), else its record keys
- * (lego_order) in the arena; false when out of memory. */
-static bool order_track(ra_arena *ar, lego_order *o, int track, const void *keys, size_t stride, uint32_t n)
+ * (lego_order) in the arena; false when out of memory.  nd: the node whose
+ * track it is, for what the reader noted of it (NULL: a camera track). */
+static bool order_track(ra_arena *ar, lego_order *o, int track, const void *keys, size_t stride, uint32_t n,
+                        const lego_node *nd)
 {
-    if (keys_sorted(keys, stride, n)) {
+    if (nd && nd->keys_noted ? nd->keys_in_order[track] : keys_sorted(keys, stride, n)) {
         o->sorted |= 1u << track;
         return true;
     }
@@ -624,19 +626,18 @@ static ra_status lego_nodes(lego_build *b, ra_error *err)
     for (size_t i = 0; i < b->n; i++) {
         const lego_node *nd = b->f[i].node;
         lego_order *o = &st->order[i + 1];
-        if (!order_track(b->ar, o, 0, nd->trans, sizeof *nd->trans, nd->num_trans) ||
-            !order_track(b->ar, o, 1, nd->rot, sizeof *nd->rot, nd->num_rot) ||
-            !order_track(b->ar, o, 2, nd->scale, sizeof *nd->scale, nd->num_scale))
+        if (!order_track(b->ar, o, 0, nd->trans, sizeof *nd->trans, nd->num_trans, nd) ||
+            !order_track(b->ar, o, 1, nd->rot, sizeof *nd->rot, nd->num_rot, nd) ||
+            !order_track(b->ar, o, 2, nd->scale, sizeof *nd->scale, nd->num_scale, nd))
             return ra_fail_nomem(err, FMT);
         /* morph keys are never searched (visibility_json, the visibility steps): their order only */
         if (keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph)) o->sorted |= SORT_M;
         unsigned sorted = o->sorted;
         if (sorted != (SORT_T | SORT_R | SORT_S | SORT_M) && !unsorted++) first_unsorted = b->f[i].name;
-        for (uint16_t k = 0; k < nd->num_rot; k++)
-            if (nd->rot[k].w == 0 && nd->rot[k].x == 0 && nd->rot[k].y == 0 && nd->rot[k].z == 0) {
-                if (!zero_quats++) first_zero = b->f[i].name;
-                break;
-            }
+        bool zero = nd->keys_noted && nd->rot_zero;
+        for (uint16_t k = 0; !nd->keys_noted && !zero && k < nd->num_rot; k++)
+            zero = nd->rot[k].w == 0 && nd->rot[k].x == 0 && nd->rot[k].y == 0 && nd->rot[k].z == 0;
+        if (zero && !zero_quats++) first_zero = b->f[i].name;
         ra_trs l = node_local(nd, o, 0, st->native);
         ra_mat4 m = ra_m4_compose(l.t, l.r, l.s);
         int32_t idx = ra_scene_add_node(s, b->f[i].name, b->f[i].parent < 0 ? 0 : b->f[i].parent + 1, &m);
@@ -672,9 +673,9 @@ static ra_status lego_camera_node(lego_build *b, ra_error *err)
     ra_scene *s = b->s;
     if (!cam) return RA_OK;
     lego_order *o = &st->camera_order;
-    if (!order_track(b->ar, o, 0, cam->pos, sizeof *cam->pos, cam->num_pos) ||
-        !order_track(b->ar, o, 1, cam->target, sizeof *cam->target, cam->num_target) ||
-        !order_track(b->ar, o, 2, cam->roll, sizeof *cam->roll, cam->num_roll))
+    if (!order_track(b->ar, o, 0, cam->pos, sizeof *cam->pos, cam->num_pos, NULL) ||
+        !order_track(b->ar, o, 1, cam->target, sizeof *cam->target, cam->num_target, NULL) ||
+        !order_track(b->ar, o, 2, cam->roll, sizeof *cam->roll, cam->num_roll, NULL))
         return ra_fail_nomem(err, FMT);
     if (o->sorted != (SORT_CAM_POS | SORT_CAM_TGT | SORT_CAM_ROLL))
         ra_scene_warn(s, "camera keys are not in time order; played as the engine's key search finds them");
@@ -806,9 +807,13 @@ static double lego_last_key_ms(const lego_build *b)
     double last = 0;
     for (size_t i = 0; i < b->n; i++) {
         const lego_node *nd = b->f[i].node;
-        last = max_key_ms(nd->trans, sizeof *nd->trans, nd->num_trans, last);
-        last = max_key_ms(nd->rot, sizeof *nd->rot, nd->num_rot, last);
-        last = max_key_ms(nd->scale, sizeof *nd->scale, nd->num_scale, last);
+        if (nd->keys_noted) {
+            for (int t = 0; t < 3; t++) last = ra_fmax(last, (double)nd->last_key_ms[t]);
+        } else {
+            last = max_key_ms(nd->trans, sizeof *nd->trans, nd->num_trans, last);
+            last = max_key_ms(nd->rot, sizeof *nd->rot, nd->num_rot, last);
+            last = max_key_ms(nd->scale, sizeof *nd->scale, nd->num_scale, last);
+        }
         last = max_key_ms(nd->morph, sizeof *nd->morph, nd->num_morph, last);
     }
     if (b->a->camera) {
@@ -1098,7 +1103,8 @@ static ra_status read_common(ra_document *doc, const uint8_t *data, size_t size,
     if (!(md >= 1) || md > LEGO_MAX_DEPTH_LIMIT)
         return ra_fail(err, RA_ERR_USAGE, FMT, RA_NO_OFFSET, "max_depth", "max_depth must be 1..%d",
                        LEGO_MAX_DEPTH_LIMIT);
-    ra_status st = lego_ani_read(data, size, body, (uint32_t)md, doc->arena, a, err);
+    ra_status st =
+        lego_ani_read_run(data, size, body, (uint32_t)md, doc->arena, a, true, err, ra_document_read_runner, doc);
     if (st == RA_OK) doc->model = a;
     return st;
 }

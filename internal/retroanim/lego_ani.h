@@ -46,6 +46,14 @@ typedef struct lego_node {
     lego_morph_key *morph;
     uint32_t num_children;
     struct lego_node *children;
+    /* Noted by the reader as it fills the key arrays (keys_noted), so that
+     * the scene need not read every key again: per track (translation,
+     * rotation, scale) whether the key times never decrease and the largest
+     * key time (ms), and whether a rotation key is all zero. */
+    bool keys_noted;
+    bool keys_in_order[3];
+    bool rot_zero;
+    uint32_t last_key_ms[3];
 } lego_node;
 
 typedef struct lego_actor {
@@ -86,6 +94,11 @@ typedef struct lego_ani {
  * is allocated in `arena`. max_depth bounds the tree's nesting. */
 ra_status lego_ani_read(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
                         lego_ani *out, ra_error *err);
+/* lego_ani_read with the key arrays filled as jobs once the tree has been
+ * read (ra_read_runner; run NULL: as they are met, on this thread); the
+ * bytes after the tree kept when keep_trailing. */
+ra_status lego_ani_read_run(const uint8_t *data, size_t size, bool body_only, uint32_t max_depth, ra_arena *arena,
+                            lego_ani *a, bool keep_trailing, ra_error *err, ra_read_runner run, void *run_ctx);
 ra_status lego_ani_write(const lego_ani *a, ra_writer *w, ra_error *err);
 
 #ifdef __cplusplus
