@@ -270,6 +270,32 @@ static void random_files(int count)
  * runs the engine's scan itself, at every ms and at every key's time, for a
  * node whose three tracks are shuffled (with repeated times); then the
  * baked keys against the pose. */
+/* ani made a file of one node BODY with nt, nr and ns keys (arrays in a,
+ * zeroed) and the header's duration. */
+static lego_node *body_ani(ra_arena *a, lego_ani *ani, int32_t duration, uint16_t nt, uint16_t nr, uint16_t ns)
+{
+    ani_init(ani);
+    ani->duration = duration;
+    ani->node_count = 1;
+    lego_node *nd = &ani->root;
+    nd->name_len = 4;
+    nd->name = ra_arena_strndup(a, "BODY", 4);
+    nd->num_trans = nt, nd->num_rot = nr, nd->num_scale = ns;
+    nd->trans = ra_arena_array(a, nt, sizeof *nd->trans);
+    nd->rot = ra_arena_array(a, nr, sizeof *nd->rot);
+    nd->scale = ra_arena_array(a, ns, sizeof *nd->scale);
+    return nd;
+}
+
+/* ani written into w (initialised here; ra_writer_free it). */
+static void write_ani(const lego_ani *ani, ra_writer *w, const char *what)
+{
+    ra_writer_init(w);
+    ra_error e;
+    ra_error_clear(&e);
+    CHECK(lego_ani_write(ani, w, &e) == RA_OK, "%s: written: %s", what, e.msg);
+}
+
 /* What the reader notes of each key track as it fills it (lego_node's
  * keys_in_order, last_key_ms, rot_zero), in place of the scene reading every
  * key again, one track at a time: a track out of time order (the pose is
@@ -287,15 +313,7 @@ static void reader_notes(void)
         if (what == 2 && track != 1) continue;
         ra_arena *a = ra_arena_create(0);
         lego_ani ani;
-        ani_init(&ani);
-        ani.duration = 1000;
-        lego_node *nd = &ani.root;
-        nd->name_len = 4;
-        nd->name = ra_arena_strndup(a, "BODY", 4);
-        nd->num_trans = nd->num_rot = nd->num_scale = 11;
-        nd->trans = ra_arena_array(a, 11, sizeof *nd->trans);
-        nd->rot = ra_arena_array(a, 11, sizeof *nd->rot);
-        nd->scale = ra_arena_array(a, 11, sizeof *nd->scale);
+        lego_node *nd = body_ani(a, &ani, 1000, 11, 11, 11);
         for (uint32_t i = 0; i < 11; i++) {
             uint32_t raw = (100 * i) | LEGO_FLAG_ACTIVE << 24;
             nd->trans[i] = (lego_trans_key){raw, (float)i, 0.5f * (float)i, 1};
@@ -308,12 +326,9 @@ static void reader_notes(void)
         if (what == 0) *raw3 = 650 | LEGO_FLAG_ACTIVE << 24; /* after keys 4, 5 and 6 */
         if (what == 1) *raw10 = 2500 | LEGO_FLAG_ACTIVE << 24;
         if (what == 2) nd->rot[5].w = 0, nd->rot[5].z = 0;
-        ani.node_count = 1;
         ra_writer w;
-        ra_writer_init(&w);
+        write_ani(&ani, &w, "reader notes");
         ra_error e;
-        ra_error_clear(&e);
-        CHECK(lego_ani_write(&ani, &w, &e) == RA_OK, "reader notes: written");
         ra_document *doc = NULL;
         char what_s[80];
         snprintf(what_s, sizeof what_s, "reader notes, %s, %s", tracks[track],
@@ -358,15 +373,7 @@ static void out_of_order(void)
 {
     ra_arena *a = ra_arena_create(0);
     lego_ani ani;
-    ani_init(&ani);
-    ani.duration = 3000;
-    lego_node *nd = &ani.root;
-    nd->name_len = 4;
-    nd->name = ra_arena_strndup(a, "BODY", 4);
-    nd->num_trans = 300, nd->num_rot = 120, nd->num_scale = 60;
-    nd->trans = ra_arena_array(a, nd->num_trans, sizeof *nd->trans);
-    nd->rot = ra_arena_array(a, nd->num_rot, sizeof *nd->rot);
-    nd->scale = ra_arena_array(a, nd->num_scale, sizeof *nd->scale);
+    lego_node *nd = body_ani(a, &ani, 3000, 300, 120, 60);
     for (uint16_t i = 0; i < nd->num_trans; i++) {
         uint32_t t = (uint32_t)(fx_rnd() % 3000), fl = fx_rnd() % 5 ? LEGO_FLAG_ACTIVE : 0;
         nd->trans[i] = (lego_trans_key){t | fl << 24, (float)frand(-2, 2), (float)frand(-2, 2), (float)frand(-2, 2)};
@@ -380,12 +387,9 @@ static void out_of_order(void)
                                     (float)q.y, (float)q.z};
     }
     nd->trans[7].raw = nd->trans[3].raw; /* a repeated time */
-    ani.node_count = 1;
     ra_writer w;
-    ra_writer_init(&w);
+    write_ani(&ani, &w, "out of order");
     ra_error e;
-    ra_error_clear(&e);
-    CHECK(lego_ani_write(&ani, &w, &e) == RA_OK, "out of order: written");
     ra_document *doc = NULL;
     if (load(w.data, w.size, "out_of_order", "native", false, &doc, &e) == RA_OK) {
         const ra_scene *sc = &doc->scene;

@@ -566,6 +566,24 @@ static void expect_refused(const niff_file *f, const char *what, ra_status code,
     ra_writer_free(&w);
 }
 
+/* f written into w (initialised here; ra_writer_free it). */
+static void write_niff(const niff_file *f, ra_writer *w)
+{
+    ra_writer_init(w);
+    ra_error e;
+    ra_error_clear(&e);
+    CHECK(niff_write(f, w, &e) == RA_OK, "write: %s", e.msg);
+}
+
+/* w's bytes loaded with the option threads. */
+static ra_status load_threads(const ra_writer *w, const char *name, const char *threads, ra_document **doc, ra_error *e)
+{
+    ra_options o;
+    ra_options_init(&o);
+    ra_options_add(&o, "threads", threads);
+    return load(w->data, w->size, name, &o, doc, e);
+}
+
 /* Anims that do not fit their AnimGroup's type: refused at the Anim's
  * offset; an unknown KEY interpolation: played as linear, with a warning.
  * The reader summarises each group's tags (niff_group.anim_tags) so the
@@ -617,10 +635,8 @@ static void anim_tags(void)
         a->tag = cases[c].tag;
         if (cases[c].tag == NIFF_TAG_ANIM_KEY) a->interp = cases[c].interp;
         ra_writer w;
-        ra_writer_init(&w);
+        write_niff(&f, &w);
         ra_error e;
-        ra_error_clear(&e);
-        niff_write(&f, &w, &e);
         ra_document *doc = NULL;
         ra_status st = load(w.data, w.size, cases[c].what, NULL, &doc, &e);
         char msg[512];
@@ -641,10 +657,8 @@ static void anim_tags(void)
     }
     /* and the file as made loads without either */
     ra_writer w;
-    ra_writer_init(&w);
+    write_niff(&f, &w);
     ra_error e;
-    ra_error_clear(&e);
-    niff_write(&f, &w, &e);
     ra_document *doc = NULL;
     CHECK(load(w.data, w.size, "anim_tags", NULL, &doc, &e) == RA_OK && !has_warning(doc, "KEY interpolation"),
           "anim_tags: the unchanged file loads without an interpolation warning");
@@ -664,19 +678,14 @@ static void parallel_read(void)
     fx_rng = 77;
     random_file(ar, &f, true, 16);
     ra_writer w;
-    ra_writer_init(&w);
+    write_niff(&f, &w);
     ra_error e;
-    ra_error_clear(&e);
-    niff_write(&f, &w, &e);
     char *dumps[3][2] = {{NULL}};
     static const char *const threads[3] = {"1", "2", "4"};
     uint64_t first = 0, second = 0; /* the anim_size words of two groups' Anims */
     for (int t = 0; t < 3; t++) {
-        ra_options o;
-        ra_options_init(&o);
-        ra_options_add(&o, "threads", threads[t]);
         ra_document *doc = NULL;
-        ra_status st = load(w.data, w.size, "parallel_read", &o, &doc, &e);
+        ra_status st = load_threads(&w, "parallel_read", threads[t], &doc, &e);
         CHECK(st == RA_OK, "parallel_read: loads with threads=%s", threads[t]);
         if (st == RA_OK) {
             for (int k = 0; k < 2; k++) {
@@ -702,9 +711,6 @@ static void parallel_read(void)
     CHECK(first && second, "parallel_read: two groups with Anims");
     ra_error errs[3];
     for (int t = 0; first && second && t < 3; t++) {
-        ra_options o;
-        ra_options_init(&o);
-        ra_options_add(&o, "threads", threads[t]);
         uint8_t keep[2][4];
         memcpy(keep[0], w.data + first, 4);
         memcpy(keep[1], w.data + second, 4);
@@ -712,7 +718,7 @@ static void parallel_read(void)
         memcpy(w.data + first, seven, 4);
         memcpy(w.data + second, six, 4);
         ra_document *doc = NULL;
-        ra_status st = load(w.data, w.size, "parallel_read", &o, &doc, &errs[t]);
+        ra_status st = load_threads(&w, "parallel_read", threads[t], &doc, &errs[t]);
         memcpy(w.data + first, keep[0], 4);
         memcpy(w.data + second, keep[1], 4);
         CHECK(st == RA_ERR_BAD_VALUE && errs[t].offset == first && !strcmp(errs[t].field, "anim_size"),
@@ -752,18 +758,12 @@ static void breakpoint_budget(void)
         }
     }
     ra_writer w;
-    ra_writer_init(&w);
-    ra_error e;
-    ra_error_clear(&e);
-    niff_write(&f, &w, &e);
+    write_niff(&f, &w);
     static const char *const threads[3] = {"1", "2", "4"};
     ra_error errs[3];
     for (int t = 0; t < 3; t++) {
-        ra_options o;
-        ra_options_init(&o);
-        ra_options_add(&o, "threads", threads[t]);
         ra_document *doc = NULL;
-        ra_status st = load(w.data, w.size, "breakpoint_budget", &o, &doc, &errs[t]);
+        ra_status st = load_threads(&w, "breakpoint_budget", threads[t], &doc, &errs[t]);
         CHECK(st == RA_ERR_LIMIT && !strcmp(errs[t].field, "anim_loop"),
               "breakpoint_budget: threads=%s refuses the file (too many keys): %s", threads[t], errs[t].msg);
         if (doc) ra_document_free(doc);
