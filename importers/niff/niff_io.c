@@ -53,7 +53,6 @@ typedef struct rd {
     size_t size; /* file_size */
     ra_arena *ar;
     ra_error *err;
-    size_t billboards; /* groups with Anims of that type (check_links looks at their links) */
 } rd;
 
 static bool failed(const rd *r) { return r->err->code != RA_OK; }
@@ -519,7 +518,8 @@ static bool check_links(rd *r, const niff_file *f)
     for (uint32_t i = 0; i < f->group_count; i++) {
         const niff_group *g = &f->groups[i];
         if (!index_ok(r, g->name_index, f->name_count, g->offset + 16, "anim_name_index", "NameList")) return false;
-        for (uint32_t k = 0; r->billboards && k < g->anim_num; k++) {
+        /* only where the group holds BILLBOARD Anims (its summary, read_group) */
+        for (uint32_t k = 0; (g->anim_tags & NIFF_ANIM_TAGS_BILLBOARD) && k < g->anim_num; k++) {
             const niff_anim *a = &g->anims[k];
             if (a->tag == NIFF_TAG_ANIM_BILLBOARD &&
                 (!index_ok(r, a->lookat_obj, f->obj_count, a->offset + 12, "lookat_obj_index", "ObjList") ||
@@ -1537,12 +1537,9 @@ ra_status niff_read_run(const uint8_t *data, size_t size, ra_arena *arena, niff_
             if (!(f->groups = ra_arena_array(arena, n, sizeof *f->groups)))
                 return ra_fail(err, RA_ERR_NO_MEMORY, FMT, off, "groups", "out of memory");
             f->group_count = n;
-            {
-                /* the work: about one Anim per 52 bytes (the size of a FULL one) */
-                group_jobs gj = {data, size, fsize, it, v2, f->groups};
-                if (run(run_ctx, n, (double)lsize / 52, group_job, &gj, RA_OK, NULL, err) != RA_OK) return err->code;
-            }
-            for (uint32_t i = 0; i < n; i++) r.billboards += (f->groups[i].anim_tags & NIFF_ANIM_TAGS_BILLBOARD) != 0;
+            /* the work: about one Anim per 52 bytes (the size of a FULL one) */
+            group_jobs gj = {data, size, fsize, it, v2, f->groups};
+            if (run(run_ctx, n, (double)lsize / 52, group_job, &gj, RA_OK, NULL, err) != RA_OK) return err->code;
             break;
         case NIFF_TAG_NAME_LIST:
             if (!(it = list_items(&r, off, end, 16, &n, &l->ext))) return err->code;
