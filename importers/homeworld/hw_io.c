@@ -11,6 +11,9 @@
 
 #define NO_NUL UINT32_MAX
 
+/* the six path arrays' names, as errors give them */
+static const char *const pname[HW_CHANNELS] = {"x", "y", "z", "h", "p", "b"};
+
 /* Each name is checked and measured in O(1) from `len_at`: the length of the
  * string starting at every offset of the block (NO_NUL when no NUL follows
  * inside it), built once, since many records may point into one long run. */
@@ -72,7 +75,6 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, rec + 20, "object.parameters",
                        "the TCB array (%llu keys at offset %u) runs past the end of the file", (unsigned long long)n,
                        o->tcb_offset);
-    static const char *const pname[HW_CHANNELS] = {"x", "y", "z", "h", "p", "b"};
     for (int i = 0; i < HW_CHANNELS; i++)
         if (!ra_range_ok(size, o->path_offset[i], 4 * n))
             return ra_fail(err, RA_ERR_TRUNCATED, FMT, rec + 24 + 4 * (unsigned)i, "object.path",
@@ -101,7 +103,6 @@ static ra_status read_object(const uint8_t *data, size_t size, uint64_t rec, ra_
  * finite, the real keys in time order. */
 static ra_status read_object_keys(const uint8_t *data, hw_object *o, ra_error *err)
 {
-    static const char *const pname[HW_CHANNELS] = {"x", "y", "z", "h", "p", "b"};
     uint64_t n = (uint64_t)o->key_count;
     ra_status st;
     if ((st = read_floats(data, o->times_offset, n, 4, o->times, 1, "time", err)) != RA_OK) return st;
