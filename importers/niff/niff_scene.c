@@ -1240,9 +1240,11 @@ static ra_status bake_one(void *vctx, size_t j, ra_worker *w, ra_error *err)
  * and bake_animation makes them in turn, after the budget has refused the
  * file or not: so the arrays held at once stay within the budget and a
  * few groups, and every answer is the one of the groups in order.  (Jobs
- * start in group order, so the periods made when a group starts are of
- * groups before it, and past the budget the budget refuses the file before
- * that group is reached: a PERIOD_LATER group is made in turn should it be.) */
+ * are handed out in group order, so the periods made when a group starts
+ * are mostly of groups before it, and past the budget the budget refuses
+ * the file before that group is reached; but a job held up after taking
+ * its group may see later groups' periods, and such a PERIOD_LATER group
+ * is reached.) */
 enum {
     PERIOD_NONE = -1,
     PERIOD_LATER = -2
