@@ -342,18 +342,20 @@ static inline bool fx_is_fixture(const char *name)
 }
 
 /* Loads a fixture's bytes as the tests do (a .anb as a LEGO body), with one
- * more option KEY=VALUE when key is not NULL. */
+ * more option KEY=VALUE when key is not NULL; the error into e (NULL: not
+ * kept). */
 static inline ra_status fx_load_opt(const uint8_t *d, size_t n, const char *path, bool body, const char *key,
-                                    const char *value, ra_document **doc)
+                                    const char *value, ra_document **doc, ra_error *e)
 {
     ra_options o;
     ra_options_init(&o);
     if (body) ra_options_add(&o, "format", "lego_ani_body");
     if (key) ra_options_add(&o, key, value);
-    ra_error e;
-    ra_error_clear(&e);
+    ra_error own;
+    if (!e) e = &own;
+    ra_error_clear(e);
     *doc = NULL;
-    return ra_document_load(d, n, path, &o, doc, &e);
+    return ra_document_load(d, n, path, &o, doc, e);
 }
 
 /* Loads with the options o as ra_document_load does or, with early, as the

@@ -48,7 +48,7 @@ static size_t freed_by(const char *id)
 static void check_file(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
     ra_document *doc = NULL;
-    if (fx_load_opt(d, n, path, body, NULL, NULL, &doc) != RA_OK) return; /* the refused fixtures */
+    if (fx_load_opt(d, n, path, body, NULL, NULL, &doc, NULL) != RA_OK) return; /* the refused fixtures */
     g_files++;
     ra_error e;
     char *before = NULL, *after = NULL;

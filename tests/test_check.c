@@ -48,7 +48,7 @@ static bool spoil(ra_channel *ch, int k)
 static void check_file(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
     ra_document *doc = NULL;
-    if (fx_load_opt(d, n, path, body, "threads", "2", &doc) != RA_OK) return; /* the refused fixtures */
+    if (fx_load_opt(d, n, path, body, "threads", "2", &doc, NULL) != RA_OK) return; /* the refused fixtures */
     g_files++;
     compare(doc, nm, "as loaded", true);
     size_t nch = 0;

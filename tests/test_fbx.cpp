@@ -161,7 +161,7 @@ static void ReadBack(const ra_scene &s, const std::string &path, const char *nm)
 static void CheckFile(const uint8_t *d, size_t n, const char *path, const char *nm, bool body)
 {
     ra_document *doc = nullptr;
-    if (fx_load_opt(d, n, path, body, nullptr, nullptr, &doc) != RA_OK) return; // the refused fixtures
+    if (fx_load_opt(d, n, path, body, nullptr, nullptr, &doc, nullptr) != RA_OK) return; // the refused fixtures
     ra_error err;
     ra_error_clear(&err);
     g_files++;

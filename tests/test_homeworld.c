@@ -661,12 +661,10 @@ static void tcb_budget(void)
     char *text[2] = {NULL, NULL};
     size_t with[2] = {0, 0}, after[2] = {0, 0};
     for (int t = 0; t < 2; t++) {
-        ra_options o;
-        ra_options_init(&o);
-        ra_options_add(&o, "threads", t ? "2" : "1");
         ra_document *doc = NULL;
         ra_error e;
-        CHECK(load(d, size, "tcb.mad", &o, &doc, &e) == RA_OK, "tcb.mad (%d threads): %s", t + 1, e.msg);
+        CHECK(fx_load_opt(d, size, "tcb.mad", false, "threads", t ? "2" : "1", &doc, &e) == RA_OK,
+              "tcb.mad (%d threads): %s", t + 1, e.msg);
         if (!doc) continue;
         CHECK(has_warning(&doc->scene, "TCB lists exceed 16 MiB"), "tcb.mad: no warning of the cut");
         text[t] = tcb_texts(&doc->scene, &with[t], &after[t]);
@@ -725,12 +723,10 @@ static void parallel_read(void)
     char *dumps[3][2] = {{NULL}};
     uint64_t rec[12] = {0}, x1[12] = {0}; /* object records; each object's second x value */
     for (int t = 0; t < 3; t++) {
-        ra_options o;
-        ra_options_init(&o);
-        ra_options_add(&o, "threads", threads[t]);
         ra_document *doc = NULL;
         ra_error e;
-        CHECK(load(d, size, "parallel.mad", &o, &doc, &e) == RA_OK, "parallel.mad (threads=%s): %s", threads[t], e.msg);
+        CHECK(fx_load_opt(d, size, "parallel.mad", false, "threads", threads[t], &doc, &e) == RA_OK,
+              "parallel.mad (threads=%s): %s", threads[t], e.msg);
         if (!doc) continue;
         for (int k = 0; k < 2; k++) {
             size_t n = 0;
@@ -763,12 +759,9 @@ static void parallel_read(void)
             memcpy(keep[1], d + cases[c].neg_at, 4);
             put32(d + cases[c].nan_at, 0x7FC00000u);
             put32(d + cases[c].neg_at, 0xFFFFFFFFu);
-            ra_options o;
-            ra_options_init(&o);
-            ra_options_add(&o, "threads", threads[t]);
             ra_document *doc = NULL;
             ra_error e;
-            ra_status st = load(d, size, "parallel.mad", &o, &doc, &e);
+            ra_status st = fx_load_opt(d, size, "parallel.mad", false, "threads", threads[t], &doc, &e);
             CHECK(st == RA_ERR_BAD_VALUE && !strcmp(e.field, cases[c].field) && e.offset == cases[c].offset,
                   "parallel.mad case %d, threads=%s: %s at %llu expected, got %s at %llu (%s)", c, threads[t],
                   cases[c].field, (unsigned long long)cases[c].offset, e.field, (unsigned long long)e.offset, e.msg);

@@ -575,15 +575,6 @@ static void write_niff(const niff_file *f, ra_writer *w)
     CHECK(niff_write(f, w, &e) == RA_OK, "write: %s", e.msg);
 }
 
-/* w's bytes loaded with the option threads. */
-static ra_status load_threads(const ra_writer *w, const char *name, const char *threads, ra_document **doc, ra_error *e)
-{
-    ra_options o;
-    ra_options_init(&o);
-    ra_options_add(&o, "threads", threads);
-    return load(w->data, w->size, name, &o, doc, e);
-}
-
 /* Anims that do not fit their AnimGroup's type: refused at the Anim's
  * offset; an unknown KEY interpolation: played as linear, with a warning.
  * The reader summarises each group's tags (niff_group.anim_tags) so the
@@ -685,7 +676,7 @@ static void parallel_read(void)
     uint64_t first = 0, second = 0; /* the anim_size words of two groups' Anims */
     for (int t = 0; t < 3; t++) {
         ra_document *doc = NULL;
-        ra_status st = load_threads(&w, "parallel_read", threads[t], &doc, &e);
+        ra_status st = fx_load_opt(w.data, w.size, "parallel_read", false, "threads", threads[t], &doc, &e);
         CHECK(st == RA_OK, "parallel_read: loads with threads=%s", threads[t]);
         if (st == RA_OK) {
             for (int k = 0; k < 2; k++) {
@@ -718,7 +709,7 @@ static void parallel_read(void)
         memcpy(w.data + first, seven, 4);
         memcpy(w.data + second, six, 4);
         ra_document *doc = NULL;
-        ra_status st = load_threads(&w, "parallel_read", threads[t], &doc, &errs[t]);
+        ra_status st = fx_load_opt(w.data, w.size, "parallel_read", false, "threads", threads[t], &doc, &errs[t]);
         memcpy(w.data + first, keep[0], 4);
         memcpy(w.data + second, keep[1], 4);
         CHECK(st == RA_ERR_BAD_VALUE && errs[t].offset == first && !strcmp(errs[t].field, "anim_size"),
@@ -763,7 +754,7 @@ static void breakpoint_budget(void)
     ra_error errs[3];
     for (int t = 0; t < 3; t++) {
         ra_document *doc = NULL;
-        ra_status st = load_threads(&w, "breakpoint_budget", threads[t], &doc, &errs[t]);
+        ra_status st = fx_load_opt(w.data, w.size, "breakpoint_budget", false, "threads", threads[t], &doc, &errs[t]);
         CHECK(st == RA_ERR_LIMIT && !strcmp(errs[t].field, "anim_loop"),
               "breakpoint_budget: threads=%s refuses the file (too many keys): %s", threads[t], errs[t].msg);
         if (doc) ra_document_free(doc);

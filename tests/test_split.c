@@ -19,7 +19,7 @@ static double g_worst_gap, g_worst_diff;
 
 static ra_status load(const uint8_t *d, size_t n, const char *path, bool body, const char *mka, ra_document **doc)
 {
-    return fx_load_opt(d, n, path, body, mka ? "max_key_angle" : NULL, mka, doc);
+    return fx_load_opt(d, n, path, body, mka ? "max_key_angle" : NULL, mka, doc, NULL);
 }
 
 static long rotation_keys(const ra_scene *s)

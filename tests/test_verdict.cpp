@@ -23,7 +23,7 @@ static long g_loads, g_accepted;
 static bool CLoads(const std::vector<uint8_t> &d, const std::string &path, bool body)
 {
     ra_document *doc = nullptr;
-    bool ok = fx_load_opt(d.data(), d.size(), path.c_str(), body, nullptr, nullptr, &doc) == RA_OK;
+    bool ok = fx_load_opt(d.data(), d.size(), path.c_str(), body, nullptr, nullptr, &doc, nullptr) == RA_OK;
     ra_document_free(doc);
     return ok;
 }

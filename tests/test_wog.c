@@ -531,12 +531,9 @@ static void meta_budget_edge(void)
         ra_status first_st = RA_OK;
         static const char *const threads[] = {"1", "2", "3"};
         for (int t = 0; t < 3; t++) {
-            ra_options o;
-            ra_options_init(&o);
-            ra_options_add(&o, "threads", threads[t]);
             ra_document *doc = NULL;
             ra_error e;
-            ra_status st = load_opts(sl.w.data, sl.w.size, "s.movie.binltl", &o, &doc, &e);
+            ra_status st = fx_load_opt(sl.w.data, sl.w.size, "s.movie.binltl", false, "threads", threads[t], &doc, &e);
             if (actors == 2) {
                 CHECK(st == RA_OK, "2 actors of %u slots, threads=%s: %s", slots, threads[t], e.msg);
                 for (uint32_t i = 0; doc && i < doc->scene.node_count; i++) {
