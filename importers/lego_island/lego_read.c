@@ -36,36 +36,44 @@ static bool oom(rd *r, const char *field)
     return ra_cursor_fail(&r->c, RA_ERR_NO_MEMORY, r->c.pos, field, "out of memory (memory_limit)");
 }
 
+/* What a track's keys show as they pass (lego_node's notes): whether the
+ * times never decrease, and the last (largest) time. */
+typedef struct track_notes {
+    uint32_t prev, last;
+    bool in_order;
+} track_notes;
+
+static inline void note_time(track_notes *tn, uint32_t raw)
+{
+    uint32_t t = lego_key_time(raw);
+    tn->in_order &= t >= tn->prev;
+    tn->last = t > tn->last ? t : tn->last;
+    tn->prev = t;
+}
+
 /* The n keys at p into k; with a node, its notes of the track (each task
  * writes only its own track's). */
 static void fill_trans(lego_trans_key *k, const uint8_t *p, uint16_t n, lego_node *nd, int track)
 {
-    uint32_t prev = 0, last = 0;
-    bool in_order = true;
+    track_notes tn = {0, 0, true};
     for (uint16_t i = 0; i < n; i++, p += 16) {
         k[i] = (lego_trans_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12)};
-        uint32_t t = lego_key_time(k[i].raw);
-        in_order &= !i || t >= prev;
-        last = t > last ? t : last;
-        prev = t;
+        note_time(&tn, k[i].raw);
     }
-    if (nd) nd->keys_in_order[track] = in_order, nd->last_key_ms[track] = last;
+    if (nd) nd->keys_in_order[track] = tn.in_order, nd->last_key_ms[track] = tn.last;
 }
 
 static void fill_rot(lego_rot_key *k, const uint8_t *p, uint16_t n, lego_node *nd)
 {
-    uint32_t prev = 0, last = 0;
-    bool in_order = true, zero = false;
+    track_notes tn = {0, 0, true};
+    bool zero = false;
     for (uint16_t i = 0; i < n; i++, p += 20) {
         k[i] = (lego_rot_key){ra_load_u32le(p), ra_load_f32le(p + 4), ra_load_f32le(p + 8), ra_load_f32le(p + 12),
                               ra_load_f32le(p + 16)};
-        uint32_t t = lego_key_time(k[i].raw);
-        in_order &= !i || t >= prev;
-        last = t > last ? t : last;
-        prev = t;
+        note_time(&tn, k[i].raw);
         zero |= k[i].w == 0 && k[i].x == 0 && k[i].y == 0 && k[i].z == 0;
     }
-    if (nd) nd->keys_in_order[1] = in_order, nd->last_key_ms[1] = last, nd->rot_zero = zero;
+    if (nd) nd->keys_in_order[1] = tn.in_order, nd->last_key_ms[1] = tn.last, nd->rot_zero = zero;
 }
 
 static void fill_task(const key_task *t)
