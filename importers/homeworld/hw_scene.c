@@ -251,19 +251,33 @@ static ra_quat axis_q(int axis, double a)
     return ra_q(c, axis == 0 ? 1 * s : 0 * s, axis == 1 ? 1 * s : 0 * s, axis == 2 ? 1 * s : 0 * s);
 }
 
+/* ra_q_mul(q, axis_q(axis, a)) without the products of the axis
+ * quaternion's zeros: each component is the same two products summed (x - 0
+ * and x + 0 are x; at most the sign of a zero could differ) */
+static inline ra_quat times_axis(ra_quat q, int axis, double a)
+{
+    double s = sin(a / 2), c = cos(a / 2);
+    switch (axis) {
+    case 0: return ra_q(q.w * c - q.x * s, q.w * s + q.x * c, q.y * c + q.z * s, q.z * c - q.y * s);
+    case 1: return ra_q(q.w * c - q.y * s, q.x * c - q.z * s, q.w * s + q.y * c, q.x * s + q.z * c);
+    default: return ra_q(q.w * c - q.z * s, q.x * c + q.y * s, q.y * c - q.x * s, q.w * s + q.z * c);
+    }
+}
+
 static ra_trs local_trs(const hw_state *st, const double v[HW_CHANNELS])
 {
     ra_trs r = {ra_v3(0, 0, 0), ra_q_identity(), ra_v3(1, 1, 1)};
     double h = v[HW_H], p = v[HW_P], b = v[HW_B];
+    /* (A B) C of three rotations about axes, A B C as written in the docs */
     if (st->space == SPACE_SHIP) {
         r.t = ra_v3(v[HW_Y], v[HW_Z], -v[HW_X]);
-        r.r = ra_q_mul(ra_q_mul(axis_q(0, -h), axis_q(2, p)), axis_q(1, -b));
+        r.r = times_axis(times_axis(axis_q(0, -h), 2, p), 1, -b);
     } else if (!st->native) { /* LightWave, Z mirrored into a right-handed frame */
         r.t = ra_v3(v[HW_X], v[HW_Y], -v[HW_Z]);
-        r.r = ra_q_mul(ra_q_mul(axis_q(1, -h), axis_q(0, -p)), axis_q(2, b));
+        r.r = times_axis(times_axis(axis_q(1, -h), 0, -p), 2, b);
     } else { /* LightWave as stored (left-handed) */
         r.t = ra_v3(v[HW_X], v[HW_Y], v[HW_Z]);
-        r.r = ra_q_mul(ra_q_mul(axis_q(1, h), axis_q(0, p)), axis_q(2, b));
+        r.r = times_axis(times_axis(axis_q(1, h), 0, p), 2, b);
     }
     return r;
 }

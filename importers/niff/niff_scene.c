@@ -721,6 +721,36 @@ static bool bake_continuous(const void *vctx, double t)
     return k1 == k0 || (k1 == k0 + 1 && gp->g->anims[gp->order[k0]].interp != NIFF_INTERP_STATIC);
 }
 
+/* bake_span_rotations' samples: the cosines and sines of the half angles
+ * at the first, turned by the step's from one to the next */
+typedef struct span_turns {
+    const nstate *st;
+    const gplay *gp;
+    double t0, t1;
+    uint32_t np, j0, n;
+    double cs[3], sn[3], dc[3], ds[3];
+} span_turns;
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void
+turn_span(span_turns *p, int a0, int a1, int a2, ra_quat *out)
+{
+    const uint8_t axes[3] = {(uint8_t)a0, (uint8_t)a1, (uint8_t)a2};
+    const nstate *st = p->st;
+    double *cs = p->cs, *sn = p->sn;
+    for (uint32_t k = 0; k < p->n; k++) {
+        double t = p->t0 + (p->t1 - p->t0) * ((double)(p->j0 + k) / (double)p->np), f = to_frame(st, t);
+        out[k] = f != t * st->fps ? group_trs(p->gp, f).r : euler_quat_cs(axes, cs, sn);
+        for (int a = 0; a < 3; a++) {
+            double x = cs[a] * p->dc[a] - sn[a] * p->ds[a];
+            sn[a] = sn[a] * p->dc[a] + cs[a] * p->ds[a];
+            cs[a] = x;
+        }
+    }
+}
+
 /* ra_bake_params.span_rotations on such a span: each half angle moves by a
  * constant step per piece (linear_turn's change over np), so its cosine and
  * sine are turned by the step's (one complex product) instead of a sincos
@@ -741,14 +771,27 @@ static bool bake_span_rotations(const void *vctx, double t0, double t1, uint32_t
         double step = 0.5 * d[a] / np, h = 0.5 * v0[3 + a] + step * j0;
         cs[a] = cos(h), sn[a] = sin(h), dc[a] = cos(step), ds[a] = sin(step);
     }
-    for (uint32_t k = 0; k < n; k++) {
-        double t = t0 + (t1 - t0) * ((double)(j0 + k) / (double)np), f = to_frame(st, t);
-        out[k] = f != t * st->fps ? group_trs(gp, f).r : euler_quat_cs(gp->axes, cs, sn);
-        for (int a = 0; a < 3; a++) {
-            double x = cs[a] * dc[a] - sn[a] * ds[a];
-            sn[a] = sn[a] * dc[a] + cs[a] * ds[a];
-            cs[a] = x;
-        }
+    span_turns span = {st,
+                       gp,
+                       t0,
+                       t1,
+                       np,
+                       j0,
+                       n,
+                       {cs[0], cs[1], cs[2]},
+                       {sn[0], sn[1], sn[2]},
+                       {dc[0], dc[1], dc[2]},
+                       {ds[0], ds[1], ds[2]}};
+    /* the order of axes a constant in each loop, so that euler_quat_cs's
+     * choices of axis fold away (the same products) */
+    switch (gp->axes[0] * 9 + gp->axes[1] * 3 + gp->axes[2]) {
+    case 0 * 9 + 1 * 3 + 2: turn_span(&span, 0, 1, 2, out); break;
+    case 0 * 9 + 2 * 3 + 1: turn_span(&span, 0, 2, 1, out); break;
+    case 1 * 9 + 0 * 3 + 2: turn_span(&span, 1, 0, 2, out); break;
+    case 1 * 9 + 2 * 3 + 0: turn_span(&span, 1, 2, 0, out); break;
+    case 2 * 9 + 0 * 3 + 1: turn_span(&span, 2, 0, 1, out); break;
+    case 2 * 9 + 1 * 3 + 0: turn_span(&span, 2, 1, 0, out); break;
+    default: turn_span(&span, gp->axes[0], gp->axes[1], gp->axes[2], out); break;
     }
     return true;
 }
