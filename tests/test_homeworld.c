@@ -15,6 +15,7 @@
  * matrix entry moves no more than the rotation angle or the translation.
  * At 60 Hz a wing fold of 0.8 rad over a second allows about 1e-4; the test
  * prints the worst ratio of difference to allowance it saw. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <float.h>
 #include <string.h>
 #include <time.h>
@@ -1011,6 +1012,55 @@ static ra_status load_with_geo(const char *mad, const char *value, ra_document *
     return st;
 }
 
+/* Flat shading: geo_ship.geo's Hull has one triangle of material 0 (flags
+ * MDF_2Sided, no MDF_Smoothing), its face normal (0,0,1) and every corner's
+ * vertex normal (0,0,2).  With the vertex normal made (1,0,0), the corners
+ * take the face normal (the game draws the material flat); with
+ * MDF_Smoothing added to the material, the vertex normal. */
+static void geo_flat_shading(void)
+{
+    size_t n = 0;
+    uint8_t *geo = fx_slurp(g_dir, "geo_ship.geo", &n);
+    /* material 0's flags (68 + 112 * 4 objects, +24) and Hull's vertex normal
+     * (its lists from 580: one 40-byte triangle, three 16-byte vertices, the face normal) */
+    const size_t flags_at = 68 + 112 * 4 + 24, vnormal_at = 580 + 40 + 3 * 16 + 16;
+    float v[3] = {0, 0, 0};
+    if (geo && n > vnormal_at + 12) memcpy(v, geo + vnormal_at, sizeof v); /* little-endian host (the CI's) */
+    CHECK(geo && n > vnormal_at + 12 && geo[flags_at] == 8 && v[0] == 0 && v[1] == 0 && v[2] == 2,
+          "geo_ship.geo: material 0's flags 8 and Hull's vertex normal (0,0,2) where expected");
+    if (!geo || n <= vnormal_at + 12) {
+        free(geo);
+        return;
+    }
+    const float x[3] = {1, 0, 0};
+    memcpy(geo + vnormal_at, x, sizeof x);
+    char dir[] = "/tmp/ra_hw_flat_XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/flat.geo", dir);
+    for (int smooth = 0; smooth < 2; smooth++) {
+        geo[flags_at] = (uint8_t)(smooth ? 8 | 2 : 8);
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(geo, 1, n, f) == n && fclose(f) == 0, "%s written", path);
+        ra_document *doc = NULL;
+        ra_error e;
+        CHECK(load_with_geo("geo_ship.mad", path, &doc, &e) == RA_OK, "flat.geo (smoothing %d): %s", smooth, e.msg);
+        const ra_mesh *me = NULL;
+        for (size_t i = 0; doc && i < doc->scene.mesh_count; i++)
+            if (!strcmp(doc->scene.meshes[i].name, "Hull.material0")) me = &doc->scene.meshes[i];
+        CHECK(me && me->vertex_count == 3, "flat.geo (smoothing %d): Hull's mesh", smooth);
+        const float want[3] = {smooth ? 1.0f : 0.0f, 0, smooth ? 0.0f : 1.0f};
+        for (uint32_t c = 0; me && c < me->vertex_count; c++)
+            CHECK(me->normals[3 * c] == want[0] && me->normals[3 * c + 1] == want[1] &&
+                      me->normals[3 * c + 2] == want[2],
+                  "flat.geo (smoothing %d): corner %u normal (%g, %g, %g), expected (%g, %g, %g)", smooth, c,
+                  me->normals[3 * c], me->normals[3 * c + 1], me->normals[3 * c + 2], want[0], want[1], want[2]);
+        ra_document_free(doc);
+    }
+    remove(path);
+    remove(dir);
+    free(geo);
+}
+
 /* A broken .geo (no .mad of its stem): geo_ship.mad with --option geo=<it>
  * is refused at its expect-error-offset, naming homeworld_geo. */
 static bool is_geo_alone(const char *n)
@@ -1098,6 +1148,7 @@ int main(int argc, char **argv)
     int geos = fx_for_each_file(g_dir, is_geo_alone, run_geo_fixture);
     CHECK(geos >= 5, "only %d broken .geo fixtures", geos);
     geo_options();
+    geo_flat_shading();
     printf("broken .geo fixtures: %d\n", geos);
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g, worst share of the allowed "
            "sampling error %.3g)\n",

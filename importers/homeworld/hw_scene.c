@@ -956,12 +956,16 @@ static ra_status hw_geo_meshes(hw_build *b, ra_error *err)
                 const char *nm_ = ra_arena_printf(ar, "%s.%s", s->nodes[b->geo_node[i]].name, mnames[mi]);
                 if (!pos || !nrm || !uv || !idx || !nm_) return ra_fail_nomem(err, FMT);
                 size_t c = 0;
+                /* the game shades a material without MDF_Smoothing flat, each
+                 * polygon with its face normal (meshCurrentMaterial's
+                 * GL_FLAT); LWExport gives such a surface's vertices normal 0 */
+                bool smooth = (g->materials[mi].flags & HW_GEO_MDF_SMOOTHING) != 0;
                 for (int32_t k = 0; k < o->polygon_count; k++) {
                     const hw_geo_polygon *q = &o->polygons[k];
                     if (q->material != mi) continue;
                     for (int v = 0; v < 3; v++, c++) {
                         const hw_geo_vertex *gv = &o->vertices[q->v[v]];
-                        int32_t ni = gv->normal >= 0 ? gv->normal : q->face_normal;
+                        int32_t ni = smooth && gv->normal >= 0 ? gv->normal : q->face_normal;
                         const float *n = o->normals[ni].n;
                         double len = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
                         for (int a = 0; a < 3; a++) {

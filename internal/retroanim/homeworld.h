@@ -123,6 +123,7 @@ double hw_spline(const hw_object *o, int c, double tau, bool left, double *d1, d
 #define HW_GEO_MATERIAL_SIZE 32u
 #define HW_GEO_MAX_COUNT 65536u /* objects, materials */
 #define HW_GEO_MAX_DEPTH 256u
+#define HW_GEO_MDF_SMOOTHING 2u
 #define HW_GEO_MDF_2SIDED 8u
 
 typedef struct hw_geo_material {
