@@ -1053,6 +1053,40 @@ static void palette_arrays_skipped(void)
     ra_free(d);
 }
 
+/* The header's list sizes (*_list_num_byte): the specification says 0
+ * does not occur, and the format page says a reader accepts it anyway.
+ * geometry.niff with each present list's header size written as 0 loads
+ * as it was (the same nodes, meshes and materials); written 4 bytes off, it
+ * is refused at that word (field list_num_byte). */
+static void header_list_sizes(void)
+{
+    size_t n = 0;
+    ra_document *doc = NULL;
+    uint8_t *d = slurp_load("geometry.niff", &n, &doc);
+    if (!d) return;
+    const size_t nodes = doc->scene.node_count, meshes = doc->scene.mesh_count, mats = doc->scene.material_count;
+    ra_document_free(doc);
+    int zeroed = 0;
+    for (uint64_t at = 16; at < 92; at += 4) {
+        uint32_t v = (uint32_t)d[at] << 24 | (uint32_t)d[at + 1] << 16 | (uint32_t)d[at + 2] << 8 | d[at + 3];
+        if (!v) continue;
+        ra_error e;
+        const uint32_t zero = 0, off = v + 4;
+        ra_status st = load_patched(d, n, "geometry.niff", &at, &zero, 1, &doc, &e);
+        CHECK(st == RA_OK && doc->scene.node_count == nodes && doc->scene.mesh_count == meshes &&
+                  doc->scene.material_count == mats,
+              "list size at %llu written 0: loads as before (%s)", (unsigned long long)at, st == RA_OK ? "" : e.msg);
+        if (st == RA_OK) ra_document_free(doc);
+        st = load_patched(d, n, "geometry.niff", &at, &off, 1, &doc, &e);
+        CHECK(st == RA_ERR_BAD_VALUE && !strcmp(e.field, "list_num_byte") && e.offset == at,
+              "list size at %llu written %u: refused at it (%s)", (unsigned long long)at, off, e.msg);
+        if (st == RA_OK) ra_document_free(doc);
+        zeroed++;
+    }
+    CHECK(zeroed >= 10, "geometry.niff: %d list sizes in its header", zeroed);
+    ra_free(d);
+}
+
 /* A Shape's cull bits (shape_type & 0x30): geometry.niff's plane_shape (0x05, drawn double-sided)
  * written as CULL_FRONT (0x25) shows its back faces: single-sided, each triangle's corners in the
  * order 0, 2, 1 (told by position: the vertices are numbered in order of first use); as CULL_BOTH
@@ -1119,6 +1153,7 @@ int main(int argc, char **argv)
     external_textures();
     cull_bits();
     palette_arrays_skipped();
+    header_list_sizes();
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;

@@ -1494,7 +1494,8 @@ ra_status niff_read_run(const uint8_t *data, size_t size, ra_arena *arena, niff_
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, off, "list tag", "a second %s list",
                                header_list_names[slot]);
             seen[slot] = true;
-            if (slot < nlists && hsize[slot] != lsize)
+            /* 0 "does not exist" (the specification), accepted anyway: the walk needs no header size */
+            if (slot < nlists && hsize[slot] && hsize[slot] != lsize)
                 return ra_fail(err, RA_ERR_BAD_VALUE, FMT, hoff[slot], "list_num_byte",
                                "the header gives the %s list %u bytes, the list has %u", header_list_names[slot],
                                hsize[slot], lsize);
