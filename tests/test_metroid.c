@@ -716,6 +716,79 @@ static void root_motion_strip(void)
     ra_free(d);
 }
 
+/* Parent ids (docs/formats/metroid_prime.md §5): a skeleton of four bones in
+ * a chain, written by mp_cinf_write.  Prime 2 numbers bones from 0, so the
+ * chain 0 <- 1 <- 2 <- 3 has bone 3's parent id 2, a bone (before: read as
+ * "no parent", and bone 3 hung from RootNode); a root whose parent is an id
+ * no bone has stays a root.  Prime 1's chain 3 <- 4 <- 5 <- 6 with the root's
+ * parent 2 (no bone) and then the root naming itself: a root either way; a
+ * Prime 2 root whose parent id 2 names its own descendant is a cycle. */
+static ra_status load_chain(int game, const uint32_t ids[4], const uint32_t parents[4], ra_document **doc, ra_error *e)
+{
+    mp_bone b[4];
+    uint32_t links[4][2];
+    memset(b, 0, sizeof b);
+    for (int i = 0; i < 4; i++) {
+        b[i].id = ids[i], b[i].parent = parents[i];
+        b[i].pos[2] = (float)i;
+        b[i].rot_model[0] = b[i].rot_local[0] = 1;
+        links[i][0] = parents[i], links[i][1] = ids[i < 3 ? i + 1 : i];
+        b[i].link_count = i < 3 ? 2 : 1, b[i].links = links[i];
+    }
+    uint32_t build[4] = {ids[0], ids[1], ids[2], ids[3]};
+    mp_cinf k = {game, 4, b, 4, build, 0, NULL, NULL, 0, NULL};
+    ra_writer w;
+    ra_writer_init(&w);
+    ra_status st = mp_cinf_write(&k, &w, e);
+    if (st == RA_OK) st = load_opts(w.data, w.size, game == 2 ? "chain_mp2.cinf" : "chain_mp1.cinf", NULL, doc, e);
+    ra_writer_free(&w);
+    return st;
+}
+
+/* the name of node i's parent node, "" for none */
+static const char *parent_name(const ra_scene *s, const char *node)
+{
+    for (size_t i = 0; i < s->node_count; i++)
+        if (!strcmp(s->nodes[i].name, node)) return s->nodes[i].parent >= 0 ? s->nodes[s->nodes[i].parent].name : "";
+    return "(no such node)";
+}
+
+static void cinf_parents(void)
+{
+    ra_document *doc = NULL;
+    ra_error e;
+    const uint32_t mp2_ids[4] = {0, 1, 2, 3}, mp2_par[4] = {0xFFFFFFFFu, 0, 1, 2};
+    CHECK(load_chain(2, mp2_ids, mp2_par, &doc, &e) == RA_OK, "Prime 2 chain: %s", e.msg);
+    if (doc) {
+        const ra_scene *s = &doc->scene;
+        const char *want[4][2] = {
+            {"bone_0", "RootNode"}, {"bone_1", "bone_0"}, {"bone_2", "bone_1"}, {"bone_3", "bone_2"}};
+        for (int i = 0; i < 4; i++)
+            CHECK(!strcmp(parent_name(s, want[i][0]), want[i][1]), "Prime 2 chain: %s hangs from %s, expected %s",
+                  want[i][0], parent_name(s, want[i][0]), want[i][1]);
+        ra_document_free(doc);
+    }
+    const uint32_t mp1_ids[4] = {3, 4, 5, 6};
+    for (int self = 0; self < 2; self++) {
+        const uint32_t mp1_par[4] = {self ? 3u : 2u, 3, 4, 5};
+        doc = NULL;
+        CHECK(load_chain(1, mp1_ids, mp1_par, &doc, &e) == RA_OK, "Prime 1 chain (root's parent %u): %s", mp1_par[0],
+              e.msg);
+        if (!doc) continue;
+        const ra_scene *s = &doc->scene;
+        CHECK(!strcmp(parent_name(s, "bone_3"), "RootNode") && !strcmp(parent_name(s, "bone_6"), "bone_5"),
+              "Prime 1 chain (root's parent %u): bone_3 under %s, bone_6 under %s", mp1_par[0],
+              parent_name(s, "bone_3"), parent_name(s, "bone_6"));
+        ra_document_free(doc);
+    }
+    const uint32_t loop_par[4] = {2, 0, 1, 2};
+    doc = NULL;
+    ra_status st = load_chain(2, mp2_ids, loop_par, &doc, &e);
+    CHECK(st == RA_ERR_BAD_VALUE && !strcmp(e.field, "bone.parent"),
+          "Prime 2 root naming its descendant 2 as parent: refused as a cycle (%s)", st == RA_OK ? "loaded" : e.msg);
+    if (doc) ra_document_free(doc);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -732,6 +805,7 @@ int main(int argc, char **argv)
     regressions();
     skeleton_search();
     root_motion_strip();
+    cinf_parents();
     printf("fixtures: %d, instants compared: %ld, worst pose/playback difference: %.3g, files re-encoded exactly: %d\n",
            fixtures, g_stats.instants, g_stats.worst, g_reencoded);
     return ra_test_finish("test_metroid");

@@ -66,8 +66,7 @@ static bool check_cycles(ra_cursor *c, ra_arena *ar, const mp_cinf *k)
         while (cur >= 0 && state[cur] == 0) {
             state[cur] = 1;
             walk[len++] = (uint32_t)cur;
-            uint32_t p = k->bones[cur].parent;
-            cur = p == MP_NO_PARENT ? -1 : ra_find_id(t, n, p);
+            cur = mp_bone_parent(k, t, (size_t)cur);
             /* a duplicate id is not the bone the link names: only the first counts */
         }
         if (cur >= 0 && state[cur] == 1) {

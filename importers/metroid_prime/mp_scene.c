@@ -206,8 +206,7 @@ static ra_status mp_bone_tree(mp_tree *t, ra_error *err)
     for (size_t i = 0; i < nb; i++) {
         t->kept[i] = ra_find_id(t->bones, nb, k->bones[i].id) == (int64_t)i;
         if (!t->kept[i]) dup++;
-        int64_t p = k->bones[i].parent == MP_NO_PARENT ? -1 : ra_find_id(t->bones, nb, k->bones[i].parent);
-        t->parent[i] = p == (int64_t)i ? -1 : p;
+        t->parent[i] = mp_bone_parent(k, t->bones, i);
         int64_t r = ra_find_id(t->build, k->build_count, k->bones[i].id);
         rank[i] = r >= 0 ? (uint32_t)r : UINT32_MAX;
     }

@@ -24,7 +24,7 @@ const char *mp_layout_name(mp_layout l); /* "v2-mp1", ... */
 bool mp_layout_from_name(const char *name, mp_layout *out);
 
 #define MP_BONE_SLOTS 100 /* version 0 bone map size; valid bone ids are < 100 */
-#define MP_NO_PARENT 2    /* CINF parent id meaning "none" */
+#define MP_NO_PARENT 2    /* Prime 1 CINF parent id meaning "none" (mp_bone_parent) */
 #define MP_ROOT_BONE 3    /* the character root (root motion) */
 #define MP_MAX_BITS 32    /* widest quantized delta accepted */
 
@@ -206,6 +206,20 @@ typedef struct mp_cinf {
     size_t trailing_size;
     uint8_t *trailing;
 } mp_cinf;
+
+/* The record index of bone i's parent (ids: the skeleton's ids sorted by
+ * ra_sorted_ids), -1 for a root.  Prime 1 writes MP_NO_PARENT for a root, an
+ * id no bone has; Prime 2 numbers its bones from 0, so there 2 is bone 2's
+ * id like any other (PrimeWorldEditor looks every parent id up).  Either
+ * way an id no bone has, or the bone's own, makes a root; a duplicated id
+ * names its first record. */
+static inline int64_t mp_bone_parent(const mp_cinf *k, const ra_id_slot *ids, size_t i)
+{
+    uint32_t p = k->bones[i].parent;
+    if (k->game != 2 && p == MP_NO_PARENT) return -1;
+    int64_t j = ra_find_id(ids, k->bone_count, p);
+    return j == (int64_t)i ? -1 : j;
+}
 
 /* game_hint 0 = detect (docs/formats/metroid_prime.md §5: the u32 after the first position is 0 or > 100
  * in Prime 2). */
