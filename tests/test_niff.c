@@ -1053,6 +1053,45 @@ static void palette_arrays_skipped(void)
     ra_free(d);
 }
 
+/* Material sources and the texture (docs/formats/niff.md §9): textures.niff's
+ * Mat 0 takes its Tex while its colour or alpha types name TEX0 (0x8, alpha
+ * 0x80000) and goes without it when they name PRIM alone; the other Mats keep
+ * theirs.  (mat_sources.niff covers the colours and the prim colour.) */
+static void mat_texture_source(void)
+{
+    size_t n = 0;
+    ra_document *doc = NULL;
+    uint8_t *d = slurp_load("textures.niff", &n, &doc);
+    if (!d) return;
+    const niff_file *f = niff_document_file(doc);
+    uint64_t at = f->geo.mat_count ? f->geo.mats[0].offset : 0;
+    const size_t textured = doc->scene.texture_count;
+    ra_document_free(doc);
+    CHECK(at && textured >= 2, "textures.niff: Mat 0 at %llu, %zu textures", (unsigned long long)at, textured);
+    const struct {
+        uint32_t color, alpha;
+        bool tex;
+    } cases[] = {{0x4, 0x40000, false}, {0x8, 0x40000, true}, {0x4, 0x80000, true}, {0xFFFFFFFFu, 0, true}};
+    for (size_t k = 0; at && k < sizeof cases / sizeof *cases; k++) {
+        const uint64_t where[2] = {at + 24, at + 32};
+        const uint32_t value[2] = {cases[k].color, cases[k].alpha};
+        ra_error e;
+        ra_status st = load_patched(d, n, "textures.niff", where, value, 2, &doc, &e);
+        CHECK(st == RA_OK, "Mat 0 types 0x%x / 0x%x: %s", value[0], value[1], e.msg);
+        if (st != RA_OK) continue;
+        const ra_material *m = NULL; /* the scene material of Mat 0 */
+        for (size_t i = 0; i < doc->scene.material_count; i++) {
+            const ra_meta *mi = ra_meta_get(&doc->scene.materials[i].meta, "niff.mat_index");
+            if (mi && mi->u.i == 0) m = &doc->scene.materials[i];
+        }
+        CHECK(m && (m->texture >= 0) == cases[k].tex && doc->scene.texture_count == textured - !cases[k].tex,
+              "Mat 0 types 0x%x / 0x%x: texture %d (expected %s), %zu textures", value[0], value[1],
+              m ? m->texture : -9, cases[k].tex ? "one" : "none", doc->scene.texture_count);
+        ra_document_free(doc);
+    }
+    ra_free(d);
+}
+
 /* The header's list sizes (*_list_num_byte): the specification says 0
  * does not occur, and the format page says a reader accepts it anyway.
  * geometry.niff with each present list's header size written as 0 loads
@@ -1154,6 +1193,7 @@ int main(int argc, char **argv)
     cull_bits();
     palette_arrays_skipped();
     header_list_sizes();
+    mat_texture_source();
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;

@@ -27,7 +27,8 @@ enum {
 typedef struct pmesh {
     int32_t material;
     bool uv, nv, col;
-    uint32_t *tris; /* indices into the TriGroup */
+    bool col_rgb, col_alpha; /* the colours' RGB and alpha feed the surface (mat_sources), else 1 */
+    uint32_t *tris;          /* indices into the TriGroup */
     uint32_t count;
 } pmesh;
 
@@ -148,13 +149,41 @@ static int32_t texture_of(gbuild *b, uint32_t ti)
 }
 
 /* ---- materials ------------------------------------------------------------------------------------------- */
+/* What feeds a Mat's surface colour and alpha (docs/formats/niff.md §9):
+ * for MAT_TYPE_NIFF the union of its two colour types' and its two alpha
+ * types' bits (VTX 0x1, TRI 0x2, PRIM 0x4, TEX0 0x8; alpha the same
+ * x 0x10000; 0xFFFFFFFF: that cycle unused); the alpha types, when they
+ * name no source, follow the colour types.  A Mat naming no source, or an
+ * N64 combiner Mat (whose four bytes are combiner inputs), takes every
+ * source, as before these bits were read. */
+enum {
+    SRC_SHADE_VTX = 0x1,
+    SRC_SHADE_TRI = 0x2,
+    SRC_PRIM = 0x4,
+    SRC_TEX0 = 0x8,
+    SRC_ALL = 0xF
+};
+static void mat_sources(const niff_mat *m, unsigned *color, unsigned *alpha)
+{
+    unsigned c = 0, a = 0;
+    for (int k = 0; k < 2; k++) {
+        if (m->color_type[k] != NIFF_NONE) c |= m->color_type[k] & SRC_ALL;
+        if (m->alpha_type[k] != NIFF_NONE) a |= (m->alpha_type[k] >> 16) & SRC_ALL;
+    }
+    if (m->type != 0 || !c) c = SRC_ALL;
+    if (m->type != 0 || !a) a = c;
+    *color = c, *alpha = a;
+}
+
 /* The scene material of Mat mi on a double-sided or single-sided shape, with
  * its texture or (for triangles without texture coordinates) without. */
 static int32_t material_of(gbuild *b, uint32_t mi, bool double_sided, bool textured)
 {
     const niff_mat *m = &b->f->geo.mats[mi];
     /* a Tex whose image is in another file: the material goes without it */
-    const bool has_tex = m->tex.n && m->tex.v[0] != NIFF_NONE;
+    unsigned cs, as;
+    mat_sources(m, &cs, &as);
+    const bool has_tex = m->tex.n && m->tex.v[0] != NIFF_NONE && ((cs | as) & SRC_TEX0);
     const niff_tex *ext = has_tex && b->f->geo.texs[m->tex.v[0]].external ? &b->f->geo.texs[m->tex.v[0]] : NULL;
     textured = textured && has_tex && !ext;
     int32_t *slot = &b->mat_map[4 * (size_t)mi + 2u * double_sided + textured];
@@ -171,10 +200,15 @@ static int32_t material_of(gbuild *b, uint32_t mi, bool double_sided, bool textu
     ra_material *rm = &s->materials[s->material_count];
     memset(rm, 0, sizeof *rm);
     rm->name = name_or(b->f, m->name_index, b->ar, "mat", mi);
-    for (int k = 0; k < 4; k++) rm->base_color[k] = m->prim[k] < 0 ? 0 : m->prim[k] > 1 ? 1 : m->prim[k];
+    rm->unlit = (m->shade & 0xFu) == 0;
+    for (int k = 0; k < 4; k++) {
+        /* the prim colour where it feeds the surface; a lit NIFF 2 Mat's diffuse colour (1 unless set) tints it */
+        double v = (k < 3 ? cs : as) & SRC_PRIM ? m->prim[k] : 1.0;
+        if (k < 3 && !rm->unlit && m->has_diffuse) v *= m->diffuse[k];
+        rm->base_color[k] = v < 0 ? 0 : v > 1 ? 1 : v;
+    }
     rm->texture = tex;
     rm->double_sided = double_sided;
-    rm->unlit = (m->shade & 0xFu) == 0;
     rm->alpha_cutoff = 0.5;
     ra_arena *ar = b->ar;
     if (!rm->name || !ra_meta_set_int(ar, &rm->meta, "niff.mat_index", mi) ||
@@ -452,8 +486,9 @@ static ra_status emit_mesh(gbuild *b, const source *src, const pmesh *pm, uint32
         if (uv) memcpy(&uv[2 * (size_t)v], cv->uv, sizeof cv->uv);
         if (nrm) memcpy(&nrm[3 * (size_t)v], cv->nrm, sizeof cv->nrm);
         if (col) {
-            memcpy(&col[4 * (size_t)v], cv->col, sizeof cv->col);
-            translucent = translucent || cv->col[3] < 1;
+            float *o = &col[4 * (size_t)v];
+            for (int k = 0; k < 4; k++) o[k] = (k < 3 ? pm->col_rgb : pm->col_alpha) ? cv->col[k] : 1.0f;
+            translucent = translucent || o[3] < 1;
         }
         if (joints) {
             memcpy(&joints[4 * (size_t)v], cv->joint, sizeof cv->joint);
@@ -527,6 +562,11 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
             src->corner(src, t, c, &cv);
             has &= cv.has;
         }
+        /* the stored colours only where the Mat's colour or alpha takes them */
+        unsigned cs = SRC_ALL, as = SRC_ALL;
+        if (mi != NIFF_NONE) mat_sources(&g->mats[mi], &cs, &as);
+        const unsigned shade = SRC_SHADE_VTX | SRC_SHADE_TRI;
+        if (!((cs | as) & shade)) has &= ~(unsigned)HAS_COL;
         int32_t mat = -1;
         if (mi != NIFF_NONE && (mat = material_of(b, mi, double_sided, has & HAS_UV)) < -1) {
             rs = b->err->code;
@@ -555,7 +595,9 @@ static ra_status build_meshes(gbuild *b, uint32_t oi, const source *src, uint32_
                 }
                 pms = np;
             }
-            pms[npm++] = (pmesh){mat, !!(has & HAS_UV), !!(has & HAS_NV), !!(has & HAS_COL), NULL, 0};
+            pms[npm++] = (pmesh){
+                mat, !!(has & HAS_UV), !!(has & HAS_NV), !!(has & HAS_COL), (cs & shade) != 0, (as & shade) != 0, NULL,
+                0};
         }
         order[t] = (uint32_t)k;
         pms[k].count++;

@@ -293,13 +293,16 @@ class Part(M):
 
 
 class Mat(M):
+    """ext: the NIFF 2 Nintendo extension's first 12 floats (ambient,
+    emission, diffuse RGBA), or None (no extension)."""
     def __init__(self, name_index, prim, shade=0x12, tex=(), mat_type=0,
-                 color_types=(0x4, NOLINK, 0x40000, NOLINK), user=(0,) * 8,
-                 local_light=NOLINK):
+                 color_types=(0xF, NOLINK, 0xF0000, NOLINK), user=(0,) * 8,
+                 local_light=NOLINK, ext=None):
         self.name_index, self.prim, self.shade = name_index, f32t(prim), shade
         self.tex, self.mat_type = list(tex), mat_type
         self.color_types, self.user = tuple(color_types), tuple(user)
         self.local_light = local_light
+        self.ext = None if ext is None else f32t(ext)
 
 
 class Tex(M):
@@ -542,7 +545,8 @@ def pack_part(p, i):
 
 
 def pack_mat(m, i):
-    size = 104 + 4 * len(m.tex)
+    ext = m.ext or ()
+    size = 104 + 4 * len(m.tex) + 4 * len(ext)
     bl = Blob()
     bl.mark(('mat', i))
     bl.put(struct.pack('>4I', TAG_MAT, i, size, m.name_index))
@@ -550,9 +554,10 @@ def pack_mat(m, i):
     bl.put(struct.pack('>4I', *m.color_types))
     bl.put(struct.pack('>4f', *m.prim))
     bl.put(struct.pack('>8I', *m.user))
-    bl.put(struct.pack('>4I', m.local_light, len(m.tex), 0, 0))
+    bl.put(struct.pack('>4I', m.local_light, len(m.tex), 4 * len(ext), 0))
     assert len(bl.b) == 104
     bl.put(struct.pack('>%dI' % len(m.tex), *m.tex))
+    bl.put(struct.pack('>%df' % len(ext), *ext))
     return bl
 
 
@@ -1031,12 +1036,21 @@ class GeoReader:
         if 104 + 4 * ntex + nx + ux != nb:
             raise Fail(off + 92, 'tex_num %d does not fit' % ntex)
         tex = [self.u32(off + 104 + 4 * k) for k in range(ntex)]
+        ext = [self.f32(off + 104 + 4 * ntex + 4 * k) for k in range(nx // 4)] \
+            if nx else None
         self.note(off, 'Mat %d: tag 0x%08X size %d name_index %s mat_type 0x%X '
                   'mat_shade_type 0x%X' % (i, TAG_MAT, nb, mf.idx_str(name),
                                            mtype, shade))
+        self.note(off + 24, '  color_type %s alpha_type %s'
+                  % (mf.words_str(ctypes[:2]), mf.words_str(ctypes[2:])))
         self.note(off + 40, '  prim RGBA %s, tex_num %d tex_index %s'
                   % (mf.fmt_list(prim), ntex, tex))
-        return Mat(name, prim, shade, tex, mtype, ctypes, user, light)
+        if ext:
+            self.note(off + 104 + 4 * ntex, '  Nintendo ext: ambient %s emission '
+                      '%s diffuse %s' % (mf.fmt_list(ext[0:4]),
+                                         mf.fmt_list(ext[4:8]),
+                                         mf.fmt_list(ext[8:12])))
+        return Mat(name, prim, shade, tex, mtype, ctypes, user, light, ext)
 
     def tex(self, off, nb, i):
         self.head(off, nb, TAG_TEX, i, 'Tex', size_at=12)
@@ -1537,6 +1551,40 @@ def normalized(v):
     return tuple(x / n for x in v)
 
 
+def mat_sources(mat):
+    """RULES "Geometry" (material sources): the sources a Mat's colour and
+    alpha take (VTX 1, TRI 2, PRIM 4, TEX0 8): the union of its two colour
+    types' bits, and of its alpha types' >> 16 (0xFFFFFFFF: cycle unused);
+    the alpha follows the colour where it names none; a Mat naming no source,
+    or an N64 combiner Mat (mat_type != 0), takes all four."""
+    c = a = 0
+    for k in range(2):
+        if mat.color_types[k] != NOLINK:
+            c |= mat.color_types[k] & 0xF
+        if mat.color_types[2 + k] != NOLINK:
+            a |= (mat.color_types[2 + k] >> 16) & 0xF
+    if mat.mat_type != 0 or not c:
+        c = 0xF
+    if mat.mat_type != 0 or not a:
+        a = c
+    return c, a
+
+
+def gate_color(geo, mat, has_c, cv):
+    """A corner's colour as the Mat takes it: None when neither its colour nor
+    its alpha takes the stored colours, else RGB and alpha at 1 where that
+    part does not take them."""
+    if mat is None:
+        return has_c, cv
+    c, a = mat_sources(geo.mats[mat])
+    if not ((c | a) & 3):
+        return False, None
+    if cv is None:
+        return has_c, cv
+    return has_c, tuple(cv[k] if ((c if k < 3 else a) & 3) else 1.0
+                        for k in range(4))
+
+
 def geometry_of(sc, geo, where=None):
     """meshes, materials, textures per RULES "Geometry". where: the reader's
     offsets (None for the description: offsets then read as 0)."""
@@ -1605,6 +1653,10 @@ def geometry_of(sc, geo, where=None):
             has_uv = all(c[2] is not None for c in corners)
             has_n = all(c[4] is not None for c in corners)
             has_c = all(c[6] is not None for c in corners)
+            if gate_color(geo, mat, has_c, None)[0] is False:
+                has_c = False
+            corners = [c[:6] + (gate_color(geo, mat, has_c, c[6])[1],)
+                       for c in corners]
             key = (mat, has_uv, has_n, has_c)
             if key not in groups:
                 groups[key] = Mesh(None, ni, None if mat is None else (mat, ds),
@@ -1640,7 +1692,7 @@ def geometry_of(sc, geo, where=None):
     textures = {}
     for (mi, ds) in used:
         mat = geo.mats[mi]
-        if mat.tex and mat.tex[0] not in textures:
+        if mat.tex and mat.tex[0] not in textures and (mat_sources(mat)[0] | mat_sources(mat)[1]) & 8:
             textures[mat.tex[0]] = texture_of(sc, geo, mat.tex[0], W)
     mats = {}
     for (mi, ds) in used:
@@ -1649,19 +1701,28 @@ def geometry_of(sc, geo, where=None):
             else 'mat%d' % mi
         if ds and (mi, False) in used:
             name += '#2'
-        tex = textures[mat.tex[0]] if mat.tex else None
+        cs, as_ = mat_sources(mat)
+        tex = textures[mat.tex[0]] if mat.tex and (cs | as_) & 8 else None
+        color = tuple(mat.prim[k] if ((cs if k < 3 else as_) & 4) else 1.0
+                      for k in range(4))
+        if sc.niff2 and mat.ext and len(mat.ext) >= 12 and mat.shade & 0xF:
+            # a lit NIFF 2 Mat's diffuse colour tints the RGB (float32
+            # product, as the reader multiplies the two floats in double
+            # and stores a float)
+            color = tuple(mf.f32(color[k] * mat.ext[8 + k]) if k < 3 else color[k]
+                          for k in range(4))
         alphas = [v[3][3] for m in meshes if m.mat_key == (mi, ds) and m.col
                   for v in m.values]
         tex_alpha = set(px[3] for row in tex['rows'] for px in row) \
             if tex else set()
-        if mat.prim[3] < 1 or any(a < 1 for a in alphas) or \
+        if color[3] < 1 or any(a < 1 for a in alphas) or \
                 tex_alpha - {0, 255}:
             mode = 'BLEND'
         elif 0 in tex_alpha:
             mode = 'MASK'
         else:
             mode = 'OPAQUE'
-        mats[(mi, ds)] = dict(name=name, color=mat.prim, mode=mode,
+        mats[(mi, ds)] = dict(name=name, color=color, mode=mode,
                               ds=ds, unlit=(mat.shade & 0xF) == 0,
                               tex=None if tex is None else tex['name'])
     return nodes, meshes, mats, textures
@@ -1839,6 +1900,10 @@ def deform_meshes(sc, geo, nodes, shape_node, si, sh, meshes, used_names):
         has_uv = all(v['uv'] is not None for cn, v in corners)
         has_n = all(v['n'] is not None for cn, v in corners)
         has_c = all(v['c'] is not None for cn, v in corners)
+        if gate_color(geo, mat, has_c, None)[0] is False:
+            has_c = False
+        for cn, v in corners:
+            v['c'] = gate_color(geo, mat, has_c, v['c'])[1]
         key = (mat, has_uv, has_n, has_c)
         if key not in groups:
             m = Mesh(None, 0, None if mat is None else (mat, ds), has_uv,
@@ -2110,6 +2175,20 @@ def geometry():
     return sc, geo
 
 
+def mat_sources_file():
+    """geometry() with the Mats' colour and alpha types naming their sources
+    (RULES "Geometry", material sources)."""
+    sc, geo = geometry()
+    PRIM, VTX, TRI = 0x4, 0x1, 0x2
+    m = geo.mats
+    m[0].color_types = (PRIM, NOLINK, PRIM << 16, NOLINK)          # red
+    m[1].color_types = (VTX | TRI, NOLINK, NOLINK, NOLINK)         # glass
+    m[2].mat_type = 0x01010101                                     # unlit
+    m[2].color_types = (PRIM, NOLINK, PRIM << 16, NOLINK)
+    m[4].color_types = (VTX, PRIM, PRIM << 16, NOLINK)             # mat4
+    return sc, geo
+
+
 # Texture images, rows from the BOTTOM (as stored). Every colour channel is
 # picked so that truncation and rounding reduce it alike (agree()).
 TEX_SPECS = [
@@ -2251,6 +2330,8 @@ def ci_palette():
     imgs = [TexImg([[(10, 20, 30, 255), (40, 50, 60, 128)]], ext=(0,))]
     mat_names = ['m_ci4', 'm_ci8_ia', 'm_ci4_bank2', 'm_ci8_256', 'm_rgba32_v2']
     mats = [Mat(n[m], (1, 1, 1, 1), tex=[i]) for i, m in enumerate(mat_names)]
+    # the last Mat's colour in its NIFF 2 extension's diffuse (docs pitfall 13)
+    mats[-1].ext = f32t((1, 1, 1, 1, 0, 0, 0, 0, 0.5, 0.25, 1, 1))
     nq = len(texs)
     pts = [p for i in range(nq) for p in quad(i)]
     tris = []
@@ -2512,7 +2593,8 @@ SKIN_FRAMES = {'envelope.niff': ENV_FRAMES, 'cluster.niff': CLUSTER_FRAMES,
 
 GOOD = [('geometry.niff', geometry), ('textures.niff', textures),
         ('ci_palette.niff', ci_palette), ('envelope.niff', envelope),
-        ('cluster.niff', cluster), ('cluster_tri.niff', cluster_tri)]
+        ('cluster.niff', cluster), ('cluster_tri.niff', cluster_tri),
+        ('mat_sources.niff', mat_sources_file)]
 
 # (file, base, what, mark, relative offset, new value): one u32 changed
 BROKEN = [
@@ -2577,7 +2659,7 @@ FILES = {'geometry.niff': 'ok', 'textures.niff': 'ok', 'ci_palette.niff': 'ok',
          'bad_tri_vertex.niff': 'bad', 'bad_teximg_size.niff': 'bad',
          'bad_ci_index.niff': 'bad', 'bad_shape_link.niff': 'bad',
          'bad_vtx_count.niff': 'bad', 'envelope.niff': 'ok',
-         'cluster.niff': 'ok', 'cluster_tri.niff': 'ok',
+         'cluster.niff': 'ok', 'cluster_tri.niff': 'ok', 'mat_sources.niff': 'ok',
          'bad_envelope_node.niff': 'bad',
          'bad_envelope_part.niff': 'bad', 'bad_cluster_vertex.niff': 'bad'}
 
@@ -2777,7 +2859,14 @@ def hand_ci(sc, geo):
           'and AVERAGE (2) are not POINT.',
           '  Alpha: palettes 0 and 2 have entries with alpha bit 0 that the '
           'images use -> MASK; IA16 alphas',
-          '    15 ... 255 -> BLEND; t_rgba32_v2 has alpha 128 -> BLEND.']
+          '    15 ... 255 -> BLEND; t_rgba32_v2 has alpha 128 -> BLEND.',
+          '  m_rgba32_v2: prim (1,1,1,1), lit (shade 0x12); its Nintendo '
+          'extension\'s diffuse (0.5,0.25,1,1)',
+          '    tints the RGB -> base colour (0.5,0.25,1,1) (RULES "Geometry", '
+          'materials).']
+    HAND.append(('ci_palette.niff', 'expect-material name=m_rgba32_v2 ',
+                 'color=0.5,0.25,1,1 texture=t_rgba32_v2 alpha=BLEND '
+                 'double_sided=0 unlit=0'))
     HAND.append(('ci_palette.niff', 'expect-texel texture=t_ci4_bank2 x=0 y=0 ',
                  'rgba=99,165,41,255'))
     HAND.append(('ci_palette.niff', 'expect-texel texture=t_ci4 x=4 y=2 ',
@@ -2931,9 +3020,52 @@ def hand_cluster_tri(sc, geo):
     ]
 
 
+def hand_mat_sources(sc, geo):
+    L = ['Hand evaluation (RULES "Geometry", material sources; the rest as in '
+         'geometry.niff):',
+         '  red (Mat 0): colour PRIM, alpha PRIM -> the stored colours feed '
+         'nothing: its triangles lose',
+         '    them. T0, T1 (uv n, were with colours) and T5 (uv n) form one '
+         'mesh, cube_shape: 4 + 3 = 7',
+         '    vertices; T4, T8 stay "red n" (cube_shape#4); plane_shape (red#2) '
+         'keeps uv n. Base colour',
+         '    = prim (1,0,0,1).',
+         '  glass (Mat 1): colour VTX|TRI, alpha types 0xFFFFFFFF -> the alpha '
+         'takes the colour\'s',
+         '    sources: T2 keeps TriColor 1 (0.25,0.75,1,1); PRIM feeds neither: '
+         'base colour (1,1,1,1),',
+         '    prim alpha 0.5 unused -> OPAQUE (BLEND in geometry.niff).',
+         '  unlit (Mat 2): mat_type 0x01010101 (N64 combiner): its type words '
+         'are not NIFF bits -> every',
+         '    source, as geometry.niff: base (1,1,0.5,1), T3, T6 keep their '
+         'colours.',
+         '  mat4 (Mat 4): colour VTX (cycle 0) | PRIM (cycle 1), alpha PRIM -> '
+         'morph_shape keeps its',
+         '    vertex colours\' RGB, their alpha 0.25 becomes 1; base = prim '
+         '(0.8,0.8,0.8,1) -> OPAQUE.',
+         '  9 meshes (geometry.niff\'s 10 less the merged one), 5 materials.']
+    HAND.append(('mat_sources.niff', 'expect-mesh name=cube_shape ',
+                 'node=cube vertices=7 triangles=3 material=red uv=1 normals=1 '
+                 'colors=0'))
+    HAND.append(('mat_sources.niff', 'expect-material name=glass ',
+                 'color=1,1,1,1 texture=- alpha=OPAQUE double_sided=0 unlit=0'))
+    HAND.append(('mat_sources.niff', 'expect-material name=unlit ',
+                 'color=1,1,0.5,1 texture=- alpha=OPAQUE double_sided=0 '
+                 'unlit=1'))
+    HAND.append(('mat_sources.niff', 'expect-material name=mat4 ',
+                 'color=0.800000012,0.800000012,0.800000012,1 texture=- '
+                 'alpha=OPAQUE double_sided=0 unlit=0'))
+    HAND.append(('mat_sources.niff', 'expect-triangle mesh=morph_shape '
+                 'index=0 ', 'p=0,0,0;1,0,0;0,1,0 uv=0.100000001,0.799999997;'
+                 '0.899999976,0.799999997;0.100000001,0.199999988 '
+                 'c=1,1,1,1;1,0.5,0,1;0,0.5,1,1'))
+    return L
+
+
 HANDWORK = {'geometry.niff': hand_geometry, 'textures.niff': hand_textures,
             'ci_palette.niff': hand_ci, 'envelope.niff': hand_envelope,
-            'cluster.niff': hand_cluster, 'cluster_tri.niff': hand_cluster_tri}
+            'cluster.niff': hand_cluster, 'cluster_tri.niff': hand_cluster_tri,
+            'mat_sources.niff': hand_mat_sources}
 
 
 # --- prose --------------------------------------------------------------------------------
@@ -3063,7 +3195,10 @@ CI8 4 per word) from the bottom-left, the last word zero-padded; 16-bit
 palette entries RGBA16 (5/5/5/1, bit-replicated) and IA16; a 256-colour
 palette read by a CI4 image through TLUT bank 2 (entries 32-47) and by a
 CI8 image directly; tex_filter POINT -> nearest; alpha modes from the
-decoded texels. Every texel has an expect-texel line.''')
+decoded texels. Every texel has an expect-texel line. Mat 4 (m_rgba32_v2)
+carries a 48-byte NIFF 2 Nintendo extension (ambient, emission, diffuse
+RGBA) whose diffuse (0.5,0.25,1,1) tints its base colour (RULES
+"Geometry", materials).''')
 
 PROSE['envelope.niff'] = ('NIFF 2, deformable geometry: an Envelope (full, weighted, morph parts) skinned to objects and IK chain nodes', '''
 How it was made: make_geometry.py, envelope() packed by pack_geo_file().
@@ -3162,6 +3297,25 @@ cluster (ClusterTri cluster_for_tri), the normal turned by that cluster's
 object at rest; triangles 0 and 1 on the hip's cluster keep what they had,
 the thigh's triangles get colours, the foot's normals and colours, and
 triangle 5 mixes a vertex colour (hip) with triangle values.''')
+
+PROSE['mat_sources.niff'] = ('NIFF 1, geometry.niff with the Mats naming the sources of their colour and alpha', '''
+How it was made: make_geometry.py, mat_sources_file() packed by
+pack_geo_file(): geometry() (see geometry.txt) with these Mat words
+(mat_type; color_type0, color_type1, alpha_type0, alpha_type1; "-" is
+0xFFFFFFFF, an unused cycle):
+  Mat 0 red    NIFF; PRIM 0x4, -, PRIM_ALPHA 0x40000, -
+  Mat 1 glass  NIFF; VTX|TRI 0x3, -, -, -
+  Mat 2 unlit  N64 combiner 0x01010101; PRIM 0x4, -, PRIM_ALPHA 0x40000, -
+  Mat 3 spare  NIFF; every source (0xF, -, 0xF0000, -), as in geometry.niff
+  Mat 4 (mat4) NIFF; VTX 0x1, PRIM 0x4, PRIM_ALPHA 0x40000, -
+''' + COMMON + '''
+
+What it covers: RULES "Geometry", material sources: the colour and alpha
+types' bits (docs/formats/niff.md: "they say which of vertex colour,
+triangle colour, prim colour, texture feed the surface colour") decide
+whether a triangle keeps its stored colours and whether the prim colour is
+the base colour; the alpha follows the colour where it names nothing; an N64
+combiner Mat takes every source.''')
 
 BASES = {
     'envelope': 'envelope.niff (its .txt describes it): NIFF 2, one Envelope '
