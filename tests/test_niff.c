@@ -1053,6 +1053,36 @@ static void palette_arrays_skipped(void)
     ra_free(d);
 }
 
+/* LOD levels (docs/formats/niff.md §3): static.niff's house links house_lod
+ * as LOD level 0 at distance 50; the level is placed below it like a child,
+ * with node metadata saying which level it is, and one warning that every
+ * level is shown. */
+static void lod_levels(void)
+{
+    size_t n = 0;
+    ra_document *doc = NULL;
+    uint8_t *d = slurp_load("static.niff", &n, &doc);
+    if (!d) return;
+    const ra_scene *s = &doc->scene;
+    const ra_node *lod = NULL, *house = NULL;
+    for (size_t i = 0; i < s->node_count; i++) {
+        if (!strcmp(s->nodes[i].name, "house_lod")) lod = &s->nodes[i];
+        if (!strcmp(s->nodes[i].name, "house")) house = &s->nodes[i];
+    }
+    const ra_meta *lv = lod ? ra_meta_get(&lod->meta, "niff.lod_level") : NULL;
+    const ra_meta *ds = lod ? ra_meta_get(&lod->meta, "niff.lod_distance") : NULL;
+    CHECK(lod && house && lod->parent == (int32_t)(house - s->nodes), "static.niff: house_lod below house");
+    CHECK(lv && lv->type == RA_META_INT && lv->u.i == 0 && ds && ds->type == RA_META_DOUBLE && ds->u.d == 50,
+          "static.niff: house_lod's niff.lod_level 0 and niff.lod_distance 50");
+    CHECK(house && !ra_meta_get(&house->meta, "niff.lod_level"), "static.niff: house is no LOD level");
+    bool warned = false;
+    for (size_t i = 0; i < s->warning_count; i++)
+        warned |= strstr(s->warnings[i].msg, "1 object(s) are LOD levels") != NULL;
+    CHECK(warned, "static.niff: the LOD warning");
+    ra_document_free(doc);
+    ra_free(d);
+}
+
 /* Material sources and the texture (docs/formats/niff.md §9): textures.niff's
  * Mat 0 takes its Tex while its colour or alpha types name TEX0 (0x8, alpha
  * 0x80000) and goes without it when they name PRIM alone; the other Mats keep
@@ -1194,6 +1224,7 @@ int main(int argc, char **argv)
     palette_arrays_skipped();
     header_list_sizes();
     mat_texture_source();
+    lod_levels();
     printf("fixtures: %d, expectations: %ld, pose/playback instants: %ld (worst %.3g)\n", fixtures, g_checks,
            g_stats.instants, g_stats.worst);
     fx_rng = 4242;

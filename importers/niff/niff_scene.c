@@ -1665,7 +1665,27 @@ static ra_status niff_metadata(niff_build *b, ra_error *err)
         const niff_chain *c = item_chain(f, i);
         ok = c ? set_chain_meta(b->ar, md, f, c, b->names) : set_obj_meta(b->ar, md, f, i, b->names);
     }
+    /* LOD levels: placed as children (the specification), all shown, where the game draws one by distance */
+    size_t lods = 0;
+    for (uint32_t i = 0; i < f->obj_count && ok; i++) {
+        const niff_obj *o = &f->objs[i];
+        for (uint32_t k = 0; o->state != NIFF_OBJ_CLEAR && k < o->lod_num && ok; k++) {
+            uint32_t l = o->lod_link[k];
+            if (l >= f->obj_count || b->st->obj_node[l] < 0 ||
+                b->s->nodes[b->st->obj_node[l]].parent != b->st->obj_node[i])
+                continue; /* placed through another link */
+            ra_meta_list *md = &b->s->nodes[b->st->obj_node[l]].meta;
+            ok = ra_meta_set_int(b->ar, md, "niff.lod_level", k) &&
+                 ra_meta_set_double(b->ar, md, "niff.lod_distance", o->lod_dist[k]);
+            lods++;
+        }
+    }
     if (!ok) return ra_fail_nomem(err, FMT);
+    if (lods)
+        ra_scene_warn(b->s,
+                      "%zu object(s) are LOD levels (obj_lod_link): all are shown, where the game draws one by "
+                      "distance; node metadata niff.lod_level and niff.lod_distance tell them apart",
+                      lods);
     ra_status rs =
         ra_scene_standard_meta(b->doc, b->st->fps, "NIFF's own frame: right-handed, Y up, Z toward the viewer", err);
     if (rs != RA_OK) return rs;
