@@ -640,6 +640,138 @@ static void random_files(int count)
 }
 
 /* ---- hand-made regressions ------------------------------------------------------------------------------- */
+/* An actor's metadata names only its type's strings: scene.movie's text
+ * actor 0 (at 20) given image index 33 and its image actor 1 (at 52) label
+ * index 1 and font index 22 (the Python exporter leaves unused fields at 0,
+ * its first string) keep image, label and font as before. */
+static void actor_fields(void)
+{
+    fx_file fx;
+    if (!fx_open(g_dir, "scene.movie.binltl", &fx)) {
+        CHECK(0, "scene.movie.binltl not read");
+        return;
+    }
+    uint8_t *d = fx.data;
+    const struct {
+        size_t at;
+        uint32_t v;
+    } w[3] = {{20 + 4, 33}, {52 + 8, 1}, {52 + 12, 22}};
+    for (int k = 0; k < 3; k++) CHECK(ra_load_u32le(d + w[k].at) == 0, "scene.movie: field at %zu is 0", w[k].at);
+    for (int k = 0; k < 3; k++) {
+        const uint8_t b[4] = {(uint8_t)w[k].v, 0, 0, 0};
+        memcpy(d + w[k].at, b, 4);
+    }
+    ra_document *doc = NULL;
+    ra_error e;
+    CHECK(load_opts(d, fx.size, "f.movie.binltl", NULL, &doc, &e) == RA_OK, "actor fields: %s", e.msg);
+    const char *want[6][3] = {{"actor00_TEXT_CHAPTER1_TITLE", "wog.image", ""},
+                              {"actor00_TEXT_CHAPTER1_TITLE", "wog.label", "$TEXT_CHAPTER1_TITLE"},
+                              {"actor00_TEXT_CHAPTER1_TITLE", "wog.font", "FONT_TITLE"},
+                              {"actor01_IMAGE_MOVIE_BG", "wog.image", "IMAGE_MOVIE_BG"},
+                              {"actor01_IMAGE_MOVIE_BG", "wog.label", ""},
+                              {"actor01_IMAGE_MOVIE_BG", "wog.font", ""}};
+    for (int k = 0; doc && k < 6; k++) {
+        const char *v = node_meta_string(&doc->scene, want[k][0], want[k][1]);
+        CHECK(v && !strcmp(v, want[k][2]), "actor fields: %s %s = %s, expected \"%s\"", want[k][0], want[k][1],
+              v ? v : "(none)", want[k][2]);
+    }
+    if (doc) ra_document_free(doc);
+    fx_close(&fx);
+}
+
+/* A sound key whose soundStrIdx is -1, "not set" (the notes' sentinel; the
+ * Python exporter writes such a hold key at a movie's end): scene.movie's
+ * sound key (slot 1 of actor 1, at 828; its soundStrIdx at +24 is 1) so
+ * written loads, its row without a sound id; -2 is still refused there. */
+static void sound_not_set(void)
+{
+    fx_file fx;
+    if (!fx_open(g_dir, "scene.movie.binltl", &fx)) {
+        CHECK(0, "scene.movie.binltl not read");
+        return;
+    }
+    uint8_t *d = fx.data;
+    const size_t at = 828 + 24;
+    CHECK(fx.size > at + 4 && ra_load_u32le(d + at) == 1, "scene.movie: the sound key's soundStrIdx 1 at %zu", at);
+    ra_document *doc = NULL;
+    ra_error e;
+    memset(d + at, 0xFF, 4);
+    CHECK(load_opts(d, fx.size, "s.movie.binltl", NULL, &doc, &e) == RA_OK, "soundStrIdx -1: %s", e.msg);
+    const char *json = doc ? node_meta_string(&doc->scene, "actor01_IMAGE_MOVIE_BG", "wog.sound") : NULL;
+    CHECK(json && !strcmp(json, "[[0.75,\"\"]]"), "soundStrIdx -1: wog.sound %s", json ? json : "(none)");
+    if (doc) ra_document_free(doc);
+    doc = NULL;
+    d[at] = 0xFE;
+    CHECK(load_opts(d, fx.size, "s.movie.binltl", NULL, &doc, &e) != RA_OK && e.offset == at &&
+              !strcmp(e.field, "keyframe.soundStrIdx"),
+          "soundStrIdx -2: refused at %zu (%s at %llu)", at, e.msg, (unsigned long long)e.offset);
+    if (doc) ra_document_free(doc);
+    fx_close(&fx);
+}
+
+/* Keyframes off the 4-byte grid (docs/formats/world_of_goo.md §1): the old
+ * <-> new converter packs its string table without padding, so what follows
+ * it lies anywhere.  rot_1rps.anim.binltl (binltl: header pointers at 0x20
+ * mXformFrames, 0x24 alpha, 0x28 colour, 0x2C sound; its keyframes last) with
+ * 3 bytes put before its first keyframe and every keyframe pointer moved by
+ * 3 plays as before, with one warning naming the offsets read as they are. */
+static void unaligned_keys(const uint8_t *d, size_t n)
+{
+    uint32_t nt = ra_load_u32le(d + 0x10), nf = ra_load_u32le(d + 0x14);
+    /* the pointer arrays of keyframe pointers: one per transform entry, then alpha, colour and sound */
+    uint32_t arrays[16 + 3], na = 0;
+    uint32_t xf = ra_load_u32le(d + 0x20);
+    for (uint32_t t = 0; xf && t < nt && t < 16; t++) arrays[na++] = ra_load_u32le(d + xf + 4 * t);
+    for (uint32_t c = 0; c < 3; c++)
+        if (ra_load_u32le(d + 0x24 + 4 * c)) arrays[na++] = ra_load_u32le(d + 0x24 + 4 * c);
+    uint32_t kmin = (uint32_t)n;
+    for (uint32_t a = 0; a < na; a++)
+        for (uint32_t f = 0; f < nf; f++) {
+            uint32_t k = ra_load_u32le(d + arrays[a] + 4 * f);
+            if (k && k < kmin) kmin = k;
+        }
+    CHECK(na >= 1 && kmin < n && kmin % 4 == 0, "rot_1rps: %u keyframe arrays, first keyframe at %u", na, kmin);
+    if (!(na >= 1 && kmin < n)) return;
+    uint8_t *u = calloc(n + 3, 1);
+    memcpy(u, d, kmin);
+    memcpy(u + kmin + 3, d + kmin, n - kmin);
+    for (uint32_t a = 0; a < na; a++)
+        for (uint32_t f = 0; f < nf; f++) {
+            uint32_t k = ra_load_u32le(u + arrays[a] + 4 * f);
+            if (k >= kmin) {
+                const uint8_t b[4] = {(uint8_t)(k + 3), (uint8_t)((k + 3) >> 8), (uint8_t)((k + 3) >> 16),
+                                      (uint8_t)((k + 3) >> 24)};
+                memcpy(u + arrays[a] + 4 * f, b, 4);
+            }
+        }
+    ra_document *ref = NULL, *doc = NULL;
+    ra_error e;
+    CHECK(load_opts(d, n, "a.anim.binltl", NULL, &ref, &e) == RA_OK, "rot_1rps: %s", e.msg);
+    CHECK(load_opts(u, n + 3, "u.anim.binltl", NULL, &doc, &e) == RA_OK, "keyframes off the grid: %s", e.msg);
+    if (ref && doc) {
+        double worst = 0;
+        for (int i = 0; i <= 40; i++) {
+            ra_mat4 wa[8], wb[8];
+            double t = i * 0.05;
+            bool ok = ref->scene.node_count <= 8 && doc->scene.node_count == ref->scene.node_count &&
+                      ra_document_pose(ref, 0, t, wa, &e) == RA_OK && ra_document_pose(doc, 0, t, wb, &e) == RA_OK;
+            CHECK(ok, "keyframes off the grid: pose at %g", t);
+            for (size_t k = 0; ok && k < doc->scene.node_count; k++) {
+                double dd = ra_m4_max_abs_diff(&wa[k], &wb[k]);
+                if (dd > worst) worst = dd;
+            }
+        }
+        CHECK(worst == 0, "keyframes off the grid: poses differ by %g", worst);
+        bool warned = false;
+        for (size_t i = 0; i < doc->scene.warning_count; i++)
+            warned |= strstr(doc->scene.warnings[i].msg, "3 offset(s) are not a multiple of 4") != NULL;
+        CHECK(warned, "keyframes off the grid: the warning");
+    }
+    if (ref) ra_document_free(ref);
+    if (doc) ra_document_free(doc);
+    free(u);
+}
+
 static void regressions(void)
 {
     /* layout names, the string table lookup, the extensions */
@@ -662,14 +794,8 @@ static void regressions(void)
         fx_close(&fx);
     }
     if (fx_open(g_dir, "rot_1rps.anim.binltl", &fx)) {
-        /* an unaligned keyframe pointer is refused at its slot
-         * (docs/formats/world_of_goo.md §1: pointers are 4-aligned) */
         uint8_t *d = fx.data;
-        d[72] = 125;
-        CHECK(load_opts(d, fx.size, "u.anim.binltl", NULL, &doc, &e) != RA_OK && e.offset == 72 &&
-                  strcmp(e.field, "mXformFrames[i][frame]") == 0,
-              "unaligned keyframe pointer: %s at %llu", e.msg, (unsigned long long)e.offset);
-        d[72] = 124;
+        unaligned_keys(d, fx.size);
         /* keys back to back keep one offset; keys in another order keep each
          * (dump --source prints them): the first two swapped, bytes and
          * pointers, play the same and report where each now lies */
@@ -787,7 +913,7 @@ static void regressions(void)
     /* a movie without actors, and a 64-bit animation without its types table, by content alone */
     for (int l = 0; l < WOG_LAYOUT_COUNT; l++) {
         static uint8_t table[4];
-        wog_movie m = {2.5f, 0, NULL, NULL, table, 4};
+        wog_movie m = {2.5f, 0, NULL, NULL, table, 4, 0};
         ra_writer w;
         ra_writer_init(&w);
         wog_movie_write(&m, (wog_layout)l, &w, &e);
@@ -835,5 +961,7 @@ int main(int argc, char **argv)
     random_files(150);
     regressions();
     meta_budget_edge();
+    sound_not_set();
+    actor_fields();
     return ra_test_finish("test_wog");
 }

@@ -93,6 +93,7 @@ typedef struct rd {
     unsigned psz;
     ra_arena *ar;
     const char *fmt;
+    uint32_t *unaligned; /* where pointers not a multiple of 4 are counted, or NULL */
 } rd;
 
 /* [base, end): the bytes an animation's (or the movie's) pointers may reach */
@@ -181,9 +182,10 @@ static bool ptr_resolve(rd *r, const region *g, uint64_t at, uint64_t raw, uint6
     *abs = 0;
     if (raw == 0) return true;
     uint64_t span = g->end - g->base;
-    if (raw % 4)
-        return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field, "offset %llu is not a multiple of 4",
-                              (unsigned long long)raw);
+    /* 2D Boy's files align every structure to 4; the old <-> new converter
+     * the notes cite packs its string tables without padding, so what
+     * follows one may sit anywhere: read byte by byte, counted (a warning) */
+    if (raw % 4 && r->unaligned) ++*r->unaligned;
     if (raw >= span || (item && count > (span - raw) / item))
         return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at, field,
                               "offset %llu (%llu item(s) of %llu bytes) lies outside the %s (%llu bytes)",
@@ -398,7 +400,8 @@ static bool check_channel(anim_rd *ar, const wog_frames *f, int kind, const char
         if (kind == WOG_XFORM_ROTATE && !isfinite(k->angle))
             return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 8, "keyframe.angle",
                                   "%s key of slot %u: angle is not a finite number", what, j);
-        if (kind == 5 && !wog_string(a->strings, a->strings_size, k->sound_str_idx))
+        /* -1 is "not set" (the notes): the Python exporter's hold key at a movie's end is such a sound key */
+        if (kind == 5 && k->sound_str_idx != -1 && !wog_string(a->strings, a->strings_size, k->sound_str_idx))
             return ra_cursor_fail(
                 &r->c, RA_ERR_BAD_VALUE, at + 24, "keyframe.soundStrIdx",
                 "%s key of slot %u: sound string %d is outside the string table (%u bytes) or longer than %d bytes",
@@ -419,6 +422,7 @@ static bool read_anim_in(rd *r, region g, wog_anim *a, keymap *km)
 {
     memset(a, 0, sizeof *a);
     a->offset = g.base;
+    r->unaligned = &a->unaligned;
     anim_rd ar = {.r = r, .g = g, .a = a, .km = km};
     uint64_t h = g.base;
     if (r->layout == WOG_LAYOUT_BINUNI) {
@@ -647,6 +651,7 @@ ra_status wog_movie_read_run(const uint8_t *data, size_t size, wog_layout layout
     rd r = rd_init(data, size, layout, arena, "wog_movie", err);
     rd *rp = &r;
     memset(out, 0, sizeof *out);
+    r.unaligned = &out->unaligned;
     region file = {0, size};
     uint64_t h = 0;
     if (layout == WOG_LAYOUT_BINUNI) {

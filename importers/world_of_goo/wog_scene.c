@@ -562,11 +562,14 @@ static bool set_actor_meta(ra_arena *ar, ra_meta_list *md, const wog_movie *m, u
     char jbuf[16];
     const char *js = a->justification >= 0 && a->justification < 3 ? just[a->justification] : NULL;
     if (!js) snprintf(jbuf, sizeof jbuf, "%d", a->justification), js = jbuf;
+    /* only the fields of the actor's type: 2D Boy leaves the others at index 0, the empty string, the
+     * Python exporter at 0 too, which is its first string */
+    const bool text = a->type == WOG_ACTOR_TEXT;
     return ra_meta_set_int(ar, md, "wog.actor", i) &&
-           ra_meta_set_string(ar, md, "wog.actorType", a->type == WOG_ACTOR_TEXT ? "text" : "image") &&
-           ra_meta_set_string(ar, md, "wog.image", actor_string(m, a->image_idx)) &&
-           ra_meta_set_string(ar, md, "wog.label", actor_string(m, a->label_idx)) &&
-           ra_meta_set_string(ar, md, "wog.font", actor_string(m, a->font_idx)) &&
+           ra_meta_set_string(ar, md, "wog.actorType", text ? "text" : "image") &&
+           ra_meta_set_string(ar, md, "wog.image", text ? "" : actor_string(m, a->image_idx)) &&
+           ra_meta_set_string(ar, md, "wog.label", text ? actor_string(m, a->label_idx) : "") &&
+           ra_meta_set_string(ar, md, "wog.font", text ? actor_string(m, a->font_idx) : "") &&
            ra_meta_set_string(ar, md, "wog.justification", js) &&
            ra_meta_set_double(ar, md, "wog.maxWidth", a->label_max_width) &&
            ra_meta_set_double(ar, md, "wog.wrapWidth", a->label_wrap_width) &&
@@ -884,6 +887,14 @@ static ra_status wog_metadata(wog_build *b, ra_error *err)
                       "is a node of its own (<name>_part<k> above <name>)",
                       b->chains);
     if (f->is_movie && f->movie.num_actors == 0) ra_scene_warn(s, "the movie has no actors");
+    size_t unaligned = f->is_movie ? f->movie.unaligned : 0;
+    for (uint32_t i = 0; i < b->ng; i++)
+        if (b->g[i].same < 0) unaligned += b->g[i].a->unaligned; /* a shared animation once */
+    if (unaligned)
+        ra_scene_warn(s,
+                      "%zu offset(s) are not a multiple of 4 (2D Boy aligns every structure; the old <-> new "
+                      "converter does not): read as they are",
+                      unaligned);
     return RA_OK;
 }
 

@@ -85,7 +85,8 @@ typedef struct wog_anim {
     uint32_t key_count;
     uint8_t *strings; /* the string table as stored (NUL-terminated names back to back) */
     uint32_t strings_size;
-    uint64_t offset; /* absolute start in the source file (0 standalone) */
+    uint64_t offset;    /* absolute start in the source file (0 standalone) */
+    uint32_t unaligned; /* pointers that are not a multiple of 4 (a converter's; accepted) */
 } wog_anim;
 
 typedef struct wog_actor { /* 32 bytes in every layout */
@@ -102,6 +103,7 @@ typedef struct wog_movie {
     wog_anim *anims; /* one per actor, in actor order */
     uint8_t *strings;
     uint32_t strings_size;
+    uint32_t unaligned; /* the movie's own pointers that are not a multiple of 4 (its animations count theirs) */
 } wog_movie;
 
 typedef struct wog_file {
