@@ -450,6 +450,27 @@ static void search(void)
               doc->scene.warning_count >= 1,
           "a broken WDB found beside the file is a warning: %s", e.msg);
     ra_document_free(doc);
+    /* a WDB found but not loadable (over max_file_size, the SI under it): a
+     * warning too; named with wdb=, the load fails */
+    CHECK(ra_write_file(wdbp, wdb, wn, &e) == RA_OK, "write %s", wdbp);
+    CHECK(w.size < wn, "ISLE.SI (%zu bytes) is smaller than car.wdb (%zu)", w.size, wn);
+    char cap[32];
+    snprintf(cap, sizeof cap, "%zu", (w.size + wn) / 2);
+    ra_options_init(&o);
+    ra_options_add(&o, "max_file_size", cap);
+    doc = NULL;
+    bool warned = false;
+    CHECK(ra_document_load_file(si, &o, &doc, &e) == RA_OK && doc->scene.mesh_count == 0,
+          "a WDB over max_file_size found beside the file: the animation alone: %s", e.msg);
+    for (size_t i = 0; doc && i < doc->scene.warning_count; i++)
+        warned |= strstr(doc->scene.warnings[i].msg, "not used") && strstr(doc->scene.warnings[i].msg, "max_file_size");
+    CHECK(warned, "a WDB over max_file_size: the warning says why");
+    ra_document_free(doc);
+    ra_options_add(&o, "wdb", wdbp);
+    doc = NULL;
+    CHECK(ra_document_load_file(si, &o, &doc, &e) != RA_OK && !strcmp(e.field, "wdb"),
+          "wdb= naming a WDB over max_file_size: refused (%s)", e.msg);
+    ra_document_free(doc);
     /* names in any case: LEGO/dAtA/WoRlD.wDb, found past a folder named
      * world.wdb on the way (LEGO/SCRIPTS), which is not taken; then LEGO and
      * its DATA folder that cannot be listed (execute-only; not as root),

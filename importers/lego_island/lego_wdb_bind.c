@@ -395,7 +395,12 @@ ra_status lego_wdb_bind(ra_document *doc, const lego_ani *a, const lego_node *co
     ra_error_clear(&e);
     if (ra_file_bytes_get(path, ra_max_file_size(&doc->options), &f, &e) != RA_OK) {
         if (e.code == RA_ERR_NO_MEMORY) return ra_fail_nomem(err, FMT);
-        return ra_fail_wrap(err, &e, FMT, RA_NO_OFFSET, "wdb", "%s", path);
+        if (opt) return ra_fail_wrap(err, &e, FMT, RA_NO_OFFSET, "wdb", "%s", path);
+        /* found beside the file but not loadable (unreadable, over max_file_size): the animation alone, and why */
+        char msg[512];
+        ra_error_format(&e, msg, sizeof msg);
+        ra_scene_warn(&doc->scene, "%s: not used: %s", path, msg);
+        return RA_OK;
     }
     const char *world = doc->archive_filename ? world_of_script(stem_of(ar, doc->archive_filename)) : NULL;
     binder b = {doc, NULL, ar, &e, NULL, 0, LEGO_DEFAULT_MAX_DEPTH, {0}};
