@@ -296,6 +296,49 @@ static void write_ani(const lego_ani *ani, ra_writer *w, const char *what)
     CHECK(lego_ani_write(ani, w, &e) == RA_OK, "%s: written: %s", what, e.msg);
 }
 
+/* Visibility keys alone (NOTES: a LegoHideAnimPresenter's kind of file):
+ * BODY with no translation, rotation or scale keys and three morph keys
+ * (shown at 0, hidden at 500 ms, shown at 1500 ms; header duration 2000)
+ * gives one animation of 2 s with one constant channel on BODY at its rest
+ * and the visibility track; before, no animation at all. */
+static void visibility_only(void)
+{
+    ra_arena *a = ra_arena_create(0);
+    lego_ani ani;
+    lego_node *nd = body_ani(a, &ani, 2000, 0, 0, 0);
+    nd->num_morph = 3;
+    nd->morph = ra_arena_array(a, 3, sizeof *nd->morph);
+    const uint32_t t[3] = {0, 500, 1500};
+    for (int i = 0; i < 3; i++) nd->morph[i] = (lego_morph_key){t[i] | LEGO_FLAG_ACTIVE << 24, (uint8_t)(i != 1)};
+    ra_writer w;
+    write_ani(&ani, &w, "visibility only");
+    ra_error e;
+    ra_document *doc = NULL;
+    CHECK(load(w.data, w.size, "hide.ani", NULL, false, &doc, &e) == RA_OK, "visibility only: %s", e.msg);
+    if (doc) {
+        const ra_scene *sc = &doc->scene;
+        const ra_animation *an = sc->animation_count == 1 ? &sc->animations[0] : NULL;
+        CHECK(an && fabs(an->duration - 2.0) < 1e-12 && an->channel_count == 1 && an->visibility_count == 1,
+              "visibility only: %zu animation(s), duration %g, %zu channel(s), %zu visibility track(s)",
+              sc->animation_count, an ? an->duration : -1, an ? an->channel_count : 0, an ? an->visibility_count : 0);
+        if (an && an->channel_count == 1 && an->visibility_count == 1) {
+            const ra_channel *ch = &an->channels[0];
+            const ra_vis_track *vt = &an->visibility[0];
+            ra_mat4 rest = sc->nodes[1].transform,
+                    held = ra_m4_compose(ch->position[0].v, ch->rotation[0].q, ch->scaling[0].v);
+            CHECK(ch->node == 1 && !strcmp(sc->nodes[1].name, "BODY") && ch->position_count == 1 &&
+                      ch->rotation_count == 1 && ch->scaling_count == 1 && ra_m4_max_abs_diff(&rest, &held) < 1e-12,
+                  "visibility only: the channel holds BODY at rest");
+            CHECK(vt->node == 1 && vt->count == 3 && vt->keys[0].visible && !vt->keys[1].visible &&
+                      vt->keys[2].visible && fabs(vt->keys[1].t - 0.5) < 1e-12 && fabs(vt->keys[2].t - 1.5) < 1e-12,
+                  "visibility only: BODY shown, hidden at 0.5 s, shown at 1.5 s");
+        }
+        ra_document_free(doc);
+    }
+    ra_writer_free(&w);
+    ra_arena_destroy(a);
+}
+
 /* What the reader notes of each key track as it fills it (lego_node's
  * keys_in_order, last_key_ms, rot_zero), in place of the scene reading every
  * key again, one track at a time: a track out of time order (the pose is
@@ -487,6 +530,7 @@ int main(int argc, char **argv)
     public_api();
     out_of_order();
     reader_notes();
+    visibility_only();
     printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures,
            g_stats.instants, g_stats.worst);
     return ra_test_finish("test_lego");

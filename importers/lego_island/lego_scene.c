@@ -834,14 +834,20 @@ static ra_status lego_animation(lego_build *b, ra_error *err)
     const lego_camera *cam = b->a->camera;
     bool cam_anim = cam && (cam->num_pos || cam->num_target || cam->num_roll);
     b->last_ms = lego_last_key_ms(b);
-    if (!animated && !cam_anim) return RA_OK;
+    bool vis = false;
+    for (size_t i = 0; i < b->n; i++) vis |= b->f[i].node->num_morph > 0;
+    if (!animated && !cam_anim && !vis) return RA_OK;
+    /* visibility keys alone (a LegoHideAnimPresenter's kind of file): one
+     * constant channel on the file's root node keeps the animation, which
+     * every consumer wants to have a channel */
+    bool hold = !animated && !cam_anim;
     ra_animation *an = b->s->animations = ra_arena_alloc(b->ar, sizeof *b->s->animations);
     if (!an) return ra_fail_nomem(err, FMT);
     b->s->animation_count = 1;
     an->name = "Animation";
     an->ticks_per_second = 1000.0;
     an->duration = (b->a->duration > b->last_ms ? b->a->duration : b->last_ms) / 1000.0;
-    an->channel_count = animated + (cam_anim ? 1 : 0);
+    an->channel_count = animated + (cam_anim ? 1 : 0) + (hold ? 1 : 0);
     an->channels = ra_arena_array(b->ar, an->channel_count, sizeof *an->channels);
     if (!an->channels) return ra_fail_nomem(err, FMT);
     size_t ci = 0;
@@ -859,6 +865,22 @@ static ra_status lego_animation(lego_build *b, ra_error *err)
                                    &b->start.samples_left, err);
     ra_free(node_of);
     if (rs == RA_OK && cam_anim) rs = lego_camera_channel(b, &an->channels[ci++], err);
+    if (rs == RA_OK && hold) {
+        ra_channel *ch = &an->channels[ci++];
+        ch->node = 1;
+        ch->position = ra_arena_alloc(b->ar, sizeof *ch->position);
+        ch->rotation = ra_arena_alloc(b->ar, sizeof *ch->rotation);
+        ch->scaling = ra_arena_alloc(b->ar, sizeof *ch->scaling);
+        if (!ch->position || !ch->rotation || !ch->scaling) return ra_fail_nomem(err, FMT);
+        ra_vec3 t, sc;
+        ra_quat q;
+        if (!ra_m4_decompose(&b->s->nodes[1].transform, &t, &q, &sc))
+            t = ra_v3(0, 0, 0), q = ra_q_identity(), sc = ra_v3(1, 1, 1);
+        ch->position[0] = (ra_vec_key){0, t};
+        ch->rotation[0] = (ra_quat_key){0, q};
+        ch->scaling[0] = (ra_vec_key){0, sc};
+        ch->position_count = ch->rotation_count = ch->scaling_count = 1;
+    }
     if (rs == RA_OK) rs = lego_visibility(b, an, err);
     /* keys never lie past the duration (Assimp's validator rejects that) */
     for (size_t c = 0; rs == RA_OK && c < an->channel_count; c++) {
