@@ -296,6 +296,63 @@ static void write_ani(const lego_ani *ani, ra_writer *w, const char *what)
     CHECK(lego_ani_write(ani, w, &e) == RA_OK, "%s: written: %s", what, e.msg);
 }
 
+/* The camera where the engine leaves its matrix as it was (NOTES §4: hold
+ * the previous orientation): position keys (0,0,0) at 0 and 2000 ms and
+ * (0,4,0) at 1000 ms, the target (3,0,0) at 0 and (0,0,0) at 1000 and 2000
+ * ms.  At 1000 ms the camera looks straight down: it keeps the orientation
+ * of the instant just before, at its own position.  A camera whose target
+ * is its position from the start has no earlier orientation: the identity,
+ * at its position (before: the identity at the origin). */
+static void camera_hold(void)
+{
+    for (int from_start = 0; from_start < 2; from_start++) {
+        ra_arena *a = ra_arena_create(0);
+        lego_ani ani;
+        lego_node *nd = body_ani(a, &ani, 2000, 1, 0, 0);
+        nd->trans[0] = (lego_trans_key){0 | LEGO_FLAG_ACTIVE << 24, 0, 0, 0};
+        ani.parse_scene = 1;
+        lego_camera *cam = ani.camera = ra_arena_alloc(a, sizeof *ani.camera);
+        cam->num_pos = 3, cam->num_target = from_start ? 1 : 3, cam->num_roll = 0;
+        cam->pos = ra_arena_array(a, 3, sizeof *cam->pos);
+        cam->target = ra_arena_array(a, 3, sizeof *cam->target);
+        const uint32_t t[3] = {0, 1000, 2000};
+        for (int i = 0; i < 3; i++) {
+            uint32_t raw = t[i] | LEGO_FLAG_ACTIVE << 24;
+            cam->pos[i] = (lego_trans_key){raw, 0, i == 1 ? 4.0f : 0.0f, 0};
+            cam->target[i] = (lego_trans_key){raw, from_start || i ? 0.0f : 3.0f, from_start ? 4.0f : 0.0f, 0};
+        }
+        ra_writer w;
+        write_ani(&ani, &w, "camera hold");
+        ra_error e;
+        ra_document *doc = NULL;
+        CHECK(load(w.data, w.size, "cam.ani", "native", false, &doc, &e) == RA_OK, "camera hold: %s", e.msg);
+        if (doc) {
+            size_t nn = doc->scene.node_count, ci = nn - 1; /* the camera's node is the last */
+            ra_mat4 at[8], before[8];
+            bool ok = nn <= 8 && doc->scene.camera_count == 1 &&
+                      ra_document_pose(doc, 0, from_start ? 0.5 : 1.0, at, &e) == RA_OK &&
+                      ra_document_pose(doc, 0, from_start ? 0.5 : 1.0 - 1e-6, before, &e) == RA_OK;
+            CHECK(ok, "camera hold (%s): poses", from_start ? "from the start" : "one instant");
+            if (ok) {
+                const ra_mat4 *m = &at[ci];
+                double y = m->m[1][3];
+                CHECK(fabs(y - (from_start ? 2.0 : 4.0)) < 1e-9 && fabs(m->m[0][3]) < 1e-12 && fabs(m->m[2][3]) < 1e-12,
+                      "camera hold: at its own position (y %g)", y);
+                double worst = 0; /* the rotation part against the one held */
+                ra_mat4 id = ra_m4_identity();
+                const ra_mat4 *want = from_start ? &id : &before[ci];
+                for (int r = 0; r < 3; r++)
+                    for (int c = 0; c < 3; c++) worst = fmax(worst, fabs(m->m[r][c] - want->m[r][c]));
+                CHECK(worst < 1e-5, "camera hold (%s): orientation off by %g",
+                      from_start ? "from the start" : "one instant", worst);
+            }
+            ra_document_free(doc);
+        }
+        ra_writer_free(&w);
+        ra_arena_destroy(a);
+    }
+}
+
 /* Visibility keys alone (NOTES: a LegoHideAnimPresenter's kind of file):
  * BODY with no translation, rotation or scale keys and three morph keys
  * (shown at 0, hidden at 500 ms, shown at 1500 ms; header duration 2000)
@@ -531,6 +588,7 @@ int main(int argc, char **argv)
     out_of_order();
     reader_notes();
     visibility_only();
+    camera_hold();
     printf("fixtures: %d, milliseconds compared: %ld, worst pose/playback difference: %.3g\n", fixtures,
            g_stats.instants, g_stats.worst);
     return ra_test_finish("test_lego");

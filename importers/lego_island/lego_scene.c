@@ -225,28 +225,58 @@ ra_mat4 lego_node_matrix(const lego_node *nd, double t_ms, bool native)
     return ra_m4_compose(l.t, l.r, l.s);
 }
 
-/* CalculateCameraTransform with an identity presenter matrix, as a
- * column-vector world matrix in the native frame. */
-static ra_mat4 camera_native(const lego_camera *cam, const lego_order *o, double t_ms)
+/* CalculateCameraTransform's basis at t: the position, and the columns
+ * right, up (both turned by the roll) and forward; false where the engine
+ * leaves the matrix as it was (target at the position, or looking straight
+ * up or down). */
+static bool camera_basis(const lego_camera *cam, const lego_order *o, double t_ms, ra_vec3 *pos, ra_vec3 col[3])
 {
     ra_vec3 tgt = eval_trans(cam->target, cam->num_target, o, 1, t_ms);
-    ra_vec3 pos = eval_trans(cam->pos, cam->num_pos, o, 0, t_ms);
-    ra_vec3 fwd = ra_v3_sub(tgt, pos);
+    *pos = eval_trans(cam->pos, cam->num_pos, o, 0, t_ms);
+    ra_vec3 fwd = ra_v3_sub(tgt, *pos);
     double lf = ra_v3_len(fwd);
-    if (!(lf > 0)) return ra_m4_identity(); /* the engine leaves the presenter matrix as it is */
+    if (!(lf > 0)) return false;
     fwd = ra_v3_scale(fwd, 1 / lf);
     ra_vec3 right = ra_v3_cross(ra_v3(0, 1, 0), fwd);
     double lr = ra_v3_len(right);
-    if (!(lr > 0)) return ra_m4_identity();
+    if (!(lr > 0)) return false;
     right = ra_v3_scale(right, 1 / lr);
     ra_vec3 up = ra_v3_cross(fwd, right);
     uint32_t i = 0;
     double roll = 0;
     if (find_keys(cam->roll, sizeof *cam->roll, cam->num_roll, o, 2, t_ms, &i) != 0) roll = cam->roll[i].z;
     double c = cos(roll), s = sin(roll);
-    ra_vec3 r2 = ra_v3_add(ra_v3_scale(right, c), ra_v3_scale(up, s));
-    ra_vec3 u2 = ra_v3_add(ra_v3_scale(right, -s), ra_v3_scale(up, c));
-    return ra_m4_from_columns(r2, u2, fwd, pos);
+    col[0] = ra_v3_add(ra_v3_scale(right, c), ra_v3_scale(up, s));
+    col[1] = ra_v3_add(ra_v3_scale(right, -s), ra_v3_scale(up, c));
+    col[2] = fwd;
+    return true;
+}
+
+/* CalculateCameraTransform with an identity presenter matrix, as a
+ * column-vector world matrix in the native frame.  Where the engine leaves
+ * the matrix as it was, the camera keeps an earlier orientation (NOTES: hold
+ * the previous orientation) at its own position: that of the instant just
+ * before t, else of the position's or target's key at or before t (or just
+ * before that key), the later first: a degenerate instant, or a stretch
+ * that starts at a key.  The identity orientation when none of those has
+ * one (a stretch from the start, or over several keys). */
+static ra_mat4 camera_native(const lego_camera *cam, const lego_order *o, double t_ms)
+{
+    ra_vec3 pos, col[3], p2, held[3];
+    if (camera_basis(cam, o, t_ms, &pos, col)) return ra_m4_from_columns(col[0], col[1], col[2], pos);
+    const double eps = 1e-3; /* ms: far below a frame, far above the rounding of key times */
+    double cand[5] = {t_ms - eps, -1, -1, -1, -1};
+    uint32_t ip = 0, it = 0;
+    double kp = find_keys(cam->pos, sizeof *cam->pos, cam->num_pos, o, 0, t_ms, &ip) ? key_time(cam->pos[ip].raw) : -1;
+    double kt = find_keys(cam->target, sizeof *cam->target, cam->num_target, o, 1, t_ms, &it)
+                    ? key_time(cam->target[it].raw)
+                    : -1;
+    double k1 = kp > kt ? kp : kt, k2 = kp > kt ? kt : kp;
+    cand[1] = k1, cand[2] = k1 - eps, cand[3] = k2, cand[4] = k2 - eps;
+    for (int c = 0; c < 5; c++)
+        if (cand[c] >= 0 && cand[c] < t_ms && camera_basis(cam, o, cand[c], &p2, held))
+            return ra_m4_from_columns(held[0], held[1], held[2], pos);
+    return ra_m4_translation(pos);
 }
 
 static ra_mat4 camera_world(const lego_camera *cam, const lego_order *o, double t_ms, bool native)
