@@ -296,7 +296,7 @@ static void write_ani(const lego_ani *ani, ra_writer *w, const char *what)
     CHECK(lego_ani_write(ani, w, &e) == RA_OK, "%s: written: %s", what, e.msg);
 }
 
-/* The camera where the engine leaves its matrix as it was (NOTES §4: hold
+/* The camera where the engine leaves its matrix as it was (lego_island.md §4: hold
  * the previous orientation): position keys (0,0,0) at 0 and 2000 ms and
  * (0,4,0) at 1000 ms, the target (3,0,0) at 0 and (0,0,0) at 1000 and 2000
  * ms.  At 1000 ms the camera looks straight down: it keeps the orientation
@@ -353,7 +353,7 @@ static void camera_hold(void)
     }
 }
 
-/* Visibility keys alone (NOTES: a LegoHideAnimPresenter's kind of file):
+/* Visibility keys alone (lego_island.md: a LegoHideAnimPresenter's kind of file):
  * BODY with no translation, rotation or scale keys and three morph keys
  * (shown at 0, hidden at 500 ms, shown at 1500 ms; header duration 2000)
  * gives one animation of 2 s with one constant channel on BODY at its rest

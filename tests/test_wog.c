@@ -679,7 +679,7 @@ static void actor_fields(void)
     fx_close(&fx);
 }
 
-/* A sound key whose soundStrIdx is -1, "not set" (the notes' sentinel; the
+/* A sound key whose soundStrIdx is -1, "not set" (world_of_goo.md's sentinel; the
  * Python exporter writes such a hold key at a movie's end): scene.movie's
  * sound key (slot 1 of actor 1, at 828; its soundStrIdx at +24 is 1) so
  * written loads, its row without a sound id; -2 is still refused there. */

@@ -254,7 +254,7 @@ static bool camera_basis(const lego_camera *cam, const lego_order *o, double t_m
 
 /* CalculateCameraTransform with an identity presenter matrix, as a
  * column-vector world matrix in the native frame.  Where the engine leaves
- * the matrix as it was, the camera keeps an earlier orientation (NOTES: hold
+ * the matrix as it was, the camera keeps an earlier orientation (hold
  * the previous orientation) at its own position: that of the instant just
  * before t, else of the position's or target's key at or before t (or just
  * before that key), the later first: a degenerate instant, or a stretch

@@ -183,7 +183,7 @@ static bool ptr_resolve(rd *r, const region *g, uint64_t at, uint64_t raw, uint6
     if (raw == 0) return true;
     uint64_t span = g->end - g->base;
     /* 2D Boy's files align every structure to 4; the old <-> new converter
-     * the notes cite packs its string tables without padding, so what
+     * (docs/formats/world_of_goo.md) packs its string tables unpadded, so what
      * follows one may sit anywhere: read byte by byte, counted (a warning) */
     if (raw % 4 && r->unaligned) ++*r->unaligned;
     if (raw >= span || (item && count > (span - raw) / item))
@@ -400,7 +400,7 @@ static bool check_channel(anim_rd *ar, const wog_frames *f, int kind, const char
         if (kind == WOG_XFORM_ROTATE && !isfinite(k->angle))
             return ra_cursor_fail(&r->c, RA_ERR_BAD_VALUE, at + 8, "keyframe.angle",
                                   "%s key of slot %u: angle is not a finite number", what, j);
-        /* -1 is "not set" (the notes): the Python exporter's hold key at a movie's end is such a sound key */
+        /* -1 is "not set" (docs/formats/world_of_goo.md): the Python exporter's hold key at a movie's end is such a sound key */
         if (kind == 5 && k->sound_str_idx != -1 && !wog_string(a->strings, a->strings_size, k->sound_str_idx))
             return ra_cursor_fail(
                 &r->c, RA_ERR_BAD_VALUE, at + 24, "keyframe.soundStrIdx",
