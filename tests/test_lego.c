@@ -351,6 +351,45 @@ static void camera_hold(void)
         ra_writer_free(&w);
         ra_arena_destroy(a);
     }
+    /* degenerate over several keys: position keys (10,10,0) at 0, (0,10,0) at 1000, (0,5,0) at 2000,
+     * (0,3,0) at 3000 ms, the target (0,0,0) at 0 and 3000: straight down from 1000 ms on, the
+     * orientation of just before 1000 ms held at every later instant */
+    ra_arena *a = ra_arena_create(0);
+    lego_ani ani;
+    lego_node *nd = body_ani(a, &ani, 3000, 1, 0, 0);
+    nd->trans[0] = (lego_trans_key){0 | LEGO_FLAG_ACTIVE << 24, 0, 0, 0};
+    ani.parse_scene = 1;
+    lego_camera *cam = ani.camera = ra_arena_alloc(a, sizeof *ani.camera);
+    cam->num_pos = 4, cam->num_target = 2, cam->num_roll = 0;
+    cam->pos = ra_arena_array(a, 4, sizeof *cam->pos);
+    cam->target = ra_arena_array(a, 2, sizeof *cam->target);
+    const float px[4] = {10, 0, 0, 0}, py[4] = {10, 10, 5, 3};
+    for (uint32_t i = 0; i < 4; i++)
+        cam->pos[i] = (lego_trans_key){(1000 * i) | LEGO_FLAG_ACTIVE << 24, px[i], py[i], 0};
+    cam->target[0] = (lego_trans_key){0 | LEGO_FLAG_ACTIVE << 24, 0, 0, 0};
+    cam->target[1] = (lego_trans_key){3000 | LEGO_FLAG_ACTIVE << 24, 0, 0, 0};
+    ra_writer w;
+    write_ani(&ani, &w, "camera hold over keys");
+    ra_error e;
+    ra_document *doc = NULL;
+    CHECK(load(w.data, w.size, "cam.ani", "native", false, &doc, &e) == RA_OK, "camera hold over keys: %s", e.msg);
+    size_t nn = doc ? doc->scene.node_count : 0;
+    ra_mat4 ref[8], at[8];
+    if (doc && nn <= 8 && ra_document_pose(doc, 0, 0.999999, ref, &e) == RA_OK) {
+        const double ts[5] = {1.0, 1.5, 2.0, 2.5, 3.0};
+        for (int k = 0; k < 5; k++) {
+            double worst = 0;
+            bool ok = ra_document_pose(doc, 0, ts[k], at, &e) == RA_OK;
+            for (int r = 0; ok && r < 3; r++)
+                for (int c = 0; c < 3; c++) worst = fmax(worst, fabs(at[nn - 1].m[r][c] - ref[nn - 1].m[r][c]));
+            CHECK(ok && worst < 1e-9, "camera hold over keys: at %g s the orientation is off by %g", ts[k], worst);
+        }
+    } else {
+        CHECK(0, "camera hold over keys: the pose just before 1 s");
+    }
+    if (doc) ra_document_free(doc);
+    ra_writer_free(&w);
+    ra_arena_destroy(a);
 }
 
 /* Visibility keys alone (lego_island.md: a LegoHideAnimPresenter's kind of file):
@@ -392,6 +431,14 @@ static void visibility_only(void)
         }
         ra_document_free(doc);
     }
+    /* the same keys out of time order (1500 before 500): kept as node metadata only, no animation */
+    nd->morph[1].raw = 1500 | LEGO_FLAG_ACTIVE << 24, nd->morph[2].raw = 500 | LEGO_FLAG_ACTIVE << 24;
+    ra_writer_free(&w);
+    write_ani(&ani, &w, "visibility out of order");
+    doc = NULL;
+    CHECK(load(w.data, w.size, "hide.ani", NULL, false, &doc, &e) == RA_OK && doc->scene.animation_count == 0,
+          "visibility keys out of order alone: no animation (%s)", e.msg);
+    if (doc) ra_document_free(doc);
     ra_writer_free(&w);
     ra_arena_destroy(a);
 }

@@ -1079,7 +1079,26 @@ static void lod_levels(void)
     for (size_t i = 0; i < s->warning_count; i++)
         warned |= strstr(s->warnings[i].msg, "1 object(s) are LOD levels") != NULL;
     CHECK(warned, "static.niff: the LOD warning");
+    /* house's LOD link written as 2 (door, one of its children): door is placed by the child link,
+     * followed first, so it is no LOD level and nothing warns */
+    const niff_file *f = niff_document_file(doc);
+    const niff_obj *h = f->obj_count ? &f->objs[0] : NULL;
+    uint64_t at = h && h->lod_num == 1 ? h->offset + 88 + 4ull * h->lod_num : 0;
+    const uint32_t two = 2;
     ra_document_free(doc);
+    doc = NULL;
+    ra_error e;
+    CHECK(at && load_patched(d, n, "static.niff", &at, &two, 1, &doc, &e) == RA_OK, "LOD link to a child: %s",
+          at ? e.msg : "house has no LOD link");
+    if (doc) {
+        bool any = false, warn = false;
+        for (size_t i = 0; i < doc->scene.node_count; i++)
+            any |= ra_meta_get(&doc->scene.nodes[i].meta, "niff.lod_level") != NULL;
+        for (size_t i = 0; i < doc->scene.warning_count; i++)
+            warn |= strstr(doc->scene.warnings[i].msg, "LOD levels") != NULL;
+        CHECK(!any && !warn, "LOD link to a child: no node is a LOD level (%d), no warning (%d)", any, warn);
+        ra_document_free(doc);
+    }
     ra_free(d);
 }
 

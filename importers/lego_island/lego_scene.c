@@ -252,30 +252,38 @@ static bool camera_basis(const lego_camera *cam, const lego_order *o, double t_m
     return true;
 }
 
+/* How many keys camera_native looks back over for an earlier orientation */
+#define CAMERA_HOLD_KEYS 64
+
 /* CalculateCameraTransform with an identity presenter matrix, as a
  * column-vector world matrix in the native frame.  Where the engine leaves
- * the matrix as it was, the camera keeps an earlier orientation (hold
- * the previous orientation) at its own position: that of the instant just
- * before t, else of the position's or target's key at or before t (or just
- * before that key), the later first: a degenerate instant, or a stretch
- * that starts at a key.  The identity orientation when none of those has
- * one (a stretch from the start, or over several keys). */
+ * the matrix as it was, the camera holds the previous orientation at its own
+ * position.  Position and target are linear between their keys, so a
+ * degenerate stretch starts at one of their key times (or is an instant):
+ * the orientation held is that of the instant just before t, else of just
+ * before (or at) the latest key at or before t that has one, newest first,
+ * over at most CAMERA_HOLD_KEYS keys; the identity orientation when none
+ * has (a camera degenerate from its first key). */
 static ra_mat4 camera_native(const lego_camera *cam, const lego_order *o, double t_ms)
 {
     ra_vec3 pos, col[3], p2, held[3];
     if (camera_basis(cam, o, t_ms, &pos, col)) return ra_m4_from_columns(col[0], col[1], col[2], pos);
     const double eps = 1e-3; /* ms: far below a frame, far above the rounding of key times */
-    double cand[5] = {t_ms - eps, -1, -1, -1, -1};
+    if (t_ms - eps >= 0 && camera_basis(cam, o, t_ms - eps, &p2, held))
+        return ra_m4_from_columns(held[0], held[1], held[2], pos);
     uint32_t ip = 0, it = 0;
-    double kp = find_keys(cam->pos, sizeof *cam->pos, cam->num_pos, o, 0, t_ms, &ip) ? key_time(cam->pos[ip].raw) : -1;
-    double kt = find_keys(cam->target, sizeof *cam->target, cam->num_target, o, 1, t_ms, &it)
-                    ? key_time(cam->target[it].raw)
-                    : -1;
-    double k1 = kp > kt ? kp : kt, k2 = kp > kt ? kt : kp;
-    cand[1] = k1, cand[2] = k1 - eps, cand[3] = k2, cand[4] = k2 - eps;
-    for (int c = 0; c < 5; c++)
-        if (cand[c] >= 0 && cand[c] < t_ms && camera_basis(cam, o, cand[c], &p2, held))
+    bool hp = find_keys(cam->pos, sizeof *cam->pos, cam->num_pos, o, 0, t_ms, &ip) != 0;
+    bool ht = find_keys(cam->target, sizeof *cam->target, cam->num_target, o, 1, t_ms, &it) != 0;
+    for (int step = 0; step < CAMERA_HOLD_KEYS && (hp || ht); step++) {
+        double kp = hp ? key_time(cam->pos[ip].raw) : -1, kt = ht ? key_time(cam->target[it].raw) : -1;
+        bool from_pos = kp >= kt;
+        double k = from_pos ? kp : kt;
+        if ((k < t_ms && camera_basis(cam, o, k, &p2, held)) ||
+            (k - eps >= 0 && k - eps < t_ms && camera_basis(cam, o, k - eps, &p2, held)))
             return ra_m4_from_columns(held[0], held[1], held[2], pos);
+        if (from_pos) hp = ip-- > 0;
+        else ht = it-- > 0;
+    }
     return ra_m4_translation(pos);
 }
 
@@ -864,8 +872,11 @@ static ra_status lego_animation(lego_build *b, ra_error *err)
     const lego_camera *cam = b->a->camera;
     bool cam_anim = cam && (cam->num_pos || cam->num_target || cam->num_roll);
     b->last_ms = lego_last_key_ms(b);
-    bool vis = false;
-    for (size_t i = 0; i < b->n; i++) vis |= b->f[i].node->num_morph > 0;
+    bool vis = false; /* a visibility track (lego_visibility: keys in time order) */
+    for (size_t i = 0; i < b->n; i++) {
+        const lego_node *nd = b->f[i].node;
+        vis |= nd->num_morph > 0 && keys_sorted(nd->morph, sizeof *nd->morph, nd->num_morph);
+    }
     if (!animated && !cam_anim && !vis) return RA_OK;
     /* visibility keys alone (a LegoHideAnimPresenter's kind of file): one
      * constant channel on the file's root node keeps the animation, which

@@ -59,6 +59,8 @@ typedef struct nstate {
     const niff_file *f;
     double fps;
     int32_t *obj_node;        /* ObjList index -> scene node */
+    int32_t *lod_by;          /* item -> the object whose LOD link placed it, or -1 */
+    uint32_t *lod_k;          /* and that link's position in its obj_lod_link */
     int32_t *node_cam;        /* scene node -> CamList index, or -1 */
     int32_t *bb_look, *bb_up; /* billboard node -> nodes of its targets (-1: none) */
     gplay *gp;                /* per AnimGroup */
@@ -1101,6 +1103,10 @@ static ra_status place_tree(ra_document *doc, nstate *st, const char **names, ui
         node = ra_scene_add_node(s, names[c], fr->node, &id);
         if (node < 0) return ra_fail_nomem(err, FMT);
         st->obj_node[c] = node;
+        if (!strcmp(field, "obj_lod_link")) { /* link fr->next - 1: after the object's children */
+            st->lod_by[c] = (int32_t)fr->item;
+            st->lod_k[c] = fr->next - 1 - f->objs[fr->item].child.n;
+        }
         on_path[c] = 1;
         stack[top++] = (frame){c, 0, node};
     }
@@ -1548,8 +1554,10 @@ static ra_status niff_nodes(niff_build *b, ra_error *err)
     b->nodes = st->node_count = 1 + (size_t)items + f->cam_count;
     b->names = node_names(b->ar, f, "RootNode");
     st->obj_node = ra_arena_array(b->ar, items, sizeof *st->obj_node);
-    if (!b->names || !st->obj_node) return ra_fail_nomem(err, FMT);
-    for (uint32_t i = 0; i < items; i++) st->obj_node[i] = -1;
+    st->lod_by = ra_arena_array(b->ar, items, sizeof *st->lod_by);
+    st->lod_k = ra_arena_array(b->ar, items, sizeof *st->lod_k);
+    if (!b->names || !st->obj_node || !st->lod_by || !st->lod_k) return ra_fail_nomem(err, FMT);
+    for (uint32_t i = 0; i < items; i++) st->obj_node[i] = st->lod_by[i] = -1;
     ra_mat4 id = ra_m4_identity();
     if (ra_scene_add_node(b->s, b->names[b->nodes - 1], -1, &id) < 0) return ra_fail_nomem(err, FMT);
     size_t depth_cap = (size_t)b->max_depth + 1 < (size_t)items + 1 ? (size_t)b->max_depth + 1 : (size_t)items + 1;
@@ -1665,20 +1673,17 @@ static ra_status niff_metadata(niff_build *b, ra_error *err)
         const niff_chain *c = item_chain(f, i);
         ok = c ? set_chain_meta(b->ar, md, f, c, b->names) : set_obj_meta(b->ar, md, f, i, b->names);
     }
-    /* LOD levels: placed as children (the specification), all shown, where the game draws one by distance */
+    /* LOD levels: placed as children (the specification), all shown, where the game draws one by distance;
+     * an object placed through a LOD link names its level, that link's position */
     size_t lods = 0;
-    for (uint32_t i = 0; i < f->obj_count && ok; i++) {
-        const niff_obj *o = &f->objs[i];
-        for (uint32_t k = 0; o->state != NIFF_OBJ_CLEAR && k < o->lod_num && ok; k++) {
-            uint32_t l = o->lod_link[k];
-            if (l >= f->obj_count || b->st->obj_node[l] < 0 ||
-                b->s->nodes[b->st->obj_node[l]].parent != b->st->obj_node[i])
-                continue; /* placed through another link */
-            ra_meta_list *md = &b->s->nodes[b->st->obj_node[l]].meta;
-            ok = ra_meta_set_int(b->ar, md, "niff.lod_level", k) &&
-                 ra_meta_set_double(b->ar, md, "niff.lod_distance", o->lod_dist[k]);
-            lods++;
-        }
+    for (uint32_t l = 0; l < f->obj_count && ok; l++) {
+        if (b->st->lod_by[l] < 0) continue;
+        const niff_obj *o = &f->objs[b->st->lod_by[l]];
+        uint32_t k = b->st->lod_k[l];
+        ra_meta_list *md = &b->s->nodes[b->st->obj_node[l]].meta;
+        ok = ra_meta_set_int(b->ar, md, "niff.lod_level", k) &&
+             ra_meta_set_double(b->ar, md, "niff.lod_distance", o->lod_dist[k]);
+        lods++;
     }
     if (!ok) return ra_fail_nomem(err, FMT);
     if (lods)
