@@ -146,9 +146,11 @@ static ra_status res_bytes(ra_archive *ar, pak_res *r, ra_error *err)
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, r->offset, "resource", "compressed %s %08X of %u bytes", r->type,
                        r->id, r->size);
     uint32_t out = ra_load_u32be(p);
-    /* a zlib header starts 0x78 (32 KiB window, deflate): never the high byte of a segment length, which is
-     * below 0x40 (LZO) or at least 0x80 (stored) */
-    bool zlib = p[4] == 0x78 && ((p[4] << 8) | p[5]) % 31 == 0;
+    /* a zlib header (deflate: low nibble 8) with a window of 4 to 32 KiB starts 0x48, 0x58, 0x68 or 0x78
+     * (Retro's packer: 0x78), and its first two bytes are a multiple of 31: never the high byte of a
+     * segment length, which is below 0x40 (LZO) or at least 0x80 (stored).  Smaller windows (0x08 ... 0x38)
+     * could be an LZO length and are not taken. */
+    bool zlib = (p[4] & 0x0F) == 8 && p[4] >= 0x48 && p[4] <= 0x78 && ((p[4] << 8) | p[5]) % 31 == 0;
     if (!zlib) {
         /* LZO1X gives at most 255 bytes per input byte in a run (ext()); a segment at most LZO_PIECE */
         uint64_t segments = ((uint64_t)out + LZO_PIECE - 1) / LZO_PIECE;
