@@ -961,7 +961,7 @@ static void hostile(void)
         const char *field;
     } words[] = {
         {12, 0x80000000u, RA_ERR_BAD_VALUE, "stringBlockLength"},
-        {16, 0xFFFFFFFFu, RA_ERR_TRUNCATED, "stringBlock"},
+        {12, 0x7FFFFFF0u, RA_ERR_TRUNCATED, "stringBlockLength"},
         {28, 0x7FFFFFFFu, RA_ERR_TRUNCATED, "objPath"},
         {32, 0xFFFFFFF0u, RA_ERR_TRUNCATED, "objPath"},
         {36, 0xFFFFFFFFu, RA_ERR_BAD_VALUE, "nAnimations"},
@@ -981,6 +981,26 @@ static void hostile(void)
         snprintf(what, sizeof what, "word %u = 0x%08x", words[i].off, words[i].value);
         expect_refused(h, size, NULL, what, words[i].code, words[i].field);
     }
+    /* stringBlock outside the file: the 32-bit game reads the file's last stringBlockLength bytes
+     * whatever the field says, and so does the reader then (the names as before, a warning) */
+    memcpy(h, d, size);
+    put32(h + 16, 0xFFFFFFFFu);
+    ra_document *ref = NULL, *far = NULL;
+    ra_error e;
+    CHECK(load(d, size, "names.mad", NULL, &ref, &e) == RA_OK, "names.mad: %s", e.msg);
+    CHECK(load(h, size, "far.mad", NULL, &far, &e) == RA_OK, "stringBlock 0xFFFFFFFF: %s", e.msg);
+    if (ref && far) {
+        bool same =
+            ref->scene.node_count == far->scene.node_count && ref->scene.animation_count == far->scene.animation_count;
+        for (size_t i = 0; same && i < ref->scene.node_count; i++)
+            same = !strcmp(ref->scene.nodes[i].name, far->scene.nodes[i].name);
+        for (size_t i = 0; same && i < ref->scene.animation_count; i++)
+            same = !strcmp(ref->scene.animations[i].name, far->scene.animations[i].name);
+        CHECK(same, "stringBlock 0xFFFFFFFF: the same node and animation names");
+        CHECK(has_warning(&far->scene, "lies outside the file"), "stringBlock 0xFFFFFFFF: the warning");
+    }
+    if (ref) ra_document_free(ref);
+    if (far) ra_document_free(far);
     free(h);
     free(d);
     ra_arena_destroy(ar);

@@ -171,10 +171,16 @@ ra_status hw_mad_read_run(const uint8_t *data, size_t size, ra_arena *arena, hw_
     if (!ra_range_ok(size, HW_MAD_HEADER_SIZE, HW_MAD_ANIM_SIZE * na))
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, 36, "nAnimations",
                        "%llu animation records run past the end of the file", (unsigned long long)na);
-    if (!ra_range_ok(size, m->string_block_offset, (uint64_t)m->string_block_length))
-        return ra_fail(err, RA_ERR_TRUNCATED, FMT, 16, "stringBlock",
-                       "the string block (%d bytes at offset %u) runs past the end of the file",
-                       (int)m->string_block_length, m->string_block_offset);
+    /* the 32-bit game reads the file's last stringBlockLength bytes whatever stringBlock says; the
+     * 64-bit port reads at stringBlock.  An offset outside the file: the last bytes, as the first does */
+    uint64_t sb_at = m->string_block_offset;
+    if (!ra_range_ok(size, sb_at, (uint64_t)m->string_block_length)) {
+        if ((uint64_t)m->string_block_length > size)
+            return ra_fail(err, RA_ERR_TRUNCATED, FMT, 12, "stringBlockLength",
+                           "the string block (%d bytes) is longer than the file", (int)m->string_block_length);
+        sb_at = size - (uint64_t)m->string_block_length;
+        m->strings_from_tail = true;
+    }
     if (!ra_range_ok(size, m->objects_offset, HW_MAD_OBJECT_SIZE * no))
         return ra_fail(err, RA_ERR_TRUNCATED, FMT, 32, "objPath",
                        "%llu object records at offset %u run past the end of the file", (unsigned long long)no,
@@ -184,7 +190,7 @@ ra_status hw_mad_read_run(const uint8_t *data, size_t size, ra_arena *arena, hw_
     m->objects = ra_arena_array(arena, no, sizeof *m->objects);
     if (!m->strings || !m->animations || !m->objects)
         return ra_fail(err, RA_ERR_NO_MEMORY, FMT, 0, "", "out of memory");
-    memcpy(m->strings, data + m->string_block_offset, (size_t)m->string_block_length);
+    memcpy(m->strings, data + sb_at, (size_t)m->string_block_length);
     size_t sbl = (size_t)m->string_block_length;
     uint32_t *len_at = ra_malloc((sbl + 1) * sizeof *len_at);
     if (!len_at) return ra_fail(err, RA_ERR_NO_MEMORY, FMT, 0, "", "out of memory");

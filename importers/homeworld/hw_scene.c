@@ -683,7 +683,10 @@ static void warn_file(ra_scene *s, const hw_mad *m, const char *const *names, si
         ra_scene_warn(s, "version is %.9g, not 0.91 (retail builds of the game do not check it)", m->version);
     if (!(isfinite(m->fps) && m->fps > 0))
         ra_scene_warn(s, "framesPerSecond is %.9g; 30 is used as the native rate", m->fps);
-    if ((uint64_t)m->string_block_offset + (uint64_t)m->string_block_length != size)
+    if (m->strings_from_tail)
+        ra_scene_warn(s, "stringBlock (%u) lies outside the file: its last %d bytes are read, as the 32-bit game does",
+                      m->string_block_offset, (int)m->string_block_length);
+    else if ((uint64_t)m->string_block_offset + (uint64_t)m->string_block_length != size)
         ra_scene_warn(s, "the string block is not the last %d bytes of the file (the 32-bit game reads those instead)",
                       (int)m->string_block_length);
     for (int32_t j = 0; j < m->object_count; j++) {

@@ -78,8 +78,9 @@ typedef struct hw_mad {
     int32_t animation_count;
     hw_animation *animations;
     hw_object *objects;
-    uint8_t *strings; /* the string block as stored (string_block_length bytes) */
-    bool canonical;   /* laid out exactly as the exporter writes (the writer reproduces it) */
+    uint8_t *strings;       /* the string block as stored (string_block_length bytes) */
+    bool strings_from_tail; /* stringBlock lies outside the file: its last bytes read (the 32-bit game's) */
+    bool canonical;         /* laid out exactly as the exporter writes (the writer reproduces it) */
 } hw_mad;
 
 /* The exporter's (LWExport) contiguous layout: header, animation records,
