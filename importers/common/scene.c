@@ -871,6 +871,23 @@ ra_status ra_scene_check(const ra_scene *s, ra_error *err)
     return st;
 }
 
+bool ra_channel_hold_rest(ra_arena *a, const ra_scene *s, uint32_t node, ra_channel *ch)
+{
+    ra_vec3 t, sc;
+    ra_quat q;
+    ra_m4_decompose(&s->nodes[node].transform, &t, &q, &sc);
+    ch->node = node;
+    ch->position = ra_arena_alloc(a, sizeof *ch->position);
+    ch->rotation = ra_arena_alloc(a, sizeof *ch->rotation);
+    ch->scaling = ra_arena_alloc(a, sizeof *ch->scaling);
+    if (!ch->position || !ch->rotation || !ch->scaling) return false;
+    ch->position[0] = (ra_vec_key){0, t};
+    ch->rotation[0] = (ra_quat_key){0, q};
+    ch->scaling[0] = (ra_vec_key){0, sc};
+    ch->position_count = ch->rotation_count = ch->scaling_count = 1;
+    return true;
+}
+
 size_t ra_scene_channel_count(const ra_scene *s, double *keys)
 {
     size_t n = 0;

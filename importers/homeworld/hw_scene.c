@@ -1357,18 +1357,7 @@ static ra_status hw_bake_animation(hw_build *b, size_t a, ra_error *err)
      * record (Assimp wants one): the first object's, at rest (the root's
      * when there is no object). */
     ra_channel *ch = &A->channels[A->channel_count++];
-    ch->node = no ? (uint32_t)b->st->obj_node[0] : 0;
-    ra_vec3 t, sc;
-    ra_quat q;
-    ra_m4_decompose(&b->s->nodes[ch->node].transform, &t, &q, &sc);
-    ch->position = ra_arena_alloc(b->ar, sizeof *ch->position);
-    ch->rotation = ra_arena_alloc(b->ar, sizeof *ch->rotation);
-    ch->scaling = ra_arena_alloc(b->ar, sizeof *ch->scaling);
-    if (!ch->position || !ch->rotation || !ch->scaling) return ra_fail_nomem(err, FMT);
-    ch->position[0] = (ra_vec_key){0, t};
-    ch->rotation[0] = (ra_quat_key){0, q};
-    ch->scaling[0] = (ra_vec_key){0, sc};
-    ch->position_count = ch->rotation_count = ch->scaling_count = 1;
+    if (!ra_channel_hold_rest(b->ar, b->s, no ? (uint32_t)b->st->obj_node[0] : 0, ch)) return ra_fail_nomem(err, FMT);
     ch->pre_state = ch->post_state = beh;
     ra_scene_warn(b->s, "no object takes part in animation '%.200s'", an->name);
     return RA_OK;

@@ -906,22 +906,8 @@ static ra_status lego_animation(lego_build *b, ra_error *err)
                                    &b->start.samples_left, err);
     ra_free(node_of);
     if (rs == RA_OK && cam_anim) rs = lego_camera_channel(b, &an->channels[ci++], err);
-    if (rs == RA_OK && hold) {
-        ra_channel *ch = &an->channels[ci++];
-        ch->node = 1;
-        ch->position = ra_arena_alloc(b->ar, sizeof *ch->position);
-        ch->rotation = ra_arena_alloc(b->ar, sizeof *ch->rotation);
-        ch->scaling = ra_arena_alloc(b->ar, sizeof *ch->scaling);
-        if (!ch->position || !ch->rotation || !ch->scaling) return ra_fail_nomem(err, FMT);
-        ra_vec3 t, sc;
-        ra_quat q;
-        if (!ra_m4_decompose(&b->s->nodes[1].transform, &t, &q, &sc))
-            t = ra_v3(0, 0, 0), q = ra_q_identity(), sc = ra_v3(1, 1, 1);
-        ch->position[0] = (ra_vec_key){0, t};
-        ch->rotation[0] = (ra_quat_key){0, q};
-        ch->scaling[0] = (ra_vec_key){0, sc};
-        ch->position_count = ch->rotation_count = ch->scaling_count = 1;
-    }
+    if (rs == RA_OK && hold && !ra_channel_hold_rest(b->ar, b->s, 1, &an->channels[ci++]))
+        return ra_fail_nomem(err, FMT);
     if (rs == RA_OK) rs = lego_visibility(b, an, err);
     /* keys never lie past the duration (Assimp's validator rejects that) */
     for (size_t c = 0; rs == RA_OK && c < an->channel_count; c++) {

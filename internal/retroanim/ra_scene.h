@@ -79,6 +79,11 @@ void ra_warnings_lost_add(size_t n);
 /* The channels of every animation (keys: NULL, or their keys, positions,
  * rotations and scalings together). */
 size_t ra_scene_channel_count(const ra_scene *s, double *keys);
+/* Makes *ch one key per track at t = 0 holding node `node` at its rest
+ * transform (as ra_m4_decompose splits it): the channel an animation keeps
+ * when nothing else of it moves a node (Assimp wants a channel).  The
+ * channel's states are left as they are.  false: out of memory. */
+bool ra_channel_hold_rest(ra_arena *a, const ra_scene *s, uint32_t node, ra_channel *ch);
 
 /* ---- key density for consumers that interpolate quaternion components -------
  * Blender lerps the four components of a rotation and normalises; keys close
